@@ -1,0 +1,14 @@
+"""llm-cost-explorer: what it costs to train a large language model, and why.
+
+>>> from explorer import Scenario, estimate
+>>> e = estimate(Scenario(params=70e9, tokens=2e12, gpu="a100-80gb", gpus=2048))
+>>> e.wall_days > 0
+True
+"""
+
+from explorer.errors import ScenarioError
+from explorer.model import COST_DIMENSIONS, Estimate, estimate
+from explorer.scenario import Scenario
+
+__all__ = ["Scenario", "Estimate", "estimate", "ScenarioError", "COST_DIMENSIONS"]
+__version__ = "0.1.0"

@@ -1,0 +1,216 @@
+"""Packaged catalogs: accelerators, regions, named defaults and published runs.
+
+Each catalog is a CSV file in ``explorer/data`` with a source column, read once
+with :mod:`importlib.resources` and returned as typed, immutable rows (the
+CodeCarbon way of shipping data with its provenance). Blank cells mean that no
+sourced value was found; they load as ``None`` and the model says so when it
+needs them.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import math
+from dataclasses import dataclass
+from importlib import resources
+from types import MappingProxyType
+from typing import Mapping
+
+from explorer.errors import ScenarioError
+
+__all__ = [
+    "PRECISIONS",
+    "Accelerator",
+    "Region",
+    "Default",
+    "accelerators",
+    "accelerator",
+    "regions",
+    "region",
+    "defaults",
+    "default",
+    "published_runs",
+    "read_csv",
+]
+
+#: Training precisions the model knows, from widest to narrowest.
+PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
+
+_PEAK_COLUMNS = {
+    "fp32": "fp32_tflops",
+    "tf32": "tf32_tflops_dense",
+    "bf16": "bf16_tflops_dense",
+    "fp16": "fp16_tflops_dense",
+    "fp8": "fp8_tflops_dense",
+    "fp4": "fp4_tflops_dense",
+}
+
+
+@functools.cache
+def read_csv(name: str) -> tuple[Mapping[str, str], ...]:
+    """Rows of a packaged CSV file as read-only mappings of strings.
+
+    Parameters
+    ----------
+    name : str
+        File name inside ``explorer/data`` (e.g. ``"regions.csv"``).
+    """
+    text = resources.files("explorer").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+    return tuple(MappingProxyType(dict(row)) for row in csv.DictReader(io.StringIO(text)))
+
+
+def _number(text: str | None) -> float | None:
+    if text is None or not text.strip():
+        return None
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One accelerator of ``accelerators.csv``.
+
+    Attributes
+    ----------
+    peak_tflops : mapping
+        Dense peak [TFLOP/s] per precision; precisions it lacks are absent.
+    memory_gb : float
+        Device memory [GB].
+    tdp_w : float or None
+        Thermal design power [W]; None where unpublished.
+    purchase_usd : float or None
+        Approximate purchase price per accelerator [USD].
+    on_demand_usd_per_gpu_hour, spot_usd_per_gpu_hour : float or None
+        Cloud list prices per accelerator-hour [USD], dated in ``price_date``.
+    """
+
+    id: str
+    name: str
+    vendor: str
+    year: int
+    memory_gb: float
+    tdp_w: float | None
+    peak_tflops: Mapping[str, float]
+    purchase_usd: float | None
+    on_demand_usd_per_gpu_hour: float | None
+    spot_usd_per_gpu_hour: float | None
+    price_date: str
+    source: str
+
+    @property
+    def is_tpu(self) -> bool:
+        """True for Google TPUs, whose server power and utilization differ from GPU servers."""
+        return self.id.startswith("tpu")
+
+    @property
+    def precisions(self) -> tuple[str, ...]:
+        """Precisions with a published dense peak, in :data:`PRECISIONS` order."""
+        return tuple(p for p in PRECISIONS if p in self.peak_tflops)
+
+
+@dataclass(frozen=True)
+class Region:
+    """One region of ``regions.csv``; unknown values are None."""
+
+    id: str
+    name: str
+    country: str
+    electricity_usd_per_kwh: float | None
+    price_year: int | None
+    grid_gco2_per_kwh: float | None
+    pue: float | None
+    source: str
+
+
+@dataclass(frozen=True)
+class Default:
+    """A named model default with its unit and source (``defaults.csv``)."""
+
+    name: str
+    value: float
+    unit: str
+    description: str
+    source: str
+
+
+def _accelerator(row: Mapping[str, str]) -> Accelerator:
+    peaks = {p: _number(row[col]) for p, col in _PEAK_COLUMNS.items()}
+    return Accelerator(
+        id=row["id"],
+        name=row["name"],
+        vendor=row["vendor"],
+        year=int(row["year"]),
+        memory_gb=float(row["memory_gb"]),
+        tdp_w=_number(row["tdp_watts"]),
+        peak_tflops=MappingProxyType({p: v for p, v in peaks.items() if v}),
+        purchase_usd=_number(row["approx_purchase_usd"]),
+        on_demand_usd_per_gpu_hour=_number(row["cloud_on_demand_usd_per_hour"]),
+        spot_usd_per_gpu_hour=_number(row["cloud_spot_usd_per_hour"]),
+        price_date=row["cloud_on_demand_provider_date"],
+        source=row["source"],
+    )
+
+
+def _region(row: Mapping[str, str]) -> Region:
+    year = _number(row["price_year"])
+    return Region(
+        id=row["id"],
+        name=row["region"],
+        country=row["country"],
+        electricity_usd_per_kwh=_number(row["industrial_electricity_usd_per_kwh"]),
+        price_year=int(year) if year else None,
+        grid_gco2_per_kwh=_number(row["grid_carbon_gco2_per_kwh"]),
+        pue=_number(row["typical_pue"]),
+        source="; ".join(s for s in (row["source_price"], row["source_carbon"]) if s),
+    )
+
+
+@functools.cache
+def accelerators() -> Mapping[str, Accelerator]:
+    """All accelerators, keyed by id, in catalog order."""
+    return MappingProxyType({row["id"]: _accelerator(row) for row in read_csv("accelerators.csv")})
+
+
+@functools.cache
+def regions() -> Mapping[str, Region]:
+    """All regions, keyed by id, in catalog order."""
+    return MappingProxyType({row["id"]: _region(row) for row in read_csv("regions.csv")})
+
+
+@functools.cache
+def defaults() -> Mapping[str, Default]:
+    """All named defaults, keyed by name."""
+    return MappingProxyType(
+        {
+            row["name"]: Default(row["name"], float(row["value"]), row["unit"], row["description"], row["source"])
+            for row in read_csv("defaults.csv")
+        }
+    )
+
+
+def default(name: str) -> float:
+    """Value of the named default (see ``explorer/data/defaults.csv``)."""
+    return defaults()[name].value
+
+
+def accelerator(accelerator_id: str) -> Accelerator:
+    """The accelerator with this id; :class:`ScenarioError` names the known ids otherwise."""
+    try:
+        return accelerators()[accelerator_id]
+    except KeyError:
+        raise ScenarioError("gpu", accelerator_id, "one of " + ", ".join(accelerators())) from None
+
+
+def region(region_id: str) -> Region:
+    """The region with this id; :class:`ScenarioError` names the known ids otherwise."""
+    try:
+        return regions()[region_id]
+    except KeyError:
+        raise ScenarioError("region", region_id, "one of " + ", ".join(regions())) from None
+
+
+def published_runs() -> tuple[Mapping[str, str], ...]:
+    """Disclosed training runs (``published_runs.csv``), as read; see its ``notes`` column."""
+    return read_csv("published_runs.csv")

@@ -1,0 +1,216 @@
+"""Command line: ``python -m explorer estimate | catalog | history``.
+
+Bad input prints one line naming the field, the value and what is allowed,
+and exits with code 2; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Sequence
+
+from explorer import catalog
+from explorer.errors import ScenarioError
+from explorer.model import COST_DIMENSIONS, Estimate, estimate
+from explorer.scenario import ARCHITECTURES, CURRENCIES, PRICING_MODES, TRAINING_KINDS, Scenario
+
+__all__ = ["main", "format_estimate"]
+
+# CLI option -> scenario field, for the options that map one to one.
+_OPTION_FIELDS = {
+    "params": "params",
+    "active_params": "active_params",
+    "experts": "experts",
+    "top_k": "top_k",
+    "architecture": "architecture",
+    "tokens": "tokens",
+    "training_kind": "training_kind",
+    "gpu": "gpu",
+    "precision": "precision",
+    "mfu": "mfu",
+    "pricing": "pricing",
+    "region": "region",
+    "currency": "currency",
+    "usd_to_cny": "usd_to_cny",
+    "experiments": "experiments_multiplier",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports errors in the project's one-line form, exit code 2."""
+
+    def error(self, message: str):  # noqa: D102
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m explorer", description="LLM training-cost explorer.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    est = sub.add_parser("estimate", help="estimate the cost of one training run")
+    est.add_argument("--scenario", metavar="FILE", help="scenario JSON file; options below override its fields")
+    est.add_argument("--params", type=_number, help="total parameters, e.g. 70e9")
+    est.add_argument("--active-params", type=_number, help="active parameters per token (MoE)")
+    est.add_argument("--experts", type=_number, help="experts per MoE layer")
+    est.add_argument("--top-k", type=_number, help="experts active per token")
+    est.add_argument("--architecture", choices=ARCHITECTURES)
+    est.add_argument("--tokens", type=_number, help="training tokens, e.g. 2e12")
+    est.add_argument("--training-kind", choices=TRAINING_KINDS)
+    est.add_argument("--gpu", help="accelerator id (python -m explorer catalog gpus)")
+    est.add_argument("--precision", choices=catalog.PRECISIONS)
+    count = est.add_mutually_exclusive_group()
+    count.add_argument("--gpus", type=_number, help="number of accelerators")
+    count.add_argument("--days", type=_number, help="deadline in days (solves the GPU count)")
+    est.add_argument("--mfu", type=_number, help="model FLOPs utilization, 0-1 (default: catalog)")
+    est.add_argument("--pricing", choices=PRICING_MODES)
+    est.add_argument("--region", help="region id (python -m explorer catalog regions)")
+    est.add_argument("--currency", choices=CURRENCIES)
+    est.add_argument("--usd-to-cny", type=_number, help="exchange rate for --currency CNY")
+    est.add_argument("--experiments", type=_number, help="total development compute / final run (>= 1)")
+    est.add_argument("--json", action="store_true", help="print one JSON object")
+
+    cat = sub.add_parser("catalog", help="list a catalog")
+    cat.add_argument("which", choices=("gpus", "regions", "defaults"))
+    cat.add_argument("--json", action="store_true")
+
+    hist = sub.add_parser("history", help="historical cost curve: trend, projections, claims check")
+    hist.add_argument("--method", help="cost method to fit (default: amortized)")
+    hist.add_argument("--json", action="store_true")
+    return parser
+
+
+def _scenario_from_args(args: argparse.Namespace) -> Scenario:
+    data: dict = {}
+    if args.scenario:
+        try:
+            with open(args.scenario, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise ScenarioError("scenario", args.scenario, f"a readable JSON file ({exc.strerror})") from None
+        data = Scenario.from_json(text).to_dict()
+    for option, name in _OPTION_FIELDS.items():
+        value = getattr(args, option)
+        if value is not None:
+            data[name] = value
+    if args.active_params is not None or args.experts is not None:
+        data.setdefault("architecture", "moe")
+        if args.architecture is None:
+            data["architecture"] = "moe"
+    if args.gpus is not None:
+        data["gpus"], data["deadline_days"] = args.gpus, None
+    elif args.days is not None:
+        data["gpus"], data["deadline_days"] = None, args.days
+    return Scenario.from_dict(data)
+
+
+def _fmt(x: float, unit: str = "") -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "unknown"
+    if abs(x) >= 1e15:
+        text = f"{x:.3g}"
+    elif abs(x) >= 100:
+        text = f"{x:,.0f}"
+    else:
+        text = f"{x:.3g}"
+    return f"{text} {unit}".rstrip()
+
+
+def format_estimate(e: Estimate) -> str:
+    """A readable table of an estimate."""
+    s, cur = e.scenario, e.scenario.currency
+    cost = e.cost()
+    total = cost["total"]
+    lines = [
+        f"Scenario: {s.params:.3g} params ({s.architecture}), {s.tokens:.3g} tokens, {s.gpu} {s.precision.upper()}, "
+        f"{s.pricing.replace('_', '-')}, region {s.region}",
+        "",
+        f"  train compute        {_fmt(e.train_flop, 'FLOP')}",
+        f"  MFU                  {e.mfu:.3f} of {e.peak_tflops:g} TFLOP/s peak",
+        f"  GPU-hours            {_fmt(e.gpu_hours)} (ideal {_fmt(e.ideal_gpu_hours)}, goodput {e.goodput:.3f})",
+        f"  GPUs                 {e.gpus:,} (memory needs at least {e.min_gpus_memory:,})",
+        f"  wall-clock           {_fmt(e.wall_days, 'days')}",
+        f"  energy               {_fmt(e.energy_mwh, 'MWh')} (IT {_fmt(e.energy_it_mwh, 'MWh')})",
+        f"  carbon               {_fmt(e.co2_tonnes, 'tCO2')}",
+        "",
+        f"  cost ({cur})" + " " * (15 - len(cur)) + "amount      share",
+    ]
+    for d in COST_DIMENSIONS:
+        share = cost[d] / total if total and not math.isnan(total) else math.nan
+        lines.append(f"  {d:<20} {_fmt(cost[d]):>12}  {'' if math.isnan(share) else f'{share:6.1%}'}")
+    lines.append(f"  {'total':<20} {_fmt(total):>12}")
+    fx = e.usd_to_currency
+    lines += [
+        "",
+        f"  {cur} per 1M tokens     {_fmt(e.usd_per_1m_tokens * fx)}",
+        f"  {cur} per PFLOP-day     {_fmt(e.usd_per_pflop_day * fx)}",
+        f"  tokens per GPU-hour  {_fmt(e.tokens_per_gpu_hour)}",
+    ]
+    if e.warnings:
+        lines += ["", "Warnings:"] + [f"  - {w}" for w in e.warnings]
+    return "\n".join(lines)
+
+
+def _catalog_table(which: str, as_json: bool) -> str:
+    if which == "gpus":
+        rows = [
+            {
+                "id": a.id,
+                "name": a.name,
+                **{f"{p}_tflops": a.peak_tflops.get(p) for p in catalog.PRECISIONS},
+                "memory_gb": a.memory_gb,
+                "tdp_w": a.tdp_w,
+                "on_demand_usd_per_gpu_hour": a.on_demand_usd_per_gpu_hour,
+                "price_date": a.price_date,
+            }
+            for a in catalog.accelerators().values()
+        ]
+        header = f"{'id':<12} {'precisions':<28} {'mem GB':>7} {'TDP W':>6} {'$/GPU-h':>8}  price date"
+        body = [
+            f"{a.id:<12} {','.join(a.precisions):<28} {a.memory_gb:>7g} {_fmt(a.tdp_w):>6} "
+            f"{_fmt(a.on_demand_usd_per_gpu_hour):>8}  {a.price_date[:60]}"
+            for a in catalog.accelerators().values()
+        ]
+    elif which == "regions":
+        rows = [r.__dict__ for r in catalog.regions().values()]
+        header = f"{'id':<18} {'$/kWh':>7} {'year':>5} {'gCO2/kWh':>9} {'PUE':>5}  name"
+        body = [
+            f"{r.id:<18} {_fmt(r.electricity_usd_per_kwh):>7} {r.price_year or '':>5} "
+            f"{_fmt(r.grid_gco2_per_kwh):>9} {_fmt(r.pue):>5}  {r.name}"
+            for r in catalog.regions().values()
+        ]
+    else:
+        rows = [d.__dict__ for d in catalog.defaults().values()]
+        header = f"{'name':<28} {'value':>10} {'unit':<14} source"
+        body = [f"{d.name:<28} {d.value:>10g} {d.unit:<14} {d.source[:70]}" for d in catalog.defaults().values()]
+    if as_json:
+        return json.dumps(rows, indent=1, ensure_ascii=False)
+    return "\n".join([header] + body)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (2 for bad input)."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "estimate":
+            result = estimate(_scenario_from_args(args))
+            print(json.dumps(result.to_dict(), indent=1) if args.json else format_estimate(result))
+        elif args.command == "catalog":
+            print(_catalog_table(args.which, args.json))
+        else:
+            from explorer import history
+
+            print(history.render_report(as_json=args.json, method=args.method))
+    except ScenarioError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0

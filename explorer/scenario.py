@@ -1,0 +1,252 @@
+"""The scenario: every input of the cost model, immutable and validated.
+
+A :class:`Scenario` is a flat, frozen record whose field names carry their
+units. Fields left at ``None`` take the catalog value or the named default
+(see ``explorer/data/defaults.csv``) when the scenario is estimated. Every
+field's range lives in its metadata, so the CLI and the app validate and clamp
+against the same table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from explorer import catalog
+from explorer.errors import ScenarioError
+
+__all__ = [
+    "Scenario",
+    "TRAINING_KINDS",
+    "PRICING_MODES",
+    "ARCHITECTURES",
+    "CURRENCIES",
+    "field_spec",
+]
+
+TRAINING_KINDS = ("pretrain", "continual_pretrain", "full_finetune", "lora")
+PRICING_MODES = ("on_demand", "reserved_1y", "reserved_3y", "spot", "owned")
+ARCHITECTURES = ("dense", "moe")
+CURRENCIES = ("USD", "CNY")
+
+_INF = math.inf
+
+
+def _num(default, lo, hi, *, lo_open=False, unit="", optional=False, integer=False):
+    """A numeric field with its allowed range [lo, hi] (lo excluded when lo_open)."""
+    meta = {"kind": "int" if integer else "float", "min": lo, "max": hi, "lo_open": lo_open,
+            "unit": unit, "optional": optional}
+    return field(default=default, metadata=meta)
+
+
+def _choice(default, choices, *, optional=False):
+    return field(default=default, metadata={"kind": "choice", "choices": choices, "optional": optional})
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Inputs of one training run and its project.
+
+    Model
+        ``params`` total parameters [1]; ``architecture`` ``"dense"`` or ``"moe"``;
+        for MoE either ``active_params`` [1] or ``experts`` and ``top_k`` (then
+        active = params * top_k / experts, a lower bound that ignores shared
+        layers); ``tokens`` training tokens [1]; optional ``n_layers``,
+        ``d_model``, ``seq_len`` add the attention term; ``training_kind``; for
+        LoRA ``lora_trainable_fraction`` of parameters trained.
+    Hardware
+        ``gpu`` accelerator id (``explorer.catalog.accelerators()``);
+        ``precision``; ``mfu`` override [0-1]; exactly one of ``gpus`` [1] or
+        ``deadline_days`` [days].
+    Reliability
+        ``failure_rate_per_gpu_hour`` [1/GPU-hour]; ``checkpoint_interval_hours``
+        (None = Young/Daly optimum) [h]; ``checkpoint_write_minutes`` and
+        ``restart_minutes`` [min].
+    Pricing
+        ``pricing`` mode; ``rate_usd_per_gpu_hour`` overrides the catalog's
+        on-demand price [USD/GPU-hour]; spot ``spot_discount`` [0-1] and
+        ``spot_preemption_per_gpu_hour``; owned ``purchase_usd_per_gpu`` [USD],
+        ``server_overhead`` [x], ``network_fraction`` [0-1],
+        ``depreciation_years`` [years], ``hosting_usd_per_gpu_hour``.
+    Region
+        ``region`` id, or overrides ``electricity_usd_per_kwh``, ``pue``,
+        ``grid_gco2_per_kwh``.
+    Data, team, storage, experiments
+        ``data_usd_per_1m_tokens`` (acquisition and cleaning), ``labelled_examples``
+        x ``usd_per_labelled_example``, ``synthetic_tokens`` x
+        ``synthetic_usd_per_1m_tokens``; ``team_headcount`` x
+        ``team_loaded_usd_per_year`` x ``project_months`` (None = the run's
+        wall-clock months); ``checkpoints_kept`` x ``storage_usd_per_gb_month``;
+        ``experiments_multiplier`` (1.0 = final run only; total development
+        compute relative to the final run).
+    Currency
+        ``currency`` ``"USD"`` or ``"CNY"`` at ``usd_to_cny`` [CNY/USD].
+    """
+
+    # model
+    params: float = _num(7e9, 1e6, 1e14, lo_open=False)
+    architecture: str = _choice("dense", ARCHITECTURES)
+    active_params: float | None = _num(None, 1e5, 1e14, optional=True)
+    experts: int | None = _num(None, 2, 4096, optional=True, integer=True)
+    top_k: int | None = _num(None, 1, 4096, optional=True, integer=True)
+    tokens: float = _num(1e12, 1e6, 1e15)
+    n_layers: int | None = _num(None, 1, 1000, optional=True, integer=True)
+    d_model: int | None = _num(None, 64, 262144, optional=True, integer=True)
+    seq_len: int | None = _num(None, 16, 10_000_000, optional=True, integer=True)
+    training_kind: str = _choice("pretrain", TRAINING_KINDS)
+    lora_trainable_fraction: float = _num(0.01, 0.0, 1.0, lo_open=True)
+    # hardware
+    gpu: str = "h100-sxm"
+    precision: str = _choice("bf16", catalog.PRECISIONS)
+    mfu: float | None = _num(None, 0.0, 1.0, lo_open=True, optional=True)
+    gpus: int | None = _num(1024, 1, 10_000_000, optional=True, integer=True)
+    deadline_days: float | None = _num(None, 0.0, 3650.0, lo_open=True, optional=True, unit="days")
+    # reliability
+    failure_rate_per_gpu_hour: float | None = _num(None, 0.0, 1e-2, optional=True)
+    checkpoint_interval_hours: float | None = _num(None, 0.0, 1000.0, lo_open=True, optional=True)
+    checkpoint_write_minutes: float | None = _num(None, 0.0, 600.0, optional=True)
+    restart_minutes: float | None = _num(None, 0.0, 1440.0, optional=True)
+    # pricing
+    pricing: str = _choice("on_demand", PRICING_MODES)
+    rate_usd_per_gpu_hour: float | None = _num(None, 0.0, 1000.0, optional=True)
+    spot_discount: float | None = _num(None, 0.0, 0.99, optional=True)
+    spot_preemption_per_gpu_hour: float | None = _num(None, 0.0, 1e-1, optional=True)
+    purchase_usd_per_gpu: float | None = _num(None, 0.0, 1e7, optional=True)
+    server_overhead: float | None = _num(None, 1.0, 10.0, optional=True)
+    network_fraction: float | None = _num(None, 0.0, 0.9, optional=True)
+    depreciation_years: float | None = _num(None, 0.0, 30.0, lo_open=True, optional=True)
+    hosting_usd_per_gpu_hour: float | None = _num(None, 0.0, 1000.0, optional=True)
+    # region
+    region: str = "us-avg"
+    electricity_usd_per_kwh: float | None = _num(None, 0.0, 10.0, optional=True)
+    pue: float | None = _num(None, 1.0, 5.0, optional=True)
+    grid_gco2_per_kwh: float | None = _num(None, 0.0, 2000.0, optional=True)
+    # data
+    data_usd_per_1m_tokens: float = _num(0.0, 0.0, 1e6)
+    labelled_examples: float = _num(0.0, 0.0, 1e12)
+    usd_per_labelled_example: float = _num(0.0, 0.0, 1e5)
+    synthetic_tokens: float = _num(0.0, 0.0, 1e15)
+    synthetic_usd_per_1m_tokens: float = _num(0.0, 0.0, 1e6)
+    # team
+    team_headcount: float = _num(0.0, 0.0, 1e5)
+    team_loaded_usd_per_year: float = _num(0.0, 0.0, 1e8)
+    project_months: float | None = _num(None, 0.0, 600.0, optional=True)
+    # storage
+    checkpoints_kept: float = _num(0.0, 0.0, 1e5)
+    storage_usd_per_gb_month: float | None = _num(None, 0.0, 100.0, optional=True)
+    # experiments
+    experiments_multiplier: float = _num(1.0, 1.0, 100.0)
+    # currency
+    currency: str = _choice("USD", CURRENCIES)
+    usd_to_cny: float | None = _num(None, 0.0, 1000.0, lo_open=True, optional=True)
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            object.__setattr__(self, f.name, _check_field(f, getattr(self, f.name)))
+        self._check_combinations()
+
+    def _check_combinations(self) -> None:
+        acc = catalog.accelerator(self.gpu)
+        catalog.region(self.region)
+        if self.precision not in acc.peak_tflops:
+            raise ScenarioError("precision", self.precision, f"one of {', '.join(acc.precisions)} on {acc.id}")
+        if (self.gpus is None) == (self.deadline_days is None):
+            raise ScenarioError("gpus", self.gpus, "exactly one of gpus or deadline_days")
+        if self.architecture == "moe":
+            if self.active_params is None and (self.experts is None or self.top_k is None):
+                raise ScenarioError("active_params", None, "active_params, or experts and top_k, for an MoE model")
+            if self.experts is not None and self.top_k is not None and self.top_k > self.experts:
+                raise ScenarioError("top_k", self.top_k, f"at most experts ({self.experts})")
+        if self.active_params is not None and self.active_params > self.params:
+            raise ScenarioError("active_params", self.active_params, f"at most params ({self.params:g})")
+        attention = (self.n_layers, self.d_model, self.seq_len)
+        if any(v is not None for v in attention) and any(v is None for v in attention):
+            raise ScenarioError("n_layers", self.n_layers, "n_layers, d_model and seq_len given together or not at all")
+
+    # --- derived -------------------------------------------------------
+    @property
+    def active_params_effective(self) -> float:
+        """Parameters active per token [1]: ``params`` for dense models."""
+        if self.architecture == "dense":
+            return self.params
+        if self.active_params is not None:
+            return self.active_params
+        return self.params * self.top_k / self.experts
+
+    def replace(self, **changes: Any) -> "Scenario":
+        """A copy with some fields changed (validated)."""
+        return dataclasses.replace(self, **changes)
+
+    # --- serialisation -------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as plain JSON-compatible values."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def to_json(self, **kwargs: Any) -> str:
+        """JSON text; :meth:`from_json` reads it back to an equal scenario."""
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Scenario":
+        """A scenario from a mapping of field names; unknown keys are an error."""
+        if not isinstance(data, Mapping):
+            raise ScenarioError("scenario", type(data).__name__, "a JSON object of scenario fields")
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise ScenarioError(unknown[0], data[unknown[0]], "a scenario field: " + ", ".join(sorted(names)))
+        return cls(**data)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Scenario":
+        """A scenario from JSON text (see :meth:`to_json`)."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ScenarioError("scenario", text[:40], f"valid JSON ({exc.msg} at line {exc.lineno})") from None
+        return cls.from_dict(data)
+
+
+def field_spec(name: str) -> Mapping[str, Any]:
+    """Range and kind of a scenario field: ``min``, ``max``, ``choices``, ``optional``..."""
+    for f in dataclasses.fields(Scenario):
+        if f.name == name:
+            return f.metadata
+    raise KeyError(name)
+
+
+def _check_field(f: dataclasses.Field, value: Any) -> Any:
+    meta = f.metadata
+    kind = meta.get("kind", "str")
+    if value is None:
+        if meta.get("optional"):
+            return None
+        raise ScenarioError(f.name, value, "a value (this field is required)")
+    if kind == "choice":
+        if value not in meta["choices"]:
+            raise ScenarioError(f.name, value, "one of " + ", ".join(meta["choices"]))
+        return value
+    if kind == "str":
+        if not isinstance(value, str) or not value:
+            raise ScenarioError(f.name, value, "a non-empty string id")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise ScenarioError(f.name, value, "a number") from None
+    lo, hi = meta["min"], meta["max"]
+    bracket = "(" if meta["lo_open"] else "["
+    allowed = f"a {'whole ' if kind == 'int' else ''}number in {bracket}{lo:g}, {hi:g}]"
+    if not math.isfinite(value):
+        raise ScenarioError(f.name, value, allowed)
+    if value < lo or value > hi or (meta["lo_open"] and value == lo):
+        raise ScenarioError(f.name, value, allowed)
+    if kind == "int":
+        if value != int(value):
+            raise ScenarioError(f.name, value, allowed)
+        return int(value)
+    return float(value)
