@@ -1,0 +1,751 @@
+"""Historical training cost of notable AI models: data, trend fit, projection.
+
+The first source article (section 二) tells the story of training cost rising
+from about $900 (2017) to $78M and $191M (2023) and quotes a forecast of
+$10B-$100B "within three years". This module makes that story checkable:
+
+* :func:`load_history` reads ``explorer/data/history.csv``: one row per cost
+  estimate, each with its date, dollar year, method, scope and source.
+* :func:`fit_trend` fits a log-linear trend of cost against date for one
+  method and subset (default: frontier models, amortized hardware + energy,
+  as Epoch AI does), with a bootstrap interval, the doubling time and the
+  years at which the trend crosses $1B, $10B and $100B.
+* :func:`check_claims` compares each dated figure of the article
+  (``explorer/data/article_claims.csv``) with the sourced value.
+* :func:`render_report` is what ``python -m explorer history`` prints.
+
+The methods are never mixed in one fit: for the same run they differ by
+3-20x (Gemini 1.0 Ultra: $191M at cloud prices, $30M amortized).
+
+References
+----------
+.. [1] Cottier, B., Rahman, R., Fattorini, L., Maslej, N., Owen, D. (2024).
+   "The rising costs of training frontier AI models". arXiv:2405.21015.
+.. [2] Stanford HAI (2024). "AI Index Report 2024", chapter 1.
+.. [3] U.S. Bureau of Labor Statistics, Producer Price Index by Industry:
+   Data Processing, Hosting and Related Services (PCU518210518210), via FRED;
+   the deflator used by Epoch AI (github.com/epoch-research/training-cost-trends,
+   data/PCU518210518210.csv).
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import math
+from dataclasses import dataclass
+from importlib import resources
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "METHODS",
+    "SCOPES",
+    "TARGET_DOLLAR_YEAR",
+    "THRESHOLDS_USD",
+    "EPOCH_GROWTH_PER_YEAR",
+    "EPOCH_GROWTH_CI95",
+    "Crossing",
+    "TrendFit",
+    "load_history",
+    "load_claims",
+    "decimal_year",
+    "deflator",
+    "fit_log_linear",
+    "fit_trend",
+    "fittable_methods",
+    "select_points",
+    "check_claims",
+    "render_report",
+]
+
+#: Cost methods, key -> English description. Keep them apart in fits.
+METHODS: Mapping[str, str] = {
+    "amortized": "amortized hardware + energy",
+    "cloud": "cloud rental price",
+    "developer": "stated by the developer",
+}
+
+#: What a cost covers.
+SCOPES: Mapping[str, str] = {
+    "final_run": "final training run",
+    "project": "whole project",
+}
+
+#: Epoch AI's published growth of the amortized hardware + energy cost of the
+#: final training run of frontier models, 2016-2023 [1]_ (abstract and sec. 3).
+EPOCH_GROWTH_PER_YEAR = 2.4
+#: Its 95% confidence interval [1]_.
+EPOCH_GROWTH_CI95 = (2.0, 3.1)
+EPOCH_REFERENCE = "Cottier et al. 2024, arXiv:2405.21015"
+
+#: Dollar year every fitted cost is converted to.
+TARGET_DOLLAR_YEAR = "2024-12"
+
+#: PPI PCU518210518210 (Dec 2000 = 100) for the dollar years present in
+#: history.csv, from Epoch AI's copy of the FRED series [3]_. "2023 USD" in
+#: Epoch's database and in the AI Index 2024 is the Dec-2023 level: Epoch's
+#: 2024-12 USD re-runs of GNMT, AlphaGo Zero, GPT-3 (cloud), RoBERTa, LaMDA
+#: and GPT-4 (cloud) are all 1.0027x the 2023 USD values = 119.349 / 119.029.
+PPI_PCU518210518210: Mapping[str, float] = {
+    "2022-07": 116.778,
+    "2023-01": 117.190,
+    "2023-04": 117.726,
+    "2023-05": 117.818,
+    "2023-12": 119.029,
+    "2024-12": 119.349,
+}
+
+#: Cost levels [USD] whose crossing year is projected.
+THRESHOLDS_USD = (1e9, 1e10, 1e11)
+
+#: Bootstrap settings: resamples, seed (fixed, so reports are reproducible)
+#: and the two-sided level of the reported intervals.
+N_BOOT = 4000
+SEED = 20240531
+CI_LEVEL = 0.90
+
+#: Claims check: a claimed figure within this factor of the sourced one is
+#: "consistent"; beyond FLAG_FACTOR it is flagged.
+CONSISTENT_FACTOR = 1.25
+FLAG_FACTOR = 2.0
+
+#: Minimum number of points (at distinct dates) for a fit.
+MIN_POINTS = 3
+
+_HISTORY_COLUMNS = (
+    "id", "model", "date", "date_source", "cost_usd", "dollar_year", "method",
+    "scope", "frontier", "estimate", "source", "notes",
+)
+
+
+def _error(field: str, value, allowed: str) -> ValueError:
+    """Build the package's error type (imported lazily, see explorer.errors)."""
+    try:
+        from explorer.errors import ScenarioError
+    except ImportError:  # pragma: no cover - errors.py is written concurrently
+        return ValueError(f"{field}: {value!r} is not allowed; allowed: {allowed}")
+    return ScenarioError(field, value, allowed)
+
+
+def _read_csv(name: str) -> pd.DataFrame:
+    text = (resources.files("explorer") / "data" / name).read_text(encoding="utf-8")
+    return pd.read_csv(io.StringIO(text), dtype={"date": str, "dollar_year": str})
+
+
+def decimal_year(date: str) -> float:
+    """Convert ``"YYYY-MM"`` (or ``"YYYY"``) to a decimal year.
+
+    Parameters
+    ----------
+    date : str
+        Year and month, e.g. ``"2020-05"``; a bare year is placed at mid-year.
+
+    Returns
+    -------
+    float
+        Decimal year [yr], at the middle of the month (2020-05 -> 2020.375).
+    """
+    parts = str(date).strip().split("-")
+    year = int(parts[0])
+    if len(parts) == 1:
+        return year + 0.5
+    month = int(parts[1])
+    if not 1 <= month <= 12:
+        raise _error("date", date, "YYYY-MM with month 01-12")
+    return year + (month - 0.5) / 12.0
+
+
+def deflator(dollar_year: str, target: str = TARGET_DOLLAR_YEAR) -> float:
+    """Factor converting USD of ``dollar_year`` into USD of ``target``.
+
+    Parameters
+    ----------
+    dollar_year, target : str
+        ``"YYYY-MM"`` keys of :data:`PPI_PCU518210518210`.
+
+    Returns
+    -------
+    float
+        Multiply a cost [USD of dollar_year] by this to get [USD of target].
+    """
+    for key in (dollar_year, target):
+        if key not in PPI_PCU518210518210:
+            raise _error("dollar_year", key, ", ".join(PPI_PCU518210518210))
+    return PPI_PCU518210518210[target] / PPI_PCU518210518210[dollar_year]
+
+
+@functools.cache
+def _history() -> pd.DataFrame:
+    df = _read_csv("history.csv")
+    missing = set(_HISTORY_COLUMNS) - set(df.columns)
+    if missing:  # pragma: no cover - guards the packaged file
+        raise RuntimeError(f"history.csv lacks columns {sorted(missing)}")
+    df["frontier"] = df["frontier"].astype(str).str.lower().eq("true")
+    df["notes"] = df["notes"].fillna("")
+    df["year"] = df["date"].map(decimal_year)
+    df["cost_usd_target"] = df["cost_usd"] * df["dollar_year"].map(deflator)
+    return df
+
+
+@functools.cache
+def _claims() -> pd.DataFrame:
+    df = _read_csv("article_claims.csv")
+    df["notes"] = df["notes"].fillna("")
+    return df
+
+
+def load_history() -> pd.DataFrame:
+    """The historical cost table (a copy; the file is read once).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns of ``history.csv`` plus ``year`` [decimal yr] and
+        ``cost_usd_target`` [USD of :data:`TARGET_DOLLAR_YEAR`].
+    """
+    return _history().copy()
+
+
+def load_claims() -> pd.DataFrame:
+    """The article's dated cost claims (``article_claims.csv``, a copy)."""
+    return _claims().copy()
+
+
+def _check_method(method: str | None) -> str:
+    if method is None:
+        return "amortized"
+    if method not in METHODS:
+        raise _error("method", method, ", ".join(METHODS))
+    return method
+
+
+def fittable_methods() -> tuple[str, ...]:
+    """Methods with at least MIN_POINTS final-run estimates at distinct dates."""
+    df = _history()
+    fin = df[df["scope"] == "final_run"]
+    return tuple(m for m in METHODS if fin.loc[fin["method"] == m, "year"].nunique() >= MIN_POINTS)
+
+
+def _level_key(cost_usd: float) -> str:
+    """JSON key of a cost level: 1e9 -> "1e9"."""
+    exp = math.log10(cost_usd)
+    return f"1e{round(exp)}" if abs(exp - round(exp)) < 1e-9 else f"{cost_usd:g}"
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """When the trend reaches a cost level.
+
+    Attributes
+    ----------
+    cost_usd : float
+        The level [USD of TARGET_DOLLAR_YEAR].
+    year : float
+        Central estimate [decimal yr]; ``inf`` if the trend never gets there.
+    lo, hi : float
+        Bootstrap interval [decimal yr] at the fit's ``ci_level``.
+    """
+
+    cost_usd: float
+    year: float
+    lo: float
+    hi: float
+
+
+@dataclass(frozen=True, eq=False)
+class TrendFit:
+    """A least-squares line through log10(cost) against decimal year.
+
+    ``log10(cost_usd) = intercept_log10 + slope_log10_per_year * (year - year_ref)``
+
+    Attributes
+    ----------
+    method : str
+        Key of :data:`METHODS` (or ``"synthetic"``).
+    subset : str
+        Which rows were used, in words.
+    year, cost_usd : numpy.ndarray
+        The fitted points [decimal yr], [USD of ``dollar_year``].
+    labels : tuple of str
+        Model names of the points.
+    year_ref : float
+        Centering year [decimal yr] (mean of ``year``).
+    intercept_log10, slope_log10_per_year : float
+        Fitted line [log10 USD], [log10 USD / yr].
+    boot_intercept_log10, boot_slope_log10_per_year : numpy.ndarray
+        The same for each bootstrap resample of the points.
+    ci_level : float
+        Two-sided level of the reported intervals (0.90).
+    dollar_year : str
+        Dollar year of ``cost_usd``.
+    """
+
+    method: str
+    subset: str
+    year: np.ndarray
+    cost_usd: np.ndarray
+    labels: tuple
+    year_ref: float
+    intercept_log10: float
+    slope_log10_per_year: float
+    boot_intercept_log10: np.ndarray
+    boot_slope_log10_per_year: np.ndarray
+    ci_level: float = CI_LEVEL
+    dollar_year: str = TARGET_DOLLAR_YEAR
+
+    # -- derived numbers --------------------------------------------------
+    @property
+    def n_points(self) -> int:
+        """Number of fitted points."""
+        return int(self.year.size)
+
+    def _q(self, values: np.ndarray) -> tuple[float, float]:
+        a = (1.0 - self.ci_level) / 2.0
+        v = np.asarray(values, dtype=float)
+        v = v[~np.isnan(v)]
+        lo, hi = np.quantile(v, [a, 1.0 - a], method="inverted_cdf")
+        return float(lo), float(hi)
+
+    @property
+    def growth_per_year(self) -> float:
+        """Fitted growth factor per year [1/yr], e.g. 2.4 for 2.4x/yr."""
+        return float(10.0 ** self.slope_log10_per_year)
+
+    @property
+    def growth_ci(self) -> tuple[float, float]:
+        """Bootstrap interval of the growth factor [1/yr] at ``ci_level``."""
+        lo, hi = self._q(self.boot_slope_log10_per_year)
+        return 10.0 ** lo, 10.0 ** hi
+
+    @staticmethod
+    def _doubling_months(slope_log10: np.ndarray | float) -> np.ndarray:
+        s = np.asarray(slope_log10, dtype=float)
+        with np.errstate(divide="ignore"):
+            return np.where(s > 0, 12.0 * math.log10(2.0) / np.where(s > 0, s, 1.0), np.inf)
+
+    @property
+    def doubling_months(self) -> float:
+        """Doubling time of the trend [months]; ``inf`` if not growing."""
+        return float(self._doubling_months(self.slope_log10_per_year))
+
+    @property
+    def doubling_months_ci(self) -> tuple[float, float]:
+        """Bootstrap interval of the doubling time [months]."""
+        lo, hi = self._q(self._doubling_months(self.boot_slope_log10_per_year))
+        return lo, hi
+
+    def predict_cost_usd(self, year) -> np.ndarray:
+        """Trend cost [USD of ``dollar_year``] at ``year`` [decimal yr]."""
+        t = np.asarray(year, dtype=float)
+        return 10.0 ** (self.intercept_log10 + self.slope_log10_per_year * (t - self.year_ref))
+
+    def band_cost_usd(self, year) -> tuple[np.ndarray, np.ndarray]:
+        """Bootstrap band of the trend line [USD] at ``year`` [decimal yr].
+
+        This is the uncertainty of the fitted line, not the spread of
+        individual models around it.
+        """
+        t = np.atleast_1d(np.asarray(year, dtype=float))
+        logs = self.boot_intercept_log10[:, None] + self.boot_slope_log10_per_year[:, None] * (
+            t[None, :] - self.year_ref
+        )
+        a = (1.0 - self.ci_level) / 2.0
+        lo, hi = np.nanquantile(logs, [a, 1.0 - a], axis=0)
+        return 10.0 ** lo, 10.0 ** hi
+
+    def crossing(self, cost_usd: float) -> Crossing:
+        """Year at which the trend reaches ``cost_usd`` [USD], with interval."""
+        target = math.log10(cost_usd)
+
+        def years(a, b):
+            a = np.asarray(a, dtype=float)
+            b = np.asarray(b, dtype=float)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(b > 0, self.year_ref + (target - a) / np.where(b > 0, b, 1.0), np.inf)
+
+        central = float(years(self.intercept_log10, self.slope_log10_per_year))
+        lo, hi = self._q(years(self.boot_intercept_log10, self.boot_slope_log10_per_year))
+        return Crossing(cost_usd=float(cost_usd), year=central, lo=lo, hi=hi)
+
+    @property
+    def crossings(self) -> tuple[Crossing, ...]:
+        """Crossings of :data:`THRESHOLDS_USD`."""
+        return tuple(self.crossing(c) for c in THRESHOLDS_USD)
+
+    def epoch_comparison(self) -> dict:
+        """Compare the fitted growth with Epoch AI's 2.4x/yr (95% CI 2.0-3.1x).
+
+        Returns
+        -------
+        dict
+            ``epoch_growth_per_year``, ``epoch_ci95``, ``inside`` (fitted
+            central value within Epoch's interval), ``intervals_overlap``,
+            ``reference``.
+        """
+        g = self.growth_per_year
+        lo, hi = self.growth_ci
+        elo, ehi = EPOCH_GROWTH_CI95
+        return {
+            "epoch_growth_per_year": EPOCH_GROWTH_PER_YEAR,
+            "epoch_ci95": [elo, ehi],
+            "inside": bool(elo <= g <= ehi),
+            "intervals_overlap": bool(lo <= ehi and hi >= elo),
+            "reference": EPOCH_REFERENCE,
+        }
+
+    def as_dict(self) -> dict:
+        """The numbers ``python -m explorer history --json`` prints."""
+
+        def num(x, nd):
+            x = float(x)
+            return round(x, nd) if math.isfinite(x) else None
+
+        cross = self.crossings
+        return {
+            "growth_per_year": num(self.growth_per_year, 3),
+            "growth_ci90": [num(v, 3) for v in self.growth_ci],
+            "doubling_months": num(self.doubling_months, 1),
+            "crossing_year": {_level_key(c.cost_usd): num(c.year, 2) for c in cross},
+            "method": self.method,
+            "n_points": self.n_points,
+            # extras
+            "doubling_months_ci90": [num(v, 1) for v in self.doubling_months_ci],
+            "crossing_year_ci90": {
+                _level_key(c.cost_usd): [num(c.lo, 2), num(c.hi, 2)] for c in cross
+            },
+            "epoch": self.epoch_comparison(),
+            "subset": self.subset,
+            "dollar_year": self.dollar_year,
+            "years": [num(self.year.min(), 2), num(self.year.max(), 2)],
+        }
+
+
+def fit_log_linear(
+    year,
+    cost_usd,
+    *,
+    labels=None,
+    method: str = "synthetic",
+    subset: str = "given points",
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+    ci_level: float = CI_LEVEL,
+    dollar_year: str = TARGET_DOLLAR_YEAR,
+) -> TrendFit:
+    """Fit log10(cost) = a + b·(year − mean year) by least squares.
+
+    The interval comes from a nonparametric bootstrap over points
+    (resampling rows with replacement, ``n_boot`` times, fixed ``seed``).
+
+    Parameters
+    ----------
+    year : array_like
+        Dates [decimal yr].
+    cost_usd : array_like
+        Costs [USD], all in one dollar year and one method.
+    labels : sequence of str, optional
+        Point names.
+    n_boot : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the resampling.
+    ci_level : float
+        Two-sided level of the intervals, in (0, 1).
+
+    Returns
+    -------
+    TrendFit
+    """
+    t = np.asarray(year, dtype=float).ravel()
+    c = np.asarray(cost_usd, dtype=float).ravel()
+    if t.shape != c.shape:
+        raise _error("cost_usd", f"{c.size} values", f"one per year ({t.size})")
+    if not (np.all(np.isfinite(t)) and np.all(np.isfinite(c)) and np.all(c > 0)):
+        raise _error("cost_usd", "non-finite or non-positive value", "finite costs > 0 USD")
+    if np.unique(t).size < MIN_POINTS:
+        raise _error("points", int(np.unique(t).size), f"at least {MIN_POINTS} distinct dates")
+    if not 0.0 < ci_level < 1.0:
+        raise _error("ci_level", ci_level, "a number between 0 and 1")
+    y = np.log10(c)
+    t_ref = float(t.mean())
+    x = t - t_ref
+    slope = float(np.sum(x * (y - y.mean())) / np.sum(x * x))
+    intercept = float(y.mean())  # at t_ref, since x has mean 0
+
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, t.size, size=(int(n_boot), t.size))
+    xb, yb = x[idx], y[idx]
+    xm, ym = xb.mean(axis=1, keepdims=True), yb.mean(axis=1, keepdims=True)
+    sxx = np.sum((xb - xm) ** 2, axis=1)
+    sxy = np.sum((xb - xm) * (yb - ym), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b_boot = np.where(sxx > 0, sxy / np.where(sxx > 0, sxx, 1.0), np.nan)
+    a_boot = ym[:, 0] + b_boot * (0.0 - xm[:, 0])  # value of each line at t_ref
+    for arr in (t, c, a_boot, b_boot):
+        arr.flags.writeable = False
+    return TrendFit(
+        method=method,
+        subset=subset,
+        year=t,
+        cost_usd=c,
+        labels=tuple(labels) if labels is not None else tuple(str(i) for i in range(t.size)),
+        year_ref=t_ref,
+        intercept_log10=intercept,
+        slope_log10_per_year=slope,
+        boot_intercept_log10=a_boot,
+        boot_slope_log10_per_year=b_boot,
+        ci_level=ci_level,
+        dollar_year=dollar_year,
+    )
+
+
+def select_points(method: str | None = "amortized", *, frontier_only: bool = True,
+                  start_year: float | None = None, end_year: float | None = None) -> tuple[pd.DataFrame, str]:
+    """Rows of the history used by a fit, and that subset in words.
+
+    Only final-run estimates are fitted. With ``frontier_only``, the rows of
+    models in Epoch AI's frontier selection (top 10 by training compute at
+    release) are kept; if fewer than :data:`MIN_POINTS` remain (the
+    developer-stated method) all final-run rows of the method are used and
+    the subset text says so.
+    """
+    method = _check_method(method)
+    if method not in fittable_methods():
+        raise _error("method", method, ", ".join(fittable_methods())
+                     + f" (fewer than {MIN_POINTS} final-run estimates for the others)")
+    df = _history()
+    rows = df[(df["method"] == method) & (df["scope"] == "final_run")]
+    if start_year is not None:
+        rows = rows[rows["year"] >= start_year]
+    if end_year is not None:
+        rows = rows[rows["year"] <= end_year]
+    words = f"final training runs, {METHODS[method]}"
+    if frontier_only:
+        front = rows[rows["frontier"]]
+        if front["year"].nunique() >= MIN_POINTS:
+            rows = front
+            words = "frontier models (Epoch AI top-10 by compute at release), " + words
+        else:
+            words += f" (all models: fewer than {MIN_POINTS} frontier points)"
+    if start_year is not None or end_year is not None:
+        words += f", {start_year or '...'}-{end_year or '...'}"
+    return rows.sort_values("year"), words
+
+
+def fit_trend(method: str | None = "amortized", *, frontier_only: bool = True,
+              start_year: float | None = None, end_year: float | None = None,
+              n_boot: int = N_BOOT, seed: int = SEED, ci_level: float = CI_LEVEL) -> TrendFit:
+    """Fit the historical cost trend for one method.
+
+    Costs are converted to :data:`TARGET_DOLLAR_YEAR` USD with the PPI
+    deflator Epoch AI uses (a 0.3% change for its 2023 USD rows).
+
+    Parameters
+    ----------
+    method : {"amortized", "cloud", "developer"}
+        Cost method; ``None`` means ``"amortized"``.
+    frontier_only : bool
+        Keep only frontier models (default, as Epoch AI does).
+    start_year, end_year : float, optional
+        Restrict to dates in [start_year, end_year] [decimal yr].
+
+    Returns
+    -------
+    TrendFit
+
+    Raises
+    ------
+    explorer.errors.ScenarioError
+        For an unknown method or too few points.
+    """
+    rows, words = select_points(method, frontier_only=frontier_only,
+                                start_year=start_year, end_year=end_year)
+    return fit_log_linear(
+        rows["year"].to_numpy(), rows["cost_usd_target"].to_numpy(),
+        labels=rows["model"].tolist(), method=_check_method(method), subset=words,
+        n_boot=n_boot, seed=seed, ci_level=ci_level,
+    )
+
+
+def _ratio_words(ratio: float) -> str:
+    if ratio >= 1:
+        return f"{ratio:.0f}x too high" if ratio >= 10 else f"{ratio:.1f}x too high"
+    inv = 1 / ratio
+    return f"{inv:.0f}x too low" if inv >= 10 else f"{inv:.1f}x too low"
+
+
+def _fmt_year(y: float) -> str:
+    return f"{y:.1f}" if math.isfinite(y) else "never"
+
+
+def check_claims(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFrame:
+    """Compare the article's dated figures with the sourced data.
+
+    Each ``figure`` claim is compared with the row of ``history.csv`` for
+    its model and method whose date is nearest the claimed year, in that
+    row's own dollars (the article quotes nominal figures). If the figure is
+    off, other rows of the same model are searched for one it does match.
+    Each ``forecast`` claim is compared with the year the fitted trend of
+    its method crosses the claimed cost.
+
+    Parameters
+    ----------
+    fits : mapping of str to TrendFit, optional
+        Fits by method for the forecasts; default :func:`fit_trend` per method.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per claim: ``id, kind, year, claim_zh, claim_en, model,
+        method, claimed_usd, sourced_usd, sourced_id, sourced_date, scope,
+        ratio`` (claimed / sourced), ``flagged`` (off by more than
+        FLAG_FACTOR, or forecast earlier than the trend's interval),
+        ``verdict``, ``source``.
+    """
+    hist = _history()
+    fits = dict(fits or {})
+    out = []
+    for _, cl in _claims().iterrows():
+        rec = {k: cl[k] for k in ("id", "kind", "year", "claim_zh", "claim_en", "model", "method",
+                                  "claimed_usd", "source")}
+        rec.update(sourced_usd=np.nan, sourced_id="", sourced_date="", scope="", ratio=np.nan,
+                   flagged=False, verdict="")
+        claimed = float(cl["claimed_usd"])
+        if cl["kind"] == "forecast":
+            method = _check_method(cl["method"])
+            if method not in fits:
+                fits[method] = fit_trend(method)
+            cr = fits[method].crossing(claimed)
+            by = float(cl["year"])
+            rec["flagged"] = bool(by < cr.lo)
+            when = ("earlier than" if by < cr.lo else "later than" if by > cr.hi else "within")
+            rec["verdict"] = (f"{METHODS[method]} trend reaches {_usd(claimed)} in {_fmt_year(cr.year)} "
+                              f"({fits[method].ci_level:.0%}: {_fmt_year(cr.lo)}-{_fmt_year(cr.hi)}); "
+                              f"'by {by:.0f}' is {when} that interval")
+            out.append(rec)
+            continue
+        same = hist[(hist["model"] == cl["model"]) & (hist["method"] == cl["method"])]
+        if same.empty:
+            rec["verdict"] = "no sourced value for this model and method"
+            rec["flagged"] = True
+            out.append(rec)
+            continue
+        if pd.notna(cl["year"]):
+            row = same.iloc[int(np.argmin(np.abs(same["year"].to_numpy() - (float(cl["year"]) + 0.5))))]
+        else:
+            row = same.iloc[0]
+        ratio = claimed / float(row["cost_usd"])
+        rec.update(sourced_usd=float(row["cost_usd"]), sourced_id=row["id"], sourced_date=row["date"],
+                   scope=SCOPES[row["scope"]], ratio=ratio)
+        off = max(ratio, 1 / ratio)
+        if off <= CONSISTENT_FACTOR:
+            verdict = f"consistent with {row['estimate']} ({row['date']})"
+        elif off <= FLAG_FACTOR:
+            verdict = f"roughly: {_ratio_words(ratio)} vs {row['estimate']} ({row['date']})"
+        else:
+            rec["flagged"] = True
+            verdict = f"OFF: {_ratio_words(ratio)} vs {row['estimate']} ({row['date']})"
+            others = hist[(hist["model"] == cl["model"]) & (hist["id"] != row["id"])]
+            r2 = claimed / others["cost_usd"]
+            match = others[(r2 <= CONSISTENT_FACTOR) & (r2 >= 1 / CONSISTENT_FACTOR)]
+            if not match.empty:
+                m = match.iloc[0]
+                verdict += (f"; matches {m['estimate']} dated {m['date']} (${m['cost_usd']:,.0f}, "
+                            f"id {m['id']}) instead")
+        rec["verdict"] = verdict
+        out.append(rec)
+    return pd.DataFrame(out)
+
+
+def _usd(x: float) -> str:
+    if not math.isfinite(x):
+        return "-"
+    for div, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= div:
+            return f"${x / div:.3g}{suffix}"
+    return f"${x:.0f}"
+
+
+def render_report(as_json: bool = False, method: str | None = None) -> str:
+    """Report of the trend fit and the claims check.
+
+    Parameters
+    ----------
+    as_json : bool
+        Return the fit numbers as JSON (see :meth:`TrendFit.as_dict`).
+    method : {"amortized", "cloud", "developer"}, optional
+        Cost method of the fit; default ``"amortized"`` (frontier models).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    explorer.errors.ScenarioError
+        For an unknown method.
+    """
+    method = _check_method(method)
+    if method not in fittable_methods():
+        raise _error("method", method, ", ".join(fittable_methods()))
+    fit = fit_trend(method)
+    if as_json:
+        return json.dumps(fit.as_dict(), ensure_ascii=False, indent=2)
+
+    d = fit.as_dict()
+    ep = d["epoch"]
+    lo, hi = fit.growth_ci
+    dlo, dhi = fit.doubling_months_ci
+    lines = [
+        "Training cost of notable AI models: historical trend",
+        f"Data: explorer/data/history.csv ({len(_history())} estimates); costs in "
+        f"{fit.dollar_year} USD (US PPI PCU518210518210, the deflator Epoch AI uses).",
+        "",
+        f"Fit: log10(cost) linear in date, {fit.subset}",
+        f"     {fit.n_points} points, {fit.year.min():.1f}-{fit.year.max():.1f}; "
+        f"{fit.ci_level:.0%} intervals from {fit.boot_slope_log10_per_year.size} bootstrap resamples over points",
+        f"  growth per year  {fit.growth_per_year:.2f}x   ({fit.ci_level:.0%}: {lo:.2f}-{hi:.2f}x)",
+        f"  doubling time    {fit.doubling_months:.1f} months ({fit.ci_level:.0%}: {dlo:.1f}-{dhi:.1f})",
+        f"  Epoch AI ({ep['reference']}): {ep['epoch_growth_per_year']}x/yr, 95% CI "
+        f"{ep['epoch_ci95'][0]}-{ep['epoch_ci95'][1]}x -> fitted growth is "
+        + ("INSIDE" if ep["inside"] else "OUTSIDE") + " that interval"
+        + ("" if ep["inside"] else (" (intervals overlap)" if ep["intervals_overlap"] else " (no overlap)")),
+    ]
+    if method != "amortized":
+        lines.append("  (Epoch's figure is for the amortized method; other methods are not directly comparable.)")
+    lines.append("  Trend crosses:")
+    for c in fit.crossings:
+        lines.append(f"    {_usd(c.cost_usd):>6}  in {_fmt_year(c.year)}  ({fit.ci_level:.0%}: "
+                     f"{_fmt_year(c.lo)}-{_fmt_year(c.hi)})")
+    lines.append("  (intervals are for the trend line; single models scatter ~3x either side of it)")
+    lines.append("  Sensitivity of the growth per year to the subset:")
+    for words, kw in (("dates up to 2023 (Epoch's 2016-2023 period)", dict(end_year=2024.0)),
+                      ("all models, not only frontier", dict(frontier_only=False))):
+        try:
+            alt = fit_trend(method, **kw)
+        except ValueError:
+            continue
+        alo, ahi = alt.growth_ci
+        lines.append(f"    {words:<44} {alt.growth_per_year:.2f}x ({alo:.2f}-{ahi:.2f}), n={alt.n_points}")
+    lines += ["", "Points fitted:", f"  {'date':<8} {'model':<28} {'cost':>9}  estimate"]
+    rows, _ = select_points(method)
+    for _, r in rows.iterrows():
+        lines.append(f"  {r['date']:<8} {r['model'][:28]:<28} {_usd(r['cost_usd_target']):>9}  {r['estimate']}")
+
+    claims = check_claims({method: fit} if method == "amortized" else None)
+    lines += ["", "Article claims check (000_1c7b37d5a0a3fefc.txt, section 二), compared in the source's own dollars:"]
+    for _, c in claims.iterrows():
+        year = "now" if pd.isna(c["year"]) else f"{c['year']:.0f}"
+        mark = "!!" if c["flagged"] else "ok"
+        lines.append(f"  [{mark}] {year:<4} {c['claim_en']}")
+        lines.append(f"       {c['claim_zh']}")
+        if c["kind"] == "figure" and c["sourced_id"]:
+            lines.append(f"       model {c['model']} ({METHODS[c['method']]}, {c['scope']}): claimed "
+                         f"{_usd(c['claimed_usd'])}, sourced {_usd(c['sourced_usd'])} "
+                         f"[{c['sourced_id']}], ratio {c['ratio']:.2f}")
+        lines.append(f"       -> {c['verdict']}")
+    return "\n".join(lines)

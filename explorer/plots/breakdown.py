@@ -1,0 +1,182 @@
+"""Cost-breakdown and "what changed" figures, built once and updated in place.
+
+Each class owns one :class:`matplotlib.figure.Figure` (object API, no pyplot).
+``update`` moves existing artists and calls ``draw_idle``; nothing is cleared
+or rebuilt, so the app can call it on every control change. Dimensions are
+told apart by their labels on the axis, not by colour alone.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+from explorer.model import COST_DIMENSIONS, Estimate
+from explorer.plots.fonts import text_kwargs
+from explorer.text import label, money
+
+__all__ = ["BreakdownPlot", "WaterfallPlot", "DIMENSION_COLORS"]
+
+#: One colour per dimension (Okabe-Ito, colour-blind safe); labels carry the meaning.
+DIMENSION_COLORS = {
+    "compute": "#0072B2",
+    "energy": "#E69F00",
+    "data": "#009E73",
+    "people": "#CC79A7",
+    "hardware": "#56B4E9",
+    "hidden": "#D55E00",
+}
+_UP, _DOWN, _TOTAL = "#C0392B", "#1E8449", "#5D6D7E"
+
+
+def _finite(x: float) -> float:
+    return 0.0 if x is None or not math.isfinite(x) else x
+
+
+def _axis_money(currency: str) -> FuncFormatter:
+    return FuncFormatter(lambda x, _pos: money(x, currency, 2) if x else "0")
+
+
+class BreakdownPlot:
+    """Horizontal bars of the six cost dimensions, with amounts and shares.
+
+    Parameters
+    ----------
+    figure : Figure, optional
+        Figure to draw into (the app passes one attached to an ipympl canvas);
+        a new Agg-backed figure when omitted.
+    language : {"en", "zh"}
+        Label language; falls back to English without a CJK font.
+    """
+
+    def __init__(self, figure: Figure | None = None, language: str = "en"):
+        self.figure = figure if figure is not None else Figure(figsize=(7.0, 3.6), layout="constrained")
+        self.ax = self.figure.add_subplot()
+        y = np.arange(len(COST_DIMENSIONS))[::-1]
+        self.bars = self.ax.barh(y, np.zeros(len(y)), color=[DIMENSION_COLORS[d] for d in COST_DIMENSIONS],
+                                 height=0.62)
+        self.value_texts = [self.ax.text(0, yi, "", va="center", ha="left", fontsize=9) for yi in y]
+        self.ax.set_yticks(y)
+        self.ax.spines[["top", "right"]].set_visible(False)
+        self.ax.grid(axis="x", color="0.9")
+        self.ax.set_axisbelow(True)
+        self.currency = "USD"
+        self.language = ""
+        self.set_language(language)
+
+    def set_language(self, language: str) -> None:
+        """Relabel axes and title in ``language``."""
+        if language == self.language:
+            return
+        self.language = language
+        kw, lang = text_kwargs(language)
+        self.ax.set_yticklabels([label(f"dim_{d}", lang) for d in COST_DIMENSIONS], **kw)
+        self.ax.set_title(label("chart_breakdown_title", lang), loc="left", fontsize=11, fontweight="bold", **kw)
+
+    def update(self, estimate: Estimate) -> None:
+        """Show ``estimate``'s costs in its currency, moving the existing bars."""
+        cost = estimate.cost()
+        currency = estimate.scenario.currency
+        values = [_finite(cost[d]) for d in COST_DIMENSIONS]
+        total = sum(values)
+        top = max(max(values), 1.0)
+        for bar, text, d, v in zip(self.bars, self.value_texts, COST_DIMENSIONS, values):
+            bar.set_width(v)
+            raw = cost[d]
+            share = f" ({v / total:.0%})" if total > 0 and v > 0 else ""
+            text.set_text(label("unit_unknown", "en") if not math.isfinite(raw) else money(raw, currency) + share)
+            text.set_x(v + top * 0.01)
+        self.ax.set_xlim(0, top * 1.32)
+        if currency != self.currency or not self.ax.xaxis.get_major_formatter().__class__ is FuncFormatter:
+            self.ax.xaxis.set_major_formatter(_axis_money(currency))
+            self.currency = currency
+        self.figure.canvas.draw_idle()
+
+
+class WaterfallPlot:
+    """Baseline total, the change in each dimension, and the current total.
+
+    Increases are red and labelled ``+``, decreases green and labelled ``-``,
+    so the sign is readable without colour.
+    """
+
+    def __init__(self, figure: Figure | None = None, language: str = "en"):
+        self.figure = figure if figure is not None else Figure(figsize=(7.0, 3.6), layout="constrained")
+        self.ax = self.figure.add_subplot()
+        n = len(COST_DIMENSIONS) + 2
+        x = np.arange(n)
+        self.bars = self.ax.bar(x, np.zeros(n), bottom=np.zeros(n), width=0.65, color=_TOTAL)
+        self.texts = [self.ax.text(xi, 0, "", ha="center", va="bottom", fontsize=8.5) for xi in x]
+        self.connectors = self.ax.plot([], [], color="0.55", lw=0.8, ls=":")[0]
+        self.ax.set_xticks(x)
+        self.ax.spines[["top", "right"]].set_visible(False)
+        self.ax.grid(axis="y", color="0.9")
+        self.ax.set_axisbelow(True)
+        self.ax.axhline(0, color="0.3", lw=0.8)
+        self.language = ""
+        self.set_language(language)
+
+    def set_language(self, language: str) -> None:
+        """Relabel ticks and title in ``language``."""
+        if language == self.language:
+            return
+        self.language = language
+        kw, lang = text_kwargs(language)
+        names = [label("baseline", lang)] + [label(f"dim_{d}", lang) for d in COST_DIMENSIONS] + [label("current", lang)]
+        self.ax.set_xticklabels(names, rotation=20, ha="right", fontsize=9, **kw)
+        self.ax.set_title(label("chart_waterfall_title", lang), loc="left", fontsize=11, fontweight="bold", **kw)
+
+    @staticmethod
+    def steps(baseline: Estimate, current: Estimate) -> list[tuple[float, float]]:
+        """(bottom, height) of each bar in the current estimate's currency."""
+        fx = current.usd_to_currency
+        base = {k: _finite(v) * fx for k, v in baseline.cost_usd.items()}
+        cur = {k: _finite(v) * fx for k, v in current.cost_usd.items()}
+        start = sum(base[d] for d in COST_DIMENSIONS)
+        out = [(0.0, start)]
+        level = start
+        for d in COST_DIMENSIONS:
+            delta = cur[d] - base[d]
+            out.append((level, delta))
+            level += delta
+        out.append((0.0, level))
+        return out
+
+    def update(self, baseline: Estimate, current: Estimate) -> None:
+        """Show the change from ``baseline`` to ``current``, moving the existing bars."""
+        currency = current.scenario.currency
+        steps = self.steps(baseline, current)
+        tops = []
+        xs, ys = [], []
+        for i, (bar, text, (bottom, height)) in enumerate(zip(self.bars, self.texts, steps)):
+            bar.set_y(bottom)
+            bar.set_height(height)
+            is_total = i in (0, len(steps) - 1)
+            bar.set_color(_TOTAL if is_total else (_UP if height > 0 else _DOWN))
+            top = max(bottom, bottom + height)
+            tops.append(top)
+            if is_total:
+                text.set_text(money(height, currency))
+            elif abs(height) < 1e-9:
+                text.set_text("0")
+            else:
+                text.set_text(("+" if height > 0 else "-") + money(abs(height), currency))
+            text.set_position((i, top))
+            end = bottom + height
+            xs += [i + 0.33, i + 0.67, np.nan]
+            ys += [end, end, np.nan]
+        self.connectors.set_data(xs[:-3], ys[:-3])
+        high = max(max(tops), 1.0)
+        self.ax.set_ylim(0, high * 1.18)
+        self.ax.yaxis.set_major_formatter(_axis_money(currency))
+        self.figure.canvas.draw_idle()
+
+
+def dimension_rows(estimate: Estimate, language: str = "en") -> Sequence[tuple[str, float]]:
+    """(label, amount in the estimate's currency) per dimension and the total."""
+    cost = estimate.cost()
+    return [(label(f"dim_{d}", language), cost[d]) for d in COST_DIMENSIONS] + [(label("total", language), cost["total"])]

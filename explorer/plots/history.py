@@ -1,0 +1,396 @@
+"""Figure of the historical training-cost curve, updated in place.
+
+Built with :class:`matplotlib.figure.Figure` (never pyplot), so it works
+headless (Agg) and inside an ipympl canvas. :func:`history_figure` builds the
+figure once; :func:`set_scenario_marker` moves the "your run" marker by
+changing existing artists, cheap enough for every control change in the app.
+
+Methods are told apart by marker shape (and legend), not by colour alone;
+colours are from the Okabe-Ito palette, readable with colour-vision
+deficiencies.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter
+
+from explorer import history
+from explorer.plots.fonts import text_kwargs
+from explorer.text import label
+
+__all__ = ["HistoryHandles", "history_figure", "set_scenario_marker"]
+
+#: Marker shape per method (the primary cue), then colour.
+MARKERS = {"amortized": "o", "cloud": "s", "developer": "^"}
+COLORS = {"amortized": "#0072B2", "cloud": "#E69F00", "developer": "#009E73"}
+TREND_COLOR = "#0072B2"
+SCENARIO_COLOR = "#D55E00"
+
+#: Labels of points dated from this year on [decimal yr] are stacked in a column.
+COLUMN_FROM_YEAR = 2023.5
+
+#: Short point labels for long model names.
+SHORT_NAMES = {
+    "GPT-3 175B (davinci)": "GPT-3",
+    "Megatron-Turing NLG 530B": "MT-NLG",
+    "PaLM (540B)": "PaLM",
+    "Gopher (280B)": "Gopher",
+    "Gemini 1.0 Ultra": "Gemini Ultra",
+    "Llama 4 Behemoth (preview)": "Llama 4 Behemoth",
+    "Llama 3.1-405B": "Llama 3.1 405B",
+    "Nemotron-4 340B": "Nemotron-4",
+    "BLOOM-176B": "BLOOM",
+    "RoBERTa Large": "RoBERTa",
+}
+
+def _labels(language: str) -> dict:
+    """All text of the figure in ``language``, from the one label table (explorer/data/labels.csv)."""
+    keys = ("title", "subtitle", "xlabel", "ylabel", "hollow", "trend", "band", "crossing", "scenario",
+            "retrain", "footer")
+    lab = {k: label(f"history_{k}", language) for k in keys}
+    lab["methods"] = {m: label(f"history_method_{m}", language) for m in history.METHODS}
+    lab["method_words"] = {m: label(f"history_words_{m}", language) for m in history.METHODS}
+    return lab
+
+
+LANGUAGES = ("en", "zh")
+
+@dataclass(eq=False)
+class HistoryHandles:
+    """Artists of a history figure that are updated in place.
+
+    Attributes
+    ----------
+    ax : matplotlib.axes.Axes
+    fit : explorer.history.TrendFit
+    scenario_marker : matplotlib.lines.Line2D
+        The "your run" star; empty data when hidden.
+    scenario_label : matplotlib.text.Annotation
+    language : str
+    point_labels : list of matplotlib.text.Annotation
+    """
+
+    ax: object
+    fit: object
+    scenario_marker: Line2D
+    scenario_label: object
+    language: str
+    point_labels: list = field(default_factory=list)
+
+
+def _usd(x: float) -> str:
+    for div, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= div:
+            return f"${x / div:.3g}{suffix}"
+    return f"${x:.0f}"
+
+
+def _usd_axis(x, _pos=None) -> str:
+    if x <= 0:
+        return ""
+    exp = math.log10(x)
+    if abs(exp - round(exp)) > 1e-6:
+        return ""
+    for div, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if x >= div:
+            return f"${x / div:g}{suffix}"
+    return f"${x:g}"
+
+
+def _renderer(fig: Figure):
+    get = getattr(fig.canvas, "get_renderer", None)
+    if get is None:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
+        get = fig.canvas.get_renderer
+    return get()
+
+
+def _place_labels(fig, ax, xs, ys, names, fontsize, text_kw, all_xy=None, column_from_x=None) -> list:
+    """Place point labels without overlaps.
+
+    Labels of points at ``x >= column_from_x`` (the crowded recent years) go
+    to a column right of those points, ordered by height and joined to their
+    points by leader lines; the others are placed greedily at the first
+    nearby offset whose box hits no marker and no label already placed.
+    """
+    fig.canvas.draw()  # fix the layout, so data->pixel transforms are final
+    renderer = _renderer(fig)
+    to_px = ax.transData.transform
+    px = to_px(np.column_stack([xs, ys]))
+    scale = fig.dpi / 72.0
+    r_marker = 5.0 * scale
+    pts = to_px(all_xy) if all_xy is not None else px
+    obstacles = [(x - r_marker, y - r_marker, x + r_marker, y + r_marker) for x, y in pts]
+    # join lines of multi-estimate runs are obstacles too
+    for x in np.unique(np.round(pts[:, 0], 1)):
+        col = pts[np.abs(pts[:, 0] - x) < 0.2]
+        if len(col) > 1:
+            obstacles.append((x - 1.5, col[:, 1].min(), x + 1.5, col[:, 1].max()))
+    # the legend's area is also taken
+    leg = ax.get_legend()
+    if leg is not None:
+        b = leg.get_window_extent(renderer)
+        obstacles.append((b.x0, b.y0, b.x1, b.y1))
+    axbox = ax.get_window_extent(renderer)
+    candidates = []
+    for d in (6, 13, 22, 34):
+        candidates += [(d, 0, "left", "center"), (-d, 0, "right", "center"), (0, d, "center", "bottom"),
+                       (0, -d, "center", "top"), (d, d, "left", "bottom"), (d, -d, "left", "top"),
+                       (-d, d, "right", "bottom"), (-d, -d, "right", "top")]
+    probe = ax.text(0, 0, "", fontsize=fontsize, **text_kw)
+    placed, out = [], []
+    in_col = (np.asarray(xs) >= column_from_x) if column_from_x is not None else np.zeros(len(xs), bool)
+    if in_col.any():
+        idx = np.flatnonzero(in_col)
+        idx = idx[np.argsort(px[idx, 1])]
+        heights, widths = [], []
+        for i in idx:
+            probe.set_text(names[i])
+            ext = probe.get_window_extent(renderer)
+            widths.append(ext.width)
+            heights.append(ext.height)
+        step = max(heights) * 1.12
+        want = px[idx, 1].astype(float)
+        got = want.copy()
+        for k in range(1, len(got)):
+            got[k] = max(got[k], got[k - 1] + step)
+        got += np.mean(want) - np.mean(got)
+        for k in range(1, len(got)):
+            got[k] = max(got[k], got[k - 1] + step)
+        col_x = px[idx, 0].max() + 22 * scale
+        for k, i in enumerate(idx):
+            dx = (col_x - px[i, 0]) / scale
+            dy = (got[k] - px[i, 1]) / scale
+            ann = ax.annotate(names[i], (xs[i], ys[i]), xytext=(dx, dy), textcoords="offset points",
+                              ha="left", va="center", fontsize=fontsize, zorder=4,
+                              arrowprops=dict(arrowstyle="-", lw=0.6, color="0.5", shrinkA=1, shrinkB=4),
+                              **text_kw)
+            ann.set_in_layout(False)
+            out.append(ann)
+            placed.append((col_x, got[k] - heights[k] / 2, col_x + widths[k], got[k] + heights[k] / 2))
+    order = [i for i in np.argsort(xs) if not in_col[i]]
+    for i in order:
+        probe.set_text(names[i])
+        ext = probe.get_window_extent(renderer)
+        w, h = ext.width, ext.height
+        best, best_cost = None, None
+        for dx, dy, ha, va in candidates:
+            x0 = px[i, 0] + dx * scale - {"left": 0, "center": w / 2, "right": w}[ha]
+            y0 = px[i, 1] + dy * scale - {"bottom": 0, "center": h / 2, "top": h}[va]
+            box = (x0, y0, x0 + w, y0 + h)
+            cost = 0.0
+            for o in placed + obstacles:
+                ix = max(0.0, min(box[2], o[2]) - max(box[0], o[0]))
+                iy = max(0.0, min(box[3], o[3]) - max(box[1], o[1]))
+                cost += ix * iy
+            if box[0] < axbox.x0 or box[2] > axbox.x1 or box[1] < axbox.y0 or box[3] > axbox.y1:
+                cost += w * h * 10
+            if best_cost is None or cost < best_cost:
+                best, best_cost = (dx, dy, ha, va, box), cost
+            if cost == 0:
+                break
+        dx, dy, ha, va, box = best
+        placed.append(box)
+        leader = dict(arrowstyle="-", lw=0.6, color="0.45", shrinkA=0, shrinkB=4) if max(abs(dx), abs(dy)) > 8 else None
+        ann = ax.annotate(names[i], (xs[i], ys[i]), xytext=(dx, dy), textcoords="offset points",
+                          ha=ha, va=va, fontsize=fontsize, zorder=4, arrowprops=leader, **text_kw)
+        ann.set_in_layout(False)
+        out.append(ann)
+    probe.remove()
+    return out
+
+
+def history_figure(fit=None, *, figure: Figure | None = None, language: str = "en") -> Figure:
+    """Cost of notable models against date, with trend, band and projections.
+
+    Parameters
+    ----------
+    fit : explorer.history.TrendFit, optional
+        The trend to draw; default :func:`explorer.history.fit_trend` (frontier
+        models, amortized method).
+    figure : matplotlib.figure.Figure, optional
+        Draw into this figure (it is cleared), e.g. an ipympl canvas figure.
+    language : {"en", "zh"}
+        Label language; "zh" falls back to English when no installed font
+        covers Chinese.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With a :class:`HistoryHandles` as ``figure.history_handles``.
+    """
+    if language not in LANGUAGES:
+        raise history._error("language", language, ", ".join(LANGUAGES))
+    text_kw, language = text_kwargs(language)
+    lab = _labels(language)
+    if fit is None:
+        fit = history.fit_trend()
+
+    if figure is None:
+        fig = Figure(figsize=(13, 7.8), dpi=100, layout="constrained")
+    else:
+        fig = figure
+        fig.clear()
+        if hasattr(fig, "set_layout_engine"):
+            fig.set_layout_engine("constrained")
+    ax = fig.add_subplot()
+    ax.set_yscale("log")
+
+    data = history.load_history()
+    in_fit = {(m, round(float(y), 6)) for m, y in zip(fit.labels, fit.year)}
+    data["in_fit"] = [
+        (r.method == fit.method) and ((r.model, round(float(r.year), 6)) in in_fit) and r.scope == "final_run"
+        for r in data.itertuples()
+    ]
+
+    # trend, band, projection
+    crossings = fit.crossings
+    last_cross = crossings[-1]
+    x_end = float(np.clip(max(last_cross.year + 1.0, last_cross.hi + 0.6), fit.year.max() + 2,
+                          fit.year.max() + 16)) \
+        if math.isfinite(last_cross.year) else fit.year.max() + 8
+    grid = np.linspace(fit.year.min(), x_end, 300)
+    lo, hi = fit.band_cost_usd(grid)
+    ax.fill_between(grid, lo, hi, color=TREND_COLOR, alpha=0.13, linewidth=0, zorder=1)
+    split = grid <= fit.year.max()
+    ax.plot(grid[split], fit.predict_cost_usd(grid[split]), color=TREND_COLOR, lw=2, zorder=2)
+    ax.plot(grid[~split], fit.predict_cost_usd(grid[~split]), color=TREND_COLOR, lw=2, ls="--", zorder=2)
+
+    # threshold lines and crossings
+    for c in crossings:
+        ax.axhline(c.cost_usd, color="0.6", lw=0.8, ls=":", zorder=0)
+        if not math.isfinite(c.year):
+            continue
+        xerr = [[c.year - c.lo], [max(c.hi, c.year) - c.year]] if math.isfinite(c.hi) else None
+        ax.errorbar([c.year], [c.cost_usd], xerr=xerr, fmt="D", color="black", ms=7, capsize=4,
+                    lw=1.4, zorder=5)
+        ax.annotate(f"{_usd(c.cost_usd)}: {c.year:.0f}", (c.year, c.cost_usd), xytext=(0, 9),
+                    textcoords="offset points", ha="center", va="bottom", fontsize=10,
+                    fontweight="bold", zorder=6)
+
+    # points: shape per method, filled if used in the fit
+    for method in history.METHODS:
+        sub = data[data["method"] == method]
+        for used, sel in ((True, sub[sub["in_fit"]]), (False, sub[~sub["in_fit"]])):
+            if sel.empty:
+                continue
+            ax.plot(sel["year"], sel["cost_usd_target"], ls="none", marker=MARKERS[method], ms=8,
+                    mec=COLORS[method], mew=1.6, mfc=COLORS[method] if used else "white", zorder=3)
+
+    # scenario marker (hidden until set)
+    (marker,) = ax.plot([], [], ls="none", marker="*", ms=22, mfc=SCENARIO_COLOR, mec="black", mew=1.0,
+                        zorder=8)
+    ann = ax.annotate("", (fit.year.max(), 1e6), xytext=(130, -70), textcoords="offset points",
+                      arrowprops=dict(arrowstyle="-", color=SCENARIO_COLOR, lw=1.2, shrinkB=9),
+                      fontsize=11, fontweight="bold", color=SCENARIO_COLOR, zorder=9, va="top",
+                      bbox=dict(boxstyle="round,pad=0.3", fc="white", ec=SCENARIO_COLOR, alpha=0.95),
+                      annotation_clip=False, **text_kw)
+    ann.set_visible(False)
+    ann.set_in_layout(False)
+
+    # axes, titles, legend
+    ymin = min(1e2, float(data["cost_usd_target"].min()) / 3)
+    ax.set_ylim(ymin, max(3e11, crossings[-1].cost_usd * 3))
+    ax.set_xlim(math.floor(min(fit.year.min(), data["year"].min())) - 0.3, x_end)
+    ax.yaxis.set_major_formatter(FuncFormatter(_usd_axis))
+    ax.grid(True, which="major", color="0.88", lw=0.8)
+    ax.set_axisbelow(True)
+    ax.tick_params(labelsize=11)
+    ax.set_xlabel(lab["xlabel"], fontsize=12, **text_kw)
+    ax.set_ylabel(lab["ylabel"].format(dollar_year=fit.dollar_year), fontsize=12, **text_kw)
+    glo, ghi = fit.growth_ci
+    method_words = lab["method_words"].get(fit.method, fit.method)
+    fig.suptitle(lab["title"], fontsize=16, fontweight="bold", **text_kw)
+    ax.set_title(lab["subtitle"].format(method=method_words, g=fit.growth_per_year, lo=glo, hi=ghi,
+                                        d=fit.doubling_months), fontsize=11.5, **text_kw)
+    ax.annotate(lab["footer"], xy=(0, 0), xycoords="axes fraction", xytext=(0, -42),
+                textcoords="offset points", fontsize=9, color="0.35", ha="left", va="top", **text_kw)
+
+    handles = [Line2D([], [], ls="none", marker=MARKERS[m], ms=8, mec=COLORS[m], mfc=COLORS[m], mew=1.6,
+                      label=lab["methods"][m]) for m in history.METHODS]
+    handles += [
+        Line2D([], [], ls="none", marker="o", ms=8, mec="0.3", mfc="white", mew=1.6, label=lab["hollow"]),
+        Line2D([], [], color=TREND_COLOR, lw=2, label=lab["trend"]),
+        Patch(facecolor=TREND_COLOR, alpha=0.13, label=lab["band"]),
+        Line2D([], [], ls="none", marker="D", color="black", ms=7, label=lab["crossing"]),
+        Line2D([], [], ls="none", marker="*", ms=16, mfc=SCENARIO_COLOR, mec="black", label=lab["scenario"]),
+    ]
+    ax.legend(handles=handles, loc="upper left", fontsize=10, framealpha=0.95,
+              prop={"family": text_kw["fontfamily"], "size": 10} if text_kw else None)
+
+    # one label per run: estimates of the same model and date are joined by a thin line
+    lx, ly, names = [], [], []
+    for (_model, _date), grp in data.groupby(["model", "date"], sort=False):
+        ys = grp["cost_usd_target"].to_numpy()
+        x = float(grp["year"].iloc[0])
+        if len(grp) > 1:
+            ax.plot([x, x], [ys.min(), ys.max()], color="0.55", lw=1.0, zorder=2.5)
+        top = grp.sort_values(["in_fit", "cost_usd_target"], ascending=[False, False]).iloc[0]
+        name = SHORT_NAMES.get(top.model, top.model)
+        if str(top.estimate).startswith("2023 re-training"):
+            name += lab["retrain"]
+        lx.append(x)
+        ly.append(float(top.cost_usd_target))
+        names.append(name)
+    labels = _place_labels(fig, ax, np.array(lx), np.array(ly), names, 9, text_kw,
+                           all_xy=data[["year", "cost_usd_target"]].to_numpy(float), column_from_x=COLUMN_FROM_YEAR)
+
+    fig.history_handles = HistoryHandles(ax=ax, fit=fit, scenario_marker=marker, scenario_label=ann,
+                                         language=language, point_labels=labels)
+    return fig
+
+
+def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label: str = "your run") -> None:
+    """Move the highlighted "your run" marker, in place.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure built by :func:`history_figure`.
+    cost_usd : float or None
+        Cost of the scenario [USD]; None hides the marker.
+    year : float
+        Where to place it [decimal yr].
+    label : str
+        Text shown next to the marker (the cost is appended).
+    """
+    h = getattr(fig, "history_handles", None)
+    if h is None:
+        raise history._error("figure", type(fig).__name__, "a figure built by history_figure()")
+    if cost_usd is None:
+        h.scenario_marker.set_data([], [])
+        h.scenario_marker.set_visible(False)
+        h.scenario_label.set_visible(False)
+    else:
+        cost = float(cost_usd)
+        t = float(year)
+        if not (math.isfinite(cost) and cost > 0):
+            raise history._error("cost_usd", cost_usd, "a finite cost > 0 USD, or None")
+        if not math.isfinite(t):
+            raise history._error("year", year, "a finite decimal year")
+        h.scenario_marker.set_data([t], [cost])
+        h.scenario_marker.set_visible(True)
+        h.scenario_label.xy = (t, cost)
+        h.scenario_label.set_text(f"{label}: {_usd(cost)}")
+        h.scenario_label.set_visible(True)
+        ax = h.ax
+        y0, y1 = ax.get_ylim()
+        if cost < y0 * 1.5 or cost > y1 / 1.5:
+            ax.set_ylim(min(y0, cost / 3), max(y1, cost * 3))
+        x0, x1 = ax.get_xlim()
+        if t < x0 or t > x1:
+            ax.set_xlim(min(x0, t - 0.5), max(x1, t + 0.5))
+        # keep the text box inside the axes: put it left of the marker near the right edge
+        right = t > x0 + 0.8 * (x1 - x0)
+        h.scenario_label.set_position((-130, -70) if right else (130, -70))
+        h.scenario_label.set_horizontalalignment("right" if right else "left")
+    fig.canvas.draw_idle()
