@@ -1,0 +1,154 @@
+"""Control widgets with bilingual labels, typed twins for log sliders, and messages.
+
+A :class:`ControlRow` is one labelled control: the label above, the widget
+(and for log-scale sliders a typed-number twin that holds the exact value),
+and a message line shown when the value is not allowed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import ipywidgets as w
+
+from explorer.errors import ScenarioError
+from explorer.text import label
+
+__all__ = ["ControlRow", "log_slider_row", "slider_row", "choice_row", "toggle_row", "optional_number_row",
+           "number_row", "parse_optional_number"]
+
+_FULL = w.Layout(width="100%")
+
+
+class ControlRow:
+    """A labelled control with an optional twin and a message line.
+
+    Attributes
+    ----------
+    name : str
+        Control name (usually the scenario field it sets).
+    widget : ipywidgets.Widget
+        The control users move; tests set its ``value``.
+    twin : ipywidgets.Widget or None
+        Typed-number twin holding the exact value of a log-scale slider.
+    box : ipywidgets.Box
+        The row to lay out.
+    """
+
+    def __init__(self, name: str, widget: w.Widget, twin: w.Widget | None = None, label_key: str | None = None):
+        self.name = name
+        self.widget = widget
+        self.twin = twin
+        self.label_key = label_key or name
+        self.caption = w.HTML(layout=w.Layout(margin="4px 0 0 0"))
+        self.message = w.HTML()
+        self.message.add_class("explorer-control-message")
+        line = w.HBox([widget, twin], layout=_FULL) if twin is not None else widget
+        self.box = w.VBox([self.caption, line, self.message], layout=w.Layout(width="100%", margin="0 0 2px 0"))
+        self.box.add_class(f"explorer-control-{name}")
+
+    def set_language(self, language: str) -> None:
+        """Show the label in ``language``."""
+        self.caption.value = f'<span style="font-size:12.5px">{label(self.label_key, language)}</span>'
+
+    def set_message(self, text: str) -> None:
+        """Show (or clear, with "") an error message under the control."""
+        self.message.value = f'<div class="explorer-message">{text}</div>' if text else ""
+
+    def show(self, visible: bool) -> None:
+        """Show or hide the whole row."""
+        self.box.layout.display = None if visible else "none"
+
+    @property
+    def value(self) -> Any:
+        """The exact value: the twin's where there is one."""
+        return self.twin.value if self.twin is not None else self.widget.value
+
+
+def log_slider_row(name: str, value: float, lo: float, hi: float, *, integer: bool = False,
+                   text_lo: float | None = None, text_hi: float | None = None) -> ControlRow:
+    """A log-scale slider from ``lo`` to ``hi`` with a typed twin (wider range ``text_lo``..``text_hi``)."""
+    slider = w.FloatLogSlider(
+        value=min(max(value, lo), hi), base=10, min=math.log10(lo), max=math.log10(hi), step=0.01,
+        continuous_update=False, readout=True, readout_format=".3s" if not integer else ".0f",
+        layout=w.Layout(width="64%"),
+    )
+    cls = w.BoundedIntText if integer else w.BoundedFloatText
+    twin = cls(value=value, min=text_lo if text_lo is not None else lo, max=text_hi if text_hi is not None else hi,
+               layout=w.Layout(width="34%"))
+    row = ControlRow(name, slider, twin)
+    guard = {"busy": False}
+
+    def slider_moved(change):
+        if guard["busy"]:
+            return
+        guard["busy"] = True
+        try:
+            v = change["new"]
+            twin.value = int(round(v)) if integer else float(f"{v:.4g}")
+        finally:
+            guard["busy"] = False
+
+    def twin_typed(change):
+        if guard["busy"]:
+            return
+        guard["busy"] = True
+        try:
+            slider.value = min(max(change["new"], lo), hi)
+        finally:
+            guard["busy"] = False
+
+    slider.observe(slider_moved, names="value")
+    twin.observe(twin_typed, names="value")
+    return row
+
+
+def slider_row(name: str, value: float, lo: float, hi: float, step: float, fmt: str = ".2f") -> ControlRow:
+    """A linear slider."""
+    slider = w.FloatSlider(value=value, min=lo, max=hi, step=step, continuous_update=False,
+                           readout_format=fmt, layout=_FULL)
+    return ControlRow(name, slider)
+
+
+def choice_row(name: str, options: Sequence[tuple[str, Any]], value: Any) -> ControlRow:
+    """A dropdown of (label, value) options."""
+    return ControlRow(name, w.Dropdown(options=list(options), value=value, layout=_FULL))
+
+
+def toggle_row(name: str, options: Sequence[tuple[str, Any]], value: Any) -> ControlRow:
+    """Toggle buttons of (label, value) options."""
+    toggle = w.ToggleButtons(options=list(options), value=value, style={"button_width": "auto"})
+    return ControlRow(name, toggle)
+
+
+def number_row(name: str, value: float, lo: float, hi: float) -> ControlRow:
+    """A bounded number box."""
+    return ControlRow(name, w.BoundedFloatText(value=value, min=lo, max=hi, layout=_FULL))
+
+
+def optional_number_row(name: str, placeholder: str = "") -> ControlRow:
+    """A text box for an optional number: blank means "use the catalog or default"."""
+    return ControlRow(name, w.Text(value="", placeholder=placeholder, continuous_update=False, layout=_FULL))
+
+
+def parse_optional_number(field: str, text: str) -> float | None:
+    """None for blank text, else the number; :class:`ScenarioError` for anything else."""
+    text = (text or "").strip().replace(",", "")
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ScenarioError(field, text, "a number, or blank for the default") from None
+    if not math.isfinite(value):
+        raise ScenarioError(field, text, "a finite number, or blank for the default")
+    return value
+
+
+def relabel_options(widget: w.Widget, options: Sequence[tuple[str, Any]], mute: Callable[[], Any]) -> None:
+    """Replace the option labels of a selection widget, keeping its value, without firing updates."""
+    with mute():
+        value = widget.value
+        widget.options = list(options)
+        widget.value = value

@@ -1,0 +1,477 @@
+"""The interactive explorer: controls on the left, results on the right.
+
+:class:`ExplorerApp` builds every widget and figure once. A control change
+runs :meth:`ExplorerApp.refresh`: read the controls into a
+:class:`~explorer.scenario.Scenario`, estimate it, and update the artists,
+HTML views and links in place; the summary is updated last. A value the model
+cannot use shows a message beside its control and the last good result stays.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import html
+import os
+from typing import Any, Iterator
+
+import ipywidgets as w
+from ipympl.backend_nbagg import Canvas, FigureManager
+from matplotlib.figure import Figure
+
+from explorer import catalog
+from explorer.app import controls as c
+from explorer.app import export, query, views
+from explorer.errors import ScenarioError
+from explorer.model import Estimate, estimate
+from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
+from explorer.plots.history import history_figure, set_scenario_marker
+from explorer.presets import presets, published_run
+from explorer.scenario import PRICING_MODES, TRAINING_KINDS, Scenario
+from explorer.text import label
+
+__all__ = ["ExplorerApp"]
+
+# Optional text fields: blank = catalog value or named default.
+_OPTIONAL_FIELDS = {
+    "pricing": ("rate_usd_per_gpu_hour", "spot_discount", "spot_preemption_per_gpu_hour",
+                "purchase_usd_per_gpu", "depreciation_years", "hosting_usd_per_gpu_hour"),
+    "region": ("electricity_usd_per_kwh", "pue", "grid_gco2_per_kwh"),
+    "advanced": ("project_months", "storage_usd_per_gb_month", "failure_rate_per_gpu_hour",
+                 "restart_minutes", "checkpoint_interval_hours"),
+}
+_NUMBER_FIELDS = (  # (field, lo, hi) always-set advanced numbers
+    ("data_usd_per_1m_tokens", 0.0, 1e6),
+    ("labelled_examples", 0.0, 1e12),
+    ("usd_per_labelled_example", 0.0, 1e5),
+    ("synthetic_tokens", 0.0, 1e15),
+    ("synthetic_usd_per_1m_tokens", 0.0, 1e6),
+    ("team_headcount", 0.0, 1e5),
+    ("team_loaded_usd_per_year", 0.0, 1e8),
+    ("checkpoints_kept", 0.0, 1e5),
+)
+_SPOT_ONLY = ("spot_discount", "spot_preemption_per_gpu_hour")
+_OWNED_ONLY = ("purchase_usd_per_gpu", "depreciation_years", "hosting_usd_per_gpu_hour")
+
+
+def _widget_figure(width_in: float, height_in: float) -> Figure:
+    """A figure shown through an ipympl canvas widget (no pyplot)."""
+    fig = Figure(figsize=(width_in, height_in), dpi=96, layout="constrained")
+    canvas = Canvas(fig)
+    FigureManager(canvas, 0)
+    canvas.header_visible = False
+    canvas.footer_visible = False
+    canvas.toolbar_visible = False
+    canvas.resizable = False
+    canvas.capture_scroll = False
+    return fig
+
+
+def _today_year() -> float:
+    today = _dt.date.today()
+    return today.year + (today.timetuple().tm_yday - 0.5) / 365.25
+
+
+class ExplorerApp:
+    """The explorer as one ipywidgets tree.
+
+    Parameters
+    ----------
+    scenario : Scenario, optional
+        Starting scenario (default: ``Scenario()``), overridden by the query string.
+    query_string : str, optional
+        URL query to read (default: Voila's ``QUERY_STRING`` environment variable).
+    language : {"en", "zh"}
+        Starting language (a ``lang`` query key overrides it).
+
+    Attributes
+    ----------
+    widget : ipywidgets.VBox
+        The root to display.
+    controls : dict of str to ipywidgets.Widget
+        The control widgets by name (``params``, ``tokens``, ``precision``, ...).
+    summary : ipywidgets.HTML
+        One-paragraph summary of the result (CSS class ``explorer-summary``).
+    scenario : Scenario
+        The scenario behind the results shown.
+    estimate : Estimate
+        The results shown (the last good one).
+    baseline : Estimate
+        The pinned baseline of the "what changed" view.
+    error : str
+        The message of the last rejected change ("" when the controls are valid).
+    """
+
+    def __init__(self, scenario: Scenario | None = None, *, query_string: str | None = None, language: str = "en"):
+        self._muted = 0
+        self.language = language if language in ("en", "zh") else "en"
+        self.error = ""
+        self.marker_year = _today_year()
+        self.marker_label = ""
+        start = scenario or Scenario()
+        fields, extras = query.scenario_fields_from_query(
+            os.environ.get("QUERY_STRING", "") if query_string is None else query_string)
+        preset_id = extras.get("preset", "")
+        if preset_id in presets():
+            start = presets()[preset_id].scenario
+            self._set_marker_for_preset(preset_id)
+        else:
+            preset_id = ""
+        if extras.get("lang") in ("en", "zh"):
+            self.language = extras["lang"]
+        try:
+            start = Scenario.from_dict({**start.to_dict(), **fields})
+        except ScenarioError:
+            pass  # a combination the query cannot make valid: keep the starting scenario
+        self.scenario = start
+        self.estimate = estimate(start)
+        self.baseline = self.estimate
+
+        self._build_controls(start, preset_id)
+        self._build_views()
+        self._layout()
+        self._set_language(self.language)
+        self._sync_visibility()
+        self._show(self.estimate)
+        for row in self.rows.values():
+            for widget in (row.widget, row.twin):
+                if widget is not None:
+                    widget.observe(self._on_change, names="value")
+
+    # ------------------------------------------------------------------ building
+    def _build_controls(self, s: Scenario, preset_id: str) -> None:
+        rows: dict[str, c.ControlRow] = {}
+        rows["params"] = c.log_slider_row("params", s.params, 1e8, 2e12, text_lo=1e6, text_hi=1e14)
+        rows["tokens"] = c.log_slider_row("tokens", s.tokens, 1e8, 1e14, text_lo=1e6, text_hi=1e15)
+        rows["architecture"] = c.toggle_row("architecture", self._options("architecture"), s.architecture)
+        active = s.active_params or s.active_params_effective
+        rows["active_params"] = c.log_slider_row("active_params", min(active, s.params), 1e8, 2e12,
+                                                 text_lo=1e5, text_hi=1e14)
+        rows["training_kind"] = c.choice_row("training_kind", self._options("training_kind"), s.training_kind)
+        rows["lora_trainable_fraction"] = c.number_row("lora_trainable_fraction", s.lora_trainable_fraction, 1e-6, 1.0)
+        rows["gpu"] = c.choice_row("gpu", [(a.name, a.id) for a in catalog.accelerators().values()], s.gpu)
+        rows["precision"] = c.choice_row("precision", self._precision_options(s.gpu), s.precision)
+        rows["count_mode"] = c.toggle_row("count_mode", self._options("count_mode"),
+                                          "gpus" if s.gpus is not None else "deadline")
+        rows["gpus"] = c.log_slider_row("gpus", s.gpus or 1024, 1, 100_000, integer=True, text_hi=10_000_000)
+        rows["deadline_days"] = c.log_slider_row("deadline_days", s.deadline_days or 30.0, 1.0, 1000.0,
+                                                 text_lo=0.01, text_hi=3650.0)
+        rows["mfu_default"] = c.ControlRow("mfu_default", w.Checkbox(value=s.mfu is None, indent=False))
+        rows["mfu"] = c.slider_row("mfu", s.mfu if s.mfu is not None else self.estimate.mfu, 0.02, 0.8, 0.01)
+        rows["pricing"] = c.choice_row("pricing", self._options("pricing"), s.pricing)
+        rows["region"] = c.choice_row("region", [(r.name, r.id) for r in catalog.regions().values()], s.region)
+        for group in _OPTIONAL_FIELDS.values():
+            for name in group:
+                rows[name] = c.optional_number_row(name)
+                value = getattr(s, name)
+                rows[name].widget.value = "" if value is None else f"{value:g}"
+        for name, lo, hi in _NUMBER_FIELDS:
+            rows[name] = c.number_row(name, getattr(s, name), lo, hi)
+        rows["experiments_multiplier"] = c.slider_row("experiments_multiplier", s.experiments_multiplier, 1.0, 5.0,
+                                                      0.1, ".1f")
+        rows["preset"] = c.choice_row("preset", self._preset_options(), preset_id)
+        rows["currency"] = c.toggle_row("currency", [("USD $", "USD"), ("CNY ¥", "CNY")], s.currency)
+        rows["usd_to_cny"] = c.optional_number_row("usd_to_cny")
+        rows["language"] = c.toggle_row("language", [("English", "en"), ("中文", "zh")], self.language)
+        self.rows = rows
+        self.controls: dict[str, w.Widget] = {name: row.widget for name, row in rows.items()}
+
+    def _build_views(self) -> None:
+        self.title = w.HTML()
+        self.banner = w.HTML()
+        self.kpis = w.HTML()
+        self.warnings = w.HTML()
+        self.summary = w.HTML()
+        self.summary.add_class("explorer-summary")
+        self.scope_note = w.HTML()
+        self.breakdown = BreakdownPlot(_widget_figure(7.2, 3.5), language=self.language)
+        self.waterfall = WaterfallPlot(_widget_figure(7.2, 3.5), language=self.language)
+        self.history_fig = _widget_figure(7.2, 4.6)
+        history_figure(figure=self.history_fig, language=self.language)
+        self.pin_button = w.Button(icon="thumb-tack", layout=w.Layout(width="auto"))
+        self.pin_button.on_click(lambda _b: self.pin_baseline())
+        self.assumptions = w.HTML()
+        self.downloads = w.HTML()
+        self.share = w.HTML()
+        self.tabs = w.Tab(children=[
+            self.breakdown.figure.canvas,
+            w.VBox([self.pin_button, self.waterfall.figure.canvas]),
+            self.history_fig.canvas,
+            self.assumptions,
+            w.VBox([self.downloads, self.share]),
+        ])
+
+    def _group(self, names: tuple[str, ...]) -> w.VBox:
+        return w.VBox([self.rows[n].box for n in names], layout=w.Layout(width="100%"))
+
+    def _layout(self) -> None:
+        self.groups = w.Accordion(children=[
+            self._group(("params", "tokens", "architecture", "active_params", "training_kind",
+                         "lora_trainable_fraction")),
+            self._group(("gpu", "precision", "count_mode", "gpus", "deadline_days", "mfu_default", "mfu")),
+            self._group(("pricing", *_OPTIONAL_FIELDS["pricing"])),
+            self._group(("region", *_OPTIONAL_FIELDS["region"])),
+            self._group(("experiments_multiplier", *(n for n, _, _ in _NUMBER_FIELDS),
+                         *_OPTIONAL_FIELDS["advanced"])),
+        ], selected_index=0)
+        header = w.HBox([self.rows["preset"].box, self.rows["currency"].box, self.rows["language"].box],
+                        layout=w.Layout(width="100%", gap="16px"))
+        left = w.VBox([header, self.groups, self.rows["usd_to_cny"].box],
+                      layout=w.Layout(width="390px", min_width="330px", flex="0 0 390px"))
+        right = w.VBox([self.banner, self.kpis, self.warnings, self.summary, self.tabs, self.scope_note],
+                       layout=w.Layout(flex="1 1 auto", min_width="480px", padding="0 0 0 14px"))
+        self.widget = w.VBox([w.HTML(views.STYLE), self.title, w.HBox([left, right], layout=w.Layout(width="100%"))],
+                             layout=w.Layout(width="100%", max_width="1320px"))
+        self.widget.add_class("explorer-app")
+
+    # ------------------------------------------------------------------ options and labels
+    def _options(self, name: str) -> list[tuple[str, str]]:
+        lang = getattr(self, "language", "en")
+        if name == "architecture":
+            return [(label("arch_dense", lang), "dense"), (label("arch_moe", lang), "moe")]
+        if name == "training_kind":
+            return [(label(f"kind_{k}", lang), k) for k in TRAINING_KINDS]
+        if name == "pricing":
+            return [(label(f"pricing_{p}", lang), p) for p in PRICING_MODES]
+        if name == "count_mode":
+            return [(label("count_gpus", lang), "gpus"), (label("count_deadline", lang), "deadline")]
+        raise KeyError(name)
+
+    def _precision_options(self, gpu: str) -> list[tuple[str, str]]:
+        acc = catalog.accelerator(gpu)
+        na = label("not_available", self.language)
+        return [(p.upper() if p in acc.peak_tflops else f"{p.upper()} ({na})", p) for p in catalog.PRECISIONS]
+
+    def _preset_options(self) -> list[tuple[str, str]]:
+        return [(label("preset_none", self.language), "")] + [
+            (p.name[self.language], p.id) for p in presets().values()]
+
+    @contextlib.contextmanager
+    def _mute(self) -> Iterator[None]:
+        self._muted += 1
+        try:
+            yield
+        finally:
+            self._muted -= 1
+
+    def _set_language(self, language: str) -> None:
+        self.language = language
+        lang = language
+        for row in self.rows.values():
+            row.set_language(lang)
+        for name in ("architecture", "training_kind", "pricing", "count_mode"):
+            c.relabel_options(self.controls[name], self._options(name), self._mute)
+        c.relabel_options(self.controls["precision"], self._precision_options(self.controls["gpu"].value), self._mute)
+        c.relabel_options(self.controls["preset"], self._preset_options(), self._mute)
+        self.title.value = (f'<h2 style="margin:4px 0 0 0">{label("app_title", lang)}</h2>'
+                            f'<div class="explorer-note">{label("app_subtitle", lang)}</div>')
+        for i, (key) in enumerate(("group_model", "group_hardware", "group_pricing", "group_region",
+                                   "group_advanced")):
+            self.groups.set_title(i, label(key, lang))
+        for i, key in enumerate(("tab_breakdown", "tab_waterfall", "tab_history", "tab_assumptions", "tab_share")):
+            self.tabs.set_title(i, label(key, lang))
+        self.pin_button.description = label("pin_baseline", lang)
+        self.scope_note.value = f'<div class="explorer-note">{label("scope_note", lang)}</div>'
+        self.breakdown.set_language(lang)
+        self.waterfall.set_language(lang)
+        self.history_fig.clear()
+        history_figure(figure=self.history_fig, language=lang)
+        self.history_fig.canvas.draw_idle()
+
+    # ------------------------------------------------------------------ reading controls
+    def _read_scenario(self) -> Scenario:
+        """The scenario the controls describe; ScenarioError when they cannot."""
+        r = self.rows
+        fields: dict[str, Any] = {
+            "params": r["params"].value,
+            "tokens": r["tokens"].value,
+            "architecture": r["architecture"].value,
+            "training_kind": r["training_kind"].value,
+            "lora_trainable_fraction": r["lora_trainable_fraction"].value,
+            "gpu": r["gpu"].value,
+            "precision": r["precision"].value,
+            "mfu": None if r["mfu_default"].value else r["mfu"].value,
+            "pricing": r["pricing"].value,
+            "region": r["region"].value,
+            "experiments_multiplier": r["experiments_multiplier"].value,
+            "currency": r["currency"].value,
+            "usd_to_cny": c.parse_optional_number("usd_to_cny", r["usd_to_cny"].value),
+        }
+        if fields["architecture"] == "moe":
+            fields["active_params"] = r["active_params"].value
+        if r["count_mode"].value == "gpus":
+            fields["gpus"], fields["deadline_days"] = r["gpus"].value, None
+        else:
+            fields["gpus"], fields["deadline_days"] = None, r["deadline_days"].value
+        for group in _OPTIONAL_FIELDS.values():
+            for name in group:
+                fields[name] = c.parse_optional_number(name, r[name].value)
+        for name, _lo, _hi in _NUMBER_FIELDS:
+            fields[name] = r[name].value
+        return Scenario.from_dict(fields)
+
+    # ------------------------------------------------------------------ events
+    def _on_change(self, change: dict) -> None:
+        """Every control's observer: a public entry point, so it never raises."""
+        if self._muted:
+            return
+        owner = change["owner"]
+        try:
+            if owner is self.controls["language"]:
+                self._set_language(owner.value)
+                self._show(self.estimate)
+                return
+            if owner is self.controls["preset"]:
+                if owner.value:
+                    self._set_marker_for_preset(owner.value)
+                    self.set_scenario(presets()[owner.value].scenario, keep_preset=True)
+                return
+            if owner is self.controls["gpu"]:
+                c.relabel_options(self.controls["precision"], self._precision_options(owner.value), self._mute)
+            if owner is not self.controls["currency"] and owner is not self.controls["usd_to_cny"]:
+                with self._mute():
+                    self.controls["preset"].value = ""
+                self.marker_year, self.marker_label = _today_year(), ""
+            self._sync_visibility()
+            self.refresh()
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self._reject("app", f"{type(exc).__name__}: {exc}")
+
+    def _sync_visibility(self) -> None:
+        r = self.rows
+        r["active_params"].show(r["architecture"].value == "moe")
+        r["lora_trainable_fraction"].show(r["training_kind"].value == "lora")
+        by_gpus = r["count_mode"].value == "gpus"
+        r["gpus"].show(by_gpus)
+        r["deadline_days"].show(not by_gpus)
+        r["mfu"].widget.disabled = bool(r["mfu_default"].value)
+        pricing = r["pricing"].value
+        for name in _SPOT_ONLY:
+            r[name].show(pricing == "spot")
+        for name in _OWNED_ONLY:
+            r[name].show(pricing == "owned")
+        r["usd_to_cny"].show(r["currency"].value == "CNY")
+        reg = catalog.region(r["region"].value)
+        for name, value in (("electricity_usd_per_kwh", reg.electricity_usd_per_kwh), ("pue", reg.pue),
+                            ("grid_gco2_per_kwh", reg.grid_gco2_per_kwh)):
+            r[name].widget.placeholder = f"{value:g}" if value is not None else label("unit_unknown", self.language)
+
+    def _field_row(self, field: str) -> c.ControlRow | None:
+        if field in self.rows:
+            return self.rows[field]
+        return {"active_params": self.rows["active_params"], "experts": self.rows["active_params"],
+                "top_k": self.rows["active_params"]}.get(field)
+
+    def _reject(self, field: str, message: str) -> None:
+        """Show why a change was not applied; the last good result stays."""
+        self.error = message
+        for row in self.rows.values():
+            row.set_message("")
+        row = self._field_row(field)
+        if row is not None:
+            row.set_message(html.escape(message))
+        self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}:</b> '
+                             f"{html.escape(message)}</div>")
+
+    def refresh(self) -> None:
+        """Read the controls, estimate, and update every view (the summary last)."""
+        try:
+            scenario = self._read_scenario()
+            result = estimate(scenario)
+        except ScenarioError as exc:
+            self._reject(exc.field, str(exc))
+            return
+        if result.deadline_impossible:
+            self._reject("deadline_days", next(m for m in result.warnings if m.startswith("Deadline")))
+            return
+        self.scenario, self.estimate, self.error = scenario, result, ""
+        for row in self.rows.values():
+            row.set_message("")
+        self.banner.value = ""
+        self._show(result)
+
+    def _show(self, e: Estimate) -> None:
+        lang = self.language
+        if self.rows["mfu_default"].value:
+            with self._mute():
+                self.controls["mfu"].value = round(e.mfu, 2)
+        self.kpis.value = views.kpi_html(e, lang)
+        self.warnings.value = views.warnings_html(e, lang)
+        self.breakdown.update(e)
+        self.waterfall.update(self.baseline, e)
+        year_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
+        set_scenario_marker(self.history_fig, e.total_usd, self.marker_year, year_label)
+        self.history_fig.canvas.draw_idle()
+        self.assumptions.value = views.assumptions_html(e, lang)
+        self.downloads.value = (
+            export.download_link(export.scenario_json(e), "application/json", "scenario.json",
+                                 label("download_scenario", lang)) + " &nbsp; " +
+            export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
+                                 label("download_breakdown", lang)))
+        link = "?" + query.query_from_scenario(e.scenario, lang=lang)
+        self.share.value = (f'<p>{label("share_link", lang)}: <a href="{html.escape(link)}" target="_blank">'
+                            f'<code>{html.escape(link)}</code></a></p>')
+        self.summary.value = f'<p class="explorer-summary-text">{html.escape(views.summary_text(e, lang))}</p>'
+
+    # ------------------------------------------------------------------ public actions
+    def _set_marker_for_preset(self, preset_id: str) -> None:
+        p = presets()[preset_id]
+        if p.run:
+            self.marker_year = float(published_run(p.run)["year"]) + 0.5
+            self.marker_label = p.name["en"]
+        else:
+            self.marker_year, self.marker_label = _today_year(), ""
+
+    def pin_baseline(self) -> None:
+        """Make the current result the baseline of the "what changed" view."""
+        self.baseline = self.estimate
+        self.waterfall.update(self.baseline, self.estimate)
+
+    def set_scenario(self, scenario: Scenario, *, keep_preset: bool = False) -> None:
+        """Move every control to ``scenario`` and show its result."""
+        s = scenario
+        r = self.rows
+        with self._mute():
+            if not keep_preset:
+                self.controls["preset"].value = ""
+            r["gpu"].widget.value = s.gpu
+            c.relabel_options(r["precision"].widget, self._precision_options(s.gpu), self._mute)
+            for name in ("params", "tokens"):
+                r[name].twin.value = getattr(s, name)
+                r[name].widget.value = min(max(getattr(s, name), r[name].widget.min and 10 ** r[name].widget.min),
+                                           10 ** r[name].widget.max)
+            r["architecture"].widget.value = s.architecture
+            active = s.active_params_effective
+            r["active_params"].twin.value = active
+            r["active_params"].widget.value = min(max(active, 1e8), 2e12)
+            r["training_kind"].widget.value = s.training_kind
+            r["lora_trainable_fraction"].widget.value = s.lora_trainable_fraction
+            r["precision"].widget.value = s.precision
+            r["count_mode"].widget.value = "gpus" if s.gpus is not None else "deadline"
+            if s.gpus is not None:
+                r["gpus"].twin.value = s.gpus
+                r["gpus"].widget.value = min(max(s.gpus, 1), 100_000)
+            if s.deadline_days is not None:
+                r["deadline_days"].twin.value = s.deadline_days
+                r["deadline_days"].widget.value = min(max(s.deadline_days, 1.0), 1000.0)
+            r["mfu_default"].widget.value = s.mfu is None
+            if s.mfu is not None:
+                r["mfu"].widget.value = s.mfu
+            r["pricing"].widget.value = s.pricing
+            r["region"].widget.value = s.region
+            for group in _OPTIONAL_FIELDS.values():
+                for name in group:
+                    value = getattr(s, name)
+                    r[name].widget.value = "" if value is None else f"{value:g}"
+            for name, _lo, _hi in _NUMBER_FIELDS:
+                r[name].widget.value = getattr(s, name)
+            r["experiments_multiplier"].widget.value = s.experiments_multiplier
+            r["currency"].widget.value = s.currency
+            r["usd_to_cny"].widget.value = "" if s.usd_to_cny is None else f"{s.usd_to_cny:g}"
+        self._sync_visibility()
+        self.refresh()
+
+    def _ipython_display_(self) -> None:  # pragma: no cover - display hook in notebooks
+        from IPython.display import display
+
+        display(self.widget)

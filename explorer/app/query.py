@@ -1,0 +1,94 @@
+"""Scenarios in a URL query string: read Voila's ``QUERY_STRING``, write share links.
+
+Reading keeps the known keys (scenario fields, ``lang``, ``preset``), clamps
+numbers to the field's range, drops values that are not allowed, and ignores
+everything else: the query string comes from any viewer of the app.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Mapping
+from urllib.parse import parse_qs, urlencode
+
+from explorer import catalog
+from explorer.scenario import Scenario, field_spec
+
+__all__ = ["scenario_fields_from_query", "query_from_scenario", "EXTRA_KEYS"]
+
+EXTRA_KEYS = ("lang", "preset")
+_FIELDS = {f.name for f in dataclasses.fields(Scenario)}
+_MAX_QUERY_CHARS = 4096
+
+
+def _clamp(name: str, text: str) -> Any:
+    """The value of field ``name`` read from ``text``, clamped; KeyError if unusable."""
+    spec = field_spec(name)
+    kind = spec.get("kind", "str")
+    if text in ("", "none", "null"):
+        if spec.get("optional"):
+            return None
+        raise KeyError(name)
+    if kind == "choice":
+        if text not in spec["choices"]:
+            raise KeyError(name)
+        return text
+    if kind == "str":
+        known = catalog.accelerators() if name == "gpu" else catalog.regions()
+        if text not in known:
+            raise KeyError(name)
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise KeyError(name) from None
+    if math.isnan(value):
+        raise KeyError(name)
+    lo, hi = spec["min"], spec["max"]
+    if spec["lo_open"] and value <= lo:
+        value = lo + (1 if kind == "int" else max(abs(lo) * 1e-9, 1e-12))
+    value = min(max(value, lo), hi)
+    return int(round(value)) if kind == "int" else value
+
+
+def scenario_fields_from_query(query: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """Scenario fields and extra keys (``lang``, ``preset``) from a query string.
+
+    Parameters
+    ----------
+    query : str
+        ``QUERY_STRING`` as Voila passes it (without the leading ``?``).
+
+    Returns
+    -------
+    fields : dict
+        Known scenario fields, clamped to their ranges.
+    extras : dict
+        ``lang`` and ``preset`` when present.
+    """
+    fields: dict[str, Any] = {}
+    extras: dict[str, str] = {}
+    parsed = parse_qs((query or "")[:_MAX_QUERY_CHARS].lstrip("?"), keep_blank_values=True)
+    for key, values in parsed.items():
+        text = values[-1].strip()
+        if key in EXTRA_KEYS:
+            extras[key] = text
+        elif key in _FIELDS:
+            try:
+                fields[key] = _clamp(key, text)
+            except KeyError:
+                continue
+    return fields, extras
+
+
+def query_from_scenario(scenario: Scenario, **extras: str) -> str:
+    """A query string holding the fields of ``scenario`` that differ from the defaults."""
+    base = Scenario()
+    items = []
+    for f in dataclasses.fields(Scenario):
+        value = getattr(scenario, f.name)
+        if value != getattr(base, f.name):
+            items.append((f.name, "" if value is None else (f"{value:g}" if isinstance(value, float) else str(value))))
+    items += [(k, v) for k, v in extras.items() if v]
+    return urlencode(items)

@@ -1,0 +1,63 @@
+"""Preset scenarios: published training runs replayed, and a few typical runs.
+
+``explorer/data/presets.csv`` names, for each preset, a published run (whose
+parameters, tokens and GPU count come from ``published_runs.csv``) and the
+scenario fields to set on top (accelerator id, precision, ...), with sources.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from typing import Mapping
+
+from explorer import catalog
+from explorer.scenario import Scenario
+
+__all__ = ["Preset", "presets", "published_run"]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named scenario with its source; ``run`` names the published run it replays."""
+
+    id: str
+    name: Mapping[str, str]
+    run: str
+    scenario: Scenario
+    source: str
+
+
+def published_run(model: str) -> Mapping[str, str]:
+    """The row of ``published_runs.csv`` whose ``model`` is ``model``."""
+    for row in catalog.published_runs():
+        if row["model"] == model:
+            return row
+    raise KeyError(model)
+
+
+def _from_run(row: Mapping[str, str]) -> dict:
+    fields: dict = {"params": float(row["params_total"]), "tokens": float(row["tokens"])}
+    if row["params_active"]:
+        fields["active_params"] = float(row["params_active"])
+    if row["n_accelerators"]:
+        fields["gpus"] = int(float(row["n_accelerators"]))
+    return fields
+
+
+@functools.cache
+def presets() -> Mapping[str, Preset]:
+    """All presets keyed by id, in catalog order."""
+    out = {}
+    for row in catalog.read_csv("presets.csv"):
+        fields = _from_run(published_run(row["run"])) if row["run"] else {}
+        fields.update(json.loads(row["scenario_json"]))
+        out[row["id"]] = Preset(
+            id=row["id"],
+            name={"en": row["name_en"], "zh": row["name_zh"]},
+            run=row["run"],
+            scenario=Scenario.from_dict(fields),
+            source=row["source"],
+        )
+    return out
