@@ -152,6 +152,12 @@ def compute(
     """
     f = {k: np.asarray(v, dtype=float) for k, v in locals().items() if k != "owned"}
     owned = np.asarray(owned, dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):  # impossible runs give inf, flagged below
+        return _compute(f, owned)
+
+
+def _compute(f: Mapping[str, np.ndarray], owned: np.ndarray) -> dict[str, np.ndarray]:
+    """Body of :func:`compute` on float arrays ``f`` keyed by parameter name."""
     out: dict[str, np.ndarray] = {}
 
     train_flop = (f["flop_per_param_token"] * f["active_params"] + f["attention_flop_per_token"]) * f["tokens"]

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 import ipywidgets as w
 
 from explorer.errors import ScenarioError
-from explorer.text import label
+from explorer.text import label, quantity
 
 __all__ = ["ControlRow", "log_slider_row", "slider_row", "choice_row", "toggle_row", "optional_number_row",
            "number_row", "parse_optional_number"]
@@ -36,7 +36,8 @@ class ControlRow:
         The row to lay out.
     """
 
-    def __init__(self, name: str, widget: w.Widget, twin: w.Widget | None = None, label_key: str | None = None):
+    def __init__(self, name: str, widget: w.Widget, twin: w.Widget | None = None, label_key: str | None = None,
+                 readout: w.Widget | None = None):
         self.name = name
         self.widget = widget
         self.twin = twin
@@ -44,7 +45,8 @@ class ControlRow:
         self.caption = w.HTML(layout=w.Layout(margin="4px 0 0 0"))
         self.message = w.HTML()
         self.message.add_class("explorer-control-message")
-        line = w.HBox([widget, twin], layout=_FULL) if twin is not None else widget
+        parts = [p for p in (widget, readout, twin) if p is not None]
+        line = w.HBox(parts, layout=_FULL) if len(parts) > 1 else widget
         self.box = w.VBox([self.caption, line, self.message], layout=w.Layout(width="100%", margin="0 0 2px 0"))
         self.box.add_class(f"explorer-control-{name}")
 
@@ -71,14 +73,20 @@ def log_slider_row(name: str, value: float, lo: float, hi: float, *, integer: bo
     """A log-scale slider from ``lo`` to ``hi`` with a typed twin (wider range ``text_lo``..``text_hi``)."""
     slider = w.FloatLogSlider(
         value=min(max(value, lo), hi), base=10, min=math.log10(lo), max=math.log10(hi), step=0.01,
-        continuous_update=False, readout=True, readout_format=".3s" if not integer else ".0f",
-        layout=w.Layout(width="64%"),
+        continuous_update=False, readout=False, layout=w.Layout(width="56%"),
     )
     cls = w.BoundedIntText if integer else w.BoundedFloatText
     twin = cls(value=value, min=text_lo if text_lo is not None else lo, max=text_hi if text_hi is not None else hi,
-               layout=w.Layout(width="34%"))
-    row = ControlRow(name, slider, twin)
+               layout=w.Layout(width="30%"))
+    readout = w.HTML(layout=w.Layout(width="14%", margin="0 0 0 4px"))
+    row = ControlRow(name, slider, twin, readout=readout)
     guard = {"busy": False}
+
+    def show_readout(change=None):
+        readout.value = f'<b style="font-size:13px">{quantity(twin.value)}</b>'
+
+    show_readout()
+    twin.observe(show_readout, names="value")
 
     def slider_moved(change):
         if guard["busy"]:

@@ -25,6 +25,7 @@ from explorer.app import export, query, views
 from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
+from explorer.plots.fonts import text_kwargs
 from explorer.plots.history import history_figure, set_scenario_marker
 from explorer.presets import presets, published_run
 from explorer.scenario import PRICING_MODES, TRAINING_KINDS, Scenario
@@ -54,9 +55,9 @@ _SPOT_ONLY = ("spot_discount", "spot_preemption_per_gpu_hour")
 _OWNED_ONLY = ("purchase_usd_per_gpu", "depreciation_years", "hosting_usd_per_gpu_hour")
 
 
-def _widget_figure(width_in: float, height_in: float) -> Figure:
-    """A figure shown through an ipympl canvas widget (no pyplot)."""
-    fig = Figure(figsize=(width_in, height_in), dpi=96, layout="constrained")
+def _widget_figure(width_in: float, height_in: float, dpi: float = 96, figure: Figure | None = None) -> Figure:
+    """A figure shown through an ipympl canvas widget (no pyplot); ``figure`` attaches an existing one."""
+    fig = figure if figure is not None else Figure(figsize=(width_in, height_in), dpi=dpi, layout="constrained")
     canvas = Canvas(fig)
     FigureManager(canvas, 0)
     canvas.header_visible = False
@@ -184,10 +185,13 @@ class ExplorerApp:
         self.summary = w.HTML()
         self.summary.add_class("explorer-summary")
         self.scope_note = w.HTML()
-        self.breakdown = BreakdownPlot(_widget_figure(7.2, 3.5), language=self.language)
-        self.waterfall = WaterfallPlot(_widget_figure(7.2, 3.5), language=self.language)
-        self.history_fig = _widget_figure(7.2, 4.6)
-        history_figure(figure=self.history_fig, language=self.language)
+        self.breakdown = BreakdownPlot(_widget_figure(9.0, 3.7), language=self.language)
+        self.waterfall = WaterfallPlot(_widget_figure(9.0, 3.7), language=self.language)
+        # The history chart is laid out for 13 x 7.8 in; a lower dpi shrinks it whole to the panel. It is
+        # built on an Agg canvas (its label placement draws) and shown through ipympl once built.
+        history = history_figure(figure=Figure(figsize=(13.0, 7.8), dpi=66, layout="constrained"),
+                                 language=self.language)
+        self.history_fig = _widget_figure(0, 0, figure=history)
         self.pin_button = w.Button(icon="thumb-tack", layout=w.Layout(width="auto"))
         self.pin_button.on_click(lambda _b: self.pin_baseline())
         self.assumptions = w.HTML()
@@ -215,7 +219,7 @@ class ExplorerApp:
                          *_OPTIONAL_FIELDS["advanced"])),
         ], selected_index=0)
         header = w.HBox([self.rows["preset"].box, self.rows["currency"].box, self.rows["language"].box],
-                        layout=w.Layout(width="100%", gap="16px"))
+                        layout=w.Layout(width="100%", justify_content="space-between"))
         left = w.VBox([header, self.groups, self.rows["usd_to_cny"].box],
                       layout=w.Layout(width="390px", min_width="330px", flex="0 0 390px"))
         right = w.VBox([self.banner, self.kpis, self.warnings, self.summary, self.tabs, self.scope_note],
@@ -274,9 +278,10 @@ class ExplorerApp:
         self.scope_note.value = f'<div class="explorer-note">{label("scope_note", lang)}</div>'
         self.breakdown.set_language(lang)
         self.waterfall.set_language(lang)
-        self.history_fig.clear()
-        history_figure(figure=self.history_fig, language=lang)
-        self.history_fig.canvas.draw_idle()
+        if self.history_fig.history_handles.language != text_kwargs(lang)[1]:
+            self.history_fig.clear()
+            history_figure(figure=self.history_fig, language=lang)
+            self.history_fig.canvas.draw_idle()
 
     # ------------------------------------------------------------------ reading controls
     def _read_scenario(self) -> Scenario:
@@ -409,7 +414,7 @@ class ExplorerApp:
             export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
                                  label("download_breakdown", lang)))
         link = "?" + query.query_from_scenario(e.scenario, lang=lang)
-        self.share.value = (f'<p>{label("share_link", lang)}: <a href="{html.escape(link)}" target="_blank">'
+        self.share.value = (f'<p class="explorer-share">{label("share_link", lang)}: <a href="{html.escape(link)}" target="_blank">'
                             f'<code>{html.escape(link)}</code></a></p>')
         self.summary.value = f'<p class="explorer-summary-text">{html.escape(views.summary_text(e, lang))}</p>'
 

@@ -25,6 +25,7 @@ STYLE = """
 .explorer-banner {background:#fdedec; border-left:4px solid #c0392b; padding:4px 10px; font-size:12.5px;}
 .explorer-summary {font-size:13.5px; line-height:1.45; color:#1b2631; margin:2px 0 4px 0;}
 .explorer-note {font-size:11.5px; color:#566573;}
+.explorer-app a.explorer-download, .explorer-app .explorer-share a {color:#0b5394; text-decoration:underline; margin-right:14px;}
 .explorer-assumptions table {border-collapse:collapse; font-size:12px;}
 .explorer-assumptions td, .explorer-assumptions th {border-bottom:1px solid #e5e8e8; padding:3px 6px; text-align:left; vertical-align:top;}
 .explorer-assumptions td.src {color:#566573; max-width:520px;}

@@ -1,0 +1,191 @@
+"""Headless tests of the explorer app: set control values, assert on state, text and figure data.
+
+No kernel is needed: ipywidgets 8 builds widgets without one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import parse_qs
+
+import numpy as np
+import pytest
+
+from explorer import Scenario, catalog, estimate
+from explorer.app import ExplorerApp
+from explorer.app.export import breakdown_csv
+from explorer.model import COST_DIMENSIONS
+from explorer.presets import presets
+
+
+@pytest.fixture(scope="module")
+def app():
+    return ExplorerApp(query_string="")
+
+
+def _bar_widths(app):
+    return np.array([bar.get_width() for bar in app.breakdown.bars])
+
+
+def _marker_y(app):
+    return float(np.asarray(app.history_fig.history_handles.scenario_marker.get_ydata())[0])
+
+
+def test_required_controls_and_summary_class(app):
+    for name in ("params", "tokens", "precision", "architecture", "gpu", "gpus", "mfu", "pricing", "region",
+                 "currency", "language"):
+        assert name in app.controls, name
+    assert "explorer-summary" in app.summary._dom_classes
+    assert isinstance(app.scenario, Scenario)
+    # the summary reports the estimate's own numbers
+    assert f"{app.estimate.gpus:,}" in app.summary.value
+
+
+def test_sliders_do_not_update_continuously(app):
+    import ipywidgets as w
+
+    sliders = [c for c in app.controls.values() if isinstance(c, (w.FloatSlider, w.FloatLogSlider, w.IntSlider))]
+    assert sliders and all(s.continuous_update is False for s in sliders)
+
+
+def test_model_size_changes_summary_figure_and_marker(app):
+    before_summary, before_widths = app.summary.value, _bar_widths(app)
+    before_total = app.estimate.total_usd
+    before_marker = _marker_y(app)
+    app.controls["params"].value = app.scenario.params * 4
+    assert app.error == ""
+    assert app.estimate.total_usd == pytest.approx(estimate(app.scenario).total_usd)
+    assert app.estimate.total_usd > before_total * 3  # compute-dominated: ~4x
+    assert app.summary.value != before_summary
+    assert not np.allclose(_bar_widths(app), before_widths)
+    assert _marker_y(app) != before_marker
+    # the bar of each dimension holds that dimension's cost
+    for bar, d in zip(app.breakdown.bars, COST_DIMENSIONS):
+        assert bar.get_width() == pytest.approx(app.estimate.cost()[d])
+
+
+def test_typed_twin_sets_values_beyond_the_slider(app):
+    row = app.rows["params"]
+    row.twin.value = 5e12  # above the slider's 2T end
+    assert app.scenario.params == 5e12
+    assert row.widget.value == pytest.approx(2e12)
+
+
+def test_fp8_on_a100_shows_message_and_keeps_last_good_result(app):
+    app.controls["gpu"].value = "h100-sxm"
+    app.controls["precision"].value = "fp8"
+    good = app.estimate
+    assert app.scenario.precision == "fp8" and app.error == ""
+    summary = app.summary.value
+    app.controls["gpu"].value = "a100-80gb"
+    assert "precision" in app.error and "a100-80gb" in app.error
+    assert "fp8" in app.rows["precision"].message.value
+    assert app.estimate is good and app.summary.value == summary
+    assert app.banner.value  # visible message beside the results
+    app.controls["precision"].value = "bf16"
+    assert app.error == "" and app.rows["precision"].message.value == ""
+    assert app.scenario.gpu == "a100-80gb"
+
+
+def test_impossible_deadline_shows_message_and_keeps_last_good_result(app):
+    app.controls["gpu"].value = "h100-sxm"
+    app.controls["count_mode"].value = "deadline"
+    app.rows["deadline_days"].twin.value = 60.0
+    good = app.estimate
+    assert app.scenario.deadline_days == 60.0 and app.error == ""
+    # GPT-4-scale compute in one day needs far more than the largest cluster
+    app.rows["params"].twin.value = 2e12
+    app.rows["tokens"].twin.value = 2e13
+    app.rows["deadline_days"].twin.value = 1.0
+    assert "Deadline impossible" in app.error
+    assert "Deadline impossible" in app.rows["deadline_days"].message.value
+    assert app.estimate.scenario.deadline_days != 1.0
+    app.controls["count_mode"].value = "gpus"
+    assert app.error == ""
+    del good
+
+
+def test_bad_typed_value_shows_message_beside_its_control(app):
+    app.controls["pue"].value = "abc"
+    assert "pue" in app.error and "abc" in app.rows["pue"].message.value
+    app.controls["pue"].value = "0.5"  # below 1
+    assert "pue" in app.error
+    app.controls["pue"].value = ""
+    assert app.error == ""
+
+
+def test_every_preset_builds_and_moves_the_controls(app):
+    for preset_id, preset in presets().items():
+        app.controls["preset"].value = preset_id
+        assert app.error == "", preset_id
+        assert app.scenario == preset.scenario, preset_id
+        assert app.controls["gpu"].value == preset.scenario.gpu
+        assert app.rows["params"].value == preset.scenario.params
+    app.controls["preset"].value = ""
+
+
+def test_pin_baseline_and_waterfall_steps(app):
+    app.set_scenario(Scenario())
+    app.pin_baseline()
+    base_total = app.estimate.total_usd
+    app.controls["pricing"].value = "reserved_3y"
+    steps = app.waterfall.steps(app.baseline, app.estimate)
+    assert steps[0][1] == pytest.approx(base_total)
+    assert steps[-1][1] == pytest.approx(app.estimate.total_usd)
+    assert sum(h for _b, h in steps[1:-1]) == pytest.approx(app.estimate.total_usd - base_total)
+    # the bars show the steps
+    heights = [bar.get_height() for bar in app.waterfall.bars]
+    assert heights == pytest.approx([h for _b, h in steps])
+    assert steps[1][1] < 0  # compute got cheaper with the reservation
+
+
+def test_currency_and_language(app):
+    app.set_scenario(Scenario())
+    usd_total = app.estimate.total_usd
+    app.controls["currency"].value = "CNY"
+    assert "¥" in app.summary.value
+    rate = catalog.default("usd_to_cny")
+    assert app.estimate.cost()["total"] == pytest.approx(usd_total * rate)
+    app.controls["language"].value = "zh"
+    assert "总成本" in app.summary.value and "训练" in app.summary.value
+    assert app.rows["params"].caption.value.count("模型规模") == 1
+    app.controls["language"].value = "en"
+    app.controls["currency"].value = "USD"
+    assert "Training" in app.summary.value
+
+
+def test_share_link_and_downloads_round_trip(app):
+    app.set_scenario(Scenario(params=13e9, tokens=3e12, gpu="a100-80gb", gpus=512, region="fr"))
+    href = re.search(r'href="\?([^"]+)"', app.share.value).group(1).replace("&amp;", "&")
+    restored = ExplorerApp(query_string=href)
+    assert restored.scenario == app.scenario
+    json_url = re.search(r'download="scenario.json" href="data:application/json;charset=utf-8;base64,([^"]+)"',
+                         app.downloads.value).group(1)
+    import base64
+
+    assert Scenario.from_json(base64.b64decode(json_url).decode()) == app.scenario
+    rows = dict(line.split(",")[:2] for line in breakdown_csv(app.estimate).splitlines()[1:])
+    assert float(rows["cost_total"]) == pytest.approx(app.estimate.total_usd, rel=1e-5)
+
+
+def test_query_string_clamps_and_ignores_unknown_keys():
+    a = ExplorerApp(query_string="params=1e20&tokens=abc&gpu=nonsense&evil=<script>&lang=zh&mfu=0.5&region=se")
+    assert a.scenario.params == 1e14  # clamped to the field's range
+    assert a.scenario.tokens == Scenario().tokens  # unreadable: ignored
+    assert a.scenario.gpu == Scenario().gpu
+    assert a.scenario.mfu == 0.5 and a.scenario.region == "se"
+    assert a.language == "zh"
+    b = ExplorerApp(query_string="preset=gpt3")
+    assert b.scenario == presets()["gpt3"].scenario
+    q = parse_qs("params=-5")
+    assert ExplorerApp(query_string="params=-5").scenario.params == 1e6 and q
+
+
+def test_callbacks_never_raise_on_odd_values(app):
+    # Voila forwards widget messages from any viewer: odd values end as messages, not tracebacks
+    app.controls["usd_to_cny"].value = "1e400"
+    assert "usd_to_cny" in app.error
+    app.controls["usd_to_cny"].value = ""
+    app.rows["tokens"].twin.value = 1e6
+    assert app.error == "" and app.scenario.tokens == 1e6
