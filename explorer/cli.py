@@ -97,6 +97,8 @@ def _scenario_from_args(args: argparse.Namespace) -> Scenario:
                 text = fh.read()
         except OSError as exc:
             raise ScenarioError("scenario", args.scenario, f"a readable JSON file ({exc.strerror})") from None
+        except UnicodeDecodeError:
+            raise ScenarioError("scenario", args.scenario, "a UTF-8 JSON file") from None
         data = Scenario.from_json(text).to_dict()
     for option, name in _OPTION_FIELDS.items():
         value = getattr(args, option)
@@ -203,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "estimate":
             result = estimate(_scenario_from_args(args))
-            print(json.dumps(result.to_dict(), indent=1) if args.json else format_estimate(result))
+            print(json.dumps(result.to_dict(), indent=1, allow_nan=False) if args.json else format_estimate(result))
         elif args.command == "catalog":
             print(_catalog_table(args.which, args.json))
         else:

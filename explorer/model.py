@@ -179,19 +179,21 @@ def _compute(f: Mapping[str, np.ndarray], owned: np.ndarray) -> dict[str, np.nda
         return np.clip((1.0 - lost) / (1.0 + stall), 0.0, 1.0)
 
     # GPU count: given, or solved from the deadline by fixed-point iteration on the goodput.
+    # n -> ceil(ideal / (24 days goodput(n))) only grows (goodput falls with n), so from the
+    # failure-free count it climbs to the smallest count that meets the deadline, if any.
     given = ~np.isnan(f["gpus"])
-    n = np.where(given, f["gpus"], np.ceil(ideal / (24.0 * f["deadline_days"])))
-    for _ in range(6):
-        g = goodput_for(n)
-        with np.errstate(divide="ignore"):
-            need = np.ceil(ideal / (24.0 * f["deadline_days"] * g))
-        n = np.where(given, f["gpus"], np.minimum(need, 1e12))
-    n = np.maximum(n, 1.0)
+    n = np.where(given, f["gpus"], np.maximum(np.ceil(ideal / (24.0 * f["deadline_days"])), 1.0))
+    for _ in range(60):
+        need = np.ceil(ideal / (24.0 * f["deadline_days"] * goodput_for(n)))
+        step = np.where(given, f["gpus"], np.minimum(np.maximum(need, 1.0), 1e12))
+        if np.array_equal(step, n):
+            break
+        n = step
     goodput = goodput_for(n)
-    impossible = (~given) & ((n > f["max_gpus"]) | (goodput <= 0.0))
-    with np.errstate(divide="ignore"):
-        gpu_hours = np.where(goodput > 0, ideal / goodput, np.inf)
+    gpu_hours = np.where(goodput > 0, ideal / goodput, np.inf)
     wall_days = gpu_hours / (24.0 * n)
+    missed = wall_days > f["deadline_days"] * (1.0 + 1e-9)
+    impossible = (~given) & ((n > f["max_gpus"]) | (goodput <= 0.0) | missed)
 
     state_bytes = f["params"] * f["state_bytes_per_param"]
     min_gpus = np.ceil(state_bytes / (f["memory_gb"] * 1e9))
@@ -339,8 +341,8 @@ class Estimate:
         return {k: v * fx for k, v in self.cost_usd.items()}
 
     def to_dict(self) -> dict:
-        """A JSON-ready summary (the CLI's ``--json`` output)."""
-        return {
+        """A JSON-ready summary (the CLI's ``--json`` output); unknown or infinite values are None."""
+        return _json_safe({
             "train_flop": self.train_flop,
             "ideal_gpu_hours": self.ideal_gpu_hours,
             "gpu_hours": self.gpu_hours,
@@ -358,8 +360,20 @@ class Estimate:
             "usd_per_pflop_day": self.usd_per_pflop_day,
             "tokens_per_gpu_hour": self.tokens_per_gpu_hour,
             "effective_utilization": self.effective_utilization,
+            "deadline_impossible": self.deadline_impossible,
             "warnings": list(self.warnings),
-        }
+        })
+
+
+def _json_safe(value):
+    """``value`` with NaN and infinities replaced by None, recursively (strict JSON has neither)."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _reference_precision(acc: catalog.Accelerator) -> str:
@@ -412,8 +426,8 @@ def _pick(value, name: str, used: list[Assumption]) -> float:
 
 def _flop_factor(s: Scenario) -> tuple[float, float]:
     """FLOP per parameter-token and the parameter count it multiplies."""
-    if s.training_kind == "lora":
-        return 4.0 + 6.0 * s.lora_trainable_fraction, s.params
+    if s.training_kind == "lora":  # frozen weights: no weight gradients, adapters train on active experts
+        return 4.0 + 6.0 * s.lora_trainable_fraction, s.active_params_effective
     return 6.0, s.active_params_effective
 
 
@@ -469,24 +483,28 @@ def estimate(scenario: Scenario) -> Estimate:
     restart_h = _pick(s.restart_minutes, "restart_minutes", used) / 60.0
 
     # prices
+    # A rate set in the scenario is what is paid; discounts apply to the catalog's on-demand price.
     owned = s.pricing == "owned"
-    on_demand = s.rate_usd_per_gpu_hour if s.rate_usd_per_gpu_hour is not None else acc.on_demand_usd_per_gpu_hour
-    if s.rate_usd_per_gpu_hour is None and not owned:
-        used.append(Assumption(f"on-demand price ({acc.id})", _nan(on_demand), "USD/GPU-hour", acc.price_date))
-    rate = _nan(on_demand)
-    if s.pricing in ("reserved_1y", "reserved_3y"):
-        rate *= 1.0 - default(f"{s.pricing}_discount")
-        used.append(_assumption(f"{s.pricing}_discount"))
+    own_rate = s.rate_usd_per_gpu_hour
+    if own_rate is None and not owned:
+        used.append(Assumption(f"on-demand price ({acc.id})", _nan(acc.on_demand_usd_per_gpu_hour),
+                               "USD/GPU-hour", acc.price_date))
+    rate = _nan(acc.on_demand_usd_per_gpu_hour)
+    if s.pricing in ("reserved_1y", "reserved_3y") and own_rate is None:
+        rate *= 1.0 - _pick(None, f"{s.pricing}_discount", used)
     elif s.pricing == "spot":
-        if s.spot_discount is not None:
-            discount = s.spot_discount
-        elif acc.spot_usd_per_gpu_hour and acc.on_demand_usd_per_gpu_hour and s.rate_usd_per_gpu_hour is None:
-            discount = 1.0 - acc.spot_usd_per_gpu_hour / acc.on_demand_usd_per_gpu_hour
-            used.append(Assumption(f"spot discount ({acc.id}, catalog)", discount, "1", acc.source))
+        if own_rate is not None:
+            pass
+        elif s.spot_discount is not None:
+            rate *= 1.0 - s.spot_discount
+        elif acc.spot_usd_per_gpu_hour and acc.on_demand_usd_per_gpu_hour:
+            rate = acc.spot_usd_per_gpu_hour
+            used.append(Assumption(f"spot price ({acc.id}, catalog)", rate, "USD/GPU-hour", acc.source))
         else:
-            discount = _pick(None, "spot_discount", used)
-        rate *= 1.0 - discount
+            rate *= 1.0 - _pick(None, "spot_discount", used)
         failure_rate += _pick(s.spot_preemption_per_gpu_hour, "spot_preemption_per_gpu_hour", used)
+    if own_rate is not None:
+        rate = own_rate
     if not owned and math.isnan(rate):
         warnings.append(f"No sourced cloud price for {acc.id}: compute cost unknown; set rate_usd_per_gpu_hour.")
 

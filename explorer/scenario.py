@@ -66,8 +66,8 @@ class Scenario:
         (None = Young/Daly optimum) [h]; ``checkpoint_write_minutes`` and
         ``restart_minutes`` [min].
     Pricing
-        ``pricing`` mode; ``rate_usd_per_gpu_hour`` overrides the catalog's
-        on-demand price [USD/GPU-hour]; spot ``spot_discount`` [0-1] and
+        ``pricing`` mode; ``rate_usd_per_gpu_hour`` is the rate actually paid,
+        replacing the catalog price and its discounts [USD/GPU-hour]; spot ``spot_discount`` [0-1] and
         ``spot_preemption_per_gpu_hour``; owned ``purchase_usd_per_gpu`` [USD],
         ``server_overhead`` [x], ``network_fraction`` [0-1],
         ``depreciation_years`` [years], ``hosting_usd_per_gpu_hour``.
@@ -233,7 +233,9 @@ def _check_field(f: dataclasses.Field, value: Any) -> Any:
         if not isinstance(value, str) or not value:
             raise ScenarioError(f.name, value, "a non-empty string id")
         return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool):
+        raise ScenarioError(f.name, value, "a number, not true/false")
+    if not isinstance(value, (int, float)):
         try:
             value = float(value)
         except (TypeError, ValueError):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import html
+import math
 import os
 from typing import Any, Iterator
 
@@ -24,9 +25,9 @@ from explorer.app import controls as c
 from explorer.app import export, query, views
 from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
-from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
+from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot, freeze_layout
 from explorer.plots.fonts import text_kwargs
-from explorer.plots.history import history_figure, set_scenario_marker
+from explorer.plots.history import enable_marker_blitting, history_figure, redraw_marker, set_scenario_marker
 from explorer.presets import presets, published_run
 from explorer.scenario import PRICING_MODES, TRAINING_KINDS, Scenario
 from explorer.text import label
@@ -131,13 +132,14 @@ class ExplorerApp:
         self._build_controls(start, preset_id)
         self._build_views()
         self._layout()
+        self._stale_figures: set = set()
         self._set_language(self.language)
         self._sync_visibility()
         self._show(self.estimate)
         for row in self.rows.values():
-            for widget in (row.widget, row.twin):
-                if widget is not None:
-                    widget.observe(self._on_change, names="value")
+            # a log slider and its typed twin mirror each other: the twin holds the value
+            (row.twin or row.widget).observe(self._on_change, names="value")
+        self.tabs.observe(self._on_tab, names="selected_index")
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
@@ -192,6 +194,7 @@ class ExplorerApp:
         history = history_figure(figure=Figure(figsize=(13.0, 7.8), dpi=66, layout="constrained"),
                                  language=self.language)
         self.history_fig = _widget_figure(0, 0, figure=history)
+        enable_marker_blitting(self.history_fig)
         self.pin_button = w.Button(icon="thumb-tack", layout=w.Layout(width="auto"))
         self.pin_button.on_click(lambda _b: self.pin_baseline())
         self.assumptions = w.HTML()
@@ -278,10 +281,12 @@ class ExplorerApp:
         self.scope_note.value = f'<div class="explorer-note">{label("scope_note", lang)}</div>'
         self.breakdown.set_language(lang)
         self.waterfall.set_language(lang)
+        for plot in (self.breakdown, self.waterfall):
+            freeze_layout(plot.figure)
         if self.history_fig.history_handles.language != text_kwargs(lang)[1]:
-            self.history_fig.clear()
             history_figure(figure=self.history_fig, language=lang)
-            self.history_fig.canvas.draw_idle()
+            enable_marker_blitting(self.history_fig)
+        self._stale_figures = {self.breakdown.figure, self.waterfall.figure, self.history_fig}
 
     # ------------------------------------------------------------------ reading controls
     def _read_scenario(self) -> Scenario:
@@ -402,11 +407,12 @@ class ExplorerApp:
                 self.controls["mfu"].value = round(e.mfu, 2)
         self.kpis.value = views.kpi_html(e, lang)
         self.warnings.value = views.warnings_html(e, lang)
-        self.breakdown.update(e)
-        self.waterfall.update(self.baseline, e)
+        self.breakdown.update(e, draw=False)
+        self.waterfall.update(self.baseline, e, draw=False)
         year_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
-        set_scenario_marker(self.history_fig, e.total_usd, self.marker_year, year_label)
-        self.history_fig.canvas.draw_idle()
+        total = e.total_usd if math.isfinite(e.total_usd) and e.total_usd > 0 else None
+        set_scenario_marker(self.history_fig, total, self.marker_year, year_label, draw=False)
+        self._render(self.breakdown.figure, self.waterfall.figure, self.history_fig)
         self.assumptions.value = views.assumptions_html(e, lang)
         self.downloads.value = (
             export.download_link(export.scenario_json(e), "application/json", "scenario.json",
@@ -430,7 +436,34 @@ class ExplorerApp:
     def pin_baseline(self) -> None:
         """Make the current result the baseline of the "what changed" view."""
         self.baseline = self.estimate
-        self.waterfall.update(self.baseline, self.estimate)
+        self.waterfall.update(self.baseline, self.estimate, draw=False)
+        self._render(self.waterfall.figure)
+
+    # ------------------------------------------------------------------ rendering
+    def _visible_figure(self) -> Figure | None:
+        return {0: self.breakdown.figure, 1: self.waterfall.figure, 2: self.history_fig}.get(self.tabs.selected_index)
+
+    def _render(self, *changed: Figure) -> None:
+        """Render the visible figure now; render the others when their tab is opened.
+
+        An explicit ``canvas.draw()`` pushes the new image to the browser. (Only
+        ``draw_idle`` would let the browser ask for it, and a request made while
+        another is in flight is dropped, leaving a stale chart.)
+        """
+        self._stale_figures.update(changed)
+        visible = self._visible_figure()
+        if visible in self._stale_figures:
+            self._stale_figures.discard(visible)
+            if visible is self.history_fig:
+                redraw_marker(visible)
+            else:
+                visible.canvas.draw()
+
+    def _on_tab(self, _change: dict) -> None:
+        try:
+            self._render()
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self._reject("app", f"{type(exc).__name__}: {exc}")
 
     def set_scenario(self, scenario: Scenario, *, keep_preset: bool = False) -> None:
         """Move every control to ``scenario`` and show its result."""

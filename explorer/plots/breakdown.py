@@ -19,7 +19,7 @@ from explorer.model import COST_DIMENSIONS, Estimate
 from explorer.plots.fonts import text_kwargs
 from explorer.text import label, money
 
-__all__ = ["BreakdownPlot", "WaterfallPlot", "DIMENSION_COLORS"]
+__all__ = ["BreakdownPlot", "WaterfallPlot", "DIMENSION_COLORS", "freeze_layout"]
 
 #: One colour per dimension (Okabe-Ito, colour-blind safe); labels carry the meaning.
 DIMENSION_COLORS = {
@@ -31,6 +31,23 @@ DIMENSION_COLORS = {
     "hidden": "#D55E00",
 }
 _UP, _DOWN, _TOTAL = "#C0392B", "#1E8449", "#5D6D7E"
+
+
+def freeze_layout(figure: Figure) -> None:
+    """Run the constrained layout once, then keep the axes where it put them.
+
+    The layout engine costs about 40% of every render; the axes of these
+    figures do not move when their data change, only when labels do (call
+    this again after a language change).
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figure.set_layout_engine("constrained")
+    if hasattr(figure.canvas, "get_renderer"):
+        figure.canvas.draw()
+    else:
+        FigureCanvasAgg(figure).draw()
+    figure.set_layout_engine("none")
 
 
 def _finite(x: float) -> float:
@@ -77,8 +94,11 @@ class BreakdownPlot:
         self.ax.set_yticklabels([label(f"dim_{d}", lang) for d in COST_DIMENSIONS], **kw)
         self.ax.set_title(label("chart_breakdown_title", lang), loc="left", fontsize=11, fontweight="bold", **kw)
 
-    def update(self, estimate: Estimate) -> None:
-        """Show ``estimate``'s costs in its currency, moving the existing bars."""
+    def update(self, estimate: Estimate, *, draw: bool = True) -> None:
+        """Show ``estimate``'s costs in its currency, moving the existing bars.
+
+        ``draw=False`` leaves rendering to the caller (no ``draw_idle``).
+        """
         cost = estimate.cost()
         currency = estimate.scenario.currency
         values = [_finite(cost[d]) for d in COST_DIMENSIONS]
@@ -94,7 +114,8 @@ class BreakdownPlot:
         if currency != self.currency or not self.ax.xaxis.get_major_formatter().__class__ is FuncFormatter:
             self.ax.xaxis.set_major_formatter(_axis_money(currency))
             self.currency = currency
-        self.figure.canvas.draw_idle()
+        if draw:
+            self.figure.canvas.draw_idle()
 
 
 class WaterfallPlot:
@@ -146,8 +167,11 @@ class WaterfallPlot:
         out.append((0.0, level))
         return out
 
-    def update(self, baseline: Estimate, current: Estimate) -> None:
-        """Show the change from ``baseline`` to ``current``, moving the existing bars."""
+    def update(self, baseline: Estimate, current: Estimate, *, draw: bool = True) -> None:
+        """Show the change from ``baseline`` to ``current``, moving the existing bars.
+
+        ``draw=False`` leaves rendering to the caller (no ``draw_idle``).
+        """
         currency = current.scenario.currency
         steps = self.steps(baseline, current)
         tops = []
@@ -173,7 +197,8 @@ class WaterfallPlot:
         high = max(max(tops), 1.0)
         self.ax.set_ylim(0, high * 1.18)
         self.ax.yaxis.set_major_formatter(_axis_money(currency))
-        self.figure.canvas.draw_idle()
+        if draw:
+            self.figure.canvas.draw_idle()
 
 
 def dimension_rows(estimate: Estimate, language: str = "en") -> Sequence[tuple[str, float]]:

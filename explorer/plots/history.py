@@ -25,7 +25,7 @@ from explorer import history
 from explorer.plots.fonts import text_kwargs
 from explorer.text import label
 
-__all__ = ["HistoryHandles", "history_figure", "set_scenario_marker"]
+__all__ = ["HistoryHandles", "history_figure", "set_scenario_marker", "enable_marker_blitting", "redraw_marker"]
 
 #: Marker shape per method (the primary cue), then colour.
 MARKERS = {"amortized": "o", "cloud": "s", "developer": "^"}
@@ -83,6 +83,7 @@ class HistoryHandles:
     scenario_label: object
     language: str
     point_labels: list = field(default_factory=list)
+    blitter: object = None
 
 
 def _usd(x: float) -> str:
@@ -239,6 +240,9 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
         fig = Figure(figsize=(13, 7.8), dpi=100, layout="constrained")
     else:
         fig = figure
+        old = getattr(fig, "history_handles", None)
+        if old is not None and old.blitter is not None:
+            old.blitter.disconnect()
         fig.clear()
         if hasattr(fig, "set_layout_engine"):
             fig.set_layout_engine("constrained")
@@ -349,7 +353,8 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     return fig
 
 
-def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label: str = "your run") -> None:
+def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label: str = "your run", *,
+                        draw: bool = True) -> None:
     """Move the highlighted "your run" marker, in place.
 
     Parameters
@@ -362,6 +367,8 @@ def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label:
         Where to place it [decimal yr].
     label : str
         Text shown next to the marker (the cost is appended).
+    draw : bool
+        Ask the canvas to redraw (``draw_idle``); False when the caller renders itself.
     """
     h = getattr(fig, "history_handles", None)
     if h is None:
@@ -393,4 +400,75 @@ def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label:
         right = t > x0 + 0.8 * (x1 - x0)
         h.scenario_label.set_position((-130, -70) if right else (130, -70))
         h.scenario_label.set_horizontalalignment("right" if right else "left")
-    fig.canvas.draw_idle()
+    if draw:
+        fig.canvas.draw_idle()
+
+
+class _MarkerBlitter:
+    """Redraw only the scenario marker over a cached background (matplotlib blitting).
+
+    The rest of the history chart (dozens of labelled points) does not change
+    when the marker moves; a full render takes ~0.5 s on a small machine, a blit
+    a few milliseconds. Any full draw (resize, language) refreshes the cache.
+    """
+
+    def __init__(self, fig: Figure):
+        self.fig = fig
+        h = fig.history_handles
+        self.artists = (h.scenario_marker, h.scenario_label)
+        for artist in self.artists:
+            artist.set_animated(True)
+        self.background = None
+        self.limits = None
+        self.canvas = fig.canvas
+        self.cid = fig.canvas.mpl_connect("draw_event", self._on_draw)
+
+    def disconnect(self) -> None:
+        """Stop redrawing the marker on draws (before the figure is rebuilt)."""
+        self.canvas.mpl_disconnect(self.cid)
+
+    def _limits(self):
+        ax = self.fig.history_handles.ax
+        return ax.get_xlim(), ax.get_ylim(), tuple(self.fig.bbox.bounds)
+
+    def _on_draw(self, event) -> None:
+        canvas = self.fig.canvas
+        if event.canvas is not self.canvas or canvas is not self.canvas:
+            return  # a savefig through a temporary canvas
+        self.background = canvas.copy_from_bbox(self.fig.bbox)
+        self.limits = self._limits()
+        self._draw_artists()
+        canvas.blit(self.fig.bbox)
+
+    def _draw_artists(self) -> None:
+        for artist in self.artists:
+            if artist.get_visible():
+                self.fig.draw_artist(artist)
+
+    def redraw(self) -> None:
+        """Show the marker where it now is: a blit, or a full draw if the axes moved."""
+        canvas = self.fig.canvas
+        if self.background is None or self.limits != self._limits():
+            canvas.draw()  # the draw_event handler draws the marker
+            return
+        canvas.restore_region(self.background)
+        self._draw_artists()
+        canvas.blit(self.fig.bbox)
+
+
+def enable_marker_blitting(fig: Figure) -> None:
+    """Make :func:`redraw_marker` blit the scenario marker of ``fig`` (for interactive canvases).
+
+    The marker and its label become animated artists: a plain ``savefig`` no
+    longer shows them, so use this only on figures shown through a widget canvas.
+    """
+    fig.history_handles.blitter = _MarkerBlitter(fig)
+
+
+def redraw_marker(fig: Figure) -> None:
+    """Render ``fig`` after :func:`set_scenario_marker` (``draw=False``): a blit when enabled."""
+    blitter = getattr(fig.history_handles, "blitter", None)
+    if blitter is None:
+        fig.canvas.draw()
+    else:
+        blitter.redraw()

@@ -1,0 +1,89 @@
+"""The app as its viewers get it: Voila over HTTP, and a real browser."""
+
+from __future__ import annotations
+
+import urllib.request
+
+import pytest
+
+from tests.conftest import ARTIFACTS
+
+pytestmark = pytest.mark.server
+
+
+def test_voila_serves_the_app_without_source_or_traceback(voila_url):
+    with urllib.request.urlopen(voila_url, timeout=120) as response:
+        assert response.status == 200
+        page = response.read().decode("utf-8")
+    assert "application/vnd.jupyter.widget-view+json" in page  # the app's widget is rendered
+    assert "from explorer.app import ExplorerApp" not in page  # sources are stripped
+    for marker in ("Traceback (most recent call last)", "ModuleNotFoundError", "ScenarioError"):
+        assert marker not in page
+
+
+def test_voila_refuses_template_override(voila_url):
+    with urllib.request.urlopen(voila_url + "?voila-template=classic&voila-theme=dark", timeout=120) as response:
+        page = response.read().decode("utf-8")
+    assert "from explorer.app import ExplorerApp" not in page
+    assert "theme-dark" not in page
+
+
+def _total(page) -> str:
+    return page.locator(".explorer-summary").inner_text(timeout=60_000)
+
+
+def _canvas_data(page) -> str:
+    """Pixels of the first visible figure canvas, as a data URL."""
+    return page.evaluate(
+        """() => {
+            const canvases = [...document.querySelectorAll('.jupyter-matplotlib-figure canvas')]
+                .filter(c => c.offsetParent !== null && c.width > 0);
+            return canvases.length ? canvases[0].toDataURL() : '';
+        }"""
+    )
+
+
+@pytest.mark.browser
+def test_browser_moves_slider_and_picks_accelerator(voila_url, chromium):
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # the page asks a CDN for icon fonts: nothing may leave 127.0.0.1
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("http://127.0.0.1")
+               else route.abort())
+    page.goto(voila_url, timeout=120_000)
+    page.wait_for_selector(".explorer-summary p", timeout=120_000)
+    page.wait_for_selector(".jupyter-matplotlib-figure canvas", timeout=60_000)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.jupyter-matplotlib-figure canvas')]
+                 .some(c => c.offsetParent !== null && c.width > 0)""", timeout=60_000)
+    page.wait_for_timeout(500)
+    summary0, canvas0 = _total(page), _canvas_data(page)
+
+    # the first slider on the page is the model size: move it with the keyboard
+    handle = page.locator(".noUi-handle").first
+    handle.focus()
+    for _ in range(25):
+        handle.press("ArrowRight")
+    page.wait_for_function("s => document.querySelector('.explorer-summary').innerText !== s", arg=summary0,
+                           timeout=60_000)
+    page.wait_for_timeout(1500)  # let the last key presses arrive
+    summary1 = _total(page)
+    assert summary1 != summary0 and "7B parameters" in summary0 and "7B parameters" not in summary1
+
+    # pick another accelerator in the Hardware group
+    page.get_by_text("Hardware", exact=True).click()
+    page.locator(".explorer-control-gpu select").select_option(label="NVIDIA A100 SXM4 80GB")
+    page.wait_for_function("() => document.querySelector('.explorer-summary').innerText.includes('A100')",
+                           timeout=60_000)
+    summary2 = _total(page)
+    assert "H100" in summary1 and "A100" in summary2
+    assert summary2.split("costs")[1] != summary1.split("costs")[1]  # a new total
+    page.wait_for_function("d => { const c = [...document.querySelectorAll('.jupyter-matplotlib-figure canvas')]"
+                           ".filter(c => c.offsetParent !== null && c.width > 0); "
+                           "return c.length && c[0].toDataURL() !== d; }", arg=canvas0, timeout=60_000)
+    assert _canvas_data(page) != canvas0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "app.png"), full_page=True)
+    assert errors == [], errors
+    page.close()
