@@ -156,6 +156,40 @@ def compute(
         return _compute(f, owned)
 
 
+def _goodput(n, lam, delta, restart, interval):
+    """Useful fraction of GPU time at ``n`` GPUs (Young/Daly; see the module docstring)."""
+    cluster_rate = lam * n
+    optimal = np.sqrt(2.0 * delta / cluster_rate)
+    tau = np.where(np.isnan(interval), optimal, interval)
+    tau = np.where(np.isfinite(tau) & (tau > 0), tau, np.inf)  # no failures: never lose work
+    lost = np.where(cluster_rate > 0, cluster_rate * (np.where(np.isinf(tau), 0.0, tau / 2.0) + restart), 0.0)
+    stall = np.where(np.isinf(tau), 0.0, delta / tau)
+    return np.clip((1.0 - lost) / (1.0 + stall), 0.0, 1.0)
+
+
+def _solve_gpus(ideal, gpus, deadline_days, lam, delta, restart, interval, max_steps: int = 60):
+    """GPU count: ``gpus`` where given, else the smallest count that meets the deadline.
+
+    ``n -> ceil(ideal / (24 days goodput(n)))`` only grows (goodput falls with
+    n), so from the failure-free count it climbs to the smallest count that
+    meets the deadline, if there is one; the caller flags a missed deadline.
+    Only the elements still moving are iterated.
+    """
+    arrays = np.broadcast_arrays(ideal, gpus, deadline_days, lam, delta, restart, interval)
+    ideal, gpus, deadline_days, lam, delta, restart, interval = (a.ravel() for a in arrays)
+    n = np.where(np.isnan(gpus), np.maximum(np.ceil(ideal / (24.0 * deadline_days)), 1.0), gpus)
+    active = np.flatnonzero(np.isnan(gpus))
+    for _ in range(max_steps):
+        if active.size == 0:
+            break
+        g = _goodput(n[active], lam[active], delta[active], restart[active], interval[active])
+        need = np.minimum(np.maximum(np.ceil(ideal[active] / (24.0 * deadline_days[active] * g)), 1.0), 1e12)
+        moving = need != n[active]
+        n[active] = need
+        active = active[moving]
+    return n.reshape(arrays[0].shape)
+
+
 def _compute(f: Mapping[str, np.ndarray], owned: np.ndarray) -> dict[str, np.ndarray]:
     """Body of :func:`compute` on float arrays ``f`` keyed by parameter name."""
     out: dict[str, np.ndarray] = {}
@@ -165,31 +199,12 @@ def _compute(f: Mapping[str, np.ndarray], owned: np.ndarray) -> dict[str, np.nda
     ideal = train_flop / (throughput * 3600.0)
 
     lam, delta, restart = f["failure_rate_per_gpu_hour"], f["checkpoint_write_hours"], f["restart_hours"]
-    interval_given = f["checkpoint_interval_hours"]
-
-    def goodput_for(n):
-        cluster_rate = lam * n
-        with np.errstate(divide="ignore", invalid="ignore"):
-            optimal = np.sqrt(2.0 * delta / cluster_rate)
-        tau = np.where(np.isnan(interval_given), optimal, interval_given)
-        tau = np.where(np.isfinite(tau) & (tau > 0), tau, np.inf)  # no failures: never lose work
-        with np.errstate(invalid="ignore"):
-            lost = np.where(cluster_rate > 0, cluster_rate * (np.where(np.isinf(tau), 0.0, tau / 2.0) + restart), 0.0)
-            stall = np.where(np.isinf(tau), 0.0, delta / tau)
-        return np.clip((1.0 - lost) / (1.0 + stall), 0.0, 1.0)
+    interval = f["checkpoint_interval_hours"]
 
     # GPU count: given, or solved from the deadline by fixed-point iteration on the goodput.
-    # n -> ceil(ideal / (24 days goodput(n))) only grows (goodput falls with n), so from the
-    # failure-free count it climbs to the smallest count that meets the deadline, if any.
+    n = _solve_gpus(ideal, f["gpus"], f["deadline_days"], lam, delta, restart, interval)
     given = ~np.isnan(f["gpus"])
-    n = np.where(given, f["gpus"], np.maximum(np.ceil(ideal / (24.0 * f["deadline_days"])), 1.0))
-    for _ in range(60):
-        need = np.ceil(ideal / (24.0 * f["deadline_days"] * goodput_for(n)))
-        step = np.where(given, f["gpus"], np.minimum(np.maximum(need, 1.0), 1e12))
-        if np.array_equal(step, n):
-            break
-        n = step
-    goodput = goodput_for(n)
+    goodput = _goodput(n, lam, delta, restart, interval)
     gpu_hours = np.where(goodput > 0, ideal / goodput, np.inf)
     wall_days = gpu_hours / (24.0 * n)
     missed = wall_days > f["deadline_days"] * (1.0 + 1e-9)

@@ -24,8 +24,9 @@ def app():
     return ExplorerApp(query_string="")
 
 
-def _bar_widths(app):
-    return np.array([bar.get_width() for bar in app.breakdown.bars])
+def _bar_amounts(app):
+    """What the breakdown bars show, in the scenario's currency."""
+    return np.array([bar.get_width() for bar in app.breakdown.bars]) * app.breakdown.scale
 
 
 def _marker_y(app):
@@ -42,6 +43,15 @@ def test_required_controls_and_summary_class(app):
     assert f"{app.estimate.gpus:,}" in app.summary.value
 
 
+def test_charts_start_with_loadable_images():
+    # a canvas drawn before any browser attached must carry a data: URL the browser can load
+    # (undrawn ones have none and are drawn when the browser asks)
+    fresh = ExplorerApp(query_string="")
+    urls = [fig.canvas._data_url for fig in (fresh.breakdown.figure, fresh.waterfall.figure, fresh.history_fig)]
+    assert urls[0] is not None  # the visible breakdown is drawn at start
+    assert all(url is None or url.startswith("data:image/png;base64,") for url in urls)
+
+
 def test_sliders_do_not_update_continuously(app):
     import ipywidgets as w
 
@@ -50,7 +60,7 @@ def test_sliders_do_not_update_continuously(app):
 
 
 def test_model_size_changes_summary_figure_and_marker(app):
-    before_summary, before_widths = app.summary.value, _bar_widths(app)
+    before_summary, before_amounts = app.summary.value, _bar_amounts(app)
     before_total = app.estimate.total_usd
     before_marker = _marker_y(app)
     app.controls["params"].value = app.scenario.params * 4
@@ -58,11 +68,13 @@ def test_model_size_changes_summary_figure_and_marker(app):
     assert app.estimate.total_usd == pytest.approx(estimate(app.scenario).total_usd)
     assert app.estimate.total_usd > before_total * 3  # compute-dominated: ~4x
     assert app.summary.value != before_summary
-    assert not np.allclose(_bar_widths(app), before_widths)
+    assert not np.allclose(_bar_amounts(app), before_amounts)
+    assert app.breakdown.value_texts[0].get_text() != ""
     assert _marker_y(app) != before_marker
     # the bar of each dimension holds that dimension's cost
     for bar, d in zip(app.breakdown.bars, COST_DIMENSIONS):
-        assert bar.get_width() == pytest.approx(app.estimate.cost()[d])
+        assert bar.get_width() * app.breakdown.scale == pytest.approx(app.estimate.cost()[d], abs=1e-6)
+    assert max(bar.get_width() for bar in app.breakdown.bars) == pytest.approx(1.0)
 
 
 def test_typed_twin_sets_values_beyond_the_slider(app):
@@ -135,7 +147,7 @@ def test_pin_baseline_and_waterfall_steps(app):
     assert steps[-1][1] == pytest.approx(app.estimate.total_usd)
     assert sum(h for _b, h in steps[1:-1]) == pytest.approx(app.estimate.total_usd - base_total)
     # the bars show the steps
-    heights = [bar.get_height() for bar in app.waterfall.bars]
+    heights = [bar.get_height() * app.waterfall.scale for bar in app.waterfall.bars]
     assert heights == pytest.approx([h for _b, h in steps])
     assert steps[1][1] < 0  # compute got cheaper with the reservation
 

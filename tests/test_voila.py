@@ -48,12 +48,15 @@ def test_browser_moves_slider_and_picks_accelerator(voila_url, chromium):
     page = chromium.new_page(viewport={"width": 1400, "height": 1000})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # console errors, except the requests this test itself aborts (icon fonts from a CDN)
+    page.on("console", lambda msg: errors.append(msg.text)
+            if msg.type == "error" and "net::ERR_FAILED" not in msg.text else None)
     # the page asks a CDN for icon fonts: nothing may leave 127.0.0.1
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("http://127.0.0.1")
                else route.abort())
     page.goto(voila_url, timeout=120_000)
     page.wait_for_selector(".explorer-summary p", timeout=120_000)
-    page.wait_for_selector(".jupyter-matplotlib-figure canvas", timeout=60_000)
+    page.wait_for_selector(".jupyter-matplotlib-figure canvas", state="attached", timeout=60_000)
     page.wait_for_function(
         """() => [...document.querySelectorAll('.jupyter-matplotlib-figure canvas')]
                  .some(c => c.offsetParent !== null && c.width > 0)""", timeout=60_000)

@@ -69,6 +69,18 @@ def _widget_figure(width_in: float, height_in: float, dpi: float = 96, figure: F
     return fig
 
 
+def _fix_initial_image(canvas: Canvas) -> None:
+    """Give the image drawn before any browser attached its ``data:`` prefix.
+
+    ipympl keeps that first image in ``_data_url`` as bare base64, which the
+    browser cannot load ("broken" image, blank chart) unless a later redraw
+    happens to replace it; with the prefix it shows at once.
+    """
+    url = getattr(canvas, "_data_url", None)
+    if getattr(canvas, "syncing_data_url", False) and url and not url.startswith("data:"):
+        canvas._data_url = "data:image/png;base64," + url
+
+
 def _today_year() -> float:
     today = _dt.date.today()
     return today.year + (today.timetuple().tm_yday - 0.5) / 365.25
@@ -140,6 +152,8 @@ class ExplorerApp:
             # a log slider and its typed twin mirror each other: the twin holds the value
             (row.twin or row.widget).observe(self._on_change, names="value")
         self.tabs.observe(self._on_tab, names="selected_index")
+        for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
+            _fix_initial_image(fig.canvas)
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
@@ -189,6 +203,8 @@ class ExplorerApp:
         self.scope_note = w.HTML()
         self.breakdown = BreakdownPlot(_widget_figure(9.0, 3.7), language=self.language)
         self.waterfall = WaterfallPlot(_widget_figure(9.0, 3.7), language=self.language)
+        self.breakdown.enable_blitting()
+        self.waterfall.enable_blitting()
         # The history chart is laid out for 13 x 7.8 in; a lower dpi shrinks it whole to the panel. It is
         # built on an Agg canvas (its label placement draws) and shown through ipympl once built.
         history = history_figure(figure=Figure(figsize=(13.0, 7.8), dpi=66, layout="constrained"),
@@ -282,7 +298,7 @@ class ExplorerApp:
         self.breakdown.set_language(lang)
         self.waterfall.set_language(lang)
         for plot in (self.breakdown, self.waterfall):
-            freeze_layout(plot.figure)
+            freeze_layout(plot.figure)  # a full draw: refreshes the blit background too
         if self.history_fig.history_handles.language != text_kwargs(lang)[1]:
             history_figure(figure=self.history_fig, language=lang)
             enable_marker_blitting(self.history_fig)
@@ -457,7 +473,8 @@ class ExplorerApp:
             if visible is self.history_fig:
                 redraw_marker(visible)
             else:
-                visible.canvas.draw()
+                (self.breakdown if visible is self.breakdown.figure else self.waterfall).redraw()
+            _fix_initial_image(visible.canvas)  # when this runs before a browser attached
 
     def _on_tab(self, _change: dict) -> None:
         try:

@@ -1,9 +1,12 @@
 """Cost-breakdown and "what changed" figures, built once and updated in place.
 
 Each class owns one :class:`matplotlib.figure.Figure` (object API, no pyplot).
-``update`` moves existing artists and calls ``draw_idle``; nothing is cleared
-or rebuilt, so the app can call it on every control change. Dimensions are
-told apart by their labels on the axis, not by colour alone.
+``update`` moves existing artists; nothing is cleared or rebuilt, so the app
+can call it on every control change. Amounts are written on the bars, so the
+value axis is left out and bars are scaled to the largest one: the axes never
+change with the data, and on an interactive canvas ``enable_blitting`` lets
+``redraw`` re-render only the bars and their labels. Dimensions are told
+apart by their labels, not by colour alone.
 """
 
 from __future__ import annotations
@@ -13,13 +16,13 @@ from typing import Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
 
 from explorer.model import COST_DIMENSIONS, Estimate
+from explorer.plots.blit import Blitter
 from explorer.plots.fonts import text_kwargs
 from explorer.text import label, money
 
-__all__ = ["BreakdownPlot", "WaterfallPlot", "DIMENSION_COLORS", "freeze_layout"]
+__all__ = ["BreakdownPlot", "WaterfallPlot", "DIMENSION_COLORS", "freeze_layout", "dimension_rows"]
 
 #: One colour per dimension (Okabe-Ito, colour-blind safe); labels carry the meaning.
 DIMENSION_COLORS = {
@@ -54,20 +57,43 @@ def _finite(x: float) -> float:
     return 0.0 if x is None or not math.isfinite(x) else x
 
 
-def _axis_money(currency: str) -> FuncFormatter:
-    return FuncFormatter(lambda x, _pos: money(x, currency, 2) if x else "0")
+class _Plot:
+    """Shared parts: the figure, its language, and optional blitting of the moving artists."""
+
+    figure: Figure
+    blitter: Blitter | None = None
+
+    def _moving_artists(self) -> list:
+        raise NotImplementedError
+
+    def enable_blitting(self) -> None:
+        """Re-render only the moving artists in :meth:`redraw` (interactive canvases only:
+        ``savefig`` leaves animated artists out)."""
+        self.blitter = Blitter(self.figure, self._moving_artists())
+
+    def redraw(self) -> None:
+        """Render now: a blit when enabled, else a full draw."""
+        if self.blitter is not None:
+            self.blitter.redraw()
+        else:
+            self.figure.canvas.draw()
 
 
-class BreakdownPlot:
+class BreakdownPlot(_Plot):
     """Horizontal bars of the six cost dimensions, with amounts and shares.
 
     Parameters
     ----------
     figure : Figure, optional
         Figure to draw into (the app passes one attached to an ipympl canvas);
-        a new Agg-backed figure when omitted.
+        a new figure when omitted.
     language : {"en", "zh"}
         Label language; falls back to English without a CJK font.
+
+    Attributes
+    ----------
+    scale : float
+        Amount [currency] of a bar of length 1.
     """
 
     def __init__(self, figure: Figure | None = None, language: str = "en"):
@@ -76,14 +102,18 @@ class BreakdownPlot:
         y = np.arange(len(COST_DIMENSIONS))[::-1]
         self.bars = self.ax.barh(y, np.zeros(len(y)), color=[DIMENSION_COLORS[d] for d in COST_DIMENSIONS],
                                  height=0.62)
-        self.value_texts = [self.ax.text(0, yi, "", va="center", ha="left", fontsize=9) for yi in y]
+        self.value_texts = [self.ax.text(0, yi, "", va="center", ha="left", fontsize=10) for yi in y]
         self.ax.set_yticks(y)
-        self.ax.spines[["top", "right"]].set_visible(False)
-        self.ax.grid(axis="x", color="0.9")
-        self.ax.set_axisbelow(True)
-        self.currency = "USD"
+        self.ax.set_xlim(0, 1.38)
+        self.ax.xaxis.set_visible(False)
+        self.ax.spines[["top", "right", "bottom"]].set_visible(False)
+        self.ax.tick_params(axis="y", length=0, labelsize=10.5)
+        self.scale = 1.0
         self.language = ""
         self.set_language(language)
+
+    def _moving_artists(self) -> list:
+        return [*self.bars, *self.value_texts]
 
     def set_language(self, language: str) -> None:
         """Relabel axes and title in ``language``."""
@@ -103,26 +133,28 @@ class BreakdownPlot:
         currency = estimate.scenario.currency
         values = [_finite(cost[d]) for d in COST_DIMENSIONS]
         total = sum(values)
-        top = max(max(values), 1.0)
+        self.scale = max(max(values), 1e-9)
         for bar, text, d, v in zip(self.bars, self.value_texts, COST_DIMENSIONS, values):
-            bar.set_width(v)
+            length = v / self.scale
+            bar.set_width(length)
             raw = cost[d]
-            share = f" ({v / total:.0%})" if total > 0 and v > 0 else ""
-            text.set_text(label("unit_unknown", "en") if not math.isfinite(raw) else money(raw, currency) + share)
-            text.set_x(v + top * 0.01)
-        self.ax.set_xlim(0, top * 1.32)
-        if currency != self.currency or not self.ax.xaxis.get_major_formatter().__class__ is FuncFormatter:
-            self.ax.xaxis.set_major_formatter(_axis_money(currency))
-            self.currency = currency
+            share = f"  ({v / total:.0%})" if total > 0 and v > 0 else ""
+            text.set_text(label("unit_unknown", self.language) if not math.isfinite(raw) else money(raw, currency) + share)
+            text.set_x(length + 0.012)
         if draw:
             self.figure.canvas.draw_idle()
 
 
-class WaterfallPlot:
+class WaterfallPlot(_Plot):
     """Baseline total, the change in each dimension, and the current total.
 
     Increases are red and labelled ``+``, decreases green and labelled ``-``,
     so the sign is readable without colour.
+
+    Attributes
+    ----------
+    scale : float
+        Amount [currency] of a bar of height 1.
     """
 
     def __init__(self, figure: Figure | None = None, language: str = "en"):
@@ -131,15 +163,19 @@ class WaterfallPlot:
         n = len(COST_DIMENSIONS) + 2
         x = np.arange(n)
         self.bars = self.ax.bar(x, np.zeros(n), bottom=np.zeros(n), width=0.65, color=_TOTAL)
-        self.texts = [self.ax.text(xi, 0, "", ha="center", va="bottom", fontsize=8.5) for xi in x]
+        self.texts = [self.ax.text(xi, 0, "", ha="center", va="bottom", fontsize=9.5) for xi in x]
         self.connectors = self.ax.plot([], [], color="0.55", lw=0.8, ls=":")[0]
         self.ax.set_xticks(x)
-        self.ax.spines[["top", "right"]].set_visible(False)
-        self.ax.grid(axis="y", color="0.9")
-        self.ax.set_axisbelow(True)
-        self.ax.axhline(0, color="0.3", lw=0.8)
+        self.ax.set_ylim(0, 1.2)
+        self.ax.yaxis.set_visible(False)
+        self.ax.spines[["top", "right", "left"]].set_visible(False)
+        self.ax.tick_params(axis="x", length=0)
+        self.scale = 1.0
         self.language = ""
         self.set_language(language)
+
+    def _moving_artists(self) -> list:
+        return [*self.bars, *self.texts, self.connectors]
 
     def set_language(self, language: str) -> None:
         """Relabel ticks and title in ``language``."""
@@ -148,7 +184,7 @@ class WaterfallPlot:
         self.language = language
         kw, lang = text_kwargs(language)
         names = [label("baseline", lang)] + [label(f"dim_{d}", lang) for d in COST_DIMENSIONS] + [label("current", lang)]
-        self.ax.set_xticklabels(names, rotation=20, ha="right", fontsize=9, **kw)
+        self.ax.set_xticklabels(names, rotation=20, ha="right", fontsize=9.5, **kw)
         self.ax.set_title(label("chart_waterfall_title", lang), loc="left", fontsize=11, fontweight="bold", **kw)
 
     @staticmethod
@@ -174,29 +210,24 @@ class WaterfallPlot:
         """
         currency = current.scenario.currency
         steps = self.steps(baseline, current)
-        tops = []
+        self.scale = max(max(max(b, b + h) for b, h in steps), 1e-9)
         xs, ys = [], []
         for i, (bar, text, (bottom, height)) in enumerate(zip(self.bars, self.texts, steps)):
-            bar.set_y(bottom)
-            bar.set_height(height)
+            bar.set_y(bottom / self.scale)
+            bar.set_height(height / self.scale)
             is_total = i in (0, len(steps) - 1)
             bar.set_color(_TOTAL if is_total else (_UP if height > 0 else _DOWN))
-            top = max(bottom, bottom + height)
-            tops.append(top)
             if is_total:
                 text.set_text(money(height, currency))
-            elif abs(height) < 1e-9:
+            elif abs(height) < 1e-9 * self.scale:
                 text.set_text("0")
             else:
                 text.set_text(("+" if height > 0 else "-") + money(abs(height), currency))
-            text.set_position((i, top))
-            end = bottom + height
+            text.set_position((i, max(bottom, bottom + height) / self.scale + 0.01))
+            end = (bottom + height) / self.scale
             xs += [i + 0.33, i + 0.67, np.nan]
             ys += [end, end, np.nan]
         self.connectors.set_data(xs[:-3], ys[:-3])
-        high = max(max(tops), 1.0)
-        self.ax.set_ylim(0, high * 1.18)
-        self.ax.yaxis.set_major_formatter(_axis_money(currency))
         if draw:
             self.figure.canvas.draw_idle()
 

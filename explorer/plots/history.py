@@ -22,6 +22,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
 from explorer import history
+from explorer.plots.blit import Blitter
 from explorer.plots.fonts import text_kwargs
 from explorer.text import label
 
@@ -404,65 +405,18 @@ def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label:
         fig.canvas.draw_idle()
 
 
-class _MarkerBlitter:
-    """Redraw only the scenario marker over a cached background (matplotlib blitting).
-
-    The rest of the history chart (dozens of labelled points) does not change
-    when the marker moves; a full render takes ~0.5 s on a small machine, a blit
-    a few milliseconds. Any full draw (resize, language) refreshes the cache.
-    """
-
-    def __init__(self, fig: Figure):
-        self.fig = fig
-        h = fig.history_handles
-        self.artists = (h.scenario_marker, h.scenario_label)
-        for artist in self.artists:
-            artist.set_animated(True)
-        self.background = None
-        self.limits = None
-        self.canvas = fig.canvas
-        self.cid = fig.canvas.mpl_connect("draw_event", self._on_draw)
-
-    def disconnect(self) -> None:
-        """Stop redrawing the marker on draws (before the figure is rebuilt)."""
-        self.canvas.mpl_disconnect(self.cid)
-
-    def _limits(self):
-        ax = self.fig.history_handles.ax
-        return ax.get_xlim(), ax.get_ylim(), tuple(self.fig.bbox.bounds)
-
-    def _on_draw(self, event) -> None:
-        canvas = self.fig.canvas
-        if event.canvas is not self.canvas or canvas is not self.canvas:
-            return  # a savefig through a temporary canvas
-        self.background = canvas.copy_from_bbox(self.fig.bbox)
-        self.limits = self._limits()
-        self._draw_artists()
-        canvas.blit(self.fig.bbox)
-
-    def _draw_artists(self) -> None:
-        for artist in self.artists:
-            if artist.get_visible():
-                self.fig.draw_artist(artist)
-
-    def redraw(self) -> None:
-        """Show the marker where it now is: a blit, or a full draw if the axes moved."""
-        canvas = self.fig.canvas
-        if self.background is None or self.limits != self._limits():
-            canvas.draw()  # the draw_event handler draws the marker
-            return
-        canvas.restore_region(self.background)
-        self._draw_artists()
-        canvas.blit(self.fig.bbox)
-
-
 def enable_marker_blitting(fig: Figure) -> None:
     """Make :func:`redraw_marker` blit the scenario marker of ``fig`` (for interactive canvases).
 
     The marker and its label become animated artists: a plain ``savefig`` no
     longer shows them, so use this only on figures shown through a widget canvas.
     """
-    fig.history_handles.blitter = _MarkerBlitter(fig)
+    h = fig.history_handles
+
+    def limits():
+        return h.ax.get_xlim(), h.ax.get_ylim()
+
+    h.blitter = Blitter(fig, (h.scenario_marker, h.scenario_label), limits)
 
 
 def redraw_marker(fig: Figure) -> None:

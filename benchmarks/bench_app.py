@@ -1,0 +1,108 @@
+"""App responsiveness: one control change, inside the kernel, with charts rendered.
+
+``app_update_ms_*``: set one control's value on an :class:`ExplorerApp`
+(validation, estimate, KPI/summary/assumptions HTML, links, artists moved in
+place, the visible chart rendered and pushed to its canvas). The canvases are
+told a browser is attached (ipympl's ``initialized`` message), as in Voila.
+
+``naive_rebuild_ms_*``: the same change handled the naive way: estimate, then
+rebuild all three figures from scratch and render them.
+
+Percentiles over all timed changes, cycling through several controls; the
+first tab (the breakdown) is visible, as on start. ``*_history_tab`` repeats
+the update with the history chart visible (the marker is blitted).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from benchmarks.run import register
+
+# (control, values cycled) - every change is a real change of the scenario
+_CHANGES = (
+    ("params", (13e9, 70e9)),
+    ("tokens", (2e12, 5e12)),
+    ("gpu", ("a100-80gb", "h100-sxm")),
+    ("pricing", ("reserved_1y", "on_demand")),
+    ("region", ("de", "us-avg")),
+)
+
+
+def _changes(app, repeats):
+    for i in range(repeats):
+        for name, values in _CHANGES:
+            control = app.rows[name].twin or app.controls[name]
+            yield lambda control=control, value=values[i % 2]: setattr(control, "value", value)
+
+
+def _percentiles(times_s) -> tuple[float, float]:
+    ms = np.asarray(times_s) * 1000.0
+    return float(np.percentile(ms, 50)), float(np.percentile(ms, 90))
+
+
+def _attached_app():
+    from explorer.app import ExplorerApp
+
+    app = ExplorerApp(query_string="")
+    for fig in (app.breakdown.figure, app.waterfall.figure, app.history_fig):
+        fig.canvas._handle_message(fig.canvas, {"type": "initialized"}, [])
+    return app
+
+
+@register("app_update")
+def bench_app_update(repeats: int) -> dict[str, float]:
+    from matplotlib.figure import Figure
+
+    from explorer.model import estimate
+    from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
+    from explorer.plots.history import history_figure, set_scenario_marker
+
+    app = _attached_app()
+    next(iter(_changes(app, 1)))()  # warm-up
+    times = []
+    for change in _changes(app, repeats * 2):
+        t0 = time.perf_counter()
+        change()
+        times.append(time.perf_counter() - t0)
+    p50, p90 = _percentiles(times)
+
+    app.tabs.selected_index = 2
+    hist_times = []
+    for change in _changes(app, repeats):
+        t0 = time.perf_counter()
+        change()
+        hist_times.append(time.perf_counter() - t0)
+    h50, h90 = _percentiles(hist_times)
+    app.tabs.selected_index = 0
+
+    def naive(scenario):
+        e = estimate(scenario)
+        b = BreakdownPlot(Figure(figsize=(9.0, 3.7), dpi=96, layout="constrained"))
+        b.update(e)
+        w = WaterfallPlot(Figure(figsize=(9.0, 3.7), dpi=96, layout="constrained"))
+        w.update(app.baseline, e)
+        h = history_figure(figure=Figure(figsize=(13.0, 7.8), dpi=66, layout="constrained"))
+        set_scenario_marker(h, e.total_usd, 2026.9)
+        for fig in (b.figure, w.figure, h):
+            fig.canvas.draw()
+
+    scenarios = [app.scenario.replace(params=p) for p in (13e9, 70e9)]
+    naive_times = []
+    for i in range(max(3, repeats // 2)):
+        t0 = time.perf_counter()
+        naive(scenarios[i % 2])
+        naive_times.append(time.perf_counter() - t0)
+    n50, n90 = _percentiles(naive_times)
+    return {
+        "app_update_ms_p50": p50,
+        "app_update_ms_p90": p90,
+        "app_update_ms_p50_history_tab": h50,
+        "app_update_ms_p90_history_tab": h90,
+        "naive_rebuild_ms_p50": n50,
+        "naive_rebuild_ms_p90": n90,
+        "naive_over_app_p50": n50 / p50,
+        "app_update_samples": len(times),
+    }
