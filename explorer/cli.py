@@ -144,7 +144,7 @@ def format_estimate(e: Estimate) -> str:
         f"  energy               {_fmt(e.energy_mwh, 'MWh')} (IT {_fmt(e.energy_it_mwh, 'MWh')})",
         f"  carbon               {_fmt(e.co2_tonnes, 'tCO2')}",
         "",
-        f"  cost ({cur})" + " " * (15 - len(cur)) + "amount      share",
+        f"  {'cost (' + cur + ')':<20} {'amount':>12}  {'share':>6}",
     ]
     for d in COST_DIMENSIONS:
         share = cost[d] / total if total and not math.isnan(total) else math.nan

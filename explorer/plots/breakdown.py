@@ -216,7 +216,7 @@ class WaterfallPlot(_Plot):
             bar.set_y(bottom / self.scale)
             bar.set_height(height / self.scale)
             is_total = i in (0, len(steps) - 1)
-            bar.set_color(_TOTAL if is_total else (_UP if height > 0 else _DOWN))
+            bar.set_color(_TOTAL if is_total else (_UP if height > 0 else _DOWN if height < 0 else "0.75"))
             if is_total:
                 text.set_text(money(height, currency))
             elif abs(height) < 1e-9 * self.scale:
