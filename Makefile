@@ -20,7 +20,7 @@ app: $(STAMP)
 	$(BIN)/voila notebooks/explorer.ipynb --Voila.ip=127.0.0.1 --port=8866 --no-browser
 
 test: $(STAMP)
-	$(BIN)/python -m pytest tests notebooks --nbval-lax --nbval-current-env -p no:cacheprovider
+	$(BIN)/python -m pytest tests notebooks explorer --doctest-modules --nbval-lax --nbval-current-env -p no:cacheprovider
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -491,24 +491,19 @@ class ExplorerApp:
                 self.controls["preset"].value = ""
             r["gpu"].widget.value = s.gpu
             c.relabel_options(r["precision"].widget, self._precision_options(s.gpu), self._mute)
-            for name in ("params", "tokens"):
-                r[name].twin.value = getattr(s, name)
-                r[name].widget.value = min(max(getattr(s, name), r[name].widget.min and 10 ** r[name].widget.min),
-                                           10 ** r[name].widget.max)
+            # a log row's twin holds the value; it moves its slider (clamped to the slider's range)
+            r["params"].twin.value = s.params
+            r["tokens"].twin.value = s.tokens
             r["architecture"].widget.value = s.architecture
-            active = s.active_params_effective
-            r["active_params"].twin.value = active
-            r["active_params"].widget.value = min(max(active, 1e8), 2e12)
+            r["active_params"].twin.value = s.active_params_effective
             r["training_kind"].widget.value = s.training_kind
             r["lora_trainable_fraction"].widget.value = s.lora_trainable_fraction
             r["precision"].widget.value = s.precision
             r["count_mode"].widget.value = "gpus" if s.gpus is not None else "deadline"
             if s.gpus is not None:
                 r["gpus"].twin.value = s.gpus
-                r["gpus"].widget.value = min(max(s.gpus, 1), 100_000)
             if s.deadline_days is not None:
                 r["deadline_days"].twin.value = s.deadline_days
-                r["deadline_days"].widget.value = min(max(s.deadline_days, 1.0), 1000.0)
             r["mfu_default"].widget.value = s.mfu is None
             if s.mfu is not None:
                 r["mfu"].widget.value = s.mfu
