@@ -21,11 +21,13 @@ def test_voila_serves_the_app_without_source_or_traceback(voila_url):
         assert marker not in page
 
 
-def test_voila_refuses_template_override(voila_url):
-    with urllib.request.urlopen(voila_url + "?voila-template=classic&voila-theme=dark", timeout=120) as response:
+def test_voila_refuses_template_and_theme_override(voila_url):
+    # Voila reads ?template= and ?theme= when voila.json allows overrides; ours does not
+    with urllib.request.urlopen(voila_url + "?template=classic&theme=dark", timeout=120) as response:
         page = response.read().decode("utf-8")
+    assert "/voila/templates/lab" in page and "/voila/templates/classic" not in page
+    assert 'data-jp-theme-name="JupyterLab Light"' in page
     assert "from explorer.app import ExplorerApp" not in page
-    assert "theme-dark" not in page
 
 
 def _total(page) -> str:
