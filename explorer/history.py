@@ -41,6 +41,9 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
+from explorer.errors import ScenarioError
+from explorer.text import money
+
 __all__ = [
     "METHODS",
     "SCOPES",
@@ -122,12 +125,8 @@ _HISTORY_COLUMNS = (
 )
 
 
-def _error(field: str, value, allowed: str) -> ValueError:
-    """Build the package's error type (imported lazily, see explorer.errors)."""
-    try:
-        from explorer.errors import ScenarioError
-    except ImportError:  # pragma: no cover - errors.py is written concurrently
-        return ValueError(f"{field}: {value!r} is not allowed; allowed: {allowed}")
+def _error(field: str, value, allowed: str) -> ScenarioError:
+    """The package's error type for a bad ``field`` value."""
     return ScenarioError(field, value, allowed)
 
 
@@ -623,7 +622,7 @@ def check_claims(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFrame:
             by = float(cl["year"])
             rec["flagged"] = bool(by < cr.lo)
             when = ("earlier than" if by < cr.lo else "later than" if by > cr.hi else "within")
-            rec["verdict"] = (f"{METHODS[method]} trend reaches {_usd(claimed)} in {_fmt_year(cr.year)} "
+            rec["verdict"] = (f"{METHODS[method]} trend reaches {money(claimed)} in {_fmt_year(cr.year)} "
                               f"({fits[method].ci_level:.0%}: {_fmt_year(cr.lo)}-{_fmt_year(cr.hi)}); "
                               f"'by {by:.0f}' is {when} that interval")
             out.append(rec)
@@ -661,13 +660,6 @@ def check_claims(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _usd(x: float) -> str:
-    if not math.isfinite(x):
-        return "-"
-    for div, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if abs(x) >= div:
-            return f"${x / div:.3g}{suffix}"
-    return f"${x:.0f}"
 
 
 def render_report(as_json: bool = False, method: str | None = None) -> str:
@@ -719,7 +711,7 @@ def render_report(as_json: bool = False, method: str | None = None) -> str:
         lines.append("  (Epoch's figure is for the amortized method; other methods are not directly comparable.)")
     lines.append("  Trend crosses:")
     for c in fit.crossings:
-        lines.append(f"    {_usd(c.cost_usd):>6}  in {_fmt_year(c.year)}  ({fit.ci_level:.0%}: "
+        lines.append(f"    {money(c.cost_usd):>6}  in {_fmt_year(c.year)}  ({fit.ci_level:.0%}: "
                      f"{_fmt_year(c.lo)}-{_fmt_year(c.hi)})")
     lines.append("  (intervals are for the trend line; single models scatter ~3x either side of it)")
     lines.append("  Sensitivity of the growth per year to the subset:")
@@ -734,7 +726,7 @@ def render_report(as_json: bool = False, method: str | None = None) -> str:
     lines += ["", "Points fitted:", f"  {'date':<8} {'model':<28} {'cost':>9}  estimate"]
     rows, _ = select_points(method)
     for _, r in rows.iterrows():
-        lines.append(f"  {r['date']:<8} {r['model'][:28]:<28} {_usd(r['cost_usd_target']):>9}  {r['estimate']}")
+        lines.append(f"  {r['date']:<8} {r['model'][:28]:<28} {money(r['cost_usd_target']):>9}  {r['estimate']}")
 
     claims = check_claims({method: fit} if method == "amortized" else None)
     lines += ["", "Article claims check (000_1c7b37d5a0a3fefc.txt, section 二), compared in the source's own dollars:"]
@@ -745,7 +737,7 @@ def render_report(as_json: bool = False, method: str | None = None) -> str:
         lines.append(f"       {c['claim_zh']}")
         if c["kind"] == "figure" and c["sourced_id"]:
             lines.append(f"       model {c['model']} ({METHODS[c['method']]}, {c['scope']}): claimed "
-                         f"{_usd(c['claimed_usd'])}, sourced {_usd(c['sourced_usd'])} "
+                         f"{money(c['claimed_usd'])}, sourced {money(c['sourced_usd'])} "
                          f"[{c['sourced_id']}], ratio {c['ratio']:.2f}")
         lines.append(f"       -> {c['verdict']}")
     return "\n".join(lines)

@@ -45,6 +45,7 @@ __all__ = ["Estimate", "estimate", "compute", "COST_DIMENSIONS", "resolve_mfu", 
 COST_DIMENSIONS: tuple[str, ...] = ("compute", "energy", "data", "people", "hardware", "hidden")
 
 HOURS_PER_YEAR = 8766.0  # 365.25 days
+_GPU_COUNT_CEILING = 1e12  # numerical bound of the deadline solve, far above any cluster (max_gpus)
 DAYS_PER_MONTH = 30.4375  # 365.25 / 12
 _WEIGHT_BYTES = {"fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp4": 0.5}
 
@@ -66,8 +67,8 @@ def compute(
     checkpoint_interval_hours=np.nan,
     restart_hours=0.0,
     state_bytes_per_param=16.0,
-    memory_gb=80.0,
-    tdp_w=700.0,
+    memory_gb=np.nan,
+    tdp_w=np.nan,
     server_power_factor=1.0,
     avg_power_fraction=1.0,
     pue=1.0,
@@ -114,9 +115,9 @@ def compute(
     state_bytes_per_param : array_like
         Training state per parameter (weights, gradients, optimizer) [bytes].
     memory_gb : array_like
-        Memory of one accelerator [GB].
+        Memory of one accelerator [GB]; NaN (the default) leaves the memory floor unknown.
     tdp_w, server_power_factor, avg_power_fraction, pue : array_like
-        Accelerator TDP [W], server-to-accelerator power ratio [x], average
+        Accelerator TDP [W] (NaN, the default, leaves energy unknown), server-to-accelerator power ratio [x], average
         fraction of server max power while training [1], facility PUE [1].
     grid_gco2_per_kwh : array_like
         Grid carbon intensity [gCO2/kWh].
@@ -172,18 +173,20 @@ def _solve_gpus(ideal, gpus, deadline_days, lam, delta, restart, interval, max_s
 
     ``n -> ceil(ideal / (24 days goodput(n)))`` only grows (goodput falls with
     n), so from the failure-free count it climbs to the smallest count that
-    meets the deadline, if there is one; the caller flags a missed deadline.
-    Only the elements still moving are iterated.
+    meets the deadline, if there is one; the caller flags counts above the
+    largest cluster and missed deadlines. Only the elements still moving are
+    iterated; they settle in a few steps unless failures stop all progress,
+    when the count runs up to ``_GPU_COUNT_CEILING`` within ``max_steps``.
     """
     arrays = np.broadcast_arrays(ideal, gpus, deadline_days, lam, delta, restart, interval)
     ideal, gpus, deadline_days, lam, delta, restart, interval = (a.ravel() for a in arrays)
-    n = np.where(np.isnan(gpus), np.maximum(np.ceil(ideal / (24.0 * deadline_days)), 1.0), gpus)
+    n = np.where(np.isnan(gpus), np.clip(np.ceil(ideal / (24.0 * deadline_days)), 1.0, _GPU_COUNT_CEILING), gpus)
     active = np.flatnonzero(np.isnan(gpus))
     for _ in range(max_steps):
         if active.size == 0:
             break
         g = _goodput(n[active], lam[active], delta[active], restart[active], interval[active])
-        need = np.minimum(np.maximum(np.ceil(ideal[active] / (24.0 * deadline_days[active] * g)), 1.0), 1e12)
+        need = np.clip(np.ceil(ideal[active] / (24.0 * deadline_days[active] * g)), 1.0, _GPU_COUNT_CEILING)
         moving = need != n[active]
         n[active] = need
         active = active[moving]
@@ -344,6 +347,16 @@ class Estimate:
         return self.cost_usd["total"]
 
     @property
+    def final_run_usd(self) -> float:
+        """Machine cost of the final run: compute, restart losses, energy and hardware [USD].
+
+        The scope of published training-cost estimates (no data, people,
+        storage or experiments).
+        """
+        c = self.cost_usd
+        return c["compute"] + c["energy"] + c["hardware"] + self.details_usd["restart_loss"]
+
+    @property
     def usd_to_currency(self) -> float:
         """Factor from USD to the scenario's currency [currency/USD]."""
         if self.scenario.currency == "USD":
@@ -450,8 +463,9 @@ def _state_bytes_per_param(s: Scenario) -> float:
     """Training-state bytes per parameter: weights at the training precision,
     low-precision gradients and AdamW state for trainable parameters."""
     weights = _WEIGHT_BYTES[s.precision]
-    grad = 4.0 if s.precision in ("fp32", "tf32") else default("bytes_grad_low_precision")
-    optimizer = default("bytes_state_optimizer") if s.precision not in ("fp32", "tf32") else 8.0
+    wide = s.precision in ("fp32", "tf32")
+    grad = default("bytes_grad_fp32" if wide else "bytes_grad_low_precision")
+    optimizer = default("bytes_state_optimizer_fp32" if wide else "bytes_state_optimizer")
     trainable = s.lora_trainable_fraction if s.training_kind == "lora" else 1.0
     return weights + trainable * (grad + optimizer)
 
@@ -579,12 +593,12 @@ def estimate(scenario: Scenario) -> Estimate:
         attention_flop_per_token=attention,
         peak_flop_per_s=acc.peak_tflops[s.precision] * 1e12,
         mfu=mfu,
-        gpus=math.nan if s.gpus is None else s.gpus,
-        deadline_days=math.nan if s.deadline_days is None else s.deadline_days,
+        gpus=_nan(s.gpus),
+        deadline_days=_nan(s.deadline_days),
         max_gpus=default("max_gpus"),
         failure_rate_per_gpu_hour=failure_rate,
         checkpoint_write_hours=write_h,
-        checkpoint_interval_hours=math.nan if s.checkpoint_interval_hours is None else s.checkpoint_interval_hours,
+        checkpoint_interval_hours=_nan(s.checkpoint_interval_hours),
         restart_hours=restart_h,
         state_bytes_per_param=_state_bytes_per_param(s),
         memory_gb=acc.memory_gb,
@@ -600,7 +614,7 @@ def estimate(scenario: Scenario) -> Estimate:
         electricity_usd_per_kwh=_nan(price_kwh) if owned else 0.0,
         data_usd=data_usd,
         team_usd_per_month=s.team_headcount * s.team_loaded_usd_per_year / 12.0,
-        project_months=math.nan if s.project_months is None else s.project_months,
+        project_months=_nan(s.project_months),
         checkpoints_kept=s.checkpoints_kept,
         storage_usd_per_gb_month=storage_price,
         experiments_multiplier=s.experiments_multiplier,
@@ -611,14 +625,25 @@ def estimate(scenario: Scenario) -> Estimate:
 
     # warnings about the result
     if v["deadline_impossible"]:
-        if v["goodput"] <= 0.0:
-            warnings.append("Deadline impossible: at the GPU count it needs, failures stop all progress.")
+        largest = f"the largest cluster ({default('max_gpus'):,.0f})"
+        if v["goodput"] <= 0.0 or gpus >= _GPU_COUNT_CEILING:
+            warnings.append(f"Deadline impossible: no cluster meets it; at the size it would need, failures stop "
+                            f"all progress (well beyond {largest}).")
+        elif gpus > default("max_gpus"):
+            warnings.append(f"Deadline impossible: it needs {gpus:,} GPUs, more than {largest}.")
         else:
-            warnings.append(
-                f"Deadline impossible: it needs {gpus:,} GPUs, more than the largest cluster ({default('max_gpus'):,.0f})."
-            )
+            warnings.append(f"Deadline impossible: even {gpus:,} GPUs take {v['wall_days']:.3g} days.")
     elif v["goodput"] <= 0.0:
         warnings.append("Failures at this scale stop all progress (goodput 0): lower the failure rate or restart time.")
+    elif v["goodput"] < default("min_useful_goodput"):
+        warnings.append(
+            f"Goodput {v['goodput']:.2f}: failures, restarts and checkpoints waste most of the GPU time; "
+            "check the reliability inputs."
+        )
+    if owned and s.rate_usd_per_gpu_hour is not None:
+        warnings.append("rate_usd_per_gpu_hour is ignored for owned hardware (capital, hosting and energy are used).")
+    if s.architecture == "dense" and (s.experts is not None or s.active_params is not None):
+        warnings.append("experts, top_k and active_params are ignored for a dense model.")
     if gpus < min_gpus:
         warnings.append(
             f"Does not fit in memory: the training state needs at least {min_gpus:,} x {acc.id} "

@@ -101,12 +101,12 @@ class Scenario:
     # hardware
     gpu: str = "h100-sxm"
     precision: str = _choice("bf16", catalog.PRECISIONS)
-    mfu: float | None = _num(None, 0.0, 1.0, lo_open=True, optional=True)
+    mfu: float | None = _num(None, 0.01, 1.0, optional=True)
     gpus: int | None = _num(1024, 1, 10_000_000, optional=True, integer=True)
     deadline_days: float | None = _num(None, 0.0, 3650.0, lo_open=True, optional=True, unit="days")
     # reliability
     failure_rate_per_gpu_hour: float | None = _num(None, 0.0, 1e-2, optional=True)
-    checkpoint_interval_hours: float | None = _num(None, 0.0, 1000.0, lo_open=True, optional=True)
+    checkpoint_interval_hours: float | None = _num(None, 0.01, 1000.0, optional=True)
     checkpoint_write_minutes: float | None = _num(None, 0.0, 600.0, optional=True)
     restart_minutes: float | None = _num(None, 0.0, 1440.0, optional=True)
     # pricing
@@ -117,7 +117,7 @@ class Scenario:
     purchase_usd_per_gpu: float | None = _num(None, 0.0, 1e7, optional=True)
     server_overhead: float | None = _num(None, 1.0, 10.0, optional=True)
     network_fraction: float | None = _num(None, 0.0, 0.9, optional=True)
-    depreciation_years: float | None = _num(None, 0.0, 30.0, lo_open=True, optional=True)
+    depreciation_years: float | None = _num(None, 0.5, 30.0, optional=True)
     hosting_usd_per_gpu_hour: float | None = _num(None, 0.0, 1000.0, optional=True)
     # region
     region: str = "us-avg"
@@ -141,7 +141,7 @@ class Scenario:
     experiments_multiplier: float = _num(1.0, 1.0, 100.0)
     # currency
     currency: str = _choice("USD", CURRENCIES)
-    usd_to_cny: float | None = _num(None, 0.0, 1000.0, lo_open=True, optional=True)
+    usd_to_cny: float | None = _num(None, 0.01, 1000.0, optional=True)
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):

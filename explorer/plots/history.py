@@ -24,7 +24,7 @@ from matplotlib.ticker import FuncFormatter
 from explorer import history
 from explorer.plots.blit import Blitter
 from explorer.plots.fonts import text_kwargs
-from explorer.text import label
+from explorer.text import label, money
 
 __all__ = ["HistoryHandles", "history_figure", "set_scenario_marker", "enable_marker_blitting", "redraw_marker"]
 
@@ -87,11 +87,6 @@ class HistoryHandles:
     blitter: object = None
 
 
-def _usd(x: float) -> str:
-    for div, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if abs(x) >= div:
-            return f"${x / div:.3g}{suffix}"
-    return f"${x:.0f}"
 
 
 def _usd_axis(x, _pos=None) -> str:
@@ -278,7 +273,7 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
         xerr = [[c.year - c.lo], [max(c.hi, c.year) - c.year]] if math.isfinite(c.hi) else None
         ax.errorbar([c.year], [c.cost_usd], xerr=xerr, fmt="D", color="black", ms=7, capsize=4,
                     lw=1.4, zorder=5)
-        ax.annotate(f"{_usd(c.cost_usd)}: {c.year:.0f}", (c.year, c.cost_usd), xytext=(0, 9),
+        ax.annotate(f"{money(c.cost_usd)}: {c.year:.0f}", (c.year, c.cost_usd), xytext=(0, 9),
                     textcoords="offset points", ha="center", va="bottom", fontsize=10,
                     fontweight="bold", zorder=6)
 
@@ -388,7 +383,7 @@ def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label:
         h.scenario_marker.set_data([t], [cost])
         h.scenario_marker.set_visible(True)
         h.scenario_label.xy = (t, cost)
-        h.scenario_label.set_text(f"{label}: {_usd(cost)}")
+        h.scenario_label.set_text(f"{label}: {money(cost)}")
         h.scenario_label.set_visible(True)
         ax = h.ax
         y0, y1 = ax.get_ylim()
