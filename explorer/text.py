@@ -12,7 +12,7 @@ from typing import Mapping
 
 from explorer.catalog import read_csv
 
-__all__ = ["LANGUAGES", "label", "labels", "money", "quantity", "CURRENCY_SYMBOLS"]
+__all__ = ["LANGUAGES", "label", "labels", "money", "quantity", "number_text", "CURRENCY_SYMBOLS"]
 
 LANGUAGES = ("en", "zh")
 CURRENCY_SYMBOLS = {"USD": "$", "CNY": "¥"}
@@ -62,3 +62,16 @@ def money(x: float, currency: str = "USD", digits: int = 3) -> str:
     if text.startswith("-"):
         return "-" + CURRENCY_SYMBOLS.get(currency, "") + text[1:]
     return CURRENCY_SYMBOLS.get(currency, "") + text
+
+
+def number_text(x: float | int | None) -> str:
+    """Exact text of a number, for URLs and text boxes: reads back to the same value.
+
+    ``repr`` gives the shortest text that round-trips (``0.023``, ``1.23456789012e+11``);
+    whole floats drop the ``.0``; None gives "".
+    """
+    if x is None:
+        return ""
+    if isinstance(x, float) and x.is_integer() and abs(x) < 1e16:
+        return str(int(x))
+    return repr(x)

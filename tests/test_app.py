@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from urllib.parse import parse_qs
 
 import numpy as np
 import pytest
@@ -115,7 +114,7 @@ def test_impossible_deadline_shows_message_and_keeps_last_good_result(app):
     assert app.estimate.scenario.deadline_days != 1.0
     app.controls["count_mode"].value = "gpus"
     assert app.error == ""
-    del good
+    assert app.estimate is not good  # back to a valid scenario, shown
 
 
 def test_bad_typed_value_shows_message_beside_its_control(app):
@@ -190,8 +189,7 @@ def test_query_string_clamps_and_ignores_unknown_keys():
     assert a.language == "zh"
     b = ExplorerApp(query_string="preset=gpt3")
     assert b.scenario == presets()["gpt3"].scenario
-    q = parse_qs("params=-5")
-    assert ExplorerApp(query_string="params=-5").scenario.params == 1e6 and q
+    assert ExplorerApp(query_string="params=-5").scenario.params == 1e6  # clamped up to the field's minimum
 
 
 def test_callbacks_never_raise_on_odd_values(app):
@@ -201,3 +199,73 @@ def test_callbacks_never_raise_on_odd_values(app):
     app.controls["usd_to_cny"].value = ""
     app.rows["tokens"].twin.value = 1e6
     assert app.error == "" and app.scenario.tokens == 1e6
+
+
+def test_query_string_with_one_bad_key_keeps_the_others():
+    a = ExplorerApp(query_string="deadline_days=30&params=70e9&tokens=2e12")
+    assert a.scenario.deadline_days == 30 and a.scenario.gpus is None  # a deadline replaces the GPU count
+    assert a.scenario.params == 70e9 and a.scenario.tokens == 2e12
+    assert a.rows["count_mode"].widget.value == "deadline"
+    # an impossible deadline in the link: dropped, the rest applied, no impossible result on screen
+    b = ExplorerApp(query_string="gpus=&deadline_days=0.001&params=30e9&region=fr")
+    assert not b.estimate.deadline_impossible and b.error == ""
+    assert b.scenario.params == 30e9 and b.scenario.region == "fr"
+    # a precision the accelerator lacks: that key dropped, the others applied
+    c = ExplorerApp(query_string="gpu=a100-80gb&precision=fp8&tokens=3e12")
+    assert c.scenario.gpu == "a100-80gb" and c.scenario.precision == "bf16" and c.scenario.tokens == 3e12
+
+
+def test_controls_accept_the_scenario_fields_whole_range(app):
+    from explorer.scenario import field_spec
+
+    for name in ("params", "tokens", "active_params", "gpus", "deadline_days", "experiments_multiplier"):
+        twin, spec = app.rows[name].twin, field_spec(name)
+        assert (twin.min, twin.max) == (spec["min"], spec["max"]), name
+    for name in ("mfu", "lora_trainable_fraction", "team_headcount", "checkpoints_kept"):
+        widget, spec = app.controls[name], field_spec(name)
+        assert (widget.min, widget.max) == (spec["min"], spec["max"]), name
+
+
+def test_values_beyond_the_sliders_survive_other_changes():
+    a = ExplorerApp(query_string="mfu=0.95&experiments_multiplier=50")
+    total = a.estimate.total_usd
+    assert a.scenario.mfu == 0.95 and a.scenario.experiments_multiplier == 50
+    a.controls["currency"].value = "CNY"
+    a.controls["currency"].value = "USD"
+    assert a.scenario.mfu == 0.95 and a.scenario.experiments_multiplier == 50
+    assert a.estimate.total_usd == pytest.approx(total)
+
+
+def test_fields_without_a_control_survive_a_refresh(app):
+    s = Scenario(params=30e9, tokens=1e12, n_layers=48, d_model=7168, seq_len=8192, checkpoint_write_minutes=3.0,
+                 architecture="moe", experts=64, top_k=4)
+    app.set_scenario(s)
+    flop = app.estimate.train_flop
+    app.controls["currency"].value = "CNY"
+    app.controls["currency"].value = "USD"
+    kept = app.scenario
+    assert (kept.n_layers, kept.d_model, kept.seq_len, kept.checkpoint_write_minutes) == (48, 7168, 8192, 3.0)
+    assert app.estimate.train_flop == pytest.approx(flop)
+    app.set_scenario(Scenario())
+
+
+def test_unknown_price_reads_unknown_in_both_charts(app):
+    app.set_scenario(Scenario())
+    app.pin_baseline()
+    app.controls["gpu"].value = "mi250x"  # no sourced cloud price
+    assert app.error == ""
+    assert app.breakdown.value_texts[0].get_text() == "unknown"
+    texts = [t.get_text() for t in app.waterfall.texts]
+    assert texts[1] == "unknown" and texts[-1] == "unknown"  # compute change and the current total
+    assert not any(t.startswith("-$") for t in texts)
+    assert any("No sourced cloud price" in w for w in app.estimate.warnings)
+    app.set_scenario(Scenario())
+
+
+def test_history_marker_shows_the_final_run_not_the_project(app):
+    app.set_scenario(Scenario(team_headcount=50, team_loaded_usd_per_year=300_000, experiments_multiplier=2.0))
+    e = app.estimate
+    run = e.cost_usd["compute"] + e.cost_usd["energy"] + e.cost_usd["hardware"] + e.details_usd["restart_loss"]
+    assert _marker_y(app) == pytest.approx(run)
+    assert run < e.total_usd / 2  # people and experiments are not on the curve
+    app.set_scenario(Scenario())

@@ -29,8 +29,8 @@ from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot, freeze_layout
 from explorer.plots.fonts import text_kwargs
 from explorer.plots.history import enable_marker_blitting, history_figure, redraw_marker, set_scenario_marker
 from explorer.presets import presets, published_run
-from explorer.scenario import PRICING_MODES, TRAINING_KINDS, Scenario
-from explorer.text import label
+from explorer.scenario import PRICING_MODES, TRAINING_KINDS, Scenario, field_spec
+from explorer.text import label, number_text
 
 __all__ = ["ExplorerApp"]
 
@@ -42,16 +42,9 @@ _OPTIONAL_FIELDS = {
     "advanced": ("project_months", "storage_usd_per_gb_month", "failure_rate_per_gpu_hour",
                  "restart_minutes", "checkpoint_interval_hours"),
 }
-_NUMBER_FIELDS = (  # (field, lo, hi) always-set advanced numbers
-    ("data_usd_per_1m_tokens", 0.0, 1e6),
-    ("labelled_examples", 0.0, 1e12),
-    ("usd_per_labelled_example", 0.0, 1e5),
-    ("synthetic_tokens", 0.0, 1e15),
-    ("synthetic_usd_per_1m_tokens", 0.0, 1e6),
-    ("team_headcount", 0.0, 1e5),
-    ("team_loaded_usd_per_year", 0.0, 1e8),
-    ("checkpoints_kept", 0.0, 1e5),
-)
+# Advanced numbers that always have a value (their ranges come from the Scenario's fields).
+_NUMBER_FIELDS = ("data_usd_per_1m_tokens", "labelled_examples", "usd_per_labelled_example", "synthetic_tokens",
+                  "synthetic_usd_per_1m_tokens", "team_headcount", "team_loaded_usd_per_year", "checkpoints_kept")
 _SPOT_ONLY = ("spot_discount", "spot_preemption_per_gpu_hour")
 _OWNED_ONLY = ("purchase_usd_per_gpu", "depreciation_years", "hosting_usd_per_gpu_hour")
 
@@ -79,6 +72,36 @@ def _fix_initial_image(canvas: Canvas) -> None:
     url = getattr(canvas, "_data_url", None)
     if getattr(canvas, "syncing_data_url", False) and url and not url.startswith("data:"):
         canvas._data_url = "data:image/png;base64," + url
+
+
+def _first_estimate(start: Scenario, fields: dict) -> Estimate:
+    """Estimate of ``start`` with the query's ``fields`` on top.
+
+    A field that makes the scenario invalid, or the deadline impossible, is
+    dropped (one at a time, the one the error names first); the rest stay.
+    """
+    fields = dict(fields)
+    while True:
+        try:
+            result = estimate(Scenario.from_dict({**start.to_dict(), **fields}))
+        except ScenarioError as exc:
+            culprit = exc.field if exc.field in fields else next(iter(fields), None)
+        else:
+            if not result.deadline_impossible:
+                return result
+            culprit = "deadline_days" if "deadline_days" in fields else next(iter(fields), None)
+        if culprit is None:
+            return estimate(start)
+        fields.pop(culprit)
+        if culprit in ("deadline_days", "gpus"):  # give back the start's way of sizing the cluster
+            fields.pop("gpus", None)
+            fields.pop("deadline_days", None)
+
+
+def _spec_range(name: str) -> tuple[float, float]:
+    """Allowed [min, max] of a Scenario field (the one table of ranges)."""
+    spec = field_spec(name)
+    return spec["min"], spec["max"]
 
 
 def _today_year() -> float:
@@ -133,13 +156,9 @@ class ExplorerApp:
             preset_id = ""
         if extras.get("lang") in ("en", "zh"):
             self.language = extras["lang"]
-        try:
-            start = Scenario.from_dict({**start.to_dict(), **fields})
-        except ScenarioError:
-            pass  # a combination the query cannot make valid: keep the starting scenario
-        self.scenario = start
-        self.estimate = estimate(start)
+        self.estimate = _first_estimate(start, fields)
         self.baseline = self.estimate
+        start = self.scenario
 
         self._build_controls(start, preset_id)
         self._build_views()
@@ -157,41 +176,44 @@ class ExplorerApp:
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
+        """Create every control; :meth:`_write_controls` then sets them to ``s``.
+
+        Typed twins and plain numbers accept the Scenario field's whole range;
+        log sliders show a narrower, usual range (the twin holds the exact value).
+        """
+        def log_row(name, lo, hi, **kw):
+            text_lo, text_hi = _spec_range(name)
+            return c.log_slider_row(name, lo, lo, hi, text_lo=text_lo, text_hi=text_hi, **kw)
+
         rows: dict[str, c.ControlRow] = {}
-        rows["params"] = c.log_slider_row("params", s.params, 1e8, 2e12, text_lo=1e6, text_hi=1e14)
-        rows["tokens"] = c.log_slider_row("tokens", s.tokens, 1e8, 1e14, text_lo=1e6, text_hi=1e15)
+        rows["params"] = log_row("params", 1e8, 2e12)
+        rows["tokens"] = log_row("tokens", 1e8, 1e14)
         rows["architecture"] = c.toggle_row("architecture", self._options("architecture"), s.architecture)
-        active = s.active_params or s.active_params_effective
-        rows["active_params"] = c.log_slider_row("active_params", min(active, s.params), 1e8, 2e12,
-                                                 text_lo=1e5, text_hi=1e14)
+        rows["active_params"] = log_row("active_params", 1e8, 2e12)
         rows["training_kind"] = c.choice_row("training_kind", self._options("training_kind"), s.training_kind)
-        rows["lora_trainable_fraction"] = c.number_row("lora_trainable_fraction", s.lora_trainable_fraction, 1e-6, 1.0)
+        rows["lora_trainable_fraction"] = c.number_row("lora_trainable_fraction", s.lora_trainable_fraction,
+                                                       *_spec_range("lora_trainable_fraction"))
         rows["gpu"] = c.choice_row("gpu", [(a.name, a.id) for a in catalog.accelerators().values()], s.gpu)
         rows["precision"] = c.choice_row("precision", self._precision_options(s.gpu), s.precision)
-        rows["count_mode"] = c.toggle_row("count_mode", self._options("count_mode"),
-                                          "gpus" if s.gpus is not None else "deadline")
-        rows["gpus"] = c.log_slider_row("gpus", s.gpus or 1024, 1, 100_000, integer=True, text_hi=10_000_000)
-        rows["deadline_days"] = c.log_slider_row("deadline_days", s.deadline_days or 30.0, 1.0, 1000.0,
-                                                 text_lo=0.01, text_hi=3650.0)
-        rows["mfu_default"] = c.ControlRow("mfu_default", w.Checkbox(value=s.mfu is None, indent=False))
-        rows["mfu"] = c.slider_row("mfu", s.mfu if s.mfu is not None else self.estimate.mfu, 0.02, 0.8, 0.01)
+        rows["count_mode"] = c.toggle_row("count_mode", self._options("count_mode"), "gpus")
+        rows["gpus"] = log_row("gpus", 1, 100_000, integer=True)
+        rows["deadline_days"] = log_row("deadline_days", 1.0, 1000.0)
+        rows["mfu_default"] = c.ControlRow("mfu_default", w.Checkbox(value=True, indent=False))
+        rows["mfu"] = c.slider_row("mfu", self.estimate.mfu, *_spec_range("mfu"), 0.01)
         rows["pricing"] = c.choice_row("pricing", self._options("pricing"), s.pricing)
         rows["region"] = c.choice_row("region", [(r.name, r.id) for r in catalog.regions().values()], s.region)
-        for group in _OPTIONAL_FIELDS.values():
-            for name in group:
-                rows[name] = c.optional_number_row(name)
-                value = getattr(s, name)
-                rows[name].widget.value = "" if value is None else f"{value:g}"
-        for name, lo, hi in _NUMBER_FIELDS:
-            rows[name] = c.number_row(name, getattr(s, name), lo, hi)
-        rows["experiments_multiplier"] = c.slider_row("experiments_multiplier", s.experiments_multiplier, 1.0, 5.0,
-                                                      0.1, ".1f")
+        for name in (*_OPTIONAL_FIELDS["pricing"], *_OPTIONAL_FIELDS["region"], *_OPTIONAL_FIELDS["advanced"],
+                     "usd_to_cny"):
+            rows[name] = c.optional_number_row(name)
+        for name in _NUMBER_FIELDS:
+            rows[name] = c.number_row(name, getattr(s, name), *_spec_range(name))
+        rows["experiments_multiplier"] = log_row("experiments_multiplier", 1.0, 100.0)
         rows["preset"] = c.choice_row("preset", self._preset_options(), preset_id)
         rows["currency"] = c.toggle_row("currency", [("USD $", "USD"), ("CNY ¥", "CNY")], s.currency)
-        rows["usd_to_cny"] = c.optional_number_row("usd_to_cny")
         rows["language"] = c.toggle_row("language", [("English", "en"), ("中文", "zh")], self.language)
         self.rows = rows
         self.controls: dict[str, w.Widget] = {name: row.widget for name, row in rows.items()}
+        self._write_controls(s)
 
     def _build_views(self) -> None:
         self.title = w.HTML()
@@ -212,7 +234,7 @@ class ExplorerApp:
         self.history_fig = _widget_figure(0, 0, figure=history)
         enable_marker_blitting(self.history_fig)
         self.pin_button = w.Button(icon="thumb-tack", layout=w.Layout(width="auto"))
-        self.pin_button.on_click(lambda _b: self.pin_baseline())
+        self.pin_button.on_click(self._on_pin)
         self.assumptions = w.HTML()
         self.downloads = w.HTML()
         self.share = w.HTML()
@@ -234,7 +256,7 @@ class ExplorerApp:
             self._group(("gpu", "precision", "count_mode", "gpus", "deadline_days", "mfu_default", "mfu")),
             self._group(("pricing", *_OPTIONAL_FIELDS["pricing"])),
             self._group(("region", *_OPTIONAL_FIELDS["region"])),
-            self._group(("experiments_multiplier", *(n for n, _, _ in _NUMBER_FIELDS),
+            self._group(("experiments_multiplier", *_NUMBER_FIELDS,
                          *_OPTIONAL_FIELDS["advanced"])),
         ], selected_index=0)
         header = w.HBox([self.rows["preset"].box, self.rows["currency"].box, self.rows["language"].box],
@@ -308,7 +330,9 @@ class ExplorerApp:
     def _read_scenario(self) -> Scenario:
         """The scenario the controls describe; ScenarioError when they cannot."""
         r = self.rows
-        fields: dict[str, Any] = {
+        # fields without a control (attention shape, experts, checkpoint write time) keep their values
+        fields: dict[str, Any] = self.scenario.to_dict()
+        fields.update({
             "params": r["params"].value,
             "tokens": r["tokens"].value,
             "architecture": r["architecture"].value,
@@ -322,9 +346,11 @@ class ExplorerApp:
             "experiments_multiplier": r["experiments_multiplier"].value,
             "currency": r["currency"].value,
             "usd_to_cny": c.parse_optional_number("usd_to_cny", r["usd_to_cny"].value),
-        }
-        if fields["architecture"] == "moe":
-            fields["active_params"] = r["active_params"].value
+        })
+        moe = fields["architecture"] == "moe"
+        fields["active_params"] = r["active_params"].value if moe else None
+        if not moe:
+            fields["experts"] = fields["top_k"] = None
         if r["count_mode"].value == "gpus":
             fields["gpus"], fields["deadline_days"] = r["gpus"].value, None
         else:
@@ -332,7 +358,7 @@ class ExplorerApp:
         for group in _OPTIONAL_FIELDS.values():
             for name in group:
                 fields[name] = c.parse_optional_number(name, r[name].value)
-        for name, _lo, _hi in _NUMBER_FIELDS:
+        for name in _NUMBER_FIELDS:
             fields[name] = r[name].value
         return Scenario.from_dict(fields)
 
@@ -399,10 +425,15 @@ class ExplorerApp:
         self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}:</b> '
                              f"{html.escape(message)}</div>")
 
-    def refresh(self) -> None:
-        """Read the controls, estimate, and update every view (the summary last)."""
+    @property
+    def scenario(self) -> Scenario:
+        """The scenario behind the results shown."""
+        return self.estimate.scenario
+
+    def refresh(self, scenario: Scenario | None = None) -> None:
+        """Estimate ``scenario`` (default: read the controls) and update every view (the summary last)."""
         try:
-            scenario = self._read_scenario()
+            scenario = scenario or self._read_scenario()
             result = estimate(scenario)
         except ScenarioError as exc:
             self._reject(exc.field, str(exc))
@@ -410,7 +441,7 @@ class ExplorerApp:
         if result.deadline_impossible:
             self._reject("deadline_days", next(m for m in result.warnings if m.startswith("Deadline")))
             return
-        self.scenario, self.estimate, self.error = scenario, result, ""
+        self.estimate, self.error = result, ""
         for row in self.rows.values():
             row.set_message("")
         self.banner.value = ""
@@ -425,9 +456,11 @@ class ExplorerApp:
         self.warnings.value = views.warnings_html(e, lang)
         self.breakdown.update(e, draw=False)
         self.waterfall.update(self.baseline, e, draw=False)
-        year_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
-        total = e.total_usd if math.isfinite(e.total_usd) and e.total_usd > 0 else None
-        set_scenario_marker(self.history_fig, total, self.marker_year, year_label, draw=False)
+        # the curve holds final training runs: compare the run, not the whole project
+        run_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
+        run_label += f", {label('marker_scope', lang)} ({label(f'pricing_{e.scenario.pricing}', lang)})"
+        run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
+        set_scenario_marker(self.history_fig, run_usd, self.marker_year, run_label, draw=False)
         self._render(self.breakdown.figure, self.waterfall.figure, self.history_fig)
         self.assumptions.value = views.assumptions_html(e, lang)
         self.downloads.value = (
@@ -448,6 +481,12 @@ class ExplorerApp:
             self.marker_label = p.name["en"]
         else:
             self.marker_year, self.marker_label = _today_year(), ""
+
+    def _on_pin(self, _button) -> None:
+        try:
+            self.pin_baseline()
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self._reject("app", f"{type(exc).__name__}: {exc}")
 
     def pin_baseline(self) -> None:
         """Make the current result the baseline of the "what changed" view."""
@@ -484,11 +523,17 @@ class ExplorerApp:
 
     def set_scenario(self, scenario: Scenario, *, keep_preset: bool = False) -> None:
         """Move every control to ``scenario`` and show its result."""
-        s = scenario
-        r = self.rows
         with self._mute():
             if not keep_preset:
                 self.controls["preset"].value = ""
+        self._write_controls(scenario)
+        self._sync_visibility()
+        self.refresh(scenario)
+
+    def _write_controls(self, s: Scenario) -> None:
+        """Set every control to the value of ``s``, without triggering updates."""
+        r = self.rows
+        with self._mute():
             r["gpu"].widget.value = s.gpu
             c.relabel_options(r["precision"].widget, self._precision_options(s.gpu), self._mute)
             # a log row's twin holds the value; it moves its slider (clamped to the slider's range)
@@ -509,17 +554,13 @@ class ExplorerApp:
                 r["mfu"].widget.value = s.mfu
             r["pricing"].widget.value = s.pricing
             r["region"].widget.value = s.region
-            for group in _OPTIONAL_FIELDS.values():
-                for name in group:
-                    value = getattr(s, name)
-                    r[name].widget.value = "" if value is None else f"{value:g}"
-            for name, _lo, _hi in _NUMBER_FIELDS:
+            for name in (*_OPTIONAL_FIELDS["pricing"], *_OPTIONAL_FIELDS["region"], *_OPTIONAL_FIELDS["advanced"],
+                         "usd_to_cny"):
+                r[name].widget.value = number_text(getattr(s, name))
+            for name in _NUMBER_FIELDS:
                 r[name].widget.value = getattr(s, name)
-            r["experiments_multiplier"].widget.value = s.experiments_multiplier
+            r["experiments_multiplier"].twin.value = s.experiments_multiplier
             r["currency"].widget.value = s.currency
-            r["usd_to_cny"].widget.value = "" if s.usd_to_cny is None else f"{s.usd_to_cny:g}"
-        self._sync_visibility()
-        self.refresh()
 
     def _ipython_display_(self) -> None:  # pragma: no cover - display hook in notebooks
         from IPython.display import display

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlencode
 
 from explorer import catalog
 from explorer.scenario import Scenario, field_spec
+from explorer.text import number_text
 
 __all__ = ["scenario_fields_from_query", "query_from_scenario", "EXTRA_KEYS"]
 
@@ -79,6 +80,11 @@ def scenario_fields_from_query(query: str) -> tuple[dict[str, Any], dict[str, st
                 fields[key] = _clamp(key, text)
             except KeyError:
                 continue
+    # the cluster is sized by a GPU count or by a deadline: a query naming one means not the other
+    if fields.get("deadline_days") is not None and "gpus" not in fields:
+        fields["gpus"] = None
+    if fields.get("gpus") is not None and "deadline_days" not in fields:
+        fields["deadline_days"] = None
     return fields, extras
 
 
@@ -89,6 +95,6 @@ def query_from_scenario(scenario: Scenario, **extras: str) -> str:
     for f in dataclasses.fields(Scenario):
         value = getattr(scenario, f.name)
         if value != getattr(base, f.name):
-            items.append((f.name, "" if value is None else (f"{value:g}" if isinstance(value, float) else str(value))))
+            items.append((f.name, number_text(value) if value is None or isinstance(value, (int, float)) else value))
     items += [(k, v) for k, v in extras.items() if v]
     return urlencode(items)

@@ -9,7 +9,7 @@ from explorer import catalog
 from explorer.model import Estimate
 from explorer.text import label, money, quantity
 
-__all__ = ["kpi_html", "summary_text", "warnings_html", "assumptions_html", "message_html", "STYLE"]
+__all__ = ["kpi_html", "summary_text", "warnings_html", "assumptions_html", "STYLE"]
 
 #: CSS for the app, injected once.
 STYLE = """
@@ -33,10 +33,9 @@ STYLE = """
 """
 
 
-def _num(x: float, unit: str = "") -> str:
-    if x is None or not math.isfinite(x):
-        return "unknown"
-    return f"{quantity(x)} {unit}".strip()
+def _num(x: float) -> str:
+    """A KPI number: compact, "unknown" for NaN, "∞" for infinity."""
+    return quantity(x)
 
 
 def kpi_html(e: Estimate, language: str = "en") -> str:
@@ -87,11 +86,6 @@ def warnings_html(e: Estimate, language: str = "en") -> str:
         return ""
     items = "".join(f"<li>{html.escape(w)}</li>" for w in e.warnings)
     return f'<div class="explorer-warnings"><b>{html.escape(label("warnings", language))}</b><ul>{items}</ul></div>'
-
-
-def message_html(text: str) -> str:
-    """A short error message shown beside a control."""
-    return f'<div class="explorer-message">{html.escape(text)}</div>' if text else ""
 
 
 def assumptions_html(e: Estimate, language: str = "en") -> str:

@@ -12,8 +12,6 @@ apart by their labels, not by colour alone.
 from __future__ import annotations
 
 import math
-from typing import Sequence
-
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -22,7 +20,7 @@ from explorer.plots.blit import Blitter
 from explorer.plots.fonts import text_kwargs
 from explorer.text import label, money
 
-__all__ = ["BreakdownPlot", "WaterfallPlot", "DIMENSION_COLORS", "freeze_layout", "dimension_rows"]
+__all__ = ["BreakdownPlot", "WaterfallPlot", "DIMENSION_COLORS", "freeze_layout"]
 
 #: One colour per dimension (Okabe-Ito, colour-blind safe); labels carry the meaning.
 DIMENSION_COLORS = {
@@ -189,7 +187,10 @@ class WaterfallPlot(_Plot):
 
     @staticmethod
     def steps(baseline: Estimate, current: Estimate) -> list[tuple[float, float]]:
-        """(bottom, height) of each bar in the current estimate's currency."""
+        """(bottom, height) of each bar in the current estimate's currency.
+
+        An unknown cost (NaN) counts as 0 here; :meth:`update` labels it "unknown".
+        """
         fx = current.usd_to_currency
         base = {k: _finite(v) * fx for k, v in baseline.cost_usd.items()}
         cur = {k: _finite(v) * fx for k, v in current.cost_usd.items()}
@@ -210,6 +211,9 @@ class WaterfallPlot(_Plot):
         """
         currency = current.scenario.currency
         steps = self.steps(baseline, current)
+        unknown_dims = [not (math.isfinite(baseline.cost_usd[d]) and math.isfinite(current.cost_usd[d]))
+                        for d in COST_DIMENSIONS]
+        unknown = [not math.isfinite(baseline.total_usd), *unknown_dims, not math.isfinite(current.total_usd)]
         self.scale = max(max(max(b, b + h) for b, h in steps), 1e-9)
         xs, ys = [], []
         for i, (bar, text, (bottom, height)) in enumerate(zip(self.bars, self.texts, steps)):
@@ -217,7 +221,9 @@ class WaterfallPlot(_Plot):
             bar.set_height(height / self.scale)
             is_total = i in (0, len(steps) - 1)
             bar.set_color(_TOTAL if is_total else (_UP if height > 0 else _DOWN if height < 0 else "0.75"))
-            if is_total:
+            if unknown[i]:
+                text.set_text(label("unit_unknown", self.language))
+            elif is_total:
                 text.set_text(money(height, currency))
             elif abs(height) < 1e-9 * self.scale:
                 text.set_text("0")
@@ -230,9 +236,3 @@ class WaterfallPlot(_Plot):
         self.connectors.set_data(xs[:-3], ys[:-3])
         if draw:
             self.figure.canvas.draw_idle()
-
-
-def dimension_rows(estimate: Estimate, language: str = "en") -> Sequence[tuple[str, float]]:
-    """(label, amount in the estimate's currency) per dimension and the total."""
-    cost = estimate.cost()
-    return [(label(f"dim_{d}", language), cost[d]) for d in COST_DIMENSIONS] + [(label("total", language), cost["total"])]
