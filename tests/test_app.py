@@ -5,7 +5,6 @@ No kernel is needed: ipywidgets 8 builds widgets without one.
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np

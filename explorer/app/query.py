@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Mapping
+from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from explorer import catalog
