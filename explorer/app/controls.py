@@ -16,7 +16,7 @@ from explorer.errors import ScenarioError
 from explorer.text import label, quantity
 
 __all__ = ["ControlRow", "log_slider_row", "slider_row", "choice_row", "toggle_row", "optional_number_row",
-           "number_row", "parse_optional_number"]
+           "number_row", "parse_optional_number", "relabel_options"]
 
 _FULL = w.Layout(width="100%")
 

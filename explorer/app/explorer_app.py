@@ -42,6 +42,9 @@ _OPTIONAL_FIELDS = {
     "advanced": ("project_months", "storage_usd_per_gb_month", "failure_rate_per_gpu_hour",
                  "restart_minutes", "checkpoint_interval_hours"),
 }
+# Every optional text box, "usd_to_cny" (beside the currency toggle) included.
+_OPTIONAL_NAMES = (*_OPTIONAL_FIELDS["pricing"], *_OPTIONAL_FIELDS["region"], *_OPTIONAL_FIELDS["advanced"],
+                   "usd_to_cny")
 # Advanced numbers that always have a value (their ranges come from the Scenario's fields).
 _NUMBER_FIELDS = ("data_usd_per_1m_tokens", "labelled_examples", "usd_per_labelled_example", "synthetic_tokens",
                   "synthetic_usd_per_1m_tokens", "team_headcount", "team_loaded_usd_per_year", "checkpoints_kept")
@@ -202,8 +205,7 @@ class ExplorerApp:
         rows["mfu"] = c.slider_row("mfu", self.estimate.mfu, *_spec_range("mfu"), 0.01)
         rows["pricing"] = c.choice_row("pricing", self._options("pricing"), s.pricing)
         rows["region"] = c.choice_row("region", [(r.name, r.id) for r in catalog.regions().values()], s.region)
-        for name in (*_OPTIONAL_FIELDS["pricing"], *_OPTIONAL_FIELDS["region"], *_OPTIONAL_FIELDS["advanced"],
-                     "usd_to_cny"):
+        for name in _OPTIONAL_NAMES:
             rows[name] = c.optional_number_row(name)
         for name in _NUMBER_FIELDS:
             rows[name] = c.number_row(name, getattr(s, name), *_spec_range(name))
@@ -345,7 +347,6 @@ class ExplorerApp:
             "region": r["region"].value,
             "experiments_multiplier": r["experiments_multiplier"].value,
             "currency": r["currency"].value,
-            "usd_to_cny": c.parse_optional_number("usd_to_cny", r["usd_to_cny"].value),
         })
         moe = fields["architecture"] == "moe"
         fields["active_params"] = r["active_params"].value if moe else None
@@ -355,9 +356,8 @@ class ExplorerApp:
             fields["gpus"], fields["deadline_days"] = r["gpus"].value, None
         else:
             fields["gpus"], fields["deadline_days"] = None, r["deadline_days"].value
-        for group in _OPTIONAL_FIELDS.values():
-            for name in group:
-                fields[name] = c.parse_optional_number(name, r[name].value)
+        for name in _OPTIONAL_NAMES:
+            fields[name] = c.parse_optional_number(name, r[name].value)
         for name in _NUMBER_FIELDS:
             fields[name] = r[name].value
         return Scenario.from_dict(fields)
@@ -554,8 +554,7 @@ class ExplorerApp:
                 r["mfu"].widget.value = s.mfu
             r["pricing"].widget.value = s.pricing
             r["region"].widget.value = s.region
-            for name in (*_OPTIONAL_FIELDS["pricing"], *_OPTIONAL_FIELDS["region"], *_OPTIONAL_FIELDS["advanced"],
-                         "usd_to_cny"):
+            for name in _OPTIONAL_NAMES:
                 r[name].widget.value = number_text(getattr(s, name))
             for name in _NUMBER_FIELDS:
                 r[name].widget.value = getattr(s, name)
