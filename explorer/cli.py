@@ -15,7 +15,7 @@ from typing import Sequence
 from explorer import catalog
 from explorer.errors import ScenarioError
 from explorer.model import COST_DIMENSIONS, Estimate, estimate
-from explorer.scenario import ARCHITECTURES, CURRENCIES, PRICING_MODES, TRAINING_KINDS, Scenario
+from explorer.scenario import ARCHITECTURES, CURRENCIES, MAX_JSON_CHARS, PRICING_MODES, TRAINING_KINDS, Scenario
 
 __all__ = ["main", "format_estimate"]
 
@@ -94,7 +94,7 @@ def _scenario_from_args(args: argparse.Namespace) -> Scenario:
     if args.scenario:
         try:
             with open(args.scenario, encoding="utf-8") as fh:
-                text = fh.read()
+                text = fh.read(MAX_JSON_CHARS + 1)  # from_json refuses anything longer
         except OSError as exc:
             raise ScenarioError("scenario", args.scenario, f"a readable JSON file ({exc.strerror})") from None
         except UnicodeDecodeError:

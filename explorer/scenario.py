@@ -202,12 +202,28 @@ class Scenario:
 
     @classmethod
     def from_json(cls, text: str) -> "Scenario":
-        """A scenario from JSON text (see :meth:`to_json`)."""
+        """A scenario from JSON text (see :meth:`to_json`).
+
+        Text from anywhere is safe here: oversized text, numbers with hundreds of
+        digits and deeply nested arrays end in one :class:`ScenarioError`.
+        """
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise ScenarioError("scenario", type(text).__name__, "JSON text")
+        if len(text) > MAX_JSON_CHARS:
+            raise ScenarioError("scenario", f"{len(text):,} characters",
+                                f"a scenario of at most {MAX_JSON_CHARS:,} characters of JSON")
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ScenarioError("scenario", text[:40], f"valid JSON ({exc.msg} at line {exc.lineno})") from None
+        except RecursionError:
+            raise ScenarioError("scenario", text[:40], "JSON nested at most a few levels deep") from None
+        except ValueError:  # an integer of more than 4,300 digits (Python's int_max_str_digits)
+            raise ScenarioError("scenario", text[:40], "JSON numbers of at most 4,300 digits") from None
         return cls.from_dict(data)
+
+
+MAX_JSON_CHARS = 100_000  # a full scenario is about 1,500 characters
 
 
 def field_spec(name: str) -> Mapping[str, Any]:
@@ -235,14 +251,15 @@ def _check_field(f: dataclasses.Field, value: Any) -> Any:
         return value
     if isinstance(value, bool):
         raise ScenarioError(f.name, value, "a number, not true/false")
-    if not isinstance(value, (int, float)):
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            raise ScenarioError(f.name, value, "a number") from None
     lo, hi = meta["min"], meta["max"]
     bracket = "(" if meta["lo_open"] else "["
     allowed = f"a {'whole ' if kind == 'int' else ''}number in {bracket}{lo:g}, {hi:g}]"
+    try:
+        value = float(value)
+    except OverflowError:  # an integer beyond the float range (1e308)
+        raise ScenarioError(f.name, value, allowed) from None
+    except (TypeError, ValueError):
+        raise ScenarioError(f.name, value, "a number") from None
     if not math.isfinite(value):
         raise ScenarioError(f.name, value, allowed)
     if value < lo or value > hi or (meta["lo_open"] and value == lo):

@@ -171,3 +171,42 @@ def test_cli_scenario_file_not_utf8(tmp_path):
     path = tmp_path / "scenario.json"
     path.write_bytes(b"\xff\xfe{\x00")  # e.g. a UTF-16 file or binary junk
     _assert_one_line_error(_cli("estimate", "--scenario", str(path)), "scenario")
+
+
+# --- hostile scenario text (hosting review): one clear error, never a traceback or a huge message ---------------
+
+HOSTILE_JSON = {
+    "400-digit integer": '{"params": 1' + "0" * 400 + "}",
+    "5,000-digit integer": '{"params": 1' + "0" * 5000 + "}",
+    "100,000 nested lists": "[" * 100_000 + "]" * 100_000,
+    "40,000 nested lists": "[" * 40_000 + "]" * 40_000,
+    "2 MB of text": '{"gpu": "' + "x" * 2_000_000 + '"}',
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE_JSON)
+def test_hostile_json_ends_in_one_short_scenario_error(name):
+    with pytest.raises(ScenarioError) as info:
+        Scenario.from_json(HOSTILE_JSON[name])
+    message = str(info.value)
+    assert len(message) < 400 and "\n" not in message
+    assert info.value.field in ("scenario", "params")
+
+
+def test_error_message_shortens_a_huge_value_and_escapes_newlines():
+    with pytest.raises(ScenarioError) as info:
+        Scenario(**{**GOOD, "gpu": "line\nbreak" * 2_000_000})  # 20 MB
+    message = str(info.value)
+    assert message.startswith("gpu: 'line\\nbreak")
+    assert "20,000,000 characters" in message and len(message) < 600 and "\n" not in message
+
+
+@pytest.mark.parametrize("name", ["400-digit integer", "5,000-digit integer", "100,000 nested lists"])
+def test_cli_hostile_scenario_file_exits_2_with_one_line(tmp_path, name):
+    path = tmp_path / "scenario.json"
+    path.write_text(HOSTILE_JSON[name])
+    proc = subprocess.run([sys.executable, "-m", "explorer", "estimate", "--scenario", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
