@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 app: $(STAMP)
-	$(BIN)/voila notebooks/explorer.ipynb --Voila.ip=127.0.0.1 --port=8866 --no-browser
+	$(BIN)/python -m explorer.hosting notebooks/explorer.ipynb --Voila.ip=127.0.0.1 --port=8866 --no-browser
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests notebooks explorer --doctest-modules --nbval-lax --nbval-current-env -p no:cacheprovider

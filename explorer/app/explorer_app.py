@@ -13,16 +13,16 @@ import contextlib
 import datetime as _dt
 import html
 import math
-import os
 from typing import Any, Iterator
 
 import ipywidgets as w
-from ipympl.backend_nbagg import Canvas, FigureManager
+from ipympl.backend_nbagg import FigureManager
 from matplotlib.figure import Figure
 
 from explorer import catalog
 from explorer.app import controls as c
 from explorer.app import export, query, views
+from explorer.app.canvas import GuardedCanvas
 from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot, freeze_layout
@@ -55,7 +55,7 @@ _OWNED_ONLY = ("purchase_usd_per_gpu", "depreciation_years", "hosting_usd_per_gp
 def _widget_figure(width_in: float, height_in: float, dpi: float = 96, figure: Figure | None = None) -> Figure:
     """A figure shown through an ipympl canvas widget (no pyplot); ``figure`` attaches an existing one."""
     fig = figure if figure is not None else Figure(figsize=(width_in, height_in), dpi=dpi, layout="constrained")
-    canvas = Canvas(fig)
+    canvas = GuardedCanvas(fig)
     FigureManager(canvas, 0)
     canvas.header_visible = False
     canvas.footer_visible = False
@@ -65,7 +65,7 @@ def _widget_figure(width_in: float, height_in: float, dpi: float = 96, figure: F
     return fig
 
 
-def _fix_initial_image(canvas: Canvas) -> None:
+def _fix_initial_image(canvas: GuardedCanvas) -> None:
     """Give the image drawn before any browser attached its ``data:`` prefix.
 
     ipympl keeps that first image in ``_data_url`` as bare base64, which the
@@ -81,18 +81,20 @@ def _first_estimate(start: Scenario, fields: dict) -> Estimate:
     """Estimate of ``start`` with the query's ``fields`` on top.
 
     A field that makes the scenario invalid, or the deadline impossible, is
-    dropped (one at a time, the one the error names first); the rest stay.
+    dropped, one at a time: the one the error names, else the last in the
+    Scenario's field order (``fields`` come in that order, so the result does
+    not depend on the order of the URL's keys); the rest stay.
     """
     fields = dict(fields)
     while True:
         try:
             result = estimate(Scenario.from_dict({**start.to_dict(), **fields}))
         except ScenarioError as exc:
-            culprit = exc.field if exc.field in fields else next(iter(fields), None)
+            culprit = exc.field if exc.field in fields else next(reversed(fields), None)
         else:
             if not result.deadline_impossible:
                 return result
-            culprit = "deadline_days" if "deadline_days" in fields else next(iter(fields), None)
+            culprit = "deadline_days" if "deadline_days" in fields else next(reversed(fields), None)
         if culprit is None:
             return estimate(start)
         fields.pop(culprit)
@@ -148,18 +150,8 @@ class ExplorerApp:
         self.error = ""
         self.marker_year = _today_year()
         self.marker_label = ""
-        start = scenario or Scenario()
-        fields, extras = query.scenario_fields_from_query(
-            os.environ.get("QUERY_STRING", "") if query_string is None else query_string)
-        preset_id = extras.get("preset", "")
-        if preset_id in presets():
-            start = presets()[preset_id].scenario
-            self._set_marker_for_preset(preset_id)
-        else:
-            preset_id = ""
-        if extras.get("lang") in ("en", "zh"):
-            self.language = extras["lang"]
-        self.estimate = _first_estimate(start, fields)
+        self.estimate, preset_id = self._estimate_from_query(
+            scenario or Scenario(), query.request_query_string() if query_string is None else query_string)
         self.baseline = self.estimate
         start = self.scenario
 
@@ -176,6 +168,41 @@ class ExplorerApp:
         self.tabs.observe(self._on_tab, names="selected_index")
         for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
             _fix_initial_image(fig.canvas)
+
+    def _estimate_from_query(self, start: Scenario, query_string: str) -> tuple[Estimate, str]:
+        """The first result for ``query_string`` on top of ``start``, and the preset it names ("" for none).
+
+        Sets the language and the history marker the query asks for.
+        """
+        fields, extras = query.scenario_fields_from_query(query_string)
+        preset_id = extras.get("preset", "")
+        if preset_id in presets():
+            start = presets()[preset_id].scenario
+            self._set_marker_for_preset(preset_id)
+        else:
+            preset_id = ""
+        if extras.get("lang") in ("en", "zh"):
+            self.language = extras["lang"]
+        return _first_estimate(start, fields), preset_id
+
+    def apply_query(self, query_string: str) -> None:
+        """Show the scenario, preset and language of a share link's ``query_string``.
+
+        The notebook calls it when the app was built before the request came
+        (a preheated Voila kernel), with :func:`explorer.app.query.request_query_string`.
+        """
+        if not query_string:
+            return
+        language = self.language
+        result, preset_id = self._estimate_from_query(self.scenario, query_string)
+        if self.language != language:
+            with self._mute():
+                self.controls["language"].value = self.language
+            self._set_language(self.language)
+        with self._mute():
+            self.controls["preset"].value = preset_id
+        self.baseline = result
+        self.set_scenario(result.scenario, keep_preset=True)
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
@@ -16,10 +17,10 @@ from explorer import catalog
 from explorer.scenario import Scenario, field_spec
 from explorer.text import number_text
 
-__all__ = ["scenario_fields_from_query", "query_from_scenario", "EXTRA_KEYS"]
+__all__ = ["scenario_fields_from_query", "query_from_scenario", "request_query_string", "EXTRA_KEYS"]
 
 EXTRA_KEYS = ("lang", "preset")
-_FIELDS = {f.name for f in dataclasses.fields(Scenario)}
+_FIELD_ORDER = [f.name for f in dataclasses.fields(Scenario)]  # keys are applied in this order, not the URL's
 _MAX_QUERY_CHARS = 4096
 
 
@@ -64,7 +65,7 @@ def scenario_fields_from_query(query: str) -> tuple[dict[str, Any], dict[str, st
     Returns
     -------
     fields : dict
-        Known scenario fields, clamped to their ranges.
+        Known scenario fields, clamped to their ranges, in the Scenario's field order.
     extras : dict
         ``lang`` and ``preset`` when present.
     """
@@ -75,7 +76,7 @@ def scenario_fields_from_query(query: str) -> tuple[dict[str, Any], dict[str, st
         text = values[-1].strip()
         if key in EXTRA_KEYS:
             extras[key] = text
-        elif key in _FIELDS:
+        elif key in _FIELD_ORDER:
             try:
                 fields[key] = _clamp(key, text)
             except KeyError:
@@ -85,7 +86,21 @@ def scenario_fields_from_query(query: str) -> tuple[dict[str, Any], dict[str, st
         fields["gpus"] = None
     if fields.get("gpus") is not None and "deadline_days" not in fields:
         fields["deadline_days"] = None
-    return fields, extras
+    return {name: fields[name] for name in _FIELD_ORDER if name in fields}, extras
+
+
+def request_query_string() -> str:
+    """The query string of the page request this kernel serves ("" outside Voila).
+
+    A preheated Voila kernel runs the notebook before any viewer asks for it;
+    there this waits for the request (``voila.utils.get_query_string``). A
+    kernel started for a request finds the query in ``QUERY_STRING``.
+    """
+    if os.environ.get("VOILA_PREHEAT") == "True":
+        from voila.utils import get_query_string
+
+        return get_query_string() or ""
+    return os.environ.get("QUERY_STRING", "")
 
 
 def query_from_scenario(scenario: Scenario, **extras: str) -> str:

@@ -1,0 +1,55 @@
+"""The ipympl canvas of the app's charts, with every message from the browser checked.
+
+Any viewer can send a chart's canvas any message over the kernel websocket.
+ipympl obeys ``{"type": "resize", "width": 10000, "height": 10000}`` and
+``set_device_pixel_ratio`` without bounds, even with ``resizable=False``, and
+the next ``draw`` then renders an image of hundreds of megabytes (a kernel grew
+from 372 MB to 1,333 MB, and past 4 GB with a pixel ratio of 2).
+:class:`GuardedCanvas` accepts only the messages the page needs, clamps the
+pixel ratio, ignores resizes unless the canvas is resizable and clamps them
+when it is, and ignores mouse, keyboard and toolbar events (the charts have
+none).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ipympl.backend_nbagg import Canvas
+
+__all__ = ["GuardedCanvas", "MAX_DEVICE_PIXEL_RATIO", "MAX_CSS_PIXELS"]
+
+MAX_DEVICE_PIXEL_RATIO = 2.0  # a high-density phone screen; 3 would triple memory and render time again
+MAX_CSS_PIXELS = (1600, 1200)  # the largest chart the layout can show [CSS px]
+MIN_CSS_PIXELS = (120, 80)
+# Messages the page sends to a chart; everything else is dropped.
+_PASS = {"initialized", "closing", "refresh", "draw", "ack", "send_image_mode"}
+_RATIO = {"set_device_pixel_ratio": "device_pixel_ratio", "set_dpi_ratio": "dpi_ratio"}
+
+
+def _clamped(value: object, lo: float, hi: float) -> float | None:
+    """``value`` as a finite number clamped to [lo, hi], or None when it is not a number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return min(max(float(value), lo), hi)
+
+
+class GuardedCanvas(Canvas):
+    """An ipympl ``Canvas`` whose browser messages are checked and bounded (see the module docstring)."""
+
+    def _handle_message(self, object, content, buffers):  # noqa: A002 - ipympl's signature
+        kind = content.get("type") if isinstance(content, dict) else None
+        if kind in _PASS:
+            return super()._handle_message(object, {"type": kind}, buffers)
+        if kind in _RATIO:
+            ratio = _clamped(content.get(_RATIO[kind]), 1.0, MAX_DEVICE_PIXEL_RATIO)
+            if ratio is not None:
+                super()._handle_message(object, {"type": kind, _RATIO[kind]: ratio}, buffers)
+            return None
+        if kind == "resize" and self.resizable:
+            width = _clamped(content.get("width"), MIN_CSS_PIXELS[0], MAX_CSS_PIXELS[0])
+            height = _clamped(content.get("height"), MIN_CSS_PIXELS[1], MAX_CSS_PIXELS[1])
+            if width is not None and height is not None:
+                super()._handle_message(object, {"type": "resize", "width": int(width), "height": int(height)},
+                                        buffers)
+        return None

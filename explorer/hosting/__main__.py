@@ -1,0 +1,3 @@
+from explorer.hosting.server import main
+
+main()

@@ -1,0 +1,131 @@
+"""HTTP handlers of the public server: the page, a busy page, and 404s for odd paths.
+
+Each wraps one of Voila's own handlers and changes only what a public,
+anonymous server needs:
+
+* :class:`ExplorerPageHandler` serves the app. It refuses an oversized query
+  with a readable 400 page, shows a "busy, try again" page (HTTP 503) when the
+  server already holds its cap of viewers' kernels, and sets the ``_xsrf``
+  cookie that the page's unload beacon must send back for its kernel to be
+  shut down when the tab closes.
+* :class:`NotFoundHandler` answers paths the public server has no use for
+  (``/logout``, ``/login``) with 404 instead of an error page.
+* :func:`not_found_on_bad_path` makes a static-file handler answer 404 for a
+  path it cannot read (a NUL byte, a template source, a traversal) instead of
+  a 500 with a logged traceback.
+"""
+
+from __future__ import annotations
+
+import html
+
+from tornado import web
+from voila.tornado.handler import TornadoVoilaHandler
+
+__all__ = ["ExplorerPageHandler", "NotFoundHandler", "not_found_on_bad_path", "message_page"]
+
+MAX_QUERY_KEYS = 64
+MAX_QUERY_CHARS = 4096
+
+
+def message_page(title_en: str, text_en: str, title_zh: str, text_zh: str, *, retry_seconds: int | None = None) -> str:
+    """A small standalone HTML page in English and Chinese (no script, no external asset)."""
+    retry = f'<meta http-equiv="refresh" content="{int(retry_seconds)}">' if retry_seconds else ""
+    parts = [f"<h1>{html.escape(title_en)}</h1><p>{html.escape(text_en)}</p>",
+             f'<h1 lang="zh">{html.escape(title_zh)}</h1><p lang="zh">{html.escape(text_zh)}</p>']
+    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{html.escape(title_en)}</title>{retry}"
+            "<style>body{font-family:system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em;"
+            "color:#222;line-height:1.5}h1{font-size:1.4em}a{color:#1f5fa8}</style></head><body>"
+            + "".join(parts) + '<p><a href="">Try again / 重试</a></p></body></html>')
+
+
+class ExplorerPageHandler(TornadoVoilaHandler):
+    """Voila's page handler with a query limit, a kernel cap and the ``_xsrf`` cookie.
+
+    ``max_kernels`` comes from the handler's settings (``explorer_max_kernels``).
+    """
+
+    def _viewer_kernels(self) -> int:
+        """Kernels held by viewers: running kernels less those ready in the preheated pool.
+
+        A pool kernel still starting counts as a viewer's for the second or two
+        it takes: the cap errs towards refusing, never towards overcommitting.
+        """
+        km = self.kernel_manager
+        ready_in_pool = set()
+        for task in getattr(km, "_pools", {}).get(self.notebook_path, []):  # Voila's pool of preheated kernels
+            if task.done() and not task.cancelled() and task.exception() is None:
+                ready_in_pool.add(task.result().get("kernel_id"))
+        return len(set(km.list_kernel_ids()) - ready_in_pool)
+
+    def _refuse(self, status: int, page: str, retry_seconds: int | None = None) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        if retry_seconds:
+            self.set_header("Retry-After", str(retry_seconds))
+        self.finish(page)
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        """A readable error page (jupyter_server's error template needs settings Voila lacks)."""
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(message_page(f"{status_code} {self._reason}", "The page could not be shown.",
+                                 f"{status_code} {self._reason}", "无法显示此页面。"))
+
+    @web.authenticated
+    async def get(self, path=None):
+        query = self.request.query or ""
+        if len(query) > MAX_QUERY_CHARS or len(self.request.arguments) > MAX_QUERY_KEYS:
+            self._refuse(400, message_page(
+                "Link too long",
+                f"This link carries more than {MAX_QUERY_KEYS} settings or {MAX_QUERY_CHARS} characters. "
+                "Open the app without them and use its Share tab to make a new link.",
+                "链接过长",
+                f"此链接包含超过 {MAX_QUERY_KEYS} 项设置或 {MAX_QUERY_CHARS} 个字符。请去掉这些参数打开应用，"
+                "再用“分享”标签生成新链接。"))
+            return
+        cap = int(self.settings.get("explorer_max_kernels", 0) or 0)
+        if cap and not path and self._viewer_kernels() >= cap:
+            self.log.warning("Busy: %d viewers' kernels, cap %d", self._viewer_kernels(), cap)
+            self._refuse(503, message_page(
+                "The explorer is busy",
+                "Every seat on this server is taken right now. Please try again in a minute; "
+                "this page retries by itself.",
+                "服务器繁忙",
+                "目前所有席位都已占用。请一分钟后再试；本页会自动重试。",
+                retry_seconds=30), retry_seconds=30)
+            return
+        self.xsrf_token  # sets the _xsrf cookie: the page's unload beacon sends it back to free the kernel
+        await super().get(path)
+
+
+class NotFoundHandler(web.RequestHandler):
+    """404 for any method: paths a public, login-free server does not offer."""
+
+    def prepare(self):
+        raise web.HTTPError(404)
+
+
+def not_found_on_bad_path(handler_class: type[web.StaticFileHandler]) -> type[web.StaticFileHandler]:
+    """A subclass of a static-file handler that answers 404 where the original raised an error.
+
+    Voila's template and file handlers end in an assertion, a ``ValueError``
+    (``embedded null byte``) or an unpacking error on some paths, which tornado
+    reports as 500.
+    """
+
+    class Guarded(handler_class):
+        async def get(self, path, include_body=True):
+            if "\x00" in path or "\\" in path or any(part == ".." for part in path.split("/")):
+                raise web.HTTPError(404)
+            try:
+                return await super().get(path, include_body)
+            except web.HTTPError:
+                raise
+            except (AssertionError, ValueError, TypeError, OSError):
+                raise web.HTTPError(404) from None
+
+    Guarded.__name__ = Guarded.__qualname__ = f"NotFoundOnBadPath{handler_class.__name__}"
+    return Guarded

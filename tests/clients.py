@@ -1,0 +1,180 @@
+"""Protocol-level clients of a Voila server, for attack, release and load tests.
+
+They speak to the server as a script on the internet would: plain HTTP for the
+page, and the kernel websocket either without a subprotocol (the old JSON
+frames that the 2025 attack used) or with ``v1.kernel.websocket.jupyter.org``
+(the binary frames the browser sends). Nothing here imports the app.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import time
+import urllib.error
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import websocket  # websocket-client, a dependency of jupyter_server
+
+V1 = "v1.kernel.websocket.jupyter.org"
+
+
+@dataclass
+class Page:
+    """One ``GET`` of the app: status, body, cookies and the kernel it started."""
+
+    status: int
+    body: str
+    seconds: float
+    cookies: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def kernel_id(self) -> str | None:
+        found = re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', self.body)
+        return found.group(1) if found else None
+
+    @property
+    def rendered(self) -> bool:
+        """The page holds the app's widget (not an empty or error page)."""
+        return "application/vnd.jupyter.widget-view+json" in self.body
+
+
+def get_page(url: str, timeout: float = 180.0) -> Page:
+    """Fetch ``url`` and read it to the end (Voila streams the page while the notebook runs)."""
+    start = time.monotonic()
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            body = response.read().decode("utf-8", "replace")
+            status = response.status
+            headers = response.headers
+    except urllib.error.HTTPError as exc:
+        body, status, headers = exc.read().decode("utf-8", "replace"), exc.code, exc.headers
+    cookies = {}
+    for raw in headers.get_all("Set-Cookie") or []:
+        name, _, rest = raw.partition("=")
+        cookies[name.strip()] = rest.split(";", 1)[0]
+    return Page(status, body, time.monotonic() - start, cookies)
+
+
+def ws_url(base_url: str, kernel_id: str, session_id: str = "x") -> str:
+    return base_url.replace("http://", "ws://").rstrip("/") + f"/api/kernels/{kernel_id}/channels?session_id={session_id}"
+
+
+def _header(msg_type: str, session: str) -> dict:
+    return {"msg_id": uuid.uuid4().hex, "msg_type": msg_type, "username": "", "session": session,
+            "date": "2026-01-01T00:00:00.000000Z", "version": "5.3"}
+
+
+def legacy_message(msg_type: str, content: dict, channel: str = "shell", session: str = "x") -> str:
+    """A kernel message as the old (pre-v1) protocol frames it: JSON text with a ``channel`` key."""
+    return json.dumps({"header": _header(msg_type, session), "parent_header": {}, "metadata": {},
+                       "content": content, "channel": channel, "buffers": []})
+
+
+def v1_frame(msg_type: str, content: dict, channel: str = "shell", session: str = "x") -> bytes:
+    """A kernel message in the v1 binary framing (offset count, offsets, channel, parts)."""
+    parts = [json.dumps(p).encode() for p in (_header(msg_type, session), {}, {}, content)]
+    channel_bytes = channel.encode()
+    offsets = [8 * (1 + 1 + len(parts) + 1)]
+    offsets.append(offsets[-1] + len(channel_bytes))
+    for part in parts:
+        offsets.append(offsets[-1] + len(part))
+    head = len(offsets).to_bytes(8, "little") + b"".join(o.to_bytes(8, "little") for o in offsets)
+    return head + channel_bytes + b"".join(parts)
+
+
+def parse_v1_frame(frame: bytes) -> tuple[str, dict]:
+    """(channel, message) of a v1 frame the server sent; buffers are dropped."""
+    count = int.from_bytes(frame[:8], "little")
+    if not 2 <= count <= 64:
+        raise ValueError(f"not a v1 frame: {count} offsets")
+    offsets = [int.from_bytes(frame[8 * (i + 1):8 * (i + 2)], "little") for i in range(count)]
+    channel = frame[offsets[0]:offsets[1]].decode()
+    names = ("header", "parent_header", "metadata", "content")
+    msg = {name: json.loads(frame[offsets[i + 1]:offsets[i + 2]]) for i, name in enumerate(names)}
+    return channel, msg
+
+
+def connect(base_url: str, kernel_id: str, *, v1: bool, timeout: float = 30.0,
+            cookie: str | None = None) -> websocket.WebSocket:
+    """Open the kernel websocket, offering the v1 subprotocol or none at all."""
+    kwargs = {"timeout": timeout}
+    if v1:
+        kwargs["subprotocols"] = [V1]
+    if cookie:
+        kwargs["cookie"] = cookie
+    return websocket.create_connection(ws_url(base_url, kernel_id), **kwargs)
+
+
+def widget_comm_ids(ws: websocket.WebSocket, *, v1: bool, timeout: float = 30.0) -> list[str]:
+    """Ask the kernel for its ``jupyter.widget`` comms (``comm_info_request``)."""
+    content = {"target_name": "jupyter.widget"}
+    ws.send_binary(v1_frame("comm_info_request", content)) if v1 else ws.send(
+        legacy_message("comm_info_request", content))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        raw = ws.recv()
+        if v1 and isinstance(raw, bytes):
+            _, msg = parse_v1_frame(raw)
+        elif not v1 and isinstance(raw, str):
+            msg = json.loads(raw)
+        else:
+            continue
+        if msg["header"]["msg_type"] == "comm_info_reply":
+            return list(msg["content"]["comms"])
+    raise TimeoutError("no comm_info_reply")
+
+
+def send_comm_msg(ws: websocket.WebSocket, comm_id: str, data: dict, *, v1: bool) -> None:
+    content = {"comm_id": comm_id, "data": data}
+    ws.send_binary(v1_frame("comm_msg", content)) if v1 else ws.send(legacy_message("comm_msg", content))
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of one process [MB] (from /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def children(pid: int) -> list[int]:
+    """Direct child processes of ``pid`` (kernels of a Voila server)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of a server and its kernels [MB]."""
+    total = 0.0
+    for p in [pid, *children(pid)]:
+        try:
+            total += rss_mb(p)
+        except OSError:
+            pass
+    return total
+
+
+def kill_if_over(pid: int, limit_mb: float) -> bool:
+    """Kill ``pid`` and its kernels when they hold more than ``limit_mb``; a guard for attack tests."""
+    if tree_rss_mb(pid) <= limit_mb:
+        return False
+    for p in [*children(pid), pid]:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+    return True
