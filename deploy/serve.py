@@ -104,9 +104,16 @@ def nginx_command(nginx: str, prefix: Path, *extra: str) -> list[str]:
             "-e", str(prefix / "logs" / "error.log"), *extra]
 
 
-def voila_command(port: int, extra: list[str] = ()) -> list[str]:
-    """Voila as tests/conftest.py starts it; port_retries=0 so a busy port fails loudly."""
-    return [find_voila(), NOTEBOOK, "--Voila.ip=127.0.0.1", f"--port={port}", "--no-browser",
+def voila_command(port: int, extra: list[str] = (), root: Path = ROOT) -> list[str]:
+    """The server as `make app` starts it, on 127.0.0.1; port_retries=0 so a busy port fails loudly.
+
+    A checkout with the hardened server (``explorer/hosting``: guarded kernel websocket, kernel
+    cap, ``_xsrf`` cookie) runs ``python -m explorer.hosting``; otherwise plain ``voila``.
+    Both read ``voila.json`` from ``root``, the working directory.
+    """
+    hardened = (Path(root) / "explorer" / "hosting" / "__main__.py").exists()
+    program = [sys.executable, "-m", "explorer.hosting"] if hardened else [find_voila()]
+    return [*program, NOTEBOOK, "--Voila.ip=127.0.0.1", f"--port={port}", "--no-browser",
             "--Voila.port_retries=0", *extra]
 
 
