@@ -34,8 +34,8 @@ NOTEBOOK = "notebooks/explorer.ipynb"
 DEFAULTS = dict(
     page_rate="6r/m",      # one new page (= one kernel) per 10 s per address, sustained ...
     page_burst=5,          # ... after 6 at once (a reload or two, a few tabs)
-    asset_rate="20r/s",    # static files, websocket handshakes, kernel REST calls
-    asset_burst=200,       # a page fetches ~40 at once; a cold page a few more
+    asset_rate="50r/s",    # static files, websocket handshakes, kernel REST calls, beacons
+    asset_burst=500,       # a cold page fetches ~100 at once; a few tabs at once must not break
     conn_per_ip=40,        # concurrent requests + open websockets per address
     max_args=100,          # query keys; the app knows a few dozen
 )
