@@ -191,6 +191,17 @@ def test_sticky_sessions_keep_a_page_on_its_voila_process(stack):
                  for m in re.findall(r"up=(\S+)", line)}
     assert upstreams == {f"127.0.0.1:{p}" for p in stack.voila_ports}
 
+    # the kernel websocket handshake passes nginx; jupyter_server still compares Origin with the
+    # Host nginx forwards, so a page on another site cannot open it
+    def handshake(origin: str) -> int:
+        return _request(stack.url, path=f"/api/kernels/{kernel_id}/channels?session_id=test", timeout=30,
+                        headers={"Cookie": route, "Origin": origin, "Connection": "Upgrade",
+                                 "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+                                 "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+                                 "Sec-WebSocket-Protocol": "v1.kernel.websocket.jupyter.org"})[0]
+    assert handshake(stack.url.rstrip("/")) == 101
+    assert handshake("http://evil.example") == 403
+
 
 def test_page_loads_are_rate_limited_per_address(stack):
     """A second nginx, same template, one page per minute and a burst of 1, in front of Voila."""
