@@ -153,8 +153,9 @@ def test_oversized_requests_stop_at_nginx(stack):
     status, _, _ = _request(stack.url, path=long_query, timeout=30)
     assert status == 414
     many_keys = "/?" + "&".join("a" for _ in range(2000))  # 4 KB, but 2,000 keys
-    status, _, body = _request(stack.url, path=many_keys, timeout=30)
+    status, headers, body = _request(stack.url, path=many_keys, timeout=30)
     assert status == 400 and b"Too many query parameters" in body
+    assert headers["content-type"].startswith("text/plain")
     status, _, _ = _request(stack.url, headers={"Cookie": "c=" + "x" * 10_000}, timeout=30)
     assert status == 400
     status, _, _ = _request(stack.url, method="POST", path="/voila/api/shutdown/x",
