@@ -117,8 +117,12 @@ def widget_comm_ids(ws: websocket.WebSocket, *, v1: bool, timeout: float = 30.0)
     ws.send_binary(v1_frame("comm_info_request", content)) if v1 else ws.send(
         legacy_message("comm_info_request", content))
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        raw = ws.recv()
+    while (left := deadline - time.monotonic()) > 0:
+        ws.settimeout(left)  # per call: the server's pings would otherwise keep a lone recv() waiting
+        try:
+            raw = ws.recv()
+        except websocket.WebSocketTimeoutException:
+            break
         if v1 and isinstance(raw, bytes):
             _, msg = parse_v1_frame(raw)
         elif not v1 and isinstance(raw, str):

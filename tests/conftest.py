@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -24,35 +25,66 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def voila_url():
-    """Serve notebooks/explorer.ipynb with the project's voila.json, as `make app` does."""
-    port = _free_port()
-    voila = Path(sys.executable).with_name("voila")
-    log = (ARTIFACTS / "voila.log")
-    ARTIFACTS.mkdir(exist_ok=True)
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [str(voila), "notebooks/explorer.ipynb", "--Voila.ip=127.0.0.1", f"--port={port}", "--no-browser"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=2):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"voila did not start; see {log}")
+class Server:
+    """A hardened Voila server (``python -m explorer.hosting``) on 127.0.0.1, as `make app` starts it."""
+
+    def __init__(self, name: str, *options: str, pool_size: int | None = None):
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.log = ARTIFACTS / f"voila-{name}.log"
+        self.pool_size = pool_size
+        ARTIFACTS.mkdir(exist_ok=True)
+        args = [sys.executable, "-m", "explorer.hosting", "notebooks/explorer.ipynb", "--Voila.ip=127.0.0.1",
+                f"--port={self.port}", "--port_retries=0", "--no-browser", *options]
+        if pool_size is not None:
+            args.append(f"--pool_size={pool_size}" if pool_size else "--preheat_kernel=False")
+        with open(self.log, "w") as out:
+            self.proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 120.0) -> None:
+        """Wait for the port, then for the preheated pool to fill (its kernels would slow the first tests)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=2):
+                    break
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    pytest.fail(f"voila did not start; see {self.log}")
+                time.sleep(0.3)
+        while self.pool_size != 0 and "is filled with" not in self.log.read_text() and time.monotonic() < deadline:
             time.sleep(0.3)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+
+    def stop(self) -> None:
+        from tests.clients import children
+
+        kernels = children(self.proc.pid)
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        for pid in kernels:  # a server killed hard leaves its kernels behind
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+@pytest.fixture(scope="session")
+def server():
+    """The app served with the project's voila.json (a preheated pool of 2 to spare CI's two cores)."""
+    srv = Server("main", pool_size=2)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def voila_url(server):
+    return server.url
 
 
 @pytest.fixture(scope="session")
