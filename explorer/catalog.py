@@ -22,6 +22,8 @@ from explorer.errors import ScenarioError
 
 __all__ = [
     "PRECISIONS",
+    "Precision",
+    "precisions",
     "Accelerator",
     "Region",
     "Default",
@@ -38,8 +40,6 @@ __all__ = [
     "SCHEMAS",
 ]
 
-#: Training precisions the model knows, from widest to narrowest.
-PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
 
 _PEAK_COLUMNS = {
     "fp32": "fp32_tflops",
@@ -63,8 +63,10 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
                   "tf32_tflops_dense": "float", "bf16_tflops_dense": "float", "fp16_tflops_dense": "float",
                   "fp8_tflops_dense": "float", "fp4_tflops_dense": "float", "tdp_watts": "float",
                   "approx_purchase_usd": "float", "cloud_on_demand_usd_per_hour": "float",
-                  "cloud_spot_usd_per_hour": "float"},
+                  "cloud_spot_usd_per_hour": "float", "system_power_w": "float", "server_power_factor": "float"},
     },
+    "precisions.csv": {"id": "id", "source": ("source",),
+                       "types": {"weight_bytes": "float!", "activation_bytes": "float"}},
     "regions.csv": {
         "id": "id", "source": ("source_carbon",),
         "types": {"industrial_electricity_usd_per_kwh": "float", "price_year": "int",
@@ -174,9 +176,24 @@ class Accelerator:
     memory_gb : float
         Device memory [GB].
     tdp_w : float or None
-        Thermal design power [W]; None where unpublished.
+        Thermal design power of the chip [W]; None where unpublished.
+    power_basis : {"tdp", "measured_system"}
+        How energy is computed: from ``tdp_w`` times the server factor and the
+        average power fraction, or from ``system_power_w``, a measured mean
+        system power per chip (host share included).
+    system_power_w : float or None
+        Measured mean system power per chip [W] (``power_basis`` measured_system).
+    server_power_factor : float or None
+        Server wall power per accelerator over its TDP for this generation [x];
+        None: the model falls back to ``server_power_factor_gpu`` and says so.
     purchase_usd : float or None
         Approximate purchase price per accelerator [USD].
+    purchase_basis : {"chip", "system"}
+        Whether ``purchase_usd`` is a chip (or GPU board) price, to which the
+        server overhead applies, or a per-GPU share of a whole system.
+    mfu_default : str
+        Name of the default MFU (``defaults.csv``) measured on this generation;
+        empty where none was measured.
     on_demand_usd_per_gpu_hour, spot_usd_per_gpu_hour : float or None
         Cloud list prices per accelerator-hour [USD], dated in ``price_date``.
     """
@@ -193,6 +210,12 @@ class Accelerator:
     spot_usd_per_gpu_hour: float | None
     price_date: str
     source: str
+    power_basis: str = "tdp"
+    system_power_w: float | None = None
+    server_power_factor: float | None = None
+    power_source: str = ""
+    purchase_basis: str = "chip"
+    mfu_default: str = "mfu_dense"
 
     @property
     def is_tpu(self) -> bool:
@@ -245,6 +268,12 @@ def _accelerator(row: Mapping[str, str]) -> Accelerator:
         spot_usd_per_gpu_hour=_number(row["cloud_spot_usd_per_hour"]),
         price_date=row["cloud_on_demand_provider_date"],
         source=row["source"],
+        power_basis=row["power_basis"],
+        system_power_w=_number(row["system_power_w"]),
+        server_power_factor=_number(row["server_power_factor"]),
+        power_source=row["power_source"],
+        purchase_basis=row["purchase_basis"],
+        mfu_default=row["mfu_default"],
     )
 
 
@@ -260,6 +289,37 @@ def _region(row: Mapping[str, str]) -> Region:
         pue=_number(row["typical_pue"]),
         source="; ".join(s for s in (row["source_price"], row["source_carbon"]) if s),
     )
+
+
+@dataclass(frozen=True)
+class Precision:
+    """One training precision of ``precisions.csv``.
+
+    Attributes
+    ----------
+    weight_bytes : float
+        Bytes per stored weight [bytes].
+    activation_bytes : float or None
+        Bytes per stored activation value [bytes]; None where no source was found.
+    """
+
+    id: str
+    weight_bytes: float
+    activation_bytes: float | None
+    source: str
+
+
+@functools.cache
+def precisions() -> Mapping[str, Precision]:
+    """All training precisions, keyed by id, from widest to narrowest."""
+    return MappingProxyType({
+        r["id"]: Precision(r["id"], float(r["weight_bytes"]), _number(r["activation_bytes"]), r["source"])
+        for r in read_csv("precisions.csv")
+    })
+
+
+#: Training precisions the model knows, from widest to narrowest (``precisions.csv``).
+PRECISIONS: tuple[str, ...] = tuple(precisions())
 
 
 @functools.cache

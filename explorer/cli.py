@@ -15,7 +15,7 @@ from typing import Sequence
 from explorer import catalog
 from explorer.errors import ScenarioError
 from explorer.model import COST_DIMENSIONS, Estimate, estimate
-from explorer.scenario import ARCHITECTURES, CURRENCIES, PRICING_MODES, TRAINING_KINDS, Scenario
+from explorer.scenario import ARCHITECTURES, CURRENCIES, PRICING_MODES, RECOMPUTE_MODES, TRAINING_KINDS, Scenario
 
 __all__ = ["main", "format_estimate"]
 
@@ -36,6 +36,10 @@ _OPTION_FIELDS = {
     "currency": "currency",
     "usd_to_cny": "usd_to_cny",
     "experiments": "experiments_multiplier",
+    "seq_len": "seq_len",
+    "layers": "n_layers",
+    "d_model": "d_model",
+    "recompute": "recompute",
 }
 
 
@@ -65,6 +69,10 @@ def _parser() -> argparse.ArgumentParser:
     est.add_argument("--top-k", type=_number, help="experts active per token")
     est.add_argument("--architecture", choices=ARCHITECTURES)
     est.add_argument("--tokens", type=_number, help="training tokens, e.g. 2e12")
+    est.add_argument("--seq-len", type=_number, help="training sequence length in tokens (default: defaults.csv)")
+    est.add_argument("--layers", type=_number, help="transformer layers (with --d-model; default: from --params)")
+    est.add_argument("--d-model", type=_number, help="model width (with --layers; default: from --params)")
+    est.add_argument("--recompute", choices=RECOMPUTE_MODES, help="activation recomputation (default: selective)")
     est.add_argument("--training-kind", choices=TRAINING_KINDS)
     est.add_argument("--gpu", help="accelerator id (python -m explorer catalog gpus)")
     est.add_argument("--precision", choices=catalog.PRECISIONS)
