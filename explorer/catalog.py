@@ -63,7 +63,8 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
                   "tf32_tflops_dense": "float", "bf16_tflops_dense": "float", "fp16_tflops_dense": "float",
                   "fp8_tflops_dense": "float", "fp4_tflops_dense": "float", "tdp_watts": "float",
                   "approx_purchase_usd": "float", "cloud_on_demand_usd_per_hour": "float",
-                  "cloud_spot_usd_per_hour": "float", "system_power_w": "float", "server_power_factor": "float"},
+                  "cloud_spot_usd_per_hour": "float", "system_power_w": "float", "server_power_factor": "float",
+                  "reserved_1y_usd_per_hour": "float", "reserved_3y_usd_per_hour": "float"},
     },
     "precisions.csv": {"id": "id", "source": ("source",),
                        "types": {"weight_bytes": "float!", "activation_bytes": "float"}},
@@ -77,7 +78,8 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
         "id": "model", "source": ("source",),
         "types": {"year": "int!", "params_total": "float", "params_active": "float", "tokens": "float",
                   "train_flop": "float", "n_accelerators": "float", "gpu_hours": "float", "wall_days": "float",
-                  "reported_mfu": "float", "energy_mwh": "float", "tco2eq": "float", "reported_cost_usd": "float"},
+                  "reported_mfu": "float", "energy_mwh": "float", "n_layers": "int", "d_model": "int",
+                  "seq_len": "int", "tco2eq": "float", "reported_cost_usd": "float"},
     },
     "presets.csv": {"id": "id", "source": ("source",), "types": {}},
     "labels.csv": {"id": "key", "source": (), "types": {}},
@@ -196,6 +198,12 @@ class Accelerator:
         empty where none was measured.
     on_demand_usd_per_gpu_hour, spot_usd_per_gpu_hour : float or None
         Cloud list prices per accelerator-hour [USD], dated in ``price_date``.
+    reserved_1y_usd_per_gpu_hour, reserved_3y_usd_per_gpu_hour : float or None
+        1- and 3-year committed-use prices on the same basis [USD/GPU-hour]; the
+        3-year price is the committed-use basis of published cost estimates.
+    price_basis : str
+        Provider and date of the cloud prices; ``price_basis_mixed`` is True
+        when they do not come from one provider and one date.
     """
 
     id: str
@@ -216,6 +224,10 @@ class Accelerator:
     power_source: str = ""
     purchase_basis: str = "chip"
     mfu_default: str = "mfu_dense"
+    price_basis: str = ""
+    price_basis_mixed: bool = False
+    reserved_1y_usd_per_gpu_hour: float | None = None
+    reserved_3y_usd_per_gpu_hour: float | None = None
 
     @property
     def is_tpu(self) -> bool:
@@ -274,6 +286,10 @@ def _accelerator(row: Mapping[str, str]) -> Accelerator:
         power_source=row["power_source"],
         purchase_basis=row["purchase_basis"],
         mfu_default=row["mfu_default"],
+        price_basis=row["price_basis"],
+        price_basis_mixed=row["price_basis_mixed"].strip().lower() == "yes",
+        reserved_1y_usd_per_gpu_hour=_number(row["reserved_1y_usd_per_hour"]),
+        reserved_3y_usd_per_gpu_hour=_number(row["reserved_3y_usd_per_hour"]),
     )
 
 

@@ -133,12 +133,19 @@ def _prices(s: Scenario, acc, used, warnings) -> dict:
     owned = s.pricing == "owned"
     own_rate = s.rate_usd_per_gpu_hour
     out = dict(owned=owned, accelerator_usd_per_gpu_hour=0.0, hardware_usd_per_gpu_hour=0.0, extra_failures=0.0)
-    if own_rate is None and not owned:
-        used.append(Assumption(f"on-demand price ({acc.id})", _nan(acc.on_demand_usd_per_gpu_hour),
-                               "USD/GPU-hour", acc.price_date))
     rate = _nan(acc.on_demand_usd_per_gpu_hour)
+    basis = acc.price_basis or acc.price_date
+    if own_rate is None and not owned:
+        used.append(Assumption(f"on-demand price ({acc.id})", rate, "USD/GPU-hour", basis))
+        if acc.price_basis_mixed:
+            warnings.append(f"The {acc.id} cloud prices do not come from one provider and one date ({basis}).")
     if s.pricing in ("reserved_1y", "reserved_3y") and own_rate is None:
-        rate *= 1.0 - _pick(None, f"{s.pricing}_discount", used)
+        listed = getattr(acc, f"{s.pricing}_usd_per_gpu_hour")
+        if listed is not None:
+            rate = listed
+            used.append(Assumption(f"{s.pricing} price ({acc.id})", listed, "USD/GPU-hour", basis))
+        else:
+            rate *= 1.0 - _pick(None, f"{s.pricing}_discount", used)
     elif s.pricing == "spot":
         if own_rate is not None:
             pass
@@ -146,7 +153,7 @@ def _prices(s: Scenario, acc, used, warnings) -> dict:
             rate *= 1.0 - s.spot_discount
         elif acc.spot_usd_per_gpu_hour and acc.on_demand_usd_per_gpu_hour:
             rate = acc.spot_usd_per_gpu_hour
-            used.append(Assumption(f"spot price ({acc.id}, catalog)", rate, "USD/GPU-hour", acc.source))
+            used.append(Assumption(f"spot price ({acc.id})", rate, "USD/GPU-hour", basis))
         else:
             rate *= 1.0 - _pick(None, "spot_discount", used)
         out["extra_failures"] = _pick(s.spot_preemption_per_gpu_hour, "spot_preemption_per_gpu_hour", used)
