@@ -40,9 +40,9 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float) -> list[str
         out.append("Goodput 0: at this scale failures arrive faster than the job can restart and checkpoint, "
                    "so no training progress is made and the GPU-hours, time and total cost are unknown; "
                    "lower the failure rate, restart time or GPU count.")
-    elif good < 0.8:
+    elif good < default("min_useful_goodput"):
         out.append(f"Goodput {good:.2f}: failures, restarts and checkpoints lose {1 - good:.0%} of the GPU time "
-                   "(more than 20%); check the reliability inputs.")
+                   f"(more than {1 - default('min_useful_goodput'):.0%}); check the reliability inputs.")
     if s.deadline_days is not None and not v["deadline_impossible"] and gpus == floor and floor > 1:
         out.append(f"The GPU count is set by memory, not the deadline: {floor:,.0f} x {acc.id} are needed to hold "
                    "the training state and activations.")
