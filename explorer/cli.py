@@ -135,6 +135,12 @@ def _fmt(x: float, unit: str = "") -> str:
     return f"{text} {unit}".rstrip()
 
 
+def _memory(e: Estimate) -> str:
+    m = e.memory_gb_per_gpu
+    parts = ", ".join(f"{k} {m[k]:.3g}" for k in ("weights", "gradients", "optimizer", "activations"))
+    return f"{m['total']:.3g} GB ({parts})"
+
+
 def format_estimate(e: Estimate) -> str:
     """A readable table of an estimate."""
     s, cur = e.scenario, e.scenario.currency
@@ -148,9 +154,12 @@ def format_estimate(e: Estimate) -> str:
         f"  MFU                  {e.mfu:.3f} of {e.peak_tflops:g} TFLOP/s peak",
         f"  GPU-hours            {_fmt(e.gpu_hours)} (ideal {_fmt(e.ideal_gpu_hours)}, goodput {e.goodput:.3f})",
         f"  GPUs                 {e.gpus:,} (memory needs at least {e.min_gpus_memory:,})",
+        f"  memory per GPU       {_memory(e)}",
         f"  wall-clock           {_fmt(e.wall_days, 'days')}",
         f"  energy               {_fmt(e.energy_mwh, 'MWh')} (IT {_fmt(e.energy_it_mwh, 'MWh')})",
         f"  carbon               {_fmt(e.co2_tonnes, 'tCO2')}",
+        f"  whole project        {_fmt(e.energy_project_mwh, 'MWh')}, {_fmt(e.co2_project_tonnes, 'tCO2')} "
+        f"(x{s.experiments_multiplier:g} experiments)",
         "",
         f"  {'cost (' + cur + ')':<20} {'amount':>12}  {'share':>6}",
     ]
