@@ -66,6 +66,7 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
                   "cloud_spot_usd_per_hour": "float", "system_power_w": "float", "server_power_factor": "float",
                   "reserved_1y_usd_per_hour": "float", "reserved_3y_usd_per_hour": "float"},
     },
+    "price_index.csv": {"id": "id", "source": ("source",), "types": {"ppi_pcu518210518210": "float!"}},
     "precisions.csv": {"id": "id", "source": ("source",),
                        "types": {"weight_bytes": "float!", "activation_bytes": "float"}},
     "regions.csv": {

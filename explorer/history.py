@@ -128,6 +128,7 @@ def _error(field: str, value, allowed: str) -> ScenarioError:
 
 
 def _read_csv(name: str) -> pd.DataFrame:
+    catalog.read_csv(name)  # schema check (explorer.catalog.SCHEMAS) before pandas parses the same text
     text = (resources.files("explorer") / "data" / name).read_text(encoding="utf-8")
     return pd.read_csv(io.StringIO(text), dtype={"date": str, "dollar_year": str})
 

@@ -199,3 +199,41 @@ def test_goodput_zero_is_said_not_a_silent_unknown_total():
                           restart_minutes=600))
     assert e.goodput == 0.0 and not math.isfinite(e.total_usd)
     assert any(w.startswith("Goodput 0") and "total cost" in w for w in e.warnings), e.warnings
+
+
+# ------------------------------------------------ modelling 4: price basis
+def test_mixed_price_basis_is_said():
+    acc = catalog.accelerator("mi300x")
+    assert acc.price_basis_mixed  # a median across providers
+    e = estimate(Scenario(params=7e9, tokens=1e11, gpu="mi300x", gpus=64))
+    assert any("one provider and one date" in w for w in e.warnings), e.warnings
+    e = estimate(Scenario(params=7e9, tokens=1e11, gpu="h100-sxm", gpus=64))
+    assert not any("one provider and one date" in w for w in e.warnings)
+
+
+def test_every_accelerator_names_its_price_basis():
+    for acc in catalog.accelerators().values():
+        if acc.on_demand_usd_per_gpu_hour is not None:
+            assert acc.price_basis, acc.id
+        for mode in ("reserved_1y", "reserved_3y"):
+            listed = getattr(acc, f"{mode}_usd_per_gpu_hour")
+            assert listed is None or listed < acc.on_demand_usd_per_gpu_hour, acc.id
+
+
+def test_h100_three_year_reservation_is_not_cheaper_than_owning():
+    """GCP a3-highgpu 3-year: $4.86; owning at $33,810 x 1.64 / 0.81 over 5 years: $1.56 plus energy."""
+    cloud = estimate(Scenario(params=7e9, tokens=1e12, gpus=256, pricing="reserved_3y"))
+    owned = estimate(Scenario(params=7e9, tokens=1e12, gpus=256, pricing="owned"))
+    assert cloud.final_run_usd > owned.final_run_usd
+
+
+def test_new_fields_round_trip_through_json():
+    s = Scenario(params=70e9, n_layers=80, d_model=8192, seq_len=8192, recompute="full", other_losses_factor=1.3)
+    assert Scenario.from_json(s.to_json()) == s
+    from explorer import ScenarioError
+    with pytest.raises(ScenarioError, match="recompute"):
+        Scenario(recompute="sometimes")
+    with pytest.raises(ScenarioError, match="other_losses_factor"):
+        Scenario(other_losses_factor=0.5)
+    with pytest.raises(ScenarioError, match="n_layers"):
+        Scenario(d_model=4096)
