@@ -237,3 +237,10 @@ def test_new_fields_round_trip_through_json():
         Scenario(other_losses_factor=0.5)
     with pytest.raises(ScenarioError, match="n_layers"):
         Scenario(d_model=4096)
+
+
+def test_model_imports_no_pandas_matplotlib_or_widgets():
+    code = ("import sys, explorer.model; "
+            "print(sorted(m for m in ('pandas', 'matplotlib', 'ipywidgets') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert out.strip() == "[]", out
