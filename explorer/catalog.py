@@ -22,6 +22,8 @@ from explorer.errors import ScenarioError
 
 __all__ = [
     "PRECISIONS",
+    "Precision",
+    "precisions",
     "Accelerator",
     "Region",
     "Default",
@@ -33,10 +35,11 @@ __all__ = [
     "default",
     "published_runs",
     "read_csv",
+    "check_rows",
+    "CatalogError",
+    "SCHEMAS",
 ]
 
-#: Training precisions the model knows, from widest to narrowest.
-PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
 
 _PEAK_COLUMNS = {
     "fp32": "fp32_tflops",
@@ -48,17 +51,114 @@ _PEAK_COLUMNS = {
 }
 
 
+#: Schema of every packaged catalog: its id column (unique, non-empty), the
+#: columns that must hold a source, and the type of each typed column
+#: (``float``/``int``: blank allowed; ``float!``/``int!``: required). Columns
+#: not named are free text. Every read checks the header, the column count of
+#: each row, the types, the sources and duplicate ids.
+SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
+    "accelerators.csv": {
+        "id": "id", "source": ("source",),
+        "types": {"year": "int!", "memory_gb": "float!", "mem_bandwidth_tbs": "float", "fp32_tflops": "float",
+                  "tf32_tflops_dense": "float", "bf16_tflops_dense": "float", "fp16_tflops_dense": "float",
+                  "fp8_tflops_dense": "float", "fp4_tflops_dense": "float", "tdp_watts": "float",
+                  "approx_purchase_usd": "float", "cloud_on_demand_usd_per_hour": "float",
+                  "cloud_spot_usd_per_hour": "float", "system_power_w": "float", "server_power_factor": "float",
+                  "reserved_1y_usd_per_hour": "float", "reserved_3y_usd_per_hour": "float"},
+    },
+    "price_index.csv": {"id": "id", "source": ("source",), "types": {"ppi_pcu518210518210": "float!"}},
+    "precisions.csv": {"id": "id", "source": ("source",),
+                       "types": {"weight_bytes": "float!", "activation_bytes": "float"}},
+    "regions.csv": {
+        "id": "id", "source": ("source_carbon",),
+        "types": {"industrial_electricity_usd_per_kwh": "float", "price_year": "int",
+                  "grid_carbon_gco2_per_kwh": "float", "typical_pue": "float"},
+    },
+    "defaults.csv": {"id": "name", "source": ("source",), "types": {"value": "float!"}},
+    "published_runs.csv": {
+        "id": "model", "source": ("source",),
+        "types": {"year": "int!", "params_total": "float", "params_active": "float", "tokens": "float",
+                  "train_flop": "float", "n_accelerators": "float", "gpu_hours": "float", "wall_days": "float",
+                  "reported_mfu": "float", "energy_mwh": "float", "n_layers": "int", "d_model": "int",
+                  "seq_len": "int", "tco2eq": "float", "reported_cost_usd": "float"},
+    },
+    "presets.csv": {"id": "id", "source": ("source",), "types": {}},
+    "labels.csv": {"id": "key", "source": (), "types": {}},
+    "history.csv": {"id": "id", "source": ("source",), "types": {"cost_usd": "float!"}},
+    "article_claims.csv": {"id": "id", "source": ("source",), "types": {"year": "int", "claimed_usd": "float"}},
+})
+
+
 @functools.cache
 def read_csv(name: str) -> tuple[Mapping[str, str], ...]:
-    """Rows of a packaged CSV file as read-only mappings of strings.
+    """Rows of a packaged CSV file as read-only mappings of strings, schema-checked.
 
     Parameters
     ----------
     name : str
         File name inside ``explorer/data`` (e.g. ``"regions.csv"``).
+
+    Raises
+    ------
+    CatalogError
+        When the file breaks its schema (:data:`SCHEMAS`): a row with the wrong
+        number of fields, a value of the wrong type, a missing source or id, or
+        a duplicate id.
     """
     text = resources.files("explorer").joinpath("data").joinpath(name).read_text(encoding="utf-8")
-    return tuple(MappingProxyType(dict(row)) for row in csv.DictReader(io.StringIO(text)))
+    return check_rows(name, text)
+
+
+class CatalogError(ScenarioError):
+    """A packaged catalog breaks its schema: names the file and line, the value and what is allowed."""
+
+    def __init__(self, message: str):
+        where, _, what = message.partition(": ")
+        super().__init__(where, what, "a row that matches the catalog schema (explorer.catalog.SCHEMAS)")
+
+
+def check_rows(name: str, text: str) -> tuple[Mapping[str, str], ...]:
+    """Parse CSV ``text`` of catalog ``name`` and check it against :data:`SCHEMAS`."""
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise CatalogError(f"{name}: empty file") from None
+    schema = SCHEMAS.get(name, {"id": header[0], "source": (), "types": {}})
+    missing = [c for c in (schema["id"], *schema["source"], *schema["types"]) if c not in header]
+    if missing:
+        raise CatalogError(f"{name}: header lacks column(s) {', '.join(missing)}")
+    rows, seen = [], set()
+    for line, fields in enumerate(reader, start=2):
+        if not fields:
+            continue
+        if len(fields) != len(header):
+            raise CatalogError(f"{name} line {line}: {len(fields)} fields, the header has {len(header)} "
+                               "(unquoted comma?)")
+        row = dict(zip(header, fields))
+        key = row[schema["id"]].strip()
+        if not key:
+            raise CatalogError(f"{name} line {line}: empty {schema['id']}")
+        if key in seen:
+            raise CatalogError(f"{name} line {line}: duplicate {schema['id']} {key!r}")
+        seen.add(key)
+        for col in schema["source"]:
+            if not row[col].strip():
+                raise CatalogError(f"{name} line {line} ({key}): column {col} needs a source")
+        for col, kind in schema["types"].items():
+            cell = row[col].strip()
+            if not cell:
+                if kind.endswith("!"):
+                    raise CatalogError(f"{name} line {line} ({key}): column {col} is required")
+                continue
+            try:
+                value = float(cell)
+            except ValueError:
+                raise CatalogError(f"{name} line {line} ({key}): column {col} = {cell!r} is not a number") from None
+            if kind.startswith("int") and value != int(value):
+                raise CatalogError(f"{name} line {line} ({key}): column {col} = {cell!r} is not a whole number")
+        rows.append(MappingProxyType(row))
+    return tuple(rows)
 
 
 def _number(text: str | None) -> float | None:
@@ -79,11 +179,32 @@ class Accelerator:
     memory_gb : float
         Device memory [GB].
     tdp_w : float or None
-        Thermal design power [W]; None where unpublished.
+        Thermal design power of the chip [W]; None where unpublished.
+    power_basis : {"tdp", "measured_system"}
+        How energy is computed: from ``tdp_w`` times the server factor and the
+        average power fraction, or from ``system_power_w``, a measured mean
+        system power per chip (host share included).
+    system_power_w : float or None
+        Measured mean system power per chip [W] (``power_basis`` measured_system).
+    server_power_factor : float or None
+        Server wall power per accelerator over its TDP for this generation [x];
+        None: the model falls back to ``server_power_factor_gpu`` and says so.
     purchase_usd : float or None
         Approximate purchase price per accelerator [USD].
+    purchase_basis : {"chip", "system"}
+        Whether ``purchase_usd`` is a chip (or GPU board) price, to which the
+        server overhead applies, or a per-GPU share of a whole system.
+    mfu_default : str
+        Name of the default MFU (``defaults.csv``) measured on this generation;
+        empty where none was measured.
     on_demand_usd_per_gpu_hour, spot_usd_per_gpu_hour : float or None
         Cloud list prices per accelerator-hour [USD], dated in ``price_date``.
+    reserved_1y_usd_per_gpu_hour, reserved_3y_usd_per_gpu_hour : float or None
+        1- and 3-year committed-use prices on the same basis [USD/GPU-hour]; the
+        3-year price is the committed-use basis of published cost estimates.
+    price_basis : str
+        Provider and date of the cloud prices; ``price_basis_mixed`` is True
+        when they do not come from one provider and one date.
     """
 
     id: str
@@ -98,6 +219,16 @@ class Accelerator:
     spot_usd_per_gpu_hour: float | None
     price_date: str
     source: str
+    power_basis: str = "tdp"
+    system_power_w: float | None = None
+    server_power_factor: float | None = None
+    power_source: str = ""
+    purchase_basis: str = "chip"
+    mfu_default: str = "mfu_dense"
+    price_basis: str = ""
+    price_basis_mixed: bool = False
+    reserved_1y_usd_per_gpu_hour: float | None = None
+    reserved_3y_usd_per_gpu_hour: float | None = None
 
     @property
     def is_tpu(self) -> bool:
@@ -150,6 +281,16 @@ def _accelerator(row: Mapping[str, str]) -> Accelerator:
         spot_usd_per_gpu_hour=_number(row["cloud_spot_usd_per_hour"]),
         price_date=row["cloud_on_demand_provider_date"],
         source=row["source"],
+        power_basis=row["power_basis"],
+        system_power_w=_number(row["system_power_w"]),
+        server_power_factor=_number(row["server_power_factor"]),
+        power_source=row["power_source"],
+        purchase_basis=row["purchase_basis"],
+        mfu_default=row["mfu_default"],
+        price_basis=row["price_basis"],
+        price_basis_mixed=row["price_basis_mixed"].strip().lower() == "yes",
+        reserved_1y_usd_per_gpu_hour=_number(row["reserved_1y_usd_per_hour"]),
+        reserved_3y_usd_per_gpu_hour=_number(row["reserved_3y_usd_per_hour"]),
     )
 
 
@@ -165,6 +306,37 @@ def _region(row: Mapping[str, str]) -> Region:
         pue=_number(row["typical_pue"]),
         source="; ".join(s for s in (row["source_price"], row["source_carbon"]) if s),
     )
+
+
+@dataclass(frozen=True)
+class Precision:
+    """One training precision of ``precisions.csv``.
+
+    Attributes
+    ----------
+    weight_bytes : float
+        Bytes per stored weight [bytes].
+    activation_bytes : float or None
+        Bytes per stored activation value [bytes]; None where no source was found.
+    """
+
+    id: str
+    weight_bytes: float
+    activation_bytes: float | None
+    source: str
+
+
+@functools.cache
+def precisions() -> Mapping[str, Precision]:
+    """All training precisions, keyed by id, from widest to narrowest."""
+    return MappingProxyType({
+        r["id"]: Precision(r["id"], float(r["weight_bytes"]), _number(r["activation_bytes"]), r["source"])
+        for r in read_csv("precisions.csv")
+    })
+
+
+#: Training precisions the model knows, from widest to narrowest (``precisions.csv``).
+PRECISIONS: tuple[str, ...] = tuple(precisions())
 
 
 @functools.cache

@@ -15,7 +15,8 @@ from typing import Sequence
 from explorer import catalog
 from explorer.errors import ScenarioError
 from explorer.model import COST_DIMENSIONS, Estimate, estimate
-from explorer.scenario import ARCHITECTURES, CURRENCIES, MAX_JSON_CHARS, PRICING_MODES, TRAINING_KINDS, Scenario
+from explorer.scenario import (ARCHITECTURES, CURRENCIES, MAX_JSON_CHARS, PRICING_MODES, RECOMPUTE_MODES,
+                               TRAINING_KINDS, Scenario)
 
 __all__ = ["main", "format_estimate"]
 
@@ -36,6 +37,10 @@ _OPTION_FIELDS = {
     "currency": "currency",
     "usd_to_cny": "usd_to_cny",
     "experiments": "experiments_multiplier",
+    "seq_len": "seq_len",
+    "layers": "n_layers",
+    "d_model": "d_model",
+    "recompute": "recompute",
 }
 
 
@@ -65,6 +70,10 @@ def _parser() -> argparse.ArgumentParser:
     est.add_argument("--top-k", type=_number, help="experts active per token")
     est.add_argument("--architecture", choices=ARCHITECTURES)
     est.add_argument("--tokens", type=_number, help="training tokens, e.g. 2e12")
+    est.add_argument("--seq-len", type=_number, help="training sequence length in tokens (default: defaults.csv)")
+    est.add_argument("--layers", type=_number, help="transformer layers (with --d-model; default: from --params)")
+    est.add_argument("--d-model", type=_number, help="model width (with --layers; default: from --params)")
+    est.add_argument("--recompute", choices=RECOMPUTE_MODES, help="activation recomputation (default: selective)")
     est.add_argument("--training-kind", choices=TRAINING_KINDS)
     est.add_argument("--gpu", help="accelerator id (python -m explorer catalog gpus)")
     est.add_argument("--precision", choices=catalog.PRECISIONS)
@@ -127,6 +136,12 @@ def _fmt(x: float, unit: str = "") -> str:
     return f"{text} {unit}".rstrip()
 
 
+def _memory(e: Estimate) -> str:
+    m = e.memory_gb_per_gpu
+    parts = ", ".join(f"{k} {m[k]:.3g}" for k in ("weights", "gradients", "optimizer", "activations"))
+    return f"{m['total']:.3g} GB ({parts})"
+
+
 def format_estimate(e: Estimate) -> str:
     """A readable table of an estimate."""
     s, cur = e.scenario, e.scenario.currency
@@ -140,9 +155,12 @@ def format_estimate(e: Estimate) -> str:
         f"  MFU                  {e.mfu:.3f} of {e.peak_tflops:g} TFLOP/s peak",
         f"  GPU-hours            {_fmt(e.gpu_hours)} (ideal {_fmt(e.ideal_gpu_hours)}, goodput {e.goodput:.3f})",
         f"  GPUs                 {e.gpus:,} (memory needs at least {e.min_gpus_memory:,})",
+        f"  memory per GPU       {_memory(e)}",
         f"  wall-clock           {_fmt(e.wall_days, 'days')}",
         f"  energy               {_fmt(e.energy_mwh, 'MWh')} (IT {_fmt(e.energy_it_mwh, 'MWh')})",
         f"  carbon               {_fmt(e.co2_tonnes, 'tCO2')}",
+        f"  whole project        {_fmt(e.energy_project_mwh, 'MWh')}, {_fmt(e.co2_project_tonnes, 'tCO2')} "
+        f"(x{s.experiments_multiplier:g} experiments)",
         "",
         f"  {'cost (' + cur + ')':<20} {'amount':>12}  {'share':>6}",
     ]

@@ -36,11 +36,13 @@ import json
 import math
 from dataclasses import dataclass
 from importlib import resources
+from types import MappingProxyType
 from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
+from explorer import catalog
 from explorer.errors import ScenarioError
 from explorer.text import money
 
@@ -93,14 +95,9 @@ TARGET_DOLLAR_YEAR = "2024-12"
 #: Epoch's database and in the AI Index 2024 is the Dec-2023 level: Epoch's
 #: 2024-12 USD re-runs of GNMT, AlphaGo Zero, GPT-3 (cloud), RoBERTa, LaMDA
 #: and GPT-4 (cloud) are all 1.0027x the 2023 USD values = 119.349 / 119.029.
-PPI_PCU518210518210: Mapping[str, float] = {
-    "2022-07": 116.778,
-    "2023-01": 117.190,
-    "2023-04": 117.726,
-    "2023-05": 117.818,
-    "2023-12": 119.029,
-    "2024-12": 119.349,
-}
+PPI_PCU518210518210: Mapping[str, float] = MappingProxyType({
+    r["id"]: float(r["ppi_pcu518210518210"]) for r in catalog.read_csv("price_index.csv")
+})  # explorer/data/price_index.csv
 
 #: Cost levels [USD] whose crossing year is projected.
 THRESHOLDS_USD = (1e9, 1e10, 1e11)
@@ -131,6 +128,7 @@ def _error(field: str, value, allowed: str) -> ScenarioError:
 
 
 def _read_csv(name: str) -> pd.DataFrame:
+    catalog.read_csv(name)  # schema check (explorer.catalog.SCHEMAS) before pandas parses the same text
     text = (resources.files("explorer") / "data" / name).read_text(encoding="utf-8")
     return pd.read_csv(io.StringIO(text), dtype={"date": str, "dollar_year": str})
 

@@ -43,6 +43,9 @@ def _from_run(row: Mapping[str, str]) -> dict:
         fields["active_params"] = float(row["params_active"])
     if row["n_accelerators"]:
         fields["gpus"] = int(float(row["n_accelerators"]))
+    for name in ("n_layers", "d_model", "seq_len"):  # the run's disclosed shape (shape_source)
+        if row[name]:
+            fields[name] = int(row[name])
     return fields
 
 

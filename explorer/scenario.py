@@ -24,12 +24,14 @@ __all__ = [
     "PRICING_MODES",
     "ARCHITECTURES",
     "CURRENCIES",
+    "RECOMPUTE_MODES",
     "field_spec",
 ]
 
 TRAINING_KINDS = ("pretrain", "continual_pretrain", "full_finetune", "lora")
 PRICING_MODES = ("on_demand", "reserved_1y", "reserved_3y", "spot", "owned")
 ARCHITECTURES = ("dense", "moe")
+RECOMPUTE_MODES = ("selective", "none", "full")
 CURRENCIES = ("USD", "CNY")
 
 _INF = math.inf
@@ -54,12 +56,16 @@ class Scenario:
         ``params`` total parameters [1]; ``architecture`` ``"dense"`` or ``"moe"``;
         for MoE either ``active_params`` [1] or ``experts`` and ``top_k`` (then
         active = params * top_k / experts, a lower bound that ignores shared
-        layers); ``tokens`` training tokens [1]; optional ``n_layers``,
-        ``d_model``, ``seq_len`` add the attention term; ``training_kind``; for
-        LoRA ``lora_trainable_fraction`` of parameters trained.
+        layers); ``tokens`` training tokens [1]; ``n_layers`` and ``d_model``
+        (None: derived from ``params``) and ``seq_len`` [tokens] (None: the
+        ``seq_len`` default) give the attention FLOP and the activations;
+        ``recompute`` activation recomputation ``"selective"``, ``"none"`` or
+        ``"full"`` (Korthikanti et al. 2022); ``training_kind``; for LoRA
+        ``lora_trainable_fraction`` of parameters trained.
     Hardware
         ``gpu`` accelerator id (``explorer.catalog.accelerators()``);
-        ``precision``; ``mfu`` override [0-1]; exactly one of ``gpus`` [1] or
+        ``precision``; ``mfu`` steady-state override [0-1];
+        ``other_losses_factor`` billed time beyond failures and checkpoints [x]; exactly one of ``gpus`` [1] or
         ``deadline_days`` [days].
     Reliability
         ``failure_rate_per_gpu_hour`` [1/GPU-hour]; ``checkpoint_interval_hours``
@@ -96,12 +102,14 @@ class Scenario:
     n_layers: int | None = _num(None, 1, 1000, optional=True, integer=True)
     d_model: int | None = _num(None, 64, 262144, optional=True, integer=True)
     seq_len: int | None = _num(None, 16, 10_000_000, optional=True, integer=True)
+    recompute: str = _choice("selective", RECOMPUTE_MODES)
     training_kind: str = _choice("pretrain", TRAINING_KINDS)
     lora_trainable_fraction: float = _num(0.01, 0.0, 1.0, lo_open=True)
     # hardware
     gpu: str = "h100-sxm"
     precision: str = _choice("bf16", catalog.PRECISIONS)
     mfu: float | None = _num(None, 0.01, 1.0, optional=True)
+    other_losses_factor: float | None = _num(None, 1.0, 5.0, optional=True)
     gpus: int | None = _num(1024, 1, 10_000_000, optional=True, integer=True)
     deadline_days: float | None = _num(None, 0.0, 3650.0, lo_open=True, optional=True, unit="days")
     # reliability
@@ -162,9 +170,9 @@ class Scenario:
                 raise ScenarioError("top_k", self.top_k, f"at most experts ({self.experts})")
         if self.active_params is not None and self.active_params > self.params:
             raise ScenarioError("active_params", self.active_params, f"at most params ({self.params:g})")
-        attention = (self.n_layers, self.d_model, self.seq_len)
-        if any(v is not None for v in attention) and any(v is None for v in attention):
-            raise ScenarioError("n_layers", self.n_layers, "n_layers, d_model and seq_len given together or not at all")
+        if (self.n_layers is None) != (self.d_model is None):
+            raise ScenarioError("n_layers", self.n_layers, "n_layers and d_model given together or not at all "
+                                "(both None: derived from params)")
 
     # --- derived -------------------------------------------------------
     @property

@@ -14,7 +14,8 @@ import pytest
 from explorer import catalog
 from explorer.catalog import default
 
-GPT3_ARGS = ["estimate", "--params", "175e9", "--tokens", "300e9", "--gpu", "v100", "--precision", "fp16", "--gpus", "10000"]
+GPT3_ARGS = ["estimate", "--params", "175e9", "--tokens", "300e9", "--gpu", "v100", "--precision", "fp16", "--gpus", "10000",
+             "--layers", "96", "--d-model", "12288", "--seq-len", "2048"]  # Brown et al. 2020, table 2.1
 
 
 def _cli(*args):
@@ -58,7 +59,7 @@ def test_gpt3_json_has_all_keys(gpt3):
     assert gpt3["currency"] == "USD"
     assert isinstance(gpt3["warnings"], list)
     assert gpt3["gpus"] == 10000
-    assert gpt3["train_flop"] == pytest.approx(6 * 175e9 * 300e9)
+    assert gpt3["train_flop"] == pytest.approx(6 * 175e9 * 300e9 + 12 * 96 * 12288 * 2048 * 300e9)
 
 
 def test_gpt3_gpu_hours_within_25_percent_of_published(gpt3):
@@ -92,19 +93,18 @@ def test_days_mode_solves_gpu_count():
 
 def test_scenario_file_and_overrides(tmp_path):
     path = tmp_path / "s.json"
-    path.write_text(json.dumps({"params": 13e9, "tokens": 1e12, "gpu": "a100-80gb", "gpus": 512, "pricing": "reserved_1y"}))
+    path.write_text(json.dumps({"params": 13e9, "tokens": 1e12, "gpu": "a100-80gb", "gpus": 512, "pricing": "reserved_1y",
+                                "n_layers": 40, "d_model": 5120, "seq_len": 2048}))  # LLaMA-13B shape
     r = _json("estimate", "--scenario", str(path))
-    assert r["train_flop"] == pytest.approx(6 * 13e9 * 1e12)
+    assert r["train_flop"] == pytest.approx(6 * 13e9 * 1e12 + 12 * 40 * 5120 * 2048 * 1e12)
     assert r["gpus"] == 512
-    acc = catalog.accelerator("a100-80gb")
-    assert r["cost"]["compute"] == pytest.approx(
-        r["ideal_gpu_hours"] * acc.on_demand_usd_per_gpu_hour * (1 - default("reserved_1y_discount"))
-    )
+    # AWS p4de 1-year price, 2025-03 (Epoch AI price DB): 3.00 per A100-80GB-hour
+    assert r["cost"]["compute"] == pytest.approx(r["ideal_gpu_hours"] * 3.00)
     # options override the file
     r2 = _json("estimate", "--scenario", str(path), "--tokens", "2e12", "--days", "20", "--pricing", "on_demand")
-    assert r2["train_flop"] == pytest.approx(6 * 13e9 * 2e12)
+    assert r2["train_flop"] == pytest.approx(6 * 13e9 * 2e12 + 12 * 40 * 5120 * 2048 * 2e12)
     assert r2["wall_days"] <= 20.0 * (1 + 1e-6)
-    assert r2["cost"]["compute"] == pytest.approx(r2["ideal_gpu_hours"] * acc.on_demand_usd_per_gpu_hour)
+    assert r2["cost"]["compute"] == pytest.approx(r2["ideal_gpu_hours"] * 5.12)  # AWS p4de on-demand, same basis
 
 
 def test_currency_cny_multiplies_costs(gpt3):

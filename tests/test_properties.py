@@ -166,6 +166,9 @@ def test_estimate_numbers_are_finite_and_non_negative(s):
         assert e.deadline_impossible and any("progress" in w for w in e.warnings), e.warnings
         return
     for name, v in _numbers(e).items():
+        if name == "min_gpus_memory" and math.isinf(v):  # activations cannot fit at all: said in a warning
+            assert any(w.startswith("Activations do not fit") for w in e.warnings), e.warnings
+            continue
         assert math.isfinite(v), (name, v)
         assert v >= 0, (name, v)
     assert 0 < e.goodput <= 1

@@ -24,7 +24,7 @@ from matplotlib.ticker import FuncFormatter
 from explorer import history
 from explorer.plots.blit import Blitter
 from explorer.plots.fonts import text_kwargs
-from explorer.text import label, money
+from explorer.text import label, labels, money
 
 __all__ = ["HistoryHandles", "history_figure", "set_scenario_marker", "enable_marker_blitting", "redraw_marker"]
 
@@ -37,19 +37,12 @@ SCENARIO_COLOR = "#D55E00"
 #: Labels of points dated from this year on [decimal yr] are stacked in a column.
 COLUMN_FROM_YEAR = 2023.5
 
-#: Short point labels for long model names.
-SHORT_NAMES = {
-    "GPT-3 175B (davinci)": "GPT-3",
-    "Megatron-Turing NLG 530B": "MT-NLG",
-    "PaLM (540B)": "PaLM",
-    "Gopher (280B)": "Gopher",
-    "Gemini 1.0 Ultra": "Gemini Ultra",
-    "Llama 4 Behemoth (preview)": "Llama 4 Behemoth",
-    "Llama 3.1-405B": "Llama 3.1 405B",
-    "Nemotron-4 340B": "Nemotron-4",
-    "BLOOM-176B": "BLOOM",
-    "RoBERTa Large": "RoBERTa",
-}
+
+def _short_name(model: str, language: str) -> str:
+    """Point label of a model: its short name in labels.csv (key ``short:<model>``), else the name itself."""
+    key = f"short:{model}"
+    return label(key, language) if key in labels() else model
+
 
 def _labels(language: str) -> dict:
     """All text of the figure in ``language``, from the one label table (explorer/data/labels.csv)."""
@@ -335,7 +328,7 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
         if len(grp) > 1:
             ax.plot([x, x], [ys.min(), ys.max()], color="0.55", lw=1.0, zorder=2.5)
         top = grp.sort_values(["in_fit", "cost_usd_target"], ascending=[False, False]).iloc[0]
-        name = SHORT_NAMES.get(top.model, top.model)
+        name = _short_name(top.model, language)
         if str(top.estimate).startswith("2023 re-training"):
             name += lab["retrain"]
         lx.append(x)

@@ -1,0 +1,20 @@
+"""The cost model: from a :class:`~explorer.scenario.Scenario` to an :class:`Estimate`.
+
+* :mod:`~explorer.model.formulas`: one pure, cited, vectorized function per formula.
+* :func:`compute` (:mod:`~explorer.model.vectorized`) chains them over numpy
+  arrays, so a sweep over a million scenarios is one call.
+* :mod:`~explorer.model.resolve`: catalogs and named defaults to the inputs of
+  :func:`compute`, with the assumptions used (each with its source).
+* :mod:`~explorer.model.checks`: warnings about a result.
+* :func:`estimate`: resolve, compute once, check.
+
+numpy only: no pandas, matplotlib or widgets here.
+"""
+
+from explorer.model.estimating import COST_DIMENSIONS, Estimate, estimate
+from explorer.model.formulas import DAYS_PER_MONTH, HOURS_PER_YEAR
+from explorer.model.resolve import Assumption, resolve, resolve_mfu
+from explorer.model.vectorized import compute
+
+__all__ = ["Estimate", "estimate", "compute", "COST_DIMENSIONS", "resolve_mfu", "resolve", "Assumption",
+           "HOURS_PER_YEAR", "DAYS_PER_MONTH"]

@@ -1,0 +1,211 @@
+"""The result of one scenario: :class:`Estimate` and :func:`estimate`."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+
+from explorer.catalog import default
+from explorer.model.checks import result_warnings
+from explorer.model.resolve import Assumption, resolve
+from explorer.model.vectorized import compute
+from explorer.scenario import Scenario
+
+__all__ = ["COST_DIMENSIONS", "Estimate", "estimate"]
+
+#: The six cost dimensions of the first source article's table, in display order.
+COST_DIMENSIONS: tuple[str, ...] = ("compute", "energy", "data", "people", "hardware", "hidden")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The result of :func:`estimate` for one scenario.
+
+    Attributes
+    ----------
+    scenario : Scenario
+        The input.
+    train_flop : float
+        Training compute of the final run, attention included [FLOP].
+    ideal_gpu_hours, gpu_hours : float
+        GPU-hours at steady-state MFU, and billed: including failure,
+        checkpoint and other losses [GPU-hour].
+    goodput : float
+        Useful fraction of GPU-hours under failures and checkpoints [1].
+    gpus : int
+        Accelerators used (given, or solved from the deadline and never below
+        the memory floor) [1].
+    wall_days : float
+        Wall-clock time of the final run [days].
+    min_gpus_memory : int or float
+        Fewest accelerators whose memory holds the training state (fully
+        sharded, ZeRO-3/FSDP) and the activations (Korthikanti et al. 2022) [1];
+        ``inf`` when the activations alone do not fit.
+    memory_gb_per_gpu : mapping
+        Memory per accelerator at ``gpus``: ``weights``, ``gradients``,
+        ``optimizer``, ``activations`` and ``total`` [GB].
+    mfu : float
+        Steady-state MFU against the peak at the training precision [1].
+    energy_it_mwh, energy_mwh : float
+        IT energy and facility energy (x PUE) of the final run [MWh]; NaN if
+        the accelerator's power is unknown.
+    co2_tonnes : float
+        Location-based emissions of the final run [tCO2]; NaN if unknown.
+    energy_project_mwh, co2_project_tonnes : float
+        The same for the whole project (final run x experiments multiplier).
+    cost_usd : mapping
+        The six dimensions and ``total`` of the whole project [USD]; NaN where a
+        price is unknown.
+    usd_per_1m_tokens, usd_per_pflop_day, tokens_per_gpu_hour, effective_utilization : float
+        Unit figures: total [USD] per 1M training tokens, final-run machine
+        cost [USD] per PFLOP-day, tokens per GPU-hour, achieved FLOP/s over
+        peak across all GPU-hours [1].
+    details_usd : mapping
+        Parts of the hidden dimension: ``restart_loss`` (all hours beyond the
+        ideal), ``experiments``, ``storage`` [USD].
+    warnings : tuple of str
+        What the user should know about this result.
+    assumptions : tuple of Assumption
+        Every catalog value and named default the estimate used, with its source.
+    """
+
+    scenario: Scenario
+    train_flop: float
+    ideal_gpu_hours: float
+    gpu_hours: float
+    goodput: float
+    gpus: int
+    wall_days: float
+    min_gpus_memory: int | float
+    mfu: float
+    peak_tflops: float
+    energy_it_mwh: float
+    energy_mwh: float
+    co2_tonnes: float
+    cost_usd: Mapping[str, float]
+    details_usd: Mapping[str, float]
+    usd_per_1m_tokens: float
+    usd_per_pflop_day: float
+    tokens_per_gpu_hour: float
+    effective_utilization: float
+    deadline_impossible: bool
+    warnings: tuple[str, ...] = ()
+    assumptions: tuple[Assumption, ...] = field(default=(), repr=False)
+    energy_project_mwh: float = math.nan
+    co2_project_tonnes: float = math.nan
+    memory_gb_per_gpu: Mapping[str, float] = field(default_factory=dict)
+    shape: tuple[int, int, int] = (0, 0, 0)
+
+    @property
+    def total_usd(self) -> float:
+        """Total cost of the scenario, the whole project [USD]."""
+        return self.cost_usd["total"]
+
+    @property
+    def final_run_usd(self) -> float:
+        """Machine cost of the final run: compute, losses, energy and hardware [USD].
+
+        The scope of published training-cost estimates (no data, people,
+        storage or experiments).
+        """
+        c = self.cost_usd
+        return c["compute"] + c["energy"] + c["hardware"] + self.details_usd["restart_loss"]
+
+    @property
+    def usd_to_currency(self) -> float:
+        """Factor from USD to the scenario's currency [currency/USD]."""
+        if self.scenario.currency == "USD":
+            return 1.0
+        return self.scenario.usd_to_cny or default("usd_to_cny")
+
+    def cost(self) -> dict[str, float]:
+        """The six dimensions and ``total`` in the scenario's currency."""
+        fx = self.usd_to_currency
+        return {k: v * fx for k, v in self.cost_usd.items()}
+
+    def to_dict(self) -> dict:
+        """A JSON-ready summary (the CLI's ``--json`` output); unknown or infinite values are None."""
+        return _json_safe({
+            "train_flop": self.train_flop,
+            "ideal_gpu_hours": self.ideal_gpu_hours,
+            "gpu_hours": self.gpu_hours,
+            "goodput": self.goodput,
+            "wall_days": self.wall_days,
+            "gpus": self.gpus,
+            "min_gpus_memory": self.min_gpus_memory,
+            "memory_gb_per_gpu": dict(self.memory_gb_per_gpu),
+            "mfu": self.mfu,
+            "energy_it_mwh": self.energy_it_mwh,
+            "energy_mwh": self.energy_mwh,
+            "co2_tonnes": self.co2_tonnes,
+            "energy_project_mwh": self.energy_project_mwh,
+            "co2_project_tonnes": self.co2_project_tonnes,
+            "final_run_usd": self.final_run_usd * self.usd_to_currency,
+            "cost": self.cost(),
+            "currency": self.scenario.currency,
+            "usd_per_1m_tokens": self.usd_per_1m_tokens,
+            "usd_per_pflop_day": self.usd_per_pflop_day,
+            "tokens_per_gpu_hour": self.tokens_per_gpu_hour,
+            "effective_utilization": self.effective_utilization,
+            "deadline_impossible": self.deadline_impossible,
+            "warnings": list(self.warnings),
+        })
+
+
+def _json_safe(value):
+    """``value`` with NaN and infinities replaced by None, recursively (strict JSON has neither)."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def estimate(scenario: Scenario) -> Estimate:
+    """Estimate compute, time, energy, carbon and cost of a scenario.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Validated inputs.
+
+    Returns
+    -------
+    Estimate
+        Results with warnings and the assumptions in use.
+
+    Examples
+    --------
+    >>> from explorer import Scenario, estimate
+    >>> gpt3 = Scenario(params=175e9, tokens=300e9, gpu="v100", precision="fp16", gpus=10000,
+    ...                 n_layers=96, d_model=12288, seq_len=2048)
+    >>> round(estimate(gpt3).gpu_hours / 1e6, 2)  # GPT-3: 3.55M reported (Patterson et al. 2021)
+    3.87
+    """
+    r = resolve(scenario)
+    v = {k: float(np.asarray(x)) for k, x in compute(**r.inputs).items()}
+    n, floor = int(v["gpus"]), v["min_gpus_memory"]
+    parts = {k: b * scenario.params / n / 1e9 for k, b in r.memory_bytes_per_param.items()}
+    parts["activations"] = v["activation_gb_per_gpu"]
+    parts["total"] = sum(parts.values())
+    cost = {d: v[f"cost_{d}_usd"] for d in COST_DIMENSIONS}
+    cost["total"] = v["total_usd"]
+    return Estimate(
+        scenario=scenario, train_flop=v["train_flop"], ideal_gpu_hours=v["ideal_gpu_hours"],
+        gpu_hours=v["gpu_hours"], goodput=v["goodput"], gpus=n, wall_days=v["wall_days"],
+        min_gpus_memory=int(floor) if math.isfinite(floor) else floor, mfu=r.mfu,
+        peak_tflops=r.inputs["peak_flop_per_s"] / 1e12, energy_it_mwh=v["energy_it_mwh"],
+        energy_mwh=v["energy_mwh"], co2_tonnes=v["co2_tonnes"], cost_usd=cost,
+        details_usd={k: v[f"{k}_usd"] for k in ("restart_loss", "experiments", "storage")},
+        usd_per_1m_tokens=v["usd_per_1m_tokens"], usd_per_pflop_day=v["usd_per_pflop_day"],
+        tokens_per_gpu_hour=v["tokens_per_gpu_hour"], effective_utilization=v["effective_utilization"],
+        deadline_impossible=bool(v["deadline_impossible"]),
+        warnings=tuple(r.warnings + result_warnings(scenario, v, r.mfu)), assumptions=tuple(r.used),
+        energy_project_mwh=v["energy_project_mwh"], co2_project_tonnes=v["co2_project_tonnes"],
+        memory_gb_per_gpu=parts, shape=r.shape,
+    )

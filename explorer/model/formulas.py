@@ -1,0 +1,329 @@
+"""The cost model's formulas: one public, cited function per formula.
+
+Every function is pure and vectorized: it takes numbers or numpy arrays that
+broadcast, and returns arrays. Units are in the names and in brackets in the
+docstrings (pvlib's convention). :func:`explorer.model.compute` chains them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "HOURS_PER_YEAR",
+    "DAYS_PER_MONTH",
+    "model_shape",
+    "attention_flop_per_token",
+    "train_flop",
+    "ideal_gpu_hours",
+    "daly_checkpoint_interval_hours",
+    "goodput",
+    "billed_gpu_hours",
+    "training_state_bytes_per_param",
+    "activation_bytes_per_layer",
+    "min_gpus_for_memory",
+    "energy_kwh",
+    "owned_hourly_usd",
+]
+
+HOURS_PER_YEAR = 8766.0  # 365.25 days
+DAYS_PER_MONTH = 30.4375  # 365.25 / 12
+
+
+def model_shape(params):
+    """Layers and width of a standard decoder-only transformer of ``params`` parameters.
+
+    The standard shapes satisfy ``N ~ 12 L d**2`` (Kaplan et al. 2020, table 1:
+    non-embedding parameters ``12 n_layer d_model**2``) with an aspect ratio
+    ``d / L ~ 128`` (GPT-3 175B: 12288 / 96 = 128; Llama 3.1 405B: 16384 / 126 = 130),
+    so ``d = (128 N / 12) ** (1/3)`` and ``L = d / 128``.
+
+    Parameters
+    ----------
+    params : array_like
+        Parameters N [1].
+
+    Returns
+    -------
+    n_layers, d_model : ndarray
+        Layers L [1] (at least 1) and width d [1], rounded to whole numbers.
+
+    Examples
+    --------
+    >>> L, d = model_shape(175e9)
+    >>> int(L), int(d)
+    (96, 12313)
+    """
+    params = np.asarray(params, dtype=float)
+    d = np.cbrt(128.0 * params / 12.0)
+    return np.maximum(np.round(d / 128.0), 1.0), np.round(d)
+
+
+def attention_flop_per_token(n_layers, d_model, seq_len):
+    """Attention FLOP per training token (forward and backward), ``12 L d s`` [FLOP].
+
+    The ``Q K^T`` and ``softmax(.) V`` products cost ``2 * 2 * s * d`` FLOP per token
+    and layer in the forward pass, three times that with the backward pass
+    (Chowdhery et al. 2022, 'PaLM', appendix B; Korthikanti et al. 2022).
+
+    Parameters
+    ----------
+    n_layers, d_model, seq_len : array_like
+        Layers L [1], width d [1] and training sequence length s [tokens].
+
+    Examples
+    --------
+    >>> float(attention_flop_per_token(80, 8192, 2048))  # LLaMA-65B
+    16106127360.0
+    """
+    return 12.0 * np.asarray(n_layers, float) * np.asarray(d_model, float) * np.asarray(seq_len, float)
+
+
+def train_flop(flop_per_param_token, active_params, tokens, attention_per_token=0.0):
+    """Training compute ``C = k Na D + A D`` [FLOP].
+
+    ``k = 6`` FLOP per parameter and token for pre-training and full fine-tuning
+    (Kaplan et al. 2020; EleutherAI, *Transformer Math 101*), ``4 + 6 f`` for
+    LoRA with trainable fraction f (no weight gradients for frozen weights);
+    ``A`` is :func:`attention_flop_per_token`. MoE: ``Na`` is the active count.
+
+    Parameters
+    ----------
+    flop_per_param_token : array_like
+        k [FLOP].
+    active_params : array_like
+        Na, parameters active per token [1].
+    tokens : array_like
+        Training tokens D [1].
+    attention_per_token : array_like
+        A [FLOP].
+
+    Examples
+    --------
+    >>> float(train_flop(6.0, 175e9, 300e9))  # GPT-3 without attention
+    3.15e+23
+    """
+    return (np.asarray(flop_per_param_token, float) * active_params + attention_per_token) * np.asarray(tokens, float)
+
+
+def ideal_gpu_hours(flop, peak_flop_per_s, mfu):
+    """GPU-hours at steady-state MFU, ``C / (P u 3600)`` [GPU-hour].
+
+    Parameters
+    ----------
+    flop : array_like
+        Training compute C [FLOP].
+    peak_flop_per_s : array_like
+        Dense peak P of one accelerator at the training precision [FLOP/s].
+    mfu : array_like
+        Model FLOPs utilization u, measured in steady state [1].
+    """
+    return np.asarray(flop, float) / (np.asarray(peak_flop_per_s, float) * mfu * 3600.0)
+
+
+def daly_checkpoint_interval_hours(mtbf_hours, write_hours):
+    """Optimal compute time between checkpoints, Daly's higher-order estimate [h].
+
+    ``tau = sqrt(2 d M) [1 + sqrt(d / 2M) / 3 + (d / 2M) / 9] - d`` for
+    ``d < 2M``, else ``M`` (Daly 2006, 'A higher order estimate of the optimum
+    checkpoint interval for restart dumps', FGCS 22, eq. 37). It refines Young's
+    (1974) ``sqrt(2 d M)``.
+
+    Parameters
+    ----------
+    mtbf_hours : array_like
+        Mean time between interruptions of the whole job M [h].
+    write_hours : array_like
+        Time to write one checkpoint d [h].
+
+    Examples
+    --------
+    Daly's own cases (5-minute dumps): M = 24 h gives 117 min, M = 15 min gives 9.1 min.
+
+    >>> round(float(daly_checkpoint_interval_hours(24.0, 5 / 60)) * 60)
+    117
+    >>> round(float(daly_checkpoint_interval_hours(0.25, 5 / 60)) * 60, 1)
+    9.1
+    """
+    m = np.asarray(mtbf_hours, float)
+    d = np.asarray(write_hours, float)
+    x = d / (2.0 * m)
+    tau = np.sqrt(2.0 * d * m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
+    return np.where(d < 2.0 * m, tau, m)
+
+
+def goodput(cluster_failures_per_hour, write_hours, restart_hours, interval_hours=np.nan):
+    """Useful fraction of wall-clock time under failures and checkpoints [1].
+
+    Daly 2006 (eq. 20): a job of solve time ``T`` checkpointing every ``tau``
+    hours (each write taking ``d``), interrupted at rate ``1/M`` and restarting
+    in ``R``, takes ``M e^(R/M) (e^((tau + d)/M) - 1) T / tau`` hours, so the
+    goodput is ``tau / (M e^(R/M) (e^((tau + d)/M) - 1))``. Without failures it is
+    ``tau / (tau + d)`` (1 when never checkpointing).
+
+    Parameters
+    ----------
+    cluster_failures_per_hour : array_like
+        Interruptions of the whole job per hour, ``1/M`` [1/h].
+    write_hours, restart_hours : array_like
+        Checkpoint write time d and restart time R [h].
+    interval_hours : array_like
+        Checkpoint interval tau [h]; NaN: :func:`daly_checkpoint_interval_hours`.
+
+    Examples
+    --------
+    Daly's M = 24 h, d = 5 min, R = 10 min, tau = 117 min: wall time over solve
+    time is ``24 e^(1/144) (e^(2.0333/24) - 1) / 1.95 = 1.0958`` (by hand).
+
+    >>> round(1 / float(goodput(1 / 24, 5 / 60, 10 / 60, 117 / 60)), 4)
+    1.0958
+    """
+    rate = np.asarray(cluster_failures_per_hour, float)
+    d = np.asarray(write_hours, float)
+    r = np.asarray(restart_hours, float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        m = 1.0 / rate
+        tau = np.where(np.isnan(interval_hours), daly_checkpoint_interval_hours(m, d), interval_hours)
+        failing = np.exp(r * rate) * np.expm1((tau + d) * rate) / rate
+        free = np.where(np.isfinite(tau) & (tau > 0), tau / (tau + d), 1.0)
+        g = np.where(rate > 0, tau / failing, free)
+    return np.clip(np.nan_to_num(g, nan=0.0), 0.0, 1.0)
+
+
+def billed_gpu_hours(ideal_hours, goodput_fraction, other_losses_factor=1.0):
+    """GPU-hours paid for: ideal hours over goodput, times the other losses [GPU-hour].
+
+    ``other_losses_factor`` (>= 1) covers time lost beyond failures and
+    checkpoints: evaluations, restarts of the software stack, stragglers,
+    ramp-up (``defaults.csv``, derived from runs reporting both steady-state MFU
+    and allocated hours). Zero goodput gives infinite hours.
+    """
+    g = np.asarray(goodput_fraction, float)
+    with np.errstate(divide="ignore"):
+        return np.where(g > 0, np.asarray(ideal_hours, float) / g, np.inf) * other_losses_factor
+
+
+def training_state_bytes_per_param(weight_bytes, grad_bytes, optimizer_bytes, trainable_fraction=1.0):
+    """Training state per parameter: weights, plus gradients and optimizer state of trainable ones [bytes].
+
+    Mixed-precision AdamW keeps ``2 + 2 + 12 = 16`` bytes per parameter
+    (Rajbhandari et al. 2020, 'ZeRO', section 3.1). FP8 halves the weights
+    only: ``1 + 2 + 12 = 15``.
+
+    Examples
+    --------
+    >>> float(training_state_bytes_per_param(2, 2, 12)), float(training_state_bytes_per_param(1, 2, 12))
+    (16.0, 15.0)
+    """
+    return np.asarray(weight_bytes, float) + np.asarray(trainable_fraction, float) * (
+        np.asarray(grad_bytes, float) + optimizer_bytes)
+
+
+def activation_bytes_per_layer(seq_len, d_model, n_heads, activation_bytes=2.0, recompute="selective"):
+    """Activation memory of one transformer layer for one sequence [bytes].
+
+    Korthikanti et al. 2022, 'Reducing Activation Recomputation in Large
+    Transformer Models', eqs. 1-2 and section 5 (16-bit activations, micro-batch 1):
+    ``s d (34 + 5 a s / d)`` without recomputation, ``34 s d`` with selective
+    recomputation (attention scores recomputed), ``2 s d`` with full
+    recomputation (only the layer input kept). Scaled by ``activation_bytes / 2``
+    for other storage widths. Divide by the tensor-parallel degree when
+    sequence parallelism is used.
+
+    Parameters
+    ----------
+    seq_len, d_model, n_heads : array_like
+        s [tokens], d [1], attention heads a [1].
+    activation_bytes : array_like
+        Bytes per stored activation [bytes].
+    recompute : {"none", "selective", "full"}
+
+    Examples
+    --------
+    GPT-3 175B layer (s = 2048, d = 12288, a = 96), selective:
+
+    >>> float(activation_bytes_per_layer(2048, 12288, 96)) / 2**20
+    816.0
+    """
+    s = np.asarray(seq_len, float)
+    d = np.asarray(d_model, float)
+    per_value = {"none": 34.0 + 5.0 * np.asarray(n_heads, float) * s / d, "selective": 34.0, "full": 2.0}[recompute]
+    return s * d * per_value * np.asarray(activation_bytes, float) / 2.0
+
+
+def min_gpus_for_memory(state_bytes, activation_bytes, memory_bytes, tensor_parallel=8.0):
+    """Fewest accelerators whose memory holds the training state and the activations [1].
+
+    The state is fully sharded over all ``n`` accelerators (ZeRO-3/FSDP;
+    Rajbhandari et al. 2020); the activations of one in-flight sequence
+    through all layers are split over the tensor-parallel group of
+    ``t = min(n, tensor_parallel)`` accelerators (Korthikanti et al. 2022: with
+    1F1B pipelining the first stage holds L layers' worth). So ``n`` fits when
+    ``state / n + activations / t <= memory``. Infinite when the activations do
+    not fit even across ``tensor_parallel`` accelerators.
+
+    Examples
+    --------
+    405B parameters at 16 bytes on 80 GB, no activations: 81.
+
+    >>> int(min_gpus_for_memory(405e9 * 16, 0.0, 80e9))
+    81
+    """
+    state = np.asarray(state_bytes, float)
+    act = np.asarray(activation_bytes, float)
+    mem = np.asarray(memory_bytes, float)
+    t = np.asarray(tensor_parallel, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        small = np.ceil((state + act) / mem)  # n <= t: everything split n ways
+        spare = mem - act / t
+        large = np.where(spare > 0, np.ceil(state / spare), np.inf)
+        n = np.where(small <= t, small, np.maximum(large, t))
+    return np.where(np.isnan(mem), np.nan, np.maximum(n, 1.0))
+
+
+def energy_kwh(gpu_hours, power_w, server_power_factor=1.0, avg_power_fraction=1.0, pue=1.0):
+    """Facility energy, ``GPU-hours x power x server factor x average fraction x PUE`` [kWh].
+
+    Epoch AI (Cottier et al. 2024, ``cost_analysis_standalone.py``): chip TDP
+    times a per-generation chip-to-server multiplier (DGX H100: 10.2 kW / 8 /
+    700 W = 1.82), times 0.75 of server max power on average for GPUs, times PUE.
+    For a measured mean system power per chip (PaLM, appendix B: TPU v4
+    378.5 W) the factor and fraction are 1.
+
+    Examples
+    --------
+    PaLM: 8,404,992 chip-hours at 378.5 W and PUE 1.08 (Chowdhery et al. 2022):
+
+    >>> round(float(energy_kwh(8404992, 378.5, pue=1.08)) / 1000)
+    3436
+    """
+    return (np.asarray(gpu_hours, float) * np.asarray(power_w, float) / 1000.0 * server_power_factor
+            * avg_power_fraction * pue)
+
+
+def owned_hourly_usd(purchase_usd, server_overhead, network_fraction, years, hosting_usd_per_gpu_hour=0.0):
+    """Owned hardware per accelerator-hour: the accelerator's capital, and the rest [USD/GPU-hour].
+
+    Straight-line over ``years``; a chip price is raised by the server
+    overhead (pass 1 for a price that is already per GPU of a whole system),
+    and the cluster interconnect is ``network_fraction`` of total cluster
+    capital (Epoch AI ``cost_analysis_standalone.py``: server overhead 1.64,
+    interconnect 19%; Cottier et al. 2024).
+
+    Returns
+    -------
+    accelerator_usd_per_gpu_hour, hardware_usd_per_gpu_hour : ndarray
+        The purchase price's share, and servers, network and hosting.
+
+    Examples
+    --------
+    A DGX B200 at $47,409 per GPU (a system price) over 5 years:
+
+    >>> a, h = owned_hourly_usd(47409, 1.0, 0.19, 5)
+    >>> round(float(a + h), 3)
+    1.335
+    """
+    life = np.asarray(years, float) * HOURS_PER_YEAR
+    purchase = np.asarray(purchase_usd, float)
+    cluster = purchase * server_overhead / (1.0 - np.asarray(network_fraction, float))
+    return purchase / life, (cluster - purchase) / life + hosting_usd_per_gpu_hour

@@ -1,0 +1,287 @@
+"""Resolve a scenario against the catalogs and named defaults.
+
+:func:`resolve` turns a :class:`~explorer.scenario.Scenario` into the keyword
+arguments of :func:`~explorer.model.compute`, with the list of assumptions it
+used (each value with its source) and the warnings that do not depend on the
+result. Nothing here computes a result.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from explorer import catalog
+from explorer.catalog import default
+from explorer.model import formulas as F
+from explorer.scenario import Scenario
+
+__all__ = ["Assumption", "Resolved", "resolve", "resolve_mfu", "reference_precision"]
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """A value the estimate used and where it came from."""
+
+    name: str
+    value: float | str
+    unit: str
+    source: str
+
+
+@dataclass
+class Resolved:
+    """What :func:`resolve` found: ``inputs`` of compute, assumptions, warnings and context."""
+
+    inputs: dict
+    used: list[Assumption] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    mfu: float = math.nan
+    shape: tuple[int, int, int] = (0, 0, 0)
+    memory_bytes_per_param: dict = field(default_factory=dict)
+
+
+def _assumption(name: str) -> Assumption:
+    d = catalog.defaults()[name]
+    return Assumption(name, d.value, d.unit, d.source)
+
+
+def _pick(value, name: str, used: list[Assumption]) -> float:
+    """The scenario's value, else the named default (recorded as used)."""
+    if value is not None:
+        return value
+    used.append(_assumption(name))
+    return default(name)
+
+
+def _nan(x) -> float:
+    return math.nan if x is None else x
+
+
+def reference_precision(acc: catalog.Accelerator) -> str:
+    """The 16-bit (else widest tensor) precision that default MFUs are measured against."""
+    for p in ("bf16", "fp16", "tf32", "fp32"):
+        if p in acc.peak_tflops:
+            return p
+    return acc.precisions[0]
+
+
+def resolve_mfu(scenario: Scenario) -> tuple[float, list[Assumption]]:
+    """Steady-state MFU against the peak at the scenario's precision, and the defaults it used.
+
+    A default MFU is measured against the 16-bit peak, on the generation the
+    catalog names (``mfu_default`` in accelerators.csv). FP8/FP4 runs get the
+    realized speed-up over BF16 (``fp8_speedup``, ``fp4_speedup``), capped by the
+    accelerator's peak ratio; MoE runs are scaled by ``moe_mfu_factor``.
+    """
+    acc = catalog.accelerator(scenario.gpu)
+    if scenario.mfu is not None:
+        return scenario.mfu, [Assumption("mfu", scenario.mfu, "1", "set in the scenario")]
+    used = []
+    base_name = acc.mfu_default or "mfu_dense"
+    base = default(base_name)
+    used.append(_assumption(base_name))
+    ref = reference_precision(acc)
+    mfu = base
+    if scenario.precision in ("fp8", "fp4"):
+        speedup_name = f"{scenario.precision}_speedup"
+        used.append(_assumption(speedup_name))
+        ratio = acc.peak_tflops[scenario.precision] / acc.peak_tflops[ref]
+        mfu = base * min(default(speedup_name), ratio) / ratio
+    if scenario.architecture == "moe":
+        used.append(_assumption("moe_mfu_factor"))
+        mfu *= default("moe_mfu_factor")
+    return mfu, used
+
+
+def _shape(s: Scenario, used: list[Assumption]) -> tuple[int, int, int]:
+    """Layers, width and sequence length: the scenario's, else derived or default (listed in ``used``)."""
+    seq = int(_pick(s.seq_len, "seq_len", used))
+    if s.n_layers is not None:
+        return s.n_layers, s.d_model, seq
+    L, d = (int(x) for x in F.model_shape(s.params))
+    used.append(Assumption("n_layers (derived from params)", L, "1", "N = 12 L d^2 with d = 128 L (Kaplan et al. 2020)"))
+    used.append(Assumption("d_model (derived from params)", d, "1", "d = (128 N / 12)^(1/3) (Kaplan et al. 2020)"))
+    return L, d, seq
+
+
+def _memory(s: Scenario, shape, used: list[Assumption]) -> tuple[dict, float]:
+    """Bytes per parameter of the training state by part, and activation bytes of one sequence."""
+    prec = catalog.precisions()[s.precision]
+    wide = s.precision in ("fp32", "tf32")
+    grad_name = "bytes_grad_fp32" if wide else "bytes_grad_low_precision"
+    opt_name = "bytes_state_optimizer_fp32" if wide else "bytes_state_optimizer"
+    trainable = s.lora_trainable_fraction if s.training_kind == "lora" else 1.0
+    parts = {"weights": prec.weight_bytes, "gradients": trainable * default(grad_name),
+             "optimizer": trainable * default(opt_name)}
+    used.append(Assumption(f"bytes per weight ({s.precision})", prec.weight_bytes, "bytes", prec.source))
+    act_bytes = prec.activation_bytes
+    if act_bytes is None:
+        act_bytes = catalog.precisions()["bf16"].activation_bytes
+        used.append(Assumption(f"activation bytes ({s.precision}: none sourced, 16-bit kept)", act_bytes, "bytes",
+                               prec.source))
+    L, d, seq = shape
+    heads = max(1.0, d / _pick(None, "head_dim", used))
+    act = L * float(F.activation_bytes_per_layer(seq, d, heads, act_bytes, s.recompute))
+    used.append(Assumption("activation recomputation", s.recompute, "",
+                           "Korthikanti et al. 2022: none 34 + 5as/d, selective 34, full 2 bytes-units per s*d"))
+    return parts, act
+
+
+def _prices(s: Scenario, acc, used, warnings) -> dict:
+    """Rate, or owned capital and hardware per GPU-hour, and the extra interruption rate of spot."""
+    owned = s.pricing == "owned"
+    own_rate = s.rate_usd_per_gpu_hour
+    out = dict(owned=owned, accelerator_usd_per_gpu_hour=0.0, hardware_usd_per_gpu_hour=0.0, extra_failures=0.0)
+    rate = _nan(acc.on_demand_usd_per_gpu_hour)
+    basis = acc.price_basis or acc.price_date
+    if own_rate is None and not owned:
+        used.append(Assumption(f"on-demand price ({acc.id})", rate, "USD/GPU-hour", basis))
+        if acc.price_basis_mixed:
+            warnings.append(f"The {acc.id} cloud prices do not come from one provider and one date ({basis}).")
+    if s.pricing in ("reserved_1y", "reserved_3y") and own_rate is None:
+        listed = getattr(acc, f"{s.pricing}_usd_per_gpu_hour")
+        if listed is not None:
+            rate = listed
+            used.append(Assumption(f"{s.pricing} price ({acc.id})", listed, "USD/GPU-hour", basis))
+        else:
+            rate *= 1.0 - _pick(None, f"{s.pricing}_discount", used)
+    elif s.pricing == "spot":
+        if own_rate is not None:
+            pass
+        elif s.spot_discount is not None:
+            rate *= 1.0 - s.spot_discount
+        elif acc.spot_usd_per_gpu_hour and acc.on_demand_usd_per_gpu_hour:
+            rate = acc.spot_usd_per_gpu_hour
+            used.append(Assumption(f"spot price ({acc.id})", rate, "USD/GPU-hour", basis))
+        else:
+            rate *= 1.0 - _pick(None, "spot_discount", used)
+        out["extra_failures"] = _pick(s.spot_preemption_per_gpu_hour, "spot_preemption_per_gpu_hour", used)
+    if own_rate is not None:
+        rate = own_rate
+    if not owned and math.isnan(rate):
+        warnings.append(f"No sourced cloud price for {acc.id}: compute cost unknown; set rate_usd_per_gpu_hour.")
+    out["rate_usd_per_gpu_hour"] = rate
+    if owned:
+        purchase = s.purchase_usd_per_gpu if s.purchase_usd_per_gpu is not None else acc.purchase_usd
+        if s.purchase_usd_per_gpu is None:
+            used.append(Assumption(f"purchase price ({acc.id}, {acc.purchase_basis} price)", _nan(purchase), "USD",
+                                   acc.source))
+        if purchase is None:
+            warnings.append(f"No sourced purchase price for {acc.id}: owned cost unknown; set purchase_usd_per_gpu.")
+        years = _pick(s.depreciation_years, "depreciation_years", used)
+        if s.server_overhead is not None:
+            overhead = s.server_overhead
+        elif s.purchase_usd_per_gpu is None and acc.purchase_basis == "system":
+            overhead = 1.0  # the price is already per GPU of a whole server or rack
+            used.append(Assumption(f"server overhead ({acc.id}: system price, none added)", 1.0, "x",
+                                   "Epoch AI cost_analysis_standalone.py: DGX/system per-GPU prices used as-is"))
+        else:
+            overhead = _pick(None, "server_overhead", used)
+        network = _pick(s.network_fraction, "network_fraction", used)
+        hosting = _pick(s.hosting_usd_per_gpu_hour, "hosting_usd_per_gpu_hour", used)
+        a, h = F.owned_hourly_usd(_nan(purchase), overhead, network, years, hosting)
+        out.update(accelerator_usd_per_gpu_hour=float(a), hardware_usd_per_gpu_hour=float(h))
+    return out
+
+
+def _power(s: Scenario, acc, used, warnings) -> dict:
+    """Power per accelerator and how it scales to the wall (catalog power basis)."""
+    kind = "tpu" if acc.is_tpu else "gpu"
+    if acc.power_basis == "measured_system":
+        used.append(Assumption(f"system power per chip ({acc.id}, measured)", acc.system_power_w, "W",
+                               acc.power_source))
+        return dict(tdp_w=_nan(acc.system_power_w), server_power_factor=1.0, avg_power_fraction=1.0)
+    if acc.tdp_w is None:
+        warnings.append(f"{acc.id} has no published TDP: energy and carbon unknown.")
+    else:
+        used.append(Assumption(f"TDP ({acc.id})", acc.tdp_w, "W", acc.source))
+    if acc.server_power_factor is not None:
+        factor = acc.server_power_factor
+        used.append(Assumption(f"server power factor ({acc.id})", factor, "x", acc.power_source))
+    else:
+        factor = _pick(None, "server_power_factor_gpu", used)
+        if acc.tdp_w is not None:
+            warnings.append(f"No server power factor for {acc.id}: energy uses the DGX H100 factor "
+                            f"{factor:g}.")
+    fraction = _pick(None, f"avg_power_fraction_{kind}", used)
+    return dict(tdp_w=_nan(acc.tdp_w), server_power_factor=factor, avg_power_fraction=fraction)
+
+
+def _region(s: Scenario, owned: bool, used, warnings) -> dict:
+    reg = catalog.region(s.region)
+    pue = s.pue if s.pue is not None else reg.pue
+    if pue is None:
+        pue = _pick(None, "pue", used)
+    elif s.pue is None:
+        used.append(Assumption(f"PUE ({reg.id})", pue, "1", reg.source))
+    gco2 = s.grid_gco2_per_kwh if s.grid_gco2_per_kwh is not None else reg.grid_gco2_per_kwh
+    if gco2 is None:
+        warnings.append(f"No sourced grid carbon intensity for {reg.id}: CO2 unknown; set grid_gco2_per_kwh.")
+    elif s.grid_gco2_per_kwh is None:
+        used.append(Assumption(f"grid carbon ({reg.id})", gco2, "gCO2/kWh", reg.source))
+    price = s.electricity_usd_per_kwh if s.electricity_usd_per_kwh is not None else reg.electricity_usd_per_kwh
+    if owned:
+        if price is None:
+            warnings.append(f"No sourced electricity price for {reg.id}: energy cost unknown; "
+                            "set electricity_usd_per_kwh.")
+        elif s.electricity_usd_per_kwh is None:
+            used.append(Assumption(f"electricity ({reg.id}, {reg.price_year})", price, "USD/kWh", reg.source))
+    return dict(pue=pue, grid_gco2_per_kwh=_nan(gco2), electricity_usd_per_kwh=_nan(price) if owned else 0.0)
+
+
+def resolve(s: Scenario) -> Resolved:
+    """Inputs of :func:`~explorer.model.compute` for scenario ``s``, with assumptions and warnings."""
+    acc = catalog.accelerator(s.gpu)
+    used = [Assumption(f"peak {s.precision} ({acc.id})", acc.peak_tflops[s.precision], "TFLOP/s", acc.source)]
+    warnings: list[str] = []
+    mfu, mfu_used = resolve_mfu(s)
+    used += mfu_used
+    other = _pick(s.other_losses_factor, "other_losses_factor", used)
+    shape = _shape(s, used)
+    parts, activation = _memory(s, shape, used)
+    prices = _prices(s, acc, used, warnings)
+    failure_rate = _pick(s.failure_rate_per_gpu_hour, "failure_rate_per_gpu_hour", used) + prices.pop("extra_failures")
+    write_h = _pick(s.checkpoint_write_minutes, "checkpoint_write_minutes", used) / 60.0
+    restart_h = _pick(s.restart_minutes, "restart_minutes", used) / 60.0
+    storage = _pick(s.storage_usd_per_gb_month, "storage_usd_per_gb_month", used) if s.checkpoints_kept else 0.0
+    data_usd = (s.tokens / 1e6 * s.data_usd_per_1m_tokens + s.labelled_examples * s.usd_per_labelled_example
+                + s.synthetic_tokens / 1e6 * s.synthetic_usd_per_1m_tokens)
+    max_gpus = _pick(None, "max_gpus", used)
+    tensor_parallel = _pick(None, "tensor_parallel", used)
+    if s.currency != "USD":
+        _pick(s.usd_to_cny, "usd_to_cny", used)
+        if s.usd_to_cny is not None:
+            used.append(Assumption("usd_to_cny", s.usd_to_cny, "CNY/USD", "set in the scenario"))
+    flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0
+    inputs = dict(
+        params=s.params,
+        active_params=s.active_params_effective,
+        tokens=s.tokens,
+        flop_per_param_token=flop_factor,
+        attention_flop_per_token=float(F.attention_flop_per_token(*shape)),
+        peak_flop_per_s=acc.peak_tflops[s.precision] * 1e12,
+        mfu=mfu,
+        other_losses_factor=other,
+        gpus=_nan(s.gpus),
+        deadline_days=_nan(s.deadline_days),
+        max_gpus=max_gpus,
+        failure_rate_per_gpu_hour=failure_rate,
+        checkpoint_write_hours=write_h,
+        checkpoint_interval_hours=_nan(s.checkpoint_interval_hours),
+        restart_hours=restart_h,
+        state_bytes_per_param=sum(parts.values()),
+        activation_bytes=activation,
+        tensor_parallel=tensor_parallel,
+        memory_gb=acc.memory_gb,
+        **_power(s, acc, used, warnings),
+        **_region(s, prices["owned"], used, warnings),
+        **prices,
+        data_usd=data_usd,
+        team_usd_per_month=s.team_headcount * s.team_loaded_usd_per_year / 12.0,
+        project_months=_nan(s.project_months),
+        checkpoints_kept=s.checkpoints_kept,
+        storage_usd_per_gb_month=storage,
+        experiments_multiplier=s.experiments_multiplier,
+    )
+    return Resolved(inputs, used, warnings, mfu, shape, parts)
