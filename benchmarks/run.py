@@ -134,9 +134,13 @@ def bench_sweep(repeats: int) -> dict[str, float]:
 def _load_plugins() -> None:
     here = Path(__file__).resolve().parent
     for path in sorted(here.glob("bench_*.py")):
-        spec = importlib.util.spec_from_file_location(f"benchmarks.{path.stem}", path)
+        name = f"benchmarks.{path.stem}"
+        if name in sys.modules:  # already imported by another plugin
+            continue
+        spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules.setdefault("run", sys.modules[__name__])  # plugins may `import run`
+        sys.modules[name] = module  # so that a plugin importing another gets this same module
         spec.loader.exec_module(module)
 
 

@@ -76,9 +76,10 @@ def legacy_message(msg_type: str, content: dict, channel: str = "shell", session
                        "content": content, "channel": channel, "buffers": []})
 
 
-def v1_frame(msg_type: str, content: dict, channel: str = "shell", session: str = "x") -> bytes:
+def v1_frame(msg_type: str, content: dict, channel: str = "shell", session: str = "x",
+             metadata: dict | None = None) -> bytes:
     """A kernel message in the v1 binary framing (offset count, offsets, channel, parts)."""
-    parts = [json.dumps(p).encode() for p in (_header(msg_type, session), {}, {}, content)]
+    parts = [json.dumps(p).encode() for p in (_header(msg_type, session), {}, metadata or {}, content)]
     channel_bytes = channel.encode()
     offsets = [8 * (1 + 1 + len(parts) + 1)]
     offsets.append(offsets[-1] + len(channel_bytes))
@@ -91,7 +92,7 @@ def v1_frame(msg_type: str, content: dict, channel: str = "shell", session: str 
 def parse_v1_frame(frame: bytes) -> tuple[str, dict]:
     """(channel, message) of a v1 frame the server sent; buffers are dropped."""
     count = int.from_bytes(frame[:8], "little")
-    if not 2 <= count <= 64:
+    if not 2 <= count <= 1 << 16:
         raise ValueError(f"not a v1 frame: {count} offsets")
     offsets = [int.from_bytes(frame[8 * (i + 1):8 * (i + 2)], "little") for i in range(count)]
     channel = frame[offsets[0]:offsets[1]].decode()
@@ -182,3 +183,30 @@ def kill_if_over(pid: int, limit_mb: float) -> bool:
         except OSError:
             pass
     return True
+
+
+def request_all_states(ws: websocket.WebSocket, comm_ids: list[str], timeout: float = 60.0) -> int:
+    """Fetch every widget's state as the page's widget manager does; the number of states received.
+
+    ipywidgets 8 answers one ``request_states`` on a ``jupyter.widget.control``
+    comm with the state of every widget (``update_states``).
+    """
+    control = uuid.uuid4().hex
+    ws.send_binary(v1_frame("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control", "data": {}},
+                            metadata={"version": "1.0.0"}))
+    ws.send_binary(v1_frame("comm_msg", {"comm_id": control, "data": {"method": "request_states"}}))
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        ws.settimeout(left)
+        try:
+            raw = ws.recv()
+        except websocket.WebSocketTimeoutException:
+            break
+        if not isinstance(raw, bytes):
+            continue
+        _, msg = parse_v1_frame(raw)
+        content = msg["content"]
+        if msg["header"]["msg_type"] == "comm_msg" and content.get("comm_id") == control:
+            states = content.get("data", {}).get("states", {})
+            return len(set(states) & set(comm_ids))
+    return 0

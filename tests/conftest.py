@@ -28,20 +28,21 @@ def _free_port() -> int:
 class Server:
     """A hardened Voila server (``python -m explorer.hosting``) on 127.0.0.1, as `make app` starts it."""
 
-    def __init__(self, name: str, *options: str, pool_size: int | None = None):
+    def __init__(self, name: str, *options: str, pool_size: int | None = None,
+                 notebook: str = "notebooks/explorer.ipynb", ready_timeout: float = 120.0):
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.log = ARTIFACTS / f"voila-{name}.log"
         self.pool_size = pool_size
         ARTIFACTS.mkdir(exist_ok=True)
-        args = [sys.executable, "-m", "explorer.hosting", "notebooks/explorer.ipynb", "--Voila.ip=127.0.0.1",
+        args = [sys.executable, "-m", "explorer.hosting", notebook, "--Voila.ip=127.0.0.1",
                 f"--port={self.port}", "--port_retries=0", "--no-browser", *options]
         if pool_size is not None:
             args.append(f"--pool_size={pool_size}" if pool_size else "--preheat_kernel=False")
         with open(self.log, "w") as out:
             self.proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
                                          env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        self._wait_ready()
+        self._wait_ready(ready_timeout)
 
     def _wait_ready(self, timeout: float = 120.0) -> None:
         """Wait for the port, then for the preheated pool to fill (its kernels would slow the first tests)."""

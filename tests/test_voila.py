@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import urllib.request
 
 import pytest
@@ -92,3 +93,39 @@ def test_browser_moves_slider_and_picks_accelerator(voila_url, chromium):
     page.screenshot(path=str(ARTIFACTS / "app.png"), full_page=True)
     assert errors == [], errors
     page.close()
+
+
+def _open(chromium, url, route=True):
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    if route:
+        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("http://127.0.0.1") else r.abort())
+    page.goto(url, timeout=120_000)
+    page.wait_for_selector(".explorer-summary p", timeout=120_000)
+    return page
+
+
+@pytest.mark.browser
+def test_share_link_is_applied_by_a_preheated_kernel(server, chromium):
+    """The kernel ran the notebook before the request; the link's preset, language and size still show."""
+    assert server.pool_size, "this test needs the preheated pool"
+    page = _open(chromium, server.url + "?preset=deepseek_v3&lang=zh")
+    text = _total(page)
+    assert "671B" in text and "H800" in text and "参数" in text, text  # DeepSeek-V3: 671B on H800, in Chinese
+    page.close()
+
+
+@pytest.mark.browser
+def test_leaving_the_page_frees_its_kernel(server, chromium):
+    """The unload beacon carries the _xsrf cookie the page handler now sets; the server shuts the kernel down."""
+    from tests import clients as cl
+
+    page = _open(chromium, server.url, route=False)  # routing would hold back the beacon
+    kernel_id = page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+    assert cl.get_page(f"{server.url}api/kernels/{kernel_id}", timeout=30).status == 200
+    page.goto("about:blank")
+    page.wait_for_timeout(1000)
+    page.close()
+    deadline = time.monotonic() + 20
+    while cl.get_page(f"{server.url}api/kernels/{kernel_id}", timeout=30).status == 200:
+        assert time.monotonic() < deadline, "the kernel outlived its page"
+        time.sleep(0.5)

@@ -1,0 +1,187 @@
+"""Benchmarks of the public server: first render, a rush of viewers, memory per kernel.
+
+Each metric is measured against a real server (``python -m explorer.hosting``,
+as ``make app`` starts it) on 127.0.0.1, in one run, on this machine:
+
+``voila_first_render_cold_s``
+    One viewer, no preheated kernel: from the request to the widget handshake
+    done (page read to its end, kernel websocket open with the v1 protocol,
+    ``comm_info_request`` answered and every widget's state received, as the
+    page's widget manager does). Median over the repeats.
+``voila_first_render_preheated_s``
+    The same from a preheated pool (``--pool_size``), the default setting.
+``browser_first_render_cold_s``, ``browser_first_render_preheated_s``
+    The same in headless chromium: navigation to the summary and a chart drawn,
+    for a returning viewer (scripts cached); ``browser_first_visit_*_s`` for the
+    first visit of a new browser.
+``rush_<n>_<setting>_p50_s``, ``..._p95_s``, ``..._rendered``, ``..._pool_size``
+    ``n`` protocol clients arriving evenly within a window (10 at once; 30 within
+    10 s), each timed from its arrival to its handshake done; ``rendered`` counts
+    the complete ones. ``default`` is voila.json's pool; ``workshop`` is the
+    setting of docs/deploy.md: a pool the size of the class, refilled a minute
+    after use so that refills do not compete with the rush.
+``kernel_rss_mb``
+    Median resident memory of the kernels of open pages.
+
+The protocol client is in ``tests/clients.py``; see ``docs/deploy.md`` for what
+the figures mean for capacity.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.run import register  # noqa: E402
+
+DEFAULT_POOL_SIZE = json.loads((ROOT / "voila.json").read_text())["VoilaConfiguration"]["default_pool_size"]
+
+
+def _server(name: str, *options: str, pool_size: int, notebook: str = "notebooks/explorer.ipynb",
+            ready_timeout: float = 120.0):
+    import pytest  # the Server helper reports start-up failures through pytest.fail
+
+    from tests.conftest import Server
+
+    try:
+        return Server(f"bench-{name}", *options, pool_size=pool_size, notebook=notebook, ready_timeout=ready_timeout)
+    except pytest.fail.Exception as exc:  # pragma: no cover - reported, not raised
+        raise RuntimeError(str(exc)) from None
+
+
+def handshake(url: str, timeout: float = 180.0) -> tuple[bool, float, int | None]:
+    """Load the page and complete the widget handshake; (rendered, seconds, kernel pid unknown -> None)."""
+    from tests import clients as cl
+
+    start = time.monotonic()
+    try:
+        page = cl.get_page(url, timeout=timeout)
+        if not (page.status == 200 and page.rendered and page.kernel_id):
+            return False, time.monotonic() - start, None
+        ws = cl.connect(url, page.kernel_id, v1=True, timeout=timeout)
+        try:
+            ids = cl.widget_comm_ids(ws, v1=True, timeout=timeout)
+            got = cl.request_all_states(ws, ids, timeout=max(timeout - (time.monotonic() - start), 1.0))
+        finally:
+            ws.close()
+        return got == len(ids) and len(ids) > 0, time.monotonic() - start, None
+    except Exception:  # noqa: BLE001 - a failed viewer is counted, not raised
+        return False, time.monotonic() - start, None
+
+
+def rush(url: str, viewers: int, window_s: float) -> tuple[list[float], int]:
+    """``viewers`` clients arriving evenly within ``window_s``; (times of the rendered ones, rendered count)."""
+    results: list[tuple[bool, float]] = []
+    lock = threading.Lock()
+
+    def viewer(delay: float) -> None:
+        time.sleep(delay)
+        ok, seconds, _ = handshake(url)
+        with lock:
+            results.append((ok, seconds))
+
+    threads = [threading.Thread(target=viewer, args=(window_s * i / max(viewers - 1, 1),)) for i in range(viewers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=400)
+    times = sorted(s for ok, s in results if ok)
+    return times, len(times)
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    k = min(int(round(q * (len(values) - 1))), len(values) - 1)
+    return sorted(values)[k]
+
+
+def _browser_first_render(url: str, repeats: int) -> tuple[float, float]:
+    """Seconds from navigation to the summary shown and a chart drawn, in headless chromium.
+
+    Returns (first visit, median of the returning visits): one browser context,
+    so returning visits find Voila's scripts in the browser's cache.
+    """
+    from playwright.sync_api import sync_playwright
+
+    from tests.conftest import CHROMIUM_ARGS
+
+    executable = shutil.which("chromium")
+    if executable is None:
+        return float("nan"), float("nan")
+    times = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("http://127.0.0.1")
+                      else route.abort())
+        for _ in range(repeats + 1):
+            page = context.new_page()
+            start = time.monotonic()
+            page.goto(url, timeout=180_000)
+            page.wait_for_selector(".explorer-summary p", timeout=180_000)
+            page.wait_for_function("() => [...document.querySelectorAll('.jupyter-matplotlib-figure canvas')]"
+                                   ".some(c => c.offsetParent !== null && c.width > 0)", timeout=180_000)
+            times.append(time.monotonic() - start)
+            page.close()
+            time.sleep(3.0)  # let the pool refill between viewers
+        browser.close()
+    return times[0], statistics.median(times[1:])
+
+
+@register("server")
+def bench_server(repeats: int) -> dict[str, float]:
+    from tests import clients as cl
+
+    out: dict[str, float] = {}
+    repeats = max(3, min(repeats, 5))
+    cold = _server("cold", pool_size=0)
+    try:
+        handshake(cold.url)  # warm the server's own caches (templates, kernel spec)
+        out["voila_first_render_cold_s"] = statistics.median(handshake(cold.url)[1] for _ in range(repeats))
+        out["browser_first_visit_cold_s"], out["browser_first_render_cold_s"] = _browser_first_render(cold.url, repeats)
+    finally:
+        cold.stop()
+    warm = _server("preheated", pool_size=2)
+    try:
+        times = []
+        for _ in range(repeats):
+            times.append(handshake(warm.url)[1])
+            deadline = time.monotonic() + 60
+            while warm.log.read_text().count("is filled with") < len(times) + 1 and time.monotonic() < deadline:
+                time.sleep(0.3)  # wait for the pool to refill, as between real viewers
+        out["voila_first_render_preheated_s"] = statistics.median(times)
+        out["browser_first_visit_preheated_s"], out["browser_first_render_preheated_s"] = _browser_first_render(
+            warm.url, repeats)
+        kernels = [cl.rss_mb(pid) for pid in cl.children(warm.proc.pid)]
+        out["kernel_rss_mb"] = statistics.median(kernels) if kernels else float("nan")
+        out["server_rss_mb"] = cl.rss_mb(warm.proc.pid)
+    finally:
+        warm.stop()
+    # The rush, twice: with the public default (voila.json: a pool of 4, refilled 1 s after use), and with
+    # the workshop setting of docs/deploy.md (a pool the size of the class, refilled a minute later).
+    for setting, pool, options in (("default", None, ()),
+                                   ("workshop", "viewers", ("--VoilaKernelManager.fill_delay=60",))):
+        for viewers, window in ((10, 0.0), (30, 10.0)):
+            size = viewers if pool == "viewers" else DEFAULT_POOL_SIZE
+            srv = _server(f"rush{viewers}-{setting}", f"--ExplorerVoila.max_kernels={viewers + 10}", *options,
+                          pool_size=size, ready_timeout=600)
+            try:
+                times, rendered = rush(srv.url, viewers, window)
+            finally:
+                srv.stop()
+            key = f"rush_{viewers}_{setting}"
+            out[f"{key}_pool_size"] = size
+            out[f"{key}_p50_s"] = _percentile(times, 0.5)
+            out[f"{key}_p95_s"] = _percentile(times, 0.95)
+            out[f"{key}_rendered"] = rendered
+    return out
