@@ -70,7 +70,7 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float) -> list[str
     lo, hi = default("calibrated_mfu_min"), default("calibrated_mfu_max")
     if not lo <= mfu <= hi:
         out.append(f"MFU {mfu:.2f} is outside the range seen in published runs ({lo:.2f}-{hi:.2f}).")
-    if s.architecture == "moe" and s.active_params is None:
+    if s.architecture == "moe" and s.active_params is None and s.experts is not None and s.top_k is not None:
         out.append("Active parameters from experts and top-k ignore shared layers: compute is a lower bound.")
     if s.mfu is None and not acc.mfu_default:
         out.append(f"No measured MFU for {acc.id}: the default comes from later hardware.")
