@@ -84,6 +84,7 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
     },
     "presets.csv": {"id": "id", "source": ("source",), "types": {}},
     "labels.csv": {"id": "key", "source": (), "types": {}},
+    "messages.csv": {"id": "pattern", "source": (), "types": {}},
     "history.csv": {"id": "id", "source": ("source",), "types": {"cost_usd": "float!"}},
     "article_claims.csv": {"id": "id", "source": ("source",), "types": {"year": "int", "claimed_usd": "float"}},
 })

@@ -180,7 +180,7 @@ def _prices(s: Scenario, acc, used, warnings, estimated=None) -> dict:
     elif own_rate is None and not owned:
         used.append(Assumption(f"on-demand price ({acc.id})", rate, "USD/GPU-hour", basis))
         if acc.price_basis_mixed:
-            warnings.append(f"The {acc.id} cloud prices do not come from one provider and one date ({basis}).")
+            warnings.append(f"The {acc.name} cloud prices do not come from one provider and one date ({basis}).")
     if s.pricing in ("reserved_1y", "reserved_3y") and own_rate is None:
         listed = getattr(acc, f"{s.pricing}_usd_per_gpu_hour")
         if listed is not None:
@@ -238,7 +238,7 @@ def _power(s: Scenario, acc, used, warnings) -> dict:
                                acc.power_source))
         return dict(tdp_w=_nan(acc.system_power_w), server_power_factor=1.0, avg_power_fraction=1.0)
     if acc.tdp_w is None:
-        warnings.append(f"{acc.id} has no published TDP: energy and carbon unknown.")
+        warnings.append(f"{acc.name} has no published TDP: energy and carbon unknown.")
     else:
         used.append(Assumption(f"TDP ({acc.id})", acc.tdp_w, "W", acc.source))
     if acc.server_power_factor is not None:
@@ -247,7 +247,7 @@ def _power(s: Scenario, acc, used, warnings) -> dict:
     else:
         factor = _pick(None, "server_power_factor_gpu", used)
         if acc.tdp_w is not None:
-            warnings.append(f"No server power factor for {acc.id}: energy uses the DGX H100 factor "
+            warnings.append(f"No server power factor for {acc.name}: energy uses the DGX H100 factor "
                             f"{factor:g}.")
     fraction = _pick(None, f"avg_power_fraction_{kind}", used)
     return dict(tdp_w=_nan(acc.tdp_w), server_power_factor=factor, avg_power_fraction=fraction)
@@ -262,7 +262,8 @@ def _region(s: Scenario, owned: bool, used, warnings) -> dict:
         used.append(Assumption(f"PUE ({reg.id})", pue, "1", reg.source))
     gco2 = s.grid_gco2_per_kwh if s.grid_gco2_per_kwh is not None else reg.grid_gco2_per_kwh
     if gco2 is None:
-        warnings.append(f"No sourced grid carbon intensity for {reg.id}: CO2 unknown; set grid_gco2_per_kwh.")
+        warnings.append(f"No sourced grid carbon intensity for {reg.name}: CO2 unknown; type the grid's carbon "
+                        "intensity.")
     elif s.grid_gco2_per_kwh is None:
         used.append(Assumption(f"grid carbon ({reg.id})", gco2, "gCO2/kWh", reg.source))
     price = s.electricity_usd_per_kwh if s.electricity_usd_per_kwh is not None else reg.electricity_usd_per_kwh
