@@ -503,7 +503,7 @@ class ExplorerApp:
             elif value is None:
                 text = label("placeholder_unknown", lang)
             else:
-                text = label("placeholder_used", lang).format(value=f"{value:.4g}")
+                text = label("placeholder_used", lang).format(value=f"{value:.6g}")
             r[b.name].widget.placeholder = text
 
     def _field_row(self, field: str) -> c.ControlRow | None:

@@ -220,6 +220,9 @@ class WaterfallPlot(_Plot):
         self.language = language
         kw, lang = text_kwargs(language)
         names = [label("baseline", lang)] + [label(f"dim_{d}", lang) for d in COST_DIMENSIONS] + [label("current", lang)]
+        for text in self.texts:  # emptied: the next update writes them in the new language
+            text.set_text("")
+            text.set_fontfamily(kw.get("fontfamily", ["DejaVu Sans"]))
         self.ax.set_xticklabels(names, rotation=20, ha="right", fontsize=9.5, **kw)
         self.ax.set_title(label("chart_waterfall_title", lang), loc="left", fontsize=11, fontweight="bold", **kw)
 
