@@ -37,13 +37,17 @@ STYLE = """
 .explorer-header > .widget-vbox {width:auto !important; flex:1 1 150px;}
 @media (max-width: 900px) { .explorer-left, .explorer-right {flex:1 1 100%;} }
 .explorer-app .widget-tab, .explorer-app .jupyter-widget-Collapse, .explorer-app .widget-accordion {max-width:100%; min-width:0;}
-.explorer-app .lm-TabBar-tab, .explorer-app .p-TabBar-tab {min-width:0 !important; flex:1 1 auto !important; padding:0 6px;}
+.explorer-app .lm-TabBar-content {flex-wrap:wrap;}
+.explorer-app .lm-TabBar, .explorer-app .widget-tab > .lm-TabBar {min-height:var(--jp-widgets-horizontal-tab-height, 24px); height:auto !important; overflow:visible;}
+.explorer-app .lm-TabBar-tab {min-width:fit-content !important; flex:1 1 auto !important; padding:0 8px;}
 .explorer-app .jupyter-matplotlib, .explorer-app .jupyter-matplotlib-figure,
 .explorer-app .jupyter-matplotlib-canvas-container, .explorer-app .jupyter-matplotlib-canvas-div
-  {max-width:100% !important; min-width:0 !important; height:auto !important;}
-.explorer-app .jupyter-matplotlib-canvas-div {width:auto !important; position:relative;}
-.explorer-app .jupyter-matplotlib-canvas-div canvas {max-width:100% !important; height:auto !important;}
-.explorer-app .jupyter-matplotlib-canvas-div canvas + canvas {position:absolute; left:0; top:0;}
+  {width:100% !important; max-width:100% !important; min-width:0 !important; height:auto !important;}
+.explorer-app .jupyter-matplotlib-canvas-div {position:relative;}
+.explorer-app .jupyter-matplotlib-canvas-div canvas:first-child
+  {position:relative !important; display:block; max-width:100% !important; height:auto !important;}
+.explorer-app .jupyter-matplotlib-canvas-div canvas:not(:first-child)
+  {position:absolute !important; left:0; top:0; width:100% !important; height:100% !important;}
 .explorer-app .widget-text input, .explorer-app .widget-hbox {min-width:0;}
 .explorer-app .widget-toggle-buttons {flex-wrap:wrap; max-width:100%;}
 .explorer-kpis {display:flex; flex-wrap:wrap; gap:8px; margin:4px 0 6px 0;}
