@@ -245,7 +245,7 @@ def test_share_link_is_completed_to_an_absolute_url_with_a_copy_button(app):
     app.set_scenario(Scenario(params=13e9, gpus=512))
     share = app.share.value
     assert 'class="explorer-copy"' in share and "Copy link" in share
-    assert "new URL(" in share and "location.href" in share
+    assert "new window.URL(" in share and "location.href" in share
     query = re.search(r'data-query="([^"]+)"', share).group(1).replace("&amp;", "&")
     assert ExplorerApp(query_string=query[1:]).scenario == app.scenario
 

@@ -229,7 +229,7 @@ def share_html(query: str, language: str = "en") -> str:
     q = html.escape(query, quote=True)
     copied = html.escape(label("share_copied", language), quote=True)
     fill = ("var b=this.parentNode,i=b.querySelector('input');"
-            "i.value=new URL(i.getAttribute('data-query'),location.href).href;"
+            "i.value=new window.URL(i.getAttribute('data-query'),location.href).href;"
             "b.querySelector('a').href=i.value;")
     copy = ("var b=this.parentNode,i=b.querySelector('input');i.select();"
             "var done=function(){b.querySelector('.explorer-copied').textContent=this_copied;};"
