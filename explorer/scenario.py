@@ -85,7 +85,7 @@ class Scenario:
         ``data_usd_per_1m_tokens`` (acquisition and cleaning), ``labelled_examples``
         x ``usd_per_labelled_example``, ``synthetic_tokens`` x
         ``synthetic_usd_per_1m_tokens``; ``team_headcount`` x
-        ``team_loaded_usd_per_year`` x ``project_months`` (None = the run's
+        ``team_loaded_usd_per_year`` (None: the sourced US default) x ``project_months`` (None = the run's
         wall-clock months); ``checkpoints_kept`` x ``storage_usd_per_gb_month``;
         ``experiments_multiplier`` (1.0 = final run only; total development
         compute relative to the final run).
@@ -142,7 +142,7 @@ class Scenario:
     synthetic_usd_per_1m_tokens: float = _num(0.0, 0.0, 1e6)
     # team
     team_headcount: float = _num(0.0, 0.0, 1e5)
-    team_loaded_usd_per_year: float = _num(0.0, 0.0, 1e8)
+    team_loaded_usd_per_year: float | None = _num(None, 0.0, 1e8, optional=True)
     project_months: float | None = _num(None, 0.0, 600.0, optional=True)
     # storage
     checkpoints_kept: float = _num(0.0, 0.0, 1e5)

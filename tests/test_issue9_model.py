@@ -75,3 +75,18 @@ def test_cloud_rate_shows_what_it_pays_for():
     assert cheap.in_rate_usd["energy"] < estimate(Scenario(region="de")).in_rate_usd["energy"] / 3
     # owned hardware: energy and hardware are dimensions of their own, nothing "in the rate"
     assert estimate(Scenario(pricing="owned")).in_rate_usd == {}
+
+
+def test_team_without_a_cost_per_person_uses_the_sourced_us_loaded_cost():
+    from explorer.presets import presets
+
+    e = estimate(presets()["startup_7b"].scenario)
+    # BLS: $133,080 median software-developer wage / 0.704 wage share of employer costs = $189,034 a year
+    loaded = 133_080 / 0.704
+    assert loaded == pytest.approx(189_034, abs=1)
+    months = e.wall_days / 30.4375
+    assert e.cost_usd["people"] == pytest.approx(8 * 189_000 / 12 * months, rel=1e-6)
+    assert e.cost_usd["people"] > 0
+    # a typed cost wins; outside the US the default is flagged
+    assert estimate(Scenario(team_headcount=2, team_loaded_usd_per_year=0.0)).cost_usd["people"] == 0
+    assert any("US loaded cost" in w for w in estimate(Scenario(team_headcount=2, region="de")).warnings)

@@ -101,7 +101,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("synthetic_tokens", "number", "advanced"),
     Binding("synthetic_usd_per_1m_tokens", "number", "advanced"),
     Binding("team_headcount", "number", "advanced"),
-    Binding("team_loaded_usd_per_year", "number", "advanced"),
+    Binding("team_loaded_usd_per_year", "optional", "advanced"),
     Binding("project_months", "optional", "advanced"),
     Binding("checkpoints_kept", "number", "advanced"),
     Binding("storage_usd_per_gb_month", "optional", "advanced"),

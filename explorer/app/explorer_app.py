@@ -40,7 +40,7 @@ _OPTIONAL_DEFAULTS = {  # blank box -> the named default it stands for (shown as
     "spot_preemption_per_gpu_hour": "spot_preemption_per_gpu_hour", "depreciation_years": "depreciation_years",
     "hosting_usd_per_gpu_hour": "hosting_usd_per_gpu_hour", "storage_usd_per_gb_month": "storage_usd_per_gb_month",
     "failure_rate_per_gpu_hour": "failure_rate_per_gpu_hour", "restart_minutes": "restart_minutes",
-    "usd_to_cny": "usd_to_cny",
+    "usd_to_cny": "usd_to_cny", "team_loaded_usd_per_year": "team_loaded_usd_per_year",
 }
 _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
 

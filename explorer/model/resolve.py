@@ -327,6 +327,13 @@ def resolve(s: Scenario) -> Resolved:
             used.append(_assumption("moe_active_fraction"))
         used.append(Assumption("active parameters (MoE)", s.active_params_effective, "1",
                                f"params x active fraction {s.active_fraction_effective:.4g}"))
+    loaded = s.team_loaded_usd_per_year or 0.0
+    if s.team_headcount > 0 and s.team_loaded_usd_per_year is None:
+        loaded = _pick(None, "team_loaded_usd_per_year", used)
+        country = catalog.region(s.region).country
+        if country != "United States":
+            warnings.append(f"People cost uses a US loaded cost per person ({loaded:,.0f} USD a year); type the "
+                            f"cost for {country}.")
     flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0
     inputs = dict(
         params=s.params,
@@ -352,7 +359,7 @@ def resolve(s: Scenario) -> Resolved:
         **region,
         **prices,
         data_usd=data_usd,
-        team_usd_per_month=s.team_headcount * s.team_loaded_usd_per_year / 12.0,
+        team_usd_per_month=s.team_headcount * loaded / 12.0,
         project_months=_nan(s.project_months),
         checkpoints_kept=s.checkpoints_kept,
         storage_usd_per_gb_month=storage,
