@@ -275,3 +275,14 @@ def test_one_binding_table_builds_every_control(app):
     assert set(app.rows) == {b.name for b in BINDINGS}
     source = open(__import__("explorer.app.explorer_app", fromlist=["x"]).__file__).read()
     assert '"lora_trainable_fraction"' not in source  # no field written by hand in the app
+
+
+def test_region_lever_is_explained_and_owned_is_one_click_away(app):
+    app.controls["region"].value = "de"
+    note = app.region_note.value
+    assert "inside the rate" in note and "0.2522" in note  # Germany 0.2522 USD/kWh (Eurostat, regions.csv)
+    app.owned_button.click()
+    assert app.scenario.pricing == "owned"
+    # Germany's electricity now on the bill: energy MWh x 252.2 USD/MWh
+    assert app.estimate.cost_usd["energy"] == pytest.approx(app.estimate.energy_mwh * 252.2, rel=1e-6)
+    assert "paid directly" in app.region_note.value and app.owned_button.layout.display == "none"

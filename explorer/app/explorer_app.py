@@ -261,6 +261,9 @@ class ExplorerApp:
         self.downloads = w.HTML()
         self.share = w.HTML()
         self.glossary = w.HTML()
+        self.region_note = w.HTML()
+        self.owned_button = w.Button(layout=w.Layout(width="auto"))
+        self.owned_button.on_click(self._on_owned)
         # the session-ended notice and its heartbeat: the page pings the kernel through a hidden text box
         # and shows the notice when no answer comes back (kernel culled, crashed or the server restarted)
         self.session = w.HTML(views.session_html())
@@ -283,7 +286,10 @@ class ExplorerApp:
         return w.VBox([self.rows[b.name].box for b in BINDINGS if b.group == group], layout=w.Layout(width="100%"))
 
     def _layout(self) -> None:
-        self.groups = w.Accordion(children=[self._group(g) for g in GROUPS], selected_index=0)
+        groups = {g: self._group(g) for g in GROUPS}
+        # where the region changes the bill, one click away
+        groups["region"].children = (*groups["region"].children, self.region_note, self.owned_button)
+        self.groups = w.Accordion(children=[groups[g] for g in GROUPS], selected_index=0)
         header = w.Box([self.rows[b.name].box for b in BINDINGS if b.group == "header"])
         header.add_class("explorer-header")
         left = w.VBox([header, self.groups, self._group("footer")])
@@ -457,6 +463,12 @@ class ExplorerApp:
         else:
             row.set_note("")
 
+    def _on_owned(self, _button) -> None:
+        try:
+            self.controls["pricing"].value = "owned"
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self._reject("app", f"{type(exc).__name__}: {exc}")
+
     def _on_ping(self, change: dict) -> None:
         """Answer the page's heartbeat (see :func:`~explorer.app.views.session_html`)."""
         self.heartbeat_out.value = f'<span data-beat="{html.escape(str(change["new"])[:24])}"></span>'
@@ -576,6 +588,9 @@ class ExplorerApp:
             export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
                                  label("download_breakdown", lang)))
         self.share.value = views.share_html(self.share_query(), lang)
+        self.region_note.value = views.region_note_html(e, lang)
+        self.owned_button.description = label("region_owned_button", lang)
+        self.owned_button.layout.display = "none" if e.scenario.pricing == "owned" else None
         self.scope_note.value = f'<div class="explorer-note">{html.escape(label(f"scope_note_{self.scope}", lang))}</div>'
         self.summary.value = (f'<p class="explorer-summary-text">'
                               f'{html.escape(views.summary_text(e, lang, self.scope))}</p>')

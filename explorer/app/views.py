@@ -18,7 +18,7 @@ from explorer.errors import ScenarioError
 from explorer.model import Estimate
 from explorer.text import label, labels, money, quantity
 
-__all__ = ["kpi_html", "summary_text", "warnings_html", "assumptions_html", "share_html", "glossary_html",
+__all__ = ["region_note_html", "kpi_html", "summary_text", "warnings_html", "assumptions_html", "share_html", "glossary_html",
            "session_html", "translate", "error_text", "assumption_name", "STYLE", "HEARTBEAT_SECONDS",
            "SESSION_TIMEOUT_SECONDS"]
 
@@ -218,6 +218,21 @@ def glossary_html(language: str = "en") -> str:
                     f"<dd>{html.escape(label(f'glossary_{k}', language))}</dd>" for k in GLOSSARY)
     return (f'<div class="explorer-glossary"><h4 style="margin:10px 0 2px 0">{html.escape(label("glossary", language))}'
             f"</h4><dl>{items}</dl></div>")
+
+
+def region_note_html(e: Estimate, language: str = "en") -> str:
+    """Where the region changes the bill: inside a cloud rate (its electricity), or paid directly when owned."""
+    s = e.scenario
+    reg = catalog.region(s.region)
+    price = s.electricity_usd_per_kwh if s.electricity_usd_per_kwh is not None else reg.electricity_usd_per_kwh
+    price_text = f"{price:.4g}" if price is not None else label("unit_unknown", language)
+    cur = s.currency
+    if s.pricing == "owned":
+        text = label("region_note_owned", language).format(energy=money(e.cost()["energy"], cur), price=price_text)
+    else:
+        inside = e.in_rate_usd.get("energy", math.nan) * e.usd_to_currency
+        text = label("region_note_cloud", language).format(energy=money(inside, cur), price=price_text)
+    return f'<div class="explorer-note" style="margin:6px 0 4px 0">{html.escape(text)}</div>'
 
 
 def share_html(query: str, language: str = "en") -> str:
