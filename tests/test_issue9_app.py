@@ -64,7 +64,7 @@ def test_accelerator_switch_adapts_precision(app, gpu, expected):
     assert app.scenario.gpu == gpu and app.scenario.precision == expected
     assert app.controls["precision"].value == expected
     assert catalog.accelerator(gpu).name in app.summary.value
-    assert "BF16" in app.rows["precision"].note.value
+    assert "BF16" in app.rows["precision"].note
 
 
 def test_refused_choice_goes_back(app):

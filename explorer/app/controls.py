@@ -20,6 +20,11 @@ __all__ = ["ControlRow", "log_slider_row", "slider_row", "choice_row", "toggle_r
            "number_row", "parse_optional_number", "relabel_options"]
 
 _FULL = w.Layout(width="100%")
+# Layouts shared by many widgets (every widget and every Layout is a comm: fewer is lighter on the wire).
+# Never change one of these in place; ``ControlRow.show`` changes the row box's own layout.
+_CAPTION = w.Layout(margin="4px 0 0 0")
+_BOX_WIDE = w.Layout(width="58%")
+_READOUT = w.Layout(width="40%", margin="0 0 0 6px")
 
 
 class ControlRow:
@@ -43,15 +48,16 @@ class ControlRow:
         self.widget = widget
         self.twin = twin
         self.label_key = label_key or name
-        self.caption = w.HTML(layout=w.Layout(margin="4px 0 0 0"))
+        self.caption = w.HTML(layout=_CAPTION)
+        # one HTML below the control holds the note (an explanation) and the message (a refusal)
         self.message = w.HTML()
         self.message.add_class("explorer-control-message")
-        self.note = w.HTML()
+        self._note = self._error = ""
         if twin is not None:  # the slider on its own line, the exact value and its readable form below
             lines = [widget, w.HBox([p for p in (twin, readout) if p is not None], layout=_FULL)]
         else:
             lines = [w.HBox([widget, readout], layout=_FULL) if readout is not None else widget]
-        self.box = w.VBox([self.caption, *lines, self.note, self.message],
+        self.box = w.VBox([self.caption, *lines, self.message],
                           layout=w.Layout(width="100%", margin="0 0 2px 0"))
         self.box.add_class(f"explorer-control-{name}")
 
@@ -66,11 +72,22 @@ class ControlRow:
 
     def set_note(self, text: str) -> None:
         """Show (or clear, with "") an explanatory note under the control (not an error)."""
-        self.note.value = f'<div class="explorer-note">{text}</div>' if text else ""
+        self._note = text
+        self._show_below()
 
+    @property
+    def note(self) -> str:
+        """The note shown under the control (HTML), "" for none."""
+        return self._note
+
+    def _show_below(self) -> None:
+        parts = [f'<div class="explorer-note">{self._note}</div>' if self._note else "",
+                 f'<div class="explorer-message">{self._error}</div>' if self._error else ""]
+        self.message.value = "".join(parts)
     def set_message(self, text: str) -> None:
         """Show (or clear, with "") an error message under the control."""
-        self.message.value = f'<div class="explorer-message">{text}</div>' if text else ""
+        self._error = text
+        self._show_below()
 
     def show(self, visible: bool) -> None:
         """Show or hide the whole row."""
@@ -90,8 +107,8 @@ def log_slider_row(name: str, value: float, lo: float, hi: float, *, integer: bo
     )
     # the twin takes any number: the Scenario says what is allowed, nothing is clamped silently
     cls = w.IntText if integer else w.FloatText
-    twin = cls(value=value, layout=w.Layout(width="58%"))
-    readout = w.HTML(layout=w.Layout(width="40%", margin="0 0 0 6px"))
+    twin = cls(value=value, layout=_BOX_WIDE)
+    readout = w.HTML(layout=_READOUT)
     row = ControlRow(name, slider, twin, readout=readout)
     guard = {"busy": False}
 
@@ -145,8 +162,8 @@ def toggle_row(name: str, options: Sequence[tuple[str, Any]], value: Any) -> Con
 
 def number_row(name: str, value: float) -> ControlRow:
     """A number box that takes any number (the Scenario checks it), with its readable form beside it."""
-    box = w.FloatText(value=value, layout=w.Layout(width="58%"))
-    readout = w.HTML(layout=w.Layout(width="40%", margin="0 0 0 6px"))
+    box = w.FloatText(value=value, layout=_BOX_WIDE)
+    readout = w.HTML(layout=_READOUT)
 
     def show_readout(change=None):
         readout.value = f'<span style="font-size:13px">= {quantity(box.value)}</span>'

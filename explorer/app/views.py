@@ -24,7 +24,7 @@ __all__ = ["region_note_html", "kpi_html", "summary_text", "warnings_html", "ass
 
 #: How often the page pings the kernel, and how long without an answer before the session counts as ended [s].
 HEARTBEAT_SECONDS = 4
-SESSION_TIMEOUT_SECONDS = 12
+SESSION_TIMEOUT_SECONDS = 20
 
 #: CSS for the app, injected once. The body stacks below 900 px; charts scale with their container.
 STYLE = """
@@ -284,7 +284,8 @@ if (!window.__explorerHeartbeat) {
       new MutationObserver(function () { last = Date.now(); })
         .observe(out, {subtree: true, childList: true, characterData: true, attributes: true});
     }
-    if (Date.now() - last > TIMEOUT_MS) { notice.style.display = 'block'; return; }
+    // a busy kernel answers late: the notice goes away again when it does
+    notice.style.display = (Date.now() - last > TIMEOUT_MS) ? 'block' : 'none';
     n += 1;
     input.value = 'ping ' + n;
     input.dispatchEvent(new Event('change', {bubbles: true}));
