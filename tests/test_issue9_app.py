@@ -286,3 +286,13 @@ def test_region_lever_is_explained_and_owned_is_one_click_away(app):
     # Germany's electricity now on the bill: energy MWh x 252.2 USD/MWh
     assert app.estimate.cost_usd["energy"] == pytest.approx(app.estimate.energy_mwh * 252.2, rel=1e-6)
     assert "paid directly" in app.region_note.value and app.owned_button.layout.display == "none"
+
+
+def test_the_app_stays_light_on_widgets():
+    # every widget (and Layout) is a comm a page and an attacker can address; the hosting tests send each
+    # a few messages within the server's 90 s websocket ping timeout (tests/test_hosting.py)
+    from ipywidgets.widgets import widget
+
+    before = len(widget._instances)
+    ExplorerApp(query_string="")
+    assert len(widget._instances) - before <= 560
