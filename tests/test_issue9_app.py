@@ -296,3 +296,11 @@ def test_the_app_stays_light_on_widgets():
     before = len(widget._instances)
     ExplorerApp(query_string="")
     assert len(widget._instances) - before <= 560
+
+
+def test_refusals_name_the_control_not_the_field(app):
+    app.controls["gpus"].value = 0
+    assert "GPUs [count]: 0" in app.banner.value and "is not allowed" in app.banner.value
+    app.controls["language"].value = "zh"
+    app.controls["gpus"].value = -3
+    assert "GPU [张]：-3" in app.banner.value and "不可用" in app.banner.value and "gpus" not in app.banner.value

@@ -524,13 +524,13 @@ class ExplorerApp:
         return {"active_params": self.rows["active_fraction"], "experts": self.rows["active_fraction"],
                 "top_k": self.rows["active_fraction"]}.get(field)
 
-    def _reject(self, field: str, message: str) -> None:
-        """Show why a change was not applied; the last good result stays."""
+    def _reject(self, field: str, message: str, shown: str | None = None) -> None:
+        """Show why a change was not applied (``shown``: the words for the viewer); the last good result stays."""
         self.error = message
         for row in self.rows.values():
             row.set_message("")
         row = self._field_row(field)
-        text = views.translate(message, self.language)
+        text = shown if shown is not None else views.translate(message, self.language)
         if row is not None:
             row.set_message(html.escape(text))
         self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}:</b> '
@@ -553,7 +553,7 @@ class ExplorerApp:
             scenario = scenario or self._read_scenario()
             result = estimate(scenario)
         except ScenarioError as exc:
-            self._reject(exc.field, str(exc))
+            self._reject(exc.field, str(exc), views.error_text(exc, self.language))
             return False
         if result.deadline_impossible:
             self._reject("deadline_days", next(m for m in result.warnings if m.startswith("Deadline")))
