@@ -84,6 +84,7 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
     },
     "presets.csv": {"id": "id", "source": ("source",), "types": {}},
     "labels.csv": {"id": "key", "source": (), "types": {}},
+    "messages.csv": {"id": "pattern", "source": (), "types": {}},
     "history.csv": {"id": "id", "source": ("source",), "types": {"cost_usd": "float!"}},
     "article_claims.csv": {"id": "id", "source": ("source",), "types": {"year": "int", "claimed_usd": "float"}},
 })
@@ -239,6 +240,37 @@ class Accelerator:
     def precisions(self) -> tuple[str, ...]:
         """Precisions with a published dense peak, in :data:`PRECISIONS` order."""
         return tuple(p for p in PRECISIONS if p in self.peak_tflops)
+
+    def nearest_precision(self, precision: str) -> str:
+        """``precision`` if this accelerator has it, else the supported one closest to it.
+
+        Closest means the same width first (BF16 and FP16), then wider formats
+        before narrower ones: a run is never silently moved to FP8.
+
+        Examples
+        --------
+        >>> accelerator("v100").nearest_precision("bf16")
+        'fp16'
+        >>> accelerator("h100-sxm").nearest_precision("fp4")
+        'fp8'
+        """
+        if precision in self.peak_tflops:
+            return precision
+        for candidate in _NEAREST_PRECISION.get(precision, ()):
+            if candidate in self.peak_tflops:
+                return candidate
+        return self.precisions[0]
+
+
+# Fallback order per precision: same width first, then wider, then narrower.
+_NEAREST_PRECISION = {
+    "bf16": ("fp16", "tf32", "fp32", "fp8"),
+    "fp16": ("bf16", "tf32", "fp32", "fp8"),
+    "fp8": ("bf16", "fp16", "tf32", "fp32"),
+    "fp4": ("fp8", "bf16", "fp16", "tf32", "fp32"),
+    "tf32": ("fp32", "bf16", "fp16"),
+    "fp32": ("tf32", "bf16", "fp16"),
+}
 
 
 @dataclass(frozen=True)

@@ -54,9 +54,10 @@ class Scenario:
 
     Model
         ``params`` total parameters [1]; ``architecture`` ``"dense"`` or ``"moe"``;
-        for MoE either ``active_params`` [1] or ``experts`` and ``top_k`` (then
+        for MoE ``active_params`` [1], or ``experts`` and ``top_k`` (then
         active = params * top_k / experts, a lower bound that ignores shared
-        layers); ``tokens`` training tokens [1]; ``n_layers`` and ``d_model``
+        layers), or ``active_fraction`` of params [0-1] (None: the
+        ``moe_active_fraction`` default, so an MoE follows the model's size); ``tokens`` training tokens [1]; ``n_layers`` and ``d_model``
         (None: derived from ``params``) and ``seq_len`` [tokens] (None: the
         ``seq_len`` default) give the attention FLOP and the activations;
         ``recompute`` activation recomputation ``"selective"``, ``"none"`` or
@@ -84,7 +85,7 @@ class Scenario:
         ``data_usd_per_1m_tokens`` (acquisition and cleaning), ``labelled_examples``
         x ``usd_per_labelled_example``, ``synthetic_tokens`` x
         ``synthetic_usd_per_1m_tokens``; ``team_headcount`` x
-        ``team_loaded_usd_per_year`` x ``project_months`` (None = the run's
+        ``team_loaded_usd_per_year`` (None: the sourced US default) x ``project_months`` (None = the run's
         wall-clock months); ``checkpoints_kept`` x ``storage_usd_per_gb_month``;
         ``experiments_multiplier`` (1.0 = final run only; total development
         compute relative to the final run).
@@ -96,6 +97,7 @@ class Scenario:
     params: float = _num(7e9, 1e6, 1e14, lo_open=False)
     architecture: str = _choice("dense", ARCHITECTURES)
     active_params: float | None = _num(None, 1e5, 1e14, optional=True)
+    active_fraction: float | None = _num(None, 0.0, 1.0, lo_open=True, optional=True)
     experts: int | None = _num(None, 2, 4096, optional=True, integer=True)
     top_k: int | None = _num(None, 1, 4096, optional=True, integer=True)
     tokens: float = _num(1e12, 1e6, 1e15)
@@ -140,7 +142,7 @@ class Scenario:
     synthetic_usd_per_1m_tokens: float = _num(0.0, 0.0, 1e6)
     # team
     team_headcount: float = _num(0.0, 0.0, 1e5)
-    team_loaded_usd_per_year: float = _num(0.0, 0.0, 1e8)
+    team_loaded_usd_per_year: float | None = _num(None, 0.0, 1e8, optional=True)
     project_months: float | None = _num(None, 0.0, 600.0, optional=True)
     # storage
     checkpoints_kept: float = _num(0.0, 0.0, 1e5)
@@ -164,8 +166,6 @@ class Scenario:
         if (self.gpus is None) == (self.deadline_days is None):
             raise ScenarioError("gpus", self.gpus, "exactly one of gpus or deadline_days")
         if self.architecture == "moe":
-            if self.active_params is None and (self.experts is None or self.top_k is None):
-                raise ScenarioError("active_params", None, "active_params, or experts and top_k, for an MoE model")
             if self.experts is not None and self.top_k is not None and self.top_k > self.experts:
                 raise ScenarioError("top_k", self.top_k, f"at most experts ({self.experts})")
         if self.active_params is not None and self.active_params > self.params:
@@ -182,7 +182,20 @@ class Scenario:
             return self.params
         if self.active_params is not None:
             return self.active_params
-        return self.params * self.top_k / self.experts
+        if self.experts is not None and self.top_k is not None:
+            return self.params * self.top_k / self.experts
+        return self.params * self.active_fraction_effective
+
+    @property
+    def active_fraction_effective(self) -> float:
+        """Active over total parameters [0-1]: 1 for dense, else as given or the ``moe_active_fraction`` default."""
+        if self.architecture == "dense":
+            return 1.0
+        if self.active_params is not None or (self.experts is not None and self.top_k is not None):
+            return self.active_params_effective / self.params
+        if self.active_fraction is not None:
+            return self.active_fraction
+        return catalog.default("moe_active_fraction")
 
     def replace(self, **changes: Any) -> "Scenario":
         """A copy with some fields changed (validated)."""

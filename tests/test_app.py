@@ -5,6 +5,7 @@ No kernel is needed: ipywidgets 8 builds widgets without one.
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -77,30 +78,32 @@ def test_model_size_changes_summary_figure_and_marker(app):
 
 def test_typed_twin_sets_values_beyond_the_slider(app):
     row = app.rows["params"]
-    row.twin.value = 5e12  # above the slider's 2T end
+    row.twin.value = 5e12  # the slider covers the field's whole range (1M to 100T)
     assert app.scenario.params == 5e12
-    assert row.widget.value == pytest.approx(2e12)
+    assert row.widget.value == pytest.approx(5e12)
 
 
-def test_fp8_on_a100_shows_message_and_keeps_last_good_result(app):
+def test_fp8_on_a100_switches_to_nearest_precision_and_says_so(app):
     app.controls["gpu"].value = "h100-sxm"
     app.controls["precision"].value = "fp8"
-    good = app.estimate
     assert app.scenario.precision == "fp8" and app.error == ""
-    summary = app.summary.value
-    app.controls["gpu"].value = "a100-80gb"
-    assert "precision" in app.error and "a100-80gb" in app.error
-    assert "fp8" in app.rows["precision"].message.value
-    assert app.estimate is good and app.summary.value == summary
-    assert app.banner.value  # visible message beside the results
+    app.controls["gpu"].value = "a100-80gb"  # no FP8 on an A100
+    assert app.error == "" and app.scenario.gpu == "a100-80gb" and app.scenario.precision == "bf16"
+    assert app.controls["precision"].value == "bf16"
+    assert "FP8" in app.rows["precision"].note and "BF16" in app.rows["precision"].note
+    assert "fp8" not in [v for _, v in app.controls["precision"].options]
+    app.controls["precision"].value = "fp16"
+    assert app.rows["precision"].note == "" and app.scenario.precision == "fp16"
     app.controls["precision"].value = "bf16"
-    assert app.error == "" and app.rows["precision"].message.value == ""
-    assert app.scenario.gpu == "a100-80gb"
 
 
 def test_impossible_deadline_shows_message_and_keeps_last_good_result(app):
-    app.controls["gpu"].value = "h100-sxm"
+    app.set_scenario(Scenario())
+    gpus = app.estimate.gpus
     app.controls["count_mode"].value = "deadline"
+    # the deadline starts at the shown run's days (rounded up): about the same cluster
+    assert app.scenario.deadline_days == pytest.approx(math.ceil(app.estimate.wall_days * 10) / 10, abs=0.11)
+    assert app.estimate.gpus <= gpus
     app.rows["deadline_days"].twin.value = 60.0
     good = app.estimate
     assert app.scenario.deadline_days == 60.0 and app.error == ""
@@ -215,14 +218,18 @@ def test_query_string_with_one_bad_key_keeps_the_others():
 
 
 def test_controls_accept_the_scenario_fields_whole_range(app):
+    import ipywidgets as w
+
     from explorer.scenario import field_spec
 
-    for name in ("params", "tokens", "active_params", "gpus", "deadline_days", "experiments_multiplier"):
-        twin, spec = app.rows[name].twin, field_spec(name)
-        assert (twin.min, twin.max) == (spec["min"], spec["max"]), name
-    for name in ("mfu", "lora_trainable_fraction", "team_headcount", "checkpoints_kept"):
-        widget, spec = app.controls[name], field_spec(name)
-        assert (widget.min, widget.max) == (spec["min"], spec["max"]), name
+    for name in ("params", "tokens", "gpus", "experiments_multiplier"):
+        slider, spec = app.rows[name].widget, field_spec(name)
+        assert (10 ** slider.min, 10 ** slider.max) == pytest.approx((spec["min"], spec["max"])), name
+        assert not hasattr(app.rows[name].twin, "max"), name  # the typed twin clamps nothing
+    for name in ("lora_trainable_fraction", "team_headcount", "checkpoints_kept"):
+        assert isinstance(app.controls[name], (w.FloatText, w.IntText)), name
+    widget, spec = app.controls["mfu"], field_spec("mfu")
+    assert (widget.min, widget.max) == (spec["min"], spec["max"])
 
 
 def test_values_beyond_the_sliders_survive_other_changes():
@@ -249,15 +256,15 @@ def test_fields_without_a_control_survive_a_refresh(app):
 
 
 def test_unknown_price_reads_unknown_in_both_charts(app):
-    app.set_scenario(Scenario())
+    app.set_scenario(Scenario(pricing="owned"))
     app.pin_baseline()
-    app.controls["gpu"].value = "mi250x"  # no sourced cloud price
+    app.controls["region"].value = "jp"  # no sourced electricity price for Japan, nor a national average
     assert app.error == ""
-    assert app.breakdown.value_texts[0].get_text() == "unknown"
+    assert app.breakdown.value_texts[1].get_text() == "unknown"  # energy
     texts = [t.get_text() for t in app.waterfall.texts]
-    assert texts[1] == "unknown" and texts[-1] == "unknown"  # compute change and the current total
+    assert texts[2] == "unknown" and texts[-1] == "unknown"  # energy change and the current total
     assert not any(t.startswith("-$") for t in texts)
-    assert any("No sourced cloud price" in w for w in app.estimate.warnings)
+    assert any("No sourced electricity price" in w for w in app.estimate.warnings)
     app.set_scenario(Scenario())
 
 

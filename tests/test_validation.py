@@ -45,7 +45,6 @@ def test_scenario_error_is_a_value_error():
         ({"usd_to_cny": 0.0}, "usd_to_cny"),
         ({"architecture": "moe", "active_params": 8e9}, "active_params"),  # active > total
         ({"active_params": 8e9}, "active_params"),  # active > total, dense
-        ({"architecture": "moe"}, "active_params"),  # MoE without active params or experts
         ({"architecture": "moe", "experts": 8, "top_k": 9}, "top_k"),
         ({"gpu": "h900"}, "gpu"),
         ({"gpu": ""}, "gpu"),

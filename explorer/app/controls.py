@@ -7,6 +7,7 @@ and a message line shown when the value is not allowed.
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any, Callable, Sequence
 
@@ -19,6 +20,11 @@ __all__ = ["ControlRow", "log_slider_row", "slider_row", "choice_row", "toggle_r
            "number_row", "parse_optional_number", "relabel_options"]
 
 _FULL = w.Layout(width="100%")
+# Layouts shared by many widgets (every widget and every Layout is a comm: fewer is lighter on the wire).
+# Never change one of these in place; ``ControlRow.show`` changes the row box's own layout.
+_CAPTION = w.Layout(margin="4px 0 0 0")
+_BOX_WIDE = w.Layout(width="58%")
+_READOUT = w.Layout(width="40%", margin="0 0 0 6px")
 
 
 class ControlRow:
@@ -42,21 +48,46 @@ class ControlRow:
         self.widget = widget
         self.twin = twin
         self.label_key = label_key or name
-        self.caption = w.HTML(layout=w.Layout(margin="4px 0 0 0"))
+        self.caption = w.HTML(layout=_CAPTION)
+        # one HTML below the control holds the note (an explanation) and the message (a refusal)
         self.message = w.HTML()
         self.message.add_class("explorer-control-message")
-        parts = [p for p in (widget, readout, twin) if p is not None]
-        line = w.HBox(parts, layout=_FULL) if len(parts) > 1 else widget
-        self.box = w.VBox([self.caption, line, self.message], layout=w.Layout(width="100%", margin="0 0 2px 0"))
+        self._note = self._error = ""
+        if twin is not None:  # the slider on its own line, the exact value and its readable form below
+            lines = [widget, w.HBox([p for p in (twin, readout) if p is not None], layout=_FULL)]
+        else:
+            lines = [w.HBox([widget, readout], layout=_FULL) if readout is not None else widget]
+        self.box = w.VBox([self.caption, *lines, self.message],
+                          layout=w.Layout(width="100%", margin="0 0 2px 0"))
         self.box.add_class(f"explorer-control-{name}")
 
     def set_language(self, language: str) -> None:
-        """Show the label in ``language``."""
-        self.caption.value = f'<span style="font-size:12.5px">{label(self.label_key, language)}</span>'
+        """Show the label in ``language``, with its glossary tooltip (``tip_<name>`` in labels.csv) if any."""
+        text = html.escape(label(self.label_key, language))
+        tip = label(f"tip_{self.label_key}", language)
+        if tip != f"tip_{self.label_key}":
+            text = (f'<abbr class="explorer-tip" title="{html.escape(tip)}">{text} '
+                    f'<span aria-hidden="true">ⓘ</span></abbr>')
+        self.caption.value = f'<span style="font-size:12.5px">{text}</span>'
 
+    def set_note(self, text: str) -> None:
+        """Show (or clear, with "") an explanatory note under the control (not an error)."""
+        self._note = text
+        self._show_below()
+
+    @property
+    def note(self) -> str:
+        """The note shown under the control (HTML), "" for none."""
+        return self._note
+
+    def _show_below(self) -> None:
+        parts = [f'<div class="explorer-note">{self._note}</div>' if self._note else "",
+                 f'<div class="explorer-message">{self._error}</div>' if self._error else ""]
+        self.message.value = "".join(parts)
     def set_message(self, text: str) -> None:
         """Show (or clear, with "") an error message under the control."""
-        self.message.value = f'<div class="explorer-message">{text}</div>' if text else ""
+        self._error = text
+        self._show_below()
 
     def show(self, visible: bool) -> None:
         """Show or hide the whole row."""
@@ -68,22 +99,21 @@ class ControlRow:
         return self.twin.value if self.twin is not None else self.widget.value
 
 
-def log_slider_row(name: str, value: float, lo: float, hi: float, *, integer: bool = False,
-                   text_lo: float | None = None, text_hi: float | None = None) -> ControlRow:
-    """A log-scale slider from ``lo`` to ``hi`` with a typed twin (wider range ``text_lo``..``text_hi``)."""
+def log_slider_row(name: str, value: float, lo: float, hi: float, *, integer: bool = False) -> ControlRow:
+    """A log-scale slider from ``lo`` to ``hi`` with a typed twin that holds the exact value (any number)."""
     slider = w.FloatLogSlider(
         value=min(max(value, lo), hi), base=10, min=math.log10(lo), max=math.log10(hi), step=0.01,
-        continuous_update=False, readout=False, layout=w.Layout(width="56%"),
+        continuous_update=False, readout=False, layout=_FULL,
     )
-    cls = w.BoundedIntText if integer else w.BoundedFloatText
-    twin = cls(value=value, min=text_lo if text_lo is not None else lo, max=text_hi if text_hi is not None else hi,
-               layout=w.Layout(width="30%"))
-    readout = w.HTML(layout=w.Layout(width="14%", margin="0 0 0 4px"))
+    # the twin takes any number: the Scenario says what is allowed, nothing is clamped silently
+    cls = w.IntText if integer else w.FloatText
+    twin = cls(value=value, layout=_BOX_WIDE)
+    readout = w.HTML(layout=_READOUT)
     row = ControlRow(name, slider, twin, readout=readout)
     guard = {"busy": False}
 
     def show_readout(change=None):
-        readout.value = f'<b style="font-size:13px">{quantity(twin.value)}</b>'
+        readout.value = f'<b style="font-size:13px">= {quantity(twin.value)}</b>'
 
     show_readout()
     twin.observe(show_readout, names="value")
@@ -130,9 +160,17 @@ def toggle_row(name: str, options: Sequence[tuple[str, Any]], value: Any) -> Con
     return ControlRow(name, toggle)
 
 
-def number_row(name: str, value: float, lo: float, hi: float) -> ControlRow:
-    """A bounded number box."""
-    return ControlRow(name, w.BoundedFloatText(value=value, min=lo, max=hi, layout=_FULL))
+def number_row(name: str, value: float) -> ControlRow:
+    """A number box that takes any number (the Scenario checks it), with its readable form beside it."""
+    box = w.FloatText(value=value, layout=_BOX_WIDE)
+    readout = w.HTML(layout=_READOUT)
+
+    def show_readout(change=None):
+        readout.value = f'<span style="font-size:13px">= {quantity(box.value)}</span>'
+
+    show_readout()
+    box.observe(show_readout, names="value")
+    return ControlRow(name, box, readout=readout)
 
 
 def optional_number_row(name: str, placeholder: str = "") -> ControlRow:

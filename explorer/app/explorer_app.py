@@ -22,34 +22,27 @@ from matplotlib.figure import Figure
 from explorer import catalog
 from explorer.app import controls as c
 from explorer.app import export, query, views
+from explorer.app.bindings import BINDINGS, GROUPS, Binding
 from explorer.app.canvas import GuardedCanvas
 from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot, freeze_layout
 from explorer.plots.fonts import text_kwargs
-from explorer.plots.history import enable_marker_blitting, history_figure, redraw_marker, set_scenario_marker
+from explorer.plots.history import (enable_marker_blitting, history_figure, redraw_marker, set_history_currency,
+                                    set_scenario_marker)
 from explorer.presets import presets, published_run
 from explorer.scenario import PRICING_MODES, TRAINING_KINDS, Scenario, field_spec
 from explorer.text import label, number_text
 
 __all__ = ["ExplorerApp"]
 
-# Optional text fields: blank = catalog value or named default.
-_OPTIONAL_FIELDS = {
-    "pricing": ("rate_usd_per_gpu_hour", "spot_discount", "spot_preemption_per_gpu_hour",
-                "purchase_usd_per_gpu", "depreciation_years", "hosting_usd_per_gpu_hour"),
-    "region": ("electricity_usd_per_kwh", "pue", "grid_gco2_per_kwh"),
-    "advanced": ("project_months", "storage_usd_per_gb_month", "failure_rate_per_gpu_hour",
-                 "restart_minutes", "checkpoint_interval_hours"),
+_OPTIONAL_DEFAULTS = {  # blank box -> the named default it stands for (shown as its placeholder)
+    "spot_preemption_per_gpu_hour": "spot_preemption_per_gpu_hour", "depreciation_years": "depreciation_years",
+    "hosting_usd_per_gpu_hour": "hosting_usd_per_gpu_hour", "storage_usd_per_gb_month": "storage_usd_per_gb_month",
+    "failure_rate_per_gpu_hour": "failure_rate_per_gpu_hour", "restart_minutes": "restart_minutes",
+    "usd_to_cny": "usd_to_cny", "team_loaded_usd_per_year": "team_loaded_usd_per_year",
 }
-# Every optional text box, "usd_to_cny" (beside the currency toggle) included.
-_OPTIONAL_NAMES = (*_OPTIONAL_FIELDS["pricing"], *_OPTIONAL_FIELDS["region"], *_OPTIONAL_FIELDS["advanced"],
-                   "usd_to_cny")
-# Advanced numbers that always have a value (their ranges come from the Scenario's fields).
-_NUMBER_FIELDS = ("data_usd_per_1m_tokens", "labelled_examples", "usd_per_labelled_example", "synthetic_tokens",
-                  "synthetic_usd_per_1m_tokens", "team_headcount", "team_loaded_usd_per_year", "checkpoints_kept")
-_SPOT_ONLY = ("spot_discount", "spot_preemption_per_gpu_hour")
-_OWNED_ONLY = ("purchase_usd_per_gpu", "depreciation_years", "hosting_usd_per_gpu_hour")
+_REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
 
 
 def _widget_figure(width_in: float, height_in: float, dpi: float = 96, figure: Figure | None = None) -> Figure:
@@ -142,11 +135,21 @@ class ExplorerApp:
         The pinned baseline of the "what changed" view.
     error : str
         The message of the last rejected change ("" when the controls are valid).
+    scope : {"project", "run"}
+        What the total shows: the whole project or the final training run.
+
+    Notes
+    -----
+    Drive the app from Python with :meth:`set_scenario`, or set a control's
+    ``value`` (``app.controls["params"].value = 70e9``). Controls take any
+    value: one the Scenario does not allow is refused with a message beside
+    the control, never clamped.
     """
 
     def __init__(self, scenario: Scenario | None = None, *, query_string: str | None = None, language: str = "en"):
         self._muted = 0
         self.language = language if language in ("en", "zh") else "en"
+        self.scope = "project"
         self.error = ""
         self.marker_year = _today_year()
         self.marker_label = ""
@@ -183,6 +186,8 @@ class ExplorerApp:
             preset_id = ""
         if extras.get("lang") in ("en", "zh"):
             self.language = extras["lang"]
+        if extras.get("scope") in ("project", "run"):
+            self.scope = extras["scope"]
         return _first_estimate(start, fields), preset_id
 
     def apply_query(self, query_string: str) -> None:
@@ -201,48 +206,36 @@ class ExplorerApp:
             self._set_language(self.language)
         with self._mute():
             self.controls["preset"].value = preset_id
+            self.controls["scope"].value = self.scope
         self.baseline = result
         self.set_scenario(result.scenario, keep_preset=True)
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
-        """Create every control; :meth:`_write_controls` then sets them to ``s``.
-
-        Typed twins and plain numbers accept the Scenario field's whole range;
-        log sliders show a narrower, usual range (the twin holds the exact value).
-        """
-        def log_row(name, lo, hi, **kw):
-            text_lo, text_hi = _spec_range(name)
-            return c.log_slider_row(name, lo, lo, hi, text_lo=text_lo, text_hi=text_hi, **kw)
-
-        rows: dict[str, c.ControlRow] = {}
-        rows["params"] = log_row("params", 1e8, 2e12)
-        rows["tokens"] = log_row("tokens", 1e8, 1e14)
-        rows["architecture"] = c.toggle_row("architecture", self._options("architecture"), s.architecture)
-        rows["active_params"] = log_row("active_params", 1e8, 2e12)
-        rows["training_kind"] = c.choice_row("training_kind", self._options("training_kind"), s.training_kind)
-        rows["lora_trainable_fraction"] = c.number_row("lora_trainable_fraction", s.lora_trainable_fraction,
-                                                       *_spec_range("lora_trainable_fraction"))
-        rows["gpu"] = c.choice_row("gpu", [(a.name, a.id) for a in catalog.accelerators().values()], s.gpu)
-        rows["precision"] = c.choice_row("precision", self._precision_options(s.gpu), s.precision)
-        rows["count_mode"] = c.toggle_row("count_mode", self._options("count_mode"), "gpus")
-        rows["gpus"] = log_row("gpus", 1, 100_000, integer=True)
-        rows["deadline_days"] = log_row("deadline_days", 1.0, 1000.0)
-        rows["mfu_default"] = c.ControlRow("mfu_default", w.Checkbox(value=True, indent=False))
-        rows["mfu"] = c.slider_row("mfu", self.estimate.mfu, *_spec_range("mfu"), 0.01)
-        rows["pricing"] = c.choice_row("pricing", self._options("pricing"), s.pricing)
-        rows["region"] = c.choice_row("region", [(r.name, r.id) for r in catalog.regions().values()], s.region)
-        for name in _OPTIONAL_NAMES:
-            rows[name] = c.optional_number_row(name)
-        for name in _NUMBER_FIELDS:
-            rows[name] = c.number_row(name, getattr(s, name), *_spec_range(name))
-        rows["experiments_multiplier"] = log_row("experiments_multiplier", 1.0, 100.0)
-        rows["preset"] = c.choice_row("preset", self._preset_options(), preset_id)
-        rows["currency"] = c.toggle_row("currency", [("USD $", "USD"), ("CNY ¥", "CNY")], s.currency)
-        rows["language"] = c.toggle_row("language", [("English", "en"), ("中文", "zh")], self.language)
-        self.rows = rows
-        self.controls: dict[str, w.Widget] = {name: row.widget for name, row in rows.items()}
+        """Create one control per row of :data:`~explorer.app.bindings.BINDINGS`, then set them to ``s``."""
+        self.rows: dict[str, c.ControlRow] = {b.name: self._make_row(b, s, preset_id) for b in BINDINGS}
+        self.controls: dict[str, w.Widget] = {name: row.twin or row.widget for name, row in self.rows.items()}
         self._write_controls(s)
+
+    def _make_row(self, b: Binding, s: Scenario, preset_id: str) -> c.ControlRow:
+        if b.kind == "log":
+            lo, hi = b.slider or _spec_range(b.name)
+            return c.log_slider_row(b.name, lo, lo, hi, integer=b.integer)
+        if b.kind == "slider":
+            return c.slider_row(b.name, self.estimate.mfu, *_spec_range(b.name), 0.01)
+        if b.kind in ("choice", "toggle"):
+            options = self._options(b.name)
+            value = {"preset": preset_id, "language": self.language, "scope": self.scope,
+                     "count_mode": "gpus", "precision": s.precision}.get(b.name, getattr(s, b.name, None))
+            make = c.choice_row if b.kind == "choice" else c.toggle_row
+            return make(b.name, options, value)
+        if b.kind == "number":
+            return c.number_row(b.name, getattr(s, b.name))
+        if b.kind == "optional":
+            return c.optional_number_row(b.name)
+        if b.kind == "check":
+            return c.ControlRow(b.name, w.Checkbox(value=True, indent=False))
+        raise ValueError(f"binding {b.name}: unknown kind {b.kind!r}")
 
     def _build_views(self) -> None:
         self.title = w.HTML()
@@ -267,35 +260,46 @@ class ExplorerApp:
         self.assumptions = w.HTML()
         self.downloads = w.HTML()
         self.share = w.HTML()
+        self.glossary = w.HTML()
+        self.region_note = w.HTML()
+        self.owned_button = w.Button(layout=w.Layout(width="auto"))
+        self.owned_button.on_click(self._on_owned)
+        # the session-ended notice and its heartbeat: the page pings the kernel through a hidden text box
+        # and shows the notice when no answer comes back (kernel culled, crashed or the server restarted)
+        self.session = w.HTML(views.session_html())
+        self.heartbeat_in = w.Text(value="", continuous_update=False, layout=w.Layout(display="none"))
+        self.heartbeat_in.add_class("explorer-heartbeat-in")
+        self.heartbeat_out = w.HTML(layout=w.Layout(display="none"))
+        self.heartbeat_out.add_class("explorer-heartbeat-out")
+        self.heartbeat_in.observe(self._on_ping, names="value")
+        for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
+            fig.canvas.add_class("explorer-chart")
         self.tabs = w.Tab(children=[
             self.breakdown.figure.canvas,
             w.VBox([self.pin_button, self.waterfall.figure.canvas]),
             self.history_fig.canvas,
-            self.assumptions,
-            w.VBox([self.downloads, self.share]),
+            w.VBox([self.assumptions, self.glossary]),
+            w.VBox([self.share, self.downloads]),
         ])
 
-    def _group(self, names: tuple[str, ...]) -> w.VBox:
-        return w.VBox([self.rows[n].box for n in names], layout=w.Layout(width="100%"))
+    def _group(self, group: str) -> w.VBox:
+        return w.VBox([self.rows[b.name].box for b in BINDINGS if b.group == group], layout=w.Layout(width="100%"))
 
     def _layout(self) -> None:
-        self.groups = w.Accordion(children=[
-            self._group(("params", "tokens", "architecture", "active_params", "training_kind",
-                         "lora_trainable_fraction")),
-            self._group(("gpu", "precision", "count_mode", "gpus", "deadline_days", "mfu_default", "mfu")),
-            self._group(("pricing", *_OPTIONAL_FIELDS["pricing"])),
-            self._group(("region", *_OPTIONAL_FIELDS["region"])),
-            self._group(("experiments_multiplier", *_NUMBER_FIELDS,
-                         *_OPTIONAL_FIELDS["advanced"])),
-        ], selected_index=0)
-        header = w.HBox([self.rows["preset"].box, self.rows["currency"].box, self.rows["language"].box],
-                        layout=w.Layout(width="100%", justify_content="space-between"))
-        left = w.VBox([header, self.groups, self.rows["usd_to_cny"].box],
-                      layout=w.Layout(width="390px", min_width="330px", flex="0 0 390px"))
-        right = w.VBox([self.banner, self.kpis, self.warnings, self.summary, self.tabs, self.scope_note],
-                       layout=w.Layout(flex="1 1 auto", min_width="480px", padding="0 0 0 14px"))
-        self.widget = w.VBox([w.HTML(views.STYLE), self.title, w.HBox([left, right], layout=w.Layout(width="100%"))],
-                             layout=w.Layout(width="100%", max_width="1320px"))
+        groups = {g: self._group(g) for g in GROUPS}
+        # where the region changes the bill, one click away
+        groups["region"].children = (*groups["region"].children, self.region_note, self.owned_button)
+        self.groups = w.Accordion(children=[groups[g] for g in GROUPS], selected_index=0)
+        header = w.Box([self.rows[b.name].box for b in BINDINGS if b.group == "header"])
+        header.add_class("explorer-header")
+        left = w.VBox([header, self.groups, self._group("footer")])
+        left.add_class("explorer-left")
+        right = w.VBox([self.banner, self.kpis, self.warnings, self.summary, self.tabs, self.scope_note])
+        right.add_class("explorer-right")
+        body = w.Box([left, right])
+        body.add_class("explorer-body")
+        self.widget = w.VBox([w.HTML(views.STYLE), self.session, self.heartbeat_in, self.heartbeat_out, self.title,
+                              body], layout=w.Layout(width="100%", max_width="1320px"))
         self.widget.add_class("explorer-app")
 
     # ------------------------------------------------------------------ options and labels
@@ -309,16 +313,29 @@ class ExplorerApp:
             return [(label(f"pricing_{p}", lang), p) for p in PRICING_MODES]
         if name == "count_mode":
             return [(label("count_gpus", lang), "gpus"), (label("count_deadline", lang), "deadline")]
+        if name == "scope":
+            return [(label("scope_project", lang), "project"), (label("scope_run", lang), "run")]
+        if name == "currency":
+            return [("USD $", "USD"), ("CNY ¥", "CNY")]
+        if name == "language":
+            return [("English", "en"), ("中文", "zh")]
+        if name == "gpu":
+            return [(a.name, a.id) for a in catalog.accelerators().values()]
+        if name == "region":
+            return [(r.name, r.id) for r in catalog.regions().values()]
+        if name == "preset":
+            return self._preset_options()
+        if name == "precision":
+            return self._precision_options(self.rows["gpu"].value if hasattr(self, "rows") else "h100-sxm")
         raise KeyError(name)
 
     def _precision_options(self, gpu: str) -> list[tuple[str, str]]:
-        acc = catalog.accelerator(gpu)
-        na = label("not_available", self.language)
-        return [(p.upper() if p in acc.peak_tflops else f"{p.upper()} ({na})", p) for p in catalog.PRECISIONS]
+        """Only the precisions the accelerator has: the dropdown never shows one the results cannot use."""
+        return [(p.upper(), p) for p in catalog.accelerator(gpu).precisions]
 
     def _preset_options(self) -> list[tuple[str, str]]:
-        return [(label("preset_none", self.language), "")] + [
-            (p.name[self.language], p.id) for p in presets().values()]
+        return [(label("preset_none", getattr(self, "language", "en")), "")] + [
+            (p.name[getattr(self, "language", "en")], p.id) for p in presets().values()]
 
     @contextlib.contextmanager
     def _mute(self) -> Iterator[None]:
@@ -333,19 +350,17 @@ class ExplorerApp:
         lang = language
         for row in self.rows.values():
             row.set_language(lang)
-        for name in ("architecture", "training_kind", "pricing", "count_mode"):
-            c.relabel_options(self.controls[name], self._options(name), self._mute)
-        c.relabel_options(self.controls["precision"], self._precision_options(self.controls["gpu"].value), self._mute)
-        c.relabel_options(self.controls["preset"], self._preset_options(), self._mute)
+        for name in ("architecture", "training_kind", "pricing", "count_mode", "scope", "preset"):
+            c.relabel_options(self.rows[name].widget, self._options(name), self._mute)
+        self.glossary.value = views.glossary_html(lang)
         self.title.value = (f'<h2 style="margin:4px 0 0 0">{label("app_title", lang)}</h2>'
                             f'<div class="explorer-note">{label("app_subtitle", lang)}</div>')
-        for i, (key) in enumerate(("group_model", "group_hardware", "group_pricing", "group_region",
-                                   "group_advanced")):
-            self.groups.set_title(i, label(key, lang))
+        for i, group in enumerate(GROUPS):
+            self.groups.set_title(i, label(f"group_{group}", lang))
         for i, key in enumerate(("tab_breakdown", "tab_waterfall", "tab_history", "tab_assumptions", "tab_share")):
             self.tabs.set_title(i, label(key, lang))
         self.pin_button.description = label("pin_baseline", lang)
-        self.scope_note.value = f'<div class="explorer-note">{label("scope_note", lang)}</div>'
+        self.session.value = views.session_html()
         self.breakdown.set_language(lang)
         self.waterfall.set_language(lang)
         for plot in (self.breakdown, self.waterfall):
@@ -356,37 +371,35 @@ class ExplorerApp:
         self._stale_figures = {self.breakdown.figure, self.waterfall.figure, self.history_fig}
 
     # ------------------------------------------------------------------ reading controls
+    def _values(self) -> dict[str, Any]:
+        """The current value of every control, by binding name."""
+        return {name: row.value for name, row in self.rows.items()}
+
     def _read_scenario(self) -> Scenario:
         """The scenario the controls describe; ScenarioError when they cannot."""
-        r = self.rows
-        # fields without a control (attention shape, experts, checkpoint write time) keep their values
+        v = self._values()
+        # fields without a control (attention shape, checkpoint write time...) keep their values
         fields: dict[str, Any] = self.scenario.to_dict()
-        fields.update({
-            "params": r["params"].value,
-            "tokens": r["tokens"].value,
-            "architecture": r["architecture"].value,
-            "training_kind": r["training_kind"].value,
-            "lora_trainable_fraction": r["lora_trainable_fraction"].value,
-            "gpu": r["gpu"].value,
-            "precision": r["precision"].value,
-            "mfu": None if r["mfu_default"].value else r["mfu"].value,
-            "pricing": r["pricing"].value,
-            "region": r["region"].value,
-            "experiments_multiplier": r["experiments_multiplier"].value,
-            "currency": r["currency"].value,
-        })
-        moe = fields["architecture"] == "moe"
-        fields["active_params"] = r["active_params"].value if moe else None
-        if not moe:
-            fields["experts"] = fields["top_k"] = None
-        if r["count_mode"].value == "gpus":
-            fields["gpus"], fields["deadline_days"] = r["gpus"].value, None
+        for b in BINDINGS:
+            if b.field:
+                fields[b.name] = (c.parse_optional_number(b.name, v[b.name]) if b.kind == "optional"
+                                  else v[b.name])
+        fields["mfu"] = None if v["mfu_default"] else v["mfu"]
+        if v["count_mode"] == "gpus":
+            fields["deadline_days"] = None
         else:
-            fields["gpus"], fields["deadline_days"] = None, r["deadline_days"].value
-        for name in _OPTIONAL_NAMES:
-            fields[name] = c.parse_optional_number(name, r[name].value)
-        for name in _NUMBER_FIELDS:
-            fields[name] = r[name].value
+            fields["gpus"] = None
+        if v["architecture"] == "dense":
+            fields.update(active_params=None, active_fraction=None, experts=None, top_k=None)
+        else:
+            old = self.scenario
+            same = (old.architecture == "moe" and v["active_fraction"] == old.active_fraction_effective)
+            if same and old.experts is not None and old.top_k is not None:
+                fields.update(active_params=None, active_fraction=None)  # experts and top-k scale with the model
+            elif same and old.active_fraction is None and old.active_params is None:
+                fields.update(active_fraction=None)  # the sourced default, as before
+            else:
+                fields.update(active_params=None, experts=None, top_k=None)
         return Scenario.from_dict(fields)
 
     # ------------------------------------------------------------------ events
@@ -400,93 +413,172 @@ class ExplorerApp:
                 self._set_language(owner.value)
                 self._show(self.estimate)
                 return
+            if owner is self.controls["scope"]:
+                self.scope = owner.value
+                self._show(self.estimate)
+                return
             if owner is self.controls["preset"]:
                 if owner.value:
                     self._set_marker_for_preset(owner.value)
-                    self.set_scenario(presets()[owner.value].scenario, keep_preset=True)
+                    keep = {"currency": self.scenario.currency, "usd_to_cny": self.scenario.usd_to_cny}
+                    self.set_scenario(presets()[owner.value].scenario.replace(**keep), keep_preset=True)
                 return
+            if owner is self.controls["count_mode"]:
+                # start from the cluster shown: its GPU count, or its wall-clock days rounded up
+                with self._mute():
+                    if owner.value == "deadline":
+                        self.rows["deadline_days"].twin.value = float(math.ceil(self.estimate.wall_days * 10) / 10)
+                    else:
+                        self.rows["gpus"].twin.value = int(self.estimate.gpus)
             if owner is self.controls["gpu"]:
-                c.relabel_options(self.controls["precision"], self._precision_options(owner.value), self._mute)
+                self._adapt_precision(owner.value)
+            elif owner is self.controls["precision"]:
+                self.rows["precision"].set_note("")
             if owner is not self.controls["currency"] and owner is not self.controls["usd_to_cny"]:
                 with self._mute():
                     self.controls["preset"].value = ""
                 self.marker_year, self.marker_label = _today_year(), ""
             self._sync_visibility()
-            self.refresh()
+            if not self.refresh() and isinstance(owner, _REVERTIBLE):
+                # a refused choice goes back to the value the results use; the message stays
+                error = self.banner.value
+                self._write_controls(self.scenario)
+                self._sync_visibility()
+                self.banner.value = error
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
             self._reject("app", f"{type(exc).__name__}: {exc}")
 
+    def _adapt_precision(self, gpu: str) -> None:
+        """Offer only ``gpu``'s precisions; keep the precision, or switch to the nearest and say so."""
+        row = self.rows["precision"]
+        old = row.widget.value
+        new = catalog.accelerator(gpu).nearest_precision(old)
+        with self._mute():
+            row.widget.options = self._precision_options(gpu)
+            row.widget.value = new
+        if new != old:
+            acc = catalog.accelerator(gpu)
+            row.set_note(html.escape(label("precision_switched", self.language).format(
+                old=old.upper(), new=new.upper(), gpu=acc.name)))
+        else:
+            row.set_note("")
+
+    def _on_owned(self, _button) -> None:
+        try:
+            self.controls["pricing"].value = "owned"
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self._reject("app", f"{type(exc).__name__}: {exc}")
+
+    def _on_ping(self, change: dict) -> None:
+        """Answer the page's heartbeat (see :func:`~explorer.app.views.session_html`)."""
+        self.heartbeat_out.value = f'<span data-beat="{html.escape(str(change["new"])[:24])}"></span>'
+
     def _sync_visibility(self) -> None:
         r = self.rows
-        r["active_params"].show(r["architecture"].value == "moe")
-        r["lora_trainable_fraction"].show(r["training_kind"].value == "lora")
-        by_gpus = r["count_mode"].value == "gpus"
-        r["gpus"].show(by_gpus)
-        r["deadline_days"].show(not by_gpus)
-        r["mfu"].widget.disabled = bool(r["mfu_default"].value)
-        pricing = r["pricing"].value
-        for name in _SPOT_ONLY:
-            r[name].show(pricing == "spot")
-        for name in _OWNED_ONLY:
-            r[name].show(pricing == "owned")
-        r["usd_to_cny"].show(r["currency"].value == "CNY")
-        reg = catalog.region(r["region"].value)
-        for name, value in (("electricity_usd_per_kwh", reg.electricity_usd_per_kwh), ("pue", reg.pue),
-                            ("grid_gco2_per_kwh", reg.grid_gco2_per_kwh)):
-            r[name].widget.placeholder = f"{value:g}" if value is not None else label("unit_unknown", self.language)
+        v = self._values()
+        for b in BINDINGS:
+            if b.visible is not None:
+                r[b.name].show(b.visible(v))
+        r["mfu"].widget.disabled = bool(v["mfu_default"])
+        self._placeholders(v)
+
+    def _placeholders(self, v: dict[str, Any]) -> None:
+        """Show in each blank box the value used in its place."""
+        lang = self.language
+        r = self.rows
+        acc = catalog.accelerator(v["gpu"])
+        reg = catalog.region(v["region"])
+        used = {"electricity_usd_per_kwh": reg.electricity_usd_per_kwh, "pue": reg.pue,
+                "grid_gco2_per_kwh": reg.grid_gco2_per_kwh, "purchase_usd_per_gpu": acc.purchase_usd,
+                "spot_discount": None}
+        for name, default_name in _OPTIONAL_DEFAULTS.items():
+            used[name] = catalog.default(default_name)
+        if reg.pue is None:
+            used["pue"] = catalog.default("pue")
+        e = self.estimate
+        if e.scenario.gpu == v["gpu"] and e.scenario.pricing == v["pricing"] and e.ideal_gpu_hours > 0:
+            rate = e.cost_usd["compute"] / e.ideal_gpu_hours
+            used["rate_usd_per_gpu_hour"] = rate if math.isfinite(rate) else None
+            used["project_months"] = e.wall_days / 30.4375
+        else:
+            used["rate_usd_per_gpu_hour"] = acc.on_demand_usd_per_gpu_hour
+        if acc.spot_usd_per_gpu_hour and acc.on_demand_usd_per_gpu_hour:
+            used["spot_discount"] = 1 - acc.spot_usd_per_gpu_hour / acc.on_demand_usd_per_gpu_hour
+        else:
+            used["spot_discount"] = catalog.default("spot_discount")
+        for b in BINDINGS:
+            if b.kind != "optional":
+                continue
+            value = used.get(b.name)
+            if b.name == "checkpoint_interval_hours":
+                text = label("placeholder_optimal", lang)
+            elif value is None:
+                text = label("placeholder_unknown", lang)
+            else:
+                text = label("placeholder_used", lang).format(value=f"{value:.6g}")
+            r[b.name].widget.placeholder = text
 
     def _field_row(self, field: str) -> c.ControlRow | None:
         if field in self.rows:
             return self.rows[field]
-        return {"active_params": self.rows["active_params"], "experts": self.rows["active_params"],
-                "top_k": self.rows["active_params"]}.get(field)
+        return {"active_params": self.rows["active_fraction"], "experts": self.rows["active_fraction"],
+                "top_k": self.rows["active_fraction"]}.get(field)
 
-    def _reject(self, field: str, message: str) -> None:
-        """Show why a change was not applied; the last good result stays."""
+    def _reject(self, field: str, message: str, shown: str | None = None) -> None:
+        """Show why a change was not applied (``shown``: the words for the viewer); the last good result stays."""
         self.error = message
         for row in self.rows.values():
             row.set_message("")
         row = self._field_row(field)
+        text = shown if shown is not None else views.translate(message, self.language)
         if row is not None:
-            row.set_message(html.escape(message))
+            row.set_message(html.escape(text))
         self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}:</b> '
-                             f"{html.escape(message)}</div>")
+                             f"{html.escape(text)}</div>")
 
     @property
     def scenario(self) -> Scenario:
         """The scenario behind the results shown."""
         return self.estimate.scenario
 
-    def refresh(self, scenario: Scenario | None = None) -> None:
-        """Estimate ``scenario`` (default: read the controls) and update every view (the summary last)."""
+    def refresh(self, scenario: Scenario | None = None) -> bool:
+        """Estimate ``scenario`` (default: read the controls) and update every view (the summary last).
+
+        Returns
+        -------
+        bool
+            False when the change was refused (the message is shown and the last good result stays).
+        """
         try:
             scenario = scenario or self._read_scenario()
             result = estimate(scenario)
         except ScenarioError as exc:
-            self._reject(exc.field, str(exc))
-            return
+            self._reject(exc.field, str(exc), views.error_text(exc, self.language))
+            return False
         if result.deadline_impossible:
             self._reject("deadline_days", next(m for m in result.warnings if m.startswith("Deadline")))
-            return
+            return False
         self.estimate, self.error = result, ""
         for row in self.rows.values():
             row.set_message("")
         self.banner.value = ""
         self._show(result)
+        return True
 
     def _show(self, e: Estimate) -> None:
         lang = self.language
         if self.rows["mfu_default"].value:
             with self._mute():
-                self.controls["mfu"].value = round(e.mfu, 2)
-        self.kpis.value = views.kpi_html(e, lang)
+                self.rows["mfu"].widget.value = round(e.mfu, 2)
+        self.kpis.value = views.kpi_html(e, lang, self.scope)
         self.warnings.value = views.warnings_html(e, lang)
-        self.breakdown.update(e, draw=False)
+        self.breakdown.update(e, draw=False, scope=self.scope, language=lang)
         self.waterfall.update(self.baseline, e, draw=False)
         # the curve holds final training runs: compare the run, not the whole project
         run_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
         run_label += f", {label('marker_scope', lang)} ({label(f'pricing_{e.scenario.pricing}', lang)})"
         run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
+        set_history_currency(self.history_fig, e.scenario.currency, e.usd_to_currency)
         set_scenario_marker(self.history_fig, run_usd, self.marker_year, run_label, draw=False)
         self._render(self.breakdown.figure, self.waterfall.figure, self.history_fig)
         self.assumptions.value = views.assumptions_html(e, lang)
@@ -495,10 +587,20 @@ class ExplorerApp:
                                  label("download_scenario", lang)) + " &nbsp; " +
             export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
                                  label("download_breakdown", lang)))
-        link = "?" + query.query_from_scenario(e.scenario, lang=lang)
-        self.share.value = (f'<p class="explorer-share">{label("share_link", lang)}: <a href="{html.escape(link)}" target="_blank">'
-                            f'<code>{html.escape(link)}</code></a></p>')
-        self.summary.value = f'<p class="explorer-summary-text">{html.escape(views.summary_text(e, lang))}</p>'
+        self.share.value = views.share_html(self.share_query(), lang)
+        self.region_note.value = views.region_note_html(e, lang)
+        self.owned_button.description = label("region_owned_button", lang)
+        self.owned_button.layout.display = "none" if e.scenario.pricing == "owned" else None
+        self.scope_note.value = f'<div class="explorer-note">{html.escape(label(f"scope_note_{self.scope}", lang))}</div>'
+        self.summary.value = (f'<p class="explorer-summary-text">'
+                              f'{html.escape(views.summary_text(e, lang, self.scope))}</p>')
+
+    def share_query(self) -> str:
+        """The query string (with ``?``) of a link to the scenario, language and scope shown."""
+        extras = {"lang": self.language}
+        if self.scope != "project":
+            extras["scope"] = self.scope
+        return "?" + query.query_from_scenario(self.scenario, **extras)
 
     # ------------------------------------------------------------------ public actions
     def _set_marker_for_preset(self, preset_id: str) -> None:
@@ -548,45 +650,71 @@ class ExplorerApp:
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
             self._reject("app", f"{type(exc).__name__}: {exc}")
 
-    def set_scenario(self, scenario: Scenario, *, keep_preset: bool = False) -> None:
-        """Move every control to ``scenario`` and show its result."""
+    def set_scenario(self, scenario: Scenario, *, keep_preset: bool = False) -> bool:
+        """Move every control to ``scenario`` and show its result: the documented way to drive the app.
+
+        Parameters
+        ----------
+        scenario : Scenario
+            The scenario to show.
+        keep_preset : bool
+            Keep the preset dropdown as it is (default: back to "(custom)").
+
+        Returns
+        -------
+        bool
+            False when the scenario cannot be shown (say, a deadline no cluster meets): the
+            message is shown, and the controls go back to the last good scenario.
+
+        Examples
+        --------
+        >>> from explorer import Scenario
+        >>> from explorer.app import ExplorerApp
+        >>> app = ExplorerApp(query_string="")
+        >>> app.set_scenario(Scenario(params=70e9, gpus=512))
+        True
+        >>> app.controls["params"].value, app.estimate.gpus
+        (70000000000.0, 512)
+        """
+        if not isinstance(scenario, Scenario):
+            raise TypeError(f"set_scenario takes a Scenario, not {type(scenario).__name__}")
         with self._mute():
             if not keep_preset:
                 self.controls["preset"].value = ""
+        self.rows["precision"].set_note("")
         self._write_controls(scenario)
         self._sync_visibility()
-        self.refresh(scenario)
+        ok = self.refresh(scenario)
+        if not ok:
+            error = self.banner.value
+            self._write_controls(self.scenario)
+            self._sync_visibility()
+            self.banner.value = error
+        return ok
 
     def _write_controls(self, s: Scenario) -> None:
         """Set every control to the value of ``s``, without triggering updates."""
         r = self.rows
         with self._mute():
-            r["gpu"].widget.value = s.gpu
-            c.relabel_options(r["precision"].widget, self._precision_options(s.gpu), self._mute)
-            # a log row's twin holds the value; it moves its slider (clamped to the slider's range)
-            r["params"].twin.value = s.params
-            r["tokens"].twin.value = s.tokens
-            r["architecture"].widget.value = s.architecture
-            r["active_params"].twin.value = s.active_params_effective
-            r["training_kind"].widget.value = s.training_kind
-            r["lora_trainable_fraction"].widget.value = s.lora_trainable_fraction
-            r["precision"].widget.value = s.precision
+            r["precision"].widget.options = self._precision_options(s.gpu)
+            for b in BINDINGS:
+                if not b.field:
+                    continue
+                value = getattr(s, b.name)
+                row = r[b.name]
+                if b.name == "active_fraction":
+                    value = (s.active_fraction_effective if s.architecture == "moe"
+                             else catalog.default("moe_active_fraction"))
+                if b.kind == "optional":
+                    row.widget.value = number_text(value)
+                elif value is None:
+                    continue  # gpus or deadline: the other one sizes the cluster
+                elif b.kind == "log":
+                    row.twin.value = value  # the twin moves its slider (within the slider's range)
+                else:
+                    row.widget.value = value
             r["count_mode"].widget.value = "gpus" if s.gpus is not None else "deadline"
-            if s.gpus is not None:
-                r["gpus"].twin.value = s.gpus
-            if s.deadline_days is not None:
-                r["deadline_days"].twin.value = s.deadline_days
             r["mfu_default"].widget.value = s.mfu is None
-            if s.mfu is not None:
-                r["mfu"].widget.value = s.mfu
-            r["pricing"].widget.value = s.pricing
-            r["region"].widget.value = s.region
-            for name in _OPTIONAL_NAMES:
-                r[name].widget.value = number_text(getattr(s, name))
-            for name in _NUMBER_FIELDS:
-                r[name].widget.value = getattr(s, name)
-            r["experiments_multiplier"].twin.value = s.experiments_multiplier
-            r["currency"].widget.value = s.currency
 
     def _ipython_display_(self) -> None:  # pragma: no cover - display hook in notebooks
         from IPython.display import display

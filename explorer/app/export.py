@@ -6,10 +6,13 @@ import base64
 import csv
 import html
 import io
+import math
+from decimal import Decimal
 
 from explorer.model import COST_DIMENSIONS, Estimate
+from explorer.scenario import field_spec
 
-__all__ = ["data_url", "scenario_json", "breakdown_csv", "download_link"]
+__all__ = ["data_url", "scenario_json", "breakdown_csv", "download_link", "plain_decimal"]
 
 
 def data_url(text: str, mime: str) -> str:
@@ -22,19 +25,58 @@ def scenario_json(estimate: Estimate) -> str:
     return estimate.scenario.to_json(indent=1)
 
 
+def plain_decimal(x: float | int | None, places: int | None = None) -> str:
+    """A number as plain decimal text, never in exponent notation ("" for None, "nan"/"inf" as such).
+
+    Examples
+    --------
+    >>> plain_decimal(3.5e22), plain_decimal(1.97e-05), plain_decimal(1234.5678, 2)
+    ('35000000000000000000000', '0.0000197', '1234.57')
+    """
+    if x is None:
+        return ""
+    if isinstance(x, bool) or isinstance(x, str):
+        return str(x)
+    if not math.isfinite(x):
+        return str(x)
+    if places is not None:
+        return f"{x:.{places}f}"
+    d = Decimal(repr(float(x))) if isinstance(x, float) else Decimal(x)
+    text = format(d, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
 def breakdown_csv(estimate: Estimate) -> str:
-    """One row per cost dimension plus the total, and the key quantities."""
+    """The cost breakdown, key quantities, exchange rate and the whole scenario, as plain-decimal CSV.
+
+    Rows are ``item, value, unit``: the six dimensions and the total of the
+    project and of the final run (in the scenario's currency, 2 decimals),
+    what a cloud rate pays for, the quantities, the exchange rate used, then
+    every scenario field as ``scenario.<field>`` (blank = catalog or default).
+    """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     currency = estimate.scenario.currency
+    fx = estimate.usd_to_currency
     writer.writerow(["item", "value", "unit"])
     cost = estimate.cost()
     for d in (*COST_DIMENSIONS, "total"):
-        writer.writerow([f"cost_{d}", f"{cost[d]:.6g}", currency])
+        writer.writerow([f"cost_{d}", plain_decimal(cost[d], 2), currency])
+    writer.writerow(["cost_final_run", plain_decimal(estimate.final_run_usd * fx, 2), currency])
+    for k, v in estimate.in_rate_usd.items():
+        writer.writerow([f"in_rate_{k}", plain_decimal(v * fx, 2), currency])
     for name, unit in (("train_flop", "FLOP"), ("gpu_hours", "GPU-hour"), ("wall_days", "days"),
                        ("energy_mwh", "MWh"), ("co2_tonnes", "tCO2")):
-        writer.writerow([name, f"{getattr(estimate, name):.6g}", unit])
+        writer.writerow([name, plain_decimal(round(getattr(estimate, name), 6)), unit])
     writer.writerow(["gpus", estimate.gpus, "GPUs"])
+    writer.writerow(["exchange_rate", plain_decimal(fx), f"{currency}/USD"])
+    writer.writerow(["estimated_prices", "; ".join(estimate.estimated), ""])
+    for name, value in estimate.scenario.to_dict().items():
+        spec = field_spec(name)
+        writer.writerow([f"scenario.{name}", plain_decimal(value) if not isinstance(value, str) else value,
+                         spec.get("unit", "")])
     return out.getvalue()
 
 

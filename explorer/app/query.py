@@ -19,7 +19,7 @@ from explorer.text import number_text
 
 __all__ = ["scenario_fields_from_query", "query_from_scenario", "request_query_string", "EXTRA_KEYS"]
 
-EXTRA_KEYS = ("lang", "preset")
+EXTRA_KEYS = ("lang", "preset", "scope")
 _FIELD_ORDER = [f.name for f in dataclasses.fields(Scenario)]  # keys are applied in this order, not the URL's
 _MAX_QUERY_CHARS = 4096
 

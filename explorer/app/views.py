@@ -1,70 +1,177 @@
-"""HTML views of an estimate: KPI cards, the one-paragraph summary, warnings, assumptions."""
+"""HTML views of an estimate: KPI cards, summary, warnings, assumptions, sharing, glossary, session notice.
+
+Everything here speaks the viewer's language: labels come from
+``explorer/data/labels.csv`` and the model's English warnings and errors are
+translated by the patterns of ``explorer/data/messages.csv``.
+"""
 
 from __future__ import annotations
 
+import functools
 import html
+import json
 import math
+import re
 
 from explorer import catalog
+from explorer.errors import ScenarioError
 from explorer.model import Estimate
-from explorer.text import label, money, quantity
+from explorer.text import label, labels, money, quantity
 
-__all__ = ["kpi_html", "summary_text", "warnings_html", "assumptions_html", "STYLE"]
+__all__ = ["region_note_html", "kpi_html", "summary_text", "warnings_html", "assumptions_html", "share_html", "glossary_html",
+           "session_html", "translate", "error_text", "assumption_name", "STYLE", "HEARTBEAT_SECONDS",
+           "SESSION_TIMEOUT_SECONDS"]
 
-#: CSS for the app, injected once.
+#: How often the page pings the kernel, and how long without an answer before the session counts as ended [s].
+HEARTBEAT_SECONDS = 4
+SESSION_TIMEOUT_SECONDS = 20
+
+#: CSS for the app, injected once. The body stacks below 900 px; charts scale with their container.
 STYLE = """
 <style>
+.explorer-app {box-sizing:border-box; max-width:100%; overflow-x:hidden;}
+.explorer-body {display:flex; flex-flow:row wrap; width:100%; gap:0 14px;}
+.explorer-left {flex:0 1 390px; min-width:0; max-width:100%;}
+.explorer-right {flex:1 1 480px; min-width:0; max-width:100%;}
+.explorer-header {display:flex; flex-flow:row wrap; gap:0 10px; width:100%;}
+.explorer-header > .widget-vbox {width:auto !important; flex:1 1 150px;}
+@media (max-width: 900px) { .explorer-left, .explorer-right {flex:1 1 100%;} }
+.explorer-app .widget-tab, .explorer-app .jupyter-widget-Collapse, .explorer-app .widget-accordion {max-width:100%; min-width:0;}
+.explorer-app .lm-TabBar-content {flex-wrap:wrap;}
+.explorer-app .lm-TabBar, .explorer-app .widget-tab > .lm-TabBar {min-height:var(--jp-widgets-horizontal-tab-height, 24px); height:auto !important; overflow:visible;}
+.explorer-app .lm-TabBar-tab {min-width:fit-content !important; flex:1 1 auto !important; padding:0 8px;}
+.explorer-app .jupyter-matplotlib, .explorer-app .jupyter-matplotlib-figure,
+.explorer-app .jupyter-matplotlib-canvas-container, .explorer-app .jupyter-matplotlib-canvas-div
+  {width:100% !important; max-width:100% !important; min-width:0 !important; height:auto !important;}
+.explorer-app .jupyter-matplotlib-canvas-div {position:relative;}
+.explorer-app .jupyter-matplotlib-canvas-div canvas:first-child
+  {position:relative !important; display:block; max-width:100% !important; height:auto !important;}
+.explorer-app .jupyter-matplotlib-canvas-div canvas:not(:first-child)
+  {position:absolute !important; left:0; top:0; width:100% !important; height:100% !important;}
+.explorer-app .widget-text input, .explorer-app .widget-hbox {min-width:0;}
+.explorer-app .widget-toggle-buttons {flex-wrap:wrap; max-width:100%;}
 .explorer-kpis {display:flex; flex-wrap:wrap; gap:8px; margin:4px 0 6px 0;}
-.explorer-kpi {border:1px solid #d5d8dc; border-radius:6px; padding:6px 10px; min-width:104px; background:#fbfcfc;}
+.explorer-kpi {border:1px solid #d5d8dc; border-radius:6px; padding:6px 10px; min-width:96px; background:#fbfcfc;}
 .explorer-kpi .v {font-size:19px; font-weight:600; color:#1b2631; line-height:1.25;}
 .explorer-kpi .k {font-size:11.5px; color:#566573;}
 .explorer-kpi.total .v {color:#0b5394; font-size:22px;}
+.explorer-kpi .est {font-size:11px; color:#a04000; font-weight:600;}
 .explorer-warnings {background:#fef5e7; border-left:4px solid #e67e22; padding:4px 10px; margin:4px 0; font-size:12.5px;}
 .explorer-warnings ul {margin:2px 0 2px 16px; padding:0;}
 .explorer-message {color:#a93226; font-size:12px; line-height:1.3;}
 .explorer-banner {background:#fdedec; border-left:4px solid #c0392b; padding:4px 10px; font-size:12.5px;}
 .explorer-summary {font-size:13.5px; line-height:1.45; color:#1b2631; margin:2px 0 4px 0;}
-.explorer-note {font-size:11.5px; color:#566573;}
+.explorer-note {font-size:11.5px; color:#566573; line-height:1.35;}
+.explorer-tip {text-decoration:none; cursor:help;}
 .explorer-app a.explorer-download, .explorer-app .explorer-share a {color:#0b5394; text-decoration:underline; margin-right:14px;}
+.explorer-share-url {width:100%; max-width:640px; font-family:monospace; font-size:12px; padding:3px;}
+.explorer-assumptions {overflow-x:auto; max-width:100%;}
 .explorer-assumptions table {border-collapse:collapse; font-size:12px;}
 .explorer-assumptions td, .explorer-assumptions th {border-bottom:1px solid #e5e8e8; padding:3px 6px; text-align:left; vertical-align:top;}
 .explorer-assumptions td.src {color:#566573; max-width:520px;}
+.explorer-glossary dt {font-weight:600; font-size:12.5px; margin-top:6px;}
+.explorer-glossary dd {margin:0 0 0 12px; font-size:12.5px; color:#333;}
+.explorer-session-ended {display:none; position:fixed; top:0; left:0; right:0; z-index:10000; background:#7b241c;
+  color:white; padding:12px 16px; font-size:14px; box-shadow:0 2px 8px rgba(0,0,0,.3);}
+.explorer-session-ended button {margin-left:12px; font-size:14px; padding:4px 14px; cursor:pointer;}
 </style>
 """
 
 
+# ---------------------------------------------------------------------------------------------- translation
+@functools.cache
+def _patterns() -> tuple[tuple[re.Pattern, str], ...]:
+    return tuple((re.compile(row["pattern"]), row["zh"]) for row in catalog.read_csv("messages.csv"))
+
+
+def _term(text: str, language: str) -> str:
+    """A captured word in ``language`` (``term:<text>`` in labels.csv), else a field's label, else as is."""
+    for key in (f"term:{text}", text):
+        if key in labels():
+            return label(key, language)
+    return text
+
+
+def translate(message: str, language: str = "en") -> str:
+    """A model warning or error in ``language``: unchanged in English, by ``messages.csv`` in Chinese.
+
+    Examples
+    --------
+    >>> translate("MFU 0.90 is outside the range seen in published runs (0.15-0.55).", "zh")
+    'MFU 0.90 超出公开训练中见过的范围（0.15–0.55）。'
+    """
+    if language == "en":
+        return message
+    for pattern, template in _patterns():
+        m = pattern.match(message)
+        if m:
+            groups = {k: _term(v or "", language) for k, v in m.groupdict().items()}
+            if "whole" in groups:
+                groups["whole"] = "整" if m.group("whole") else ""
+            return template.format(**groups)
+    return message
+
+
+def error_text(exc: ScenarioError, language: str = "en") -> str:
+    """A refused value in words, naming the control by its label (not the field name)."""
+    return translate(str(exc), language) if language != "en" else (
+        f"{label(exc.field, 'en')}: {str(exc).split(': ', 1)[1]}" if exc.field in labels() else str(exc))
+
+
+def assumption_name(name: str, language: str = "en") -> str:
+    """An assumption's name in ``language``: ``term:<prefix>`` of labels.csv for the part before " ("."""
+    if language == "en":
+        return name
+    head, sep, rest = name.partition(" (")
+    return _term(head, language) + (" (" + rest if sep else "")
+
+
+# ---------------------------------------------------------------------------------------------- views
 def _num(x: float) -> str:
     """A KPI number: compact, "unknown" for NaN, "∞" for infinity."""
     return quantity(x)
 
 
-def kpi_html(e: Estimate, language: str = "en") -> str:
-    """The KPI cards: total, days, GPUs, GPU-hours, MWh, tCO2, cost per 1M tokens."""
+def _total(e: Estimate, scope: str) -> float:
+    """The total of ``scope`` ("project" or "run") in the scenario's currency."""
+    return e.cost()["total"] if scope == "project" else e.final_run_usd * e.usd_to_currency
+
+
+def kpi_html(e: Estimate, language: str = "en", scope: str = "project") -> str:
+    """The KPI cards: total (of the project or the final run), days, GPUs, GPU-hours, MWh, tCO2, cost per 1M tokens."""
     cur = e.scenario.currency
     fx = e.usd_to_currency
+    total = _total(e, scope)
+    unknown = label("unit_unknown", language)
+    est = (f'<div class="est">≈ {html.escape(label("kpi_estimate", language))}</div>'
+           if e.estimated and math.isfinite(total) else "")
     cards = [
-        ("total", label("kpi_total", language), money(e.cost()["total"], cur)),
-        ("", label("kpi_days", language), f"{_num(e.wall_days)} {label('unit_days', language)}"),
-        ("", label("kpi_gpus", language), f"{e.gpus:,}"),
-        ("", label("kpi_gpu_hours", language), _num(e.gpu_hours)),
-        ("", label("kpi_energy", language), f"{_num(e.energy_mwh)} {label('unit_mwh', language)}"),
-        ("", label("kpi_co2", language), f"{_num(e.co2_tonnes)} {label('unit_tco2', language)}"),
-        ("", label("kpi_per_token", language), money(e.usd_per_1m_tokens * fx, cur)),
+        ("total", label(f"kpi_total_{scope}", language), money(total, cur).replace("unknown", unknown), est),
+        ("", label("kpi_days", language), f"{_num(e.wall_days)} {label('unit_days', language)}", ""),
+        ("", label("kpi_gpus", language), f"{e.gpus:,}", ""),
+        ("", label("kpi_gpu_hours", language), _num(e.gpu_hours), ""),
+        ("", label("kpi_energy", language), f"{_num(e.energy_mwh)} {label('unit_mwh', language)}", ""),
+        ("", label("kpi_co2", language), f"{_num(e.co2_tonnes)} {label('unit_tco2', language)}", ""),
+        ("", label("kpi_per_token", language), money(total / (e.scenario.tokens / 1e6), cur), ""),
     ]
     body = "".join(
-        f'<div class="explorer-kpi {cls}"><div class="v">{html.escape(v)}</div>'
-        f'<div class="k">{html.escape(k)}</div></div>'
-        for cls, k, v in cards
+        f'<div class="explorer-kpi {cls}"><div class="v">{html.escape(v.replace("unknown", unknown))}</div>'
+        f'<div class="k">{html.escape(k)}</div>{extra}</div>'
+        for cls, k, v, extra in cards
     )
+    if fx != 1.0:
+        body += (f'<div class="explorer-kpi"><div class="v">{fx:.4g}</div>'
+                 f'<div class="k">{html.escape(label("kpi_fx", language))}</div></div>')
     return f'<div class="explorer-kpis">{body}</div>'
 
 
-def summary_text(e: Estimate, language: str = "en") -> str:
+def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> str:
     """One paragraph: total cost, days, GPUs, MWh, tCO2 of the estimate."""
     s = e.scenario
     cur = s.currency
     acc = catalog.accelerator(s.gpu)
-    return label("summary", language).format(
+    total = _total(e, scope)
+    text = label(f"summary_{scope}", language).format(
         params=quantity(s.params),
         tokens=quantity(s.tokens),
         gpus=f"{e.gpus:,}",
@@ -75,16 +182,17 @@ def summary_text(e: Estimate, language: str = "en") -> str:
         gpu_hours=_num(e.gpu_hours),
         mwh=_num(e.energy_mwh),
         co2=_num(e.co2_tonnes),
-        total=money(e.cost()["total"], cur),
-        per_token=money(e.usd_per_1m_tokens * e.usd_to_currency, cur),
+        total=money(total, cur),
+        per_token=money(total / (s.tokens / 1e6), cur),
     )
+    return text.replace("unknown", label("unit_unknown", language))
 
 
 def warnings_html(e: Estimate, language: str = "en") -> str:
-    """Warnings beside the KPIs; empty when there are none."""
+    """Warnings beside the KPIs, in ``language``; empty when there are none."""
     if not e.warnings:
         return ""
-    items = "".join(f"<li>{html.escape(w)}</li>" for w in e.warnings)
+    items = "".join(f"<li>{html.escape(translate(w, language))}</li>" for w in e.warnings)
     return f'<div class="explorer-warnings"><b>{html.escape(label("warnings", language))}</b><ul>{items}</ul></div>'
 
 
@@ -93,8 +201,101 @@ def assumptions_html(e: Estimate, language: str = "en") -> str:
     head = "".join(f"<th>{html.escape(label(k, language))}</th>" for k in
                    ("assumption_name", "assumption_value", "assumption_unit", "assumption_source"))
     rows = []
+    unknown = label("unit_unknown", language)
     for a in e.assumptions:
-        value = a.value if isinstance(a.value, str) else (f"{a.value:.4g}" if math.isfinite(a.value) else "unknown")
-        rows.append(f"<tr><td>{html.escape(a.name)}</td><td>{html.escape(value)}</td><td>{html.escape(a.unit)}</td>"
-                    f'<td class="src">{html.escape(a.source)}</td></tr>')
+        value = a.value if isinstance(a.value, str) else (f"{a.value:.4g}" if math.isfinite(a.value) else unknown)
+        rows.append(f"<tr><td>{html.escape(assumption_name(a.name, language))}</td><td>{html.escape(value)}</td>"
+                    f'<td>{html.escape(a.unit)}</td><td class="src">{html.escape(a.source)}</td></tr>')
     return f'<div class="explorer-assumptions"><table><tr>{head}</tr>{"".join(rows)}</table></div>'
+
+
+GLOSSARY = ("mfu", "goodput", "pue", "precision", "moe", "dim_hidden", "owned_compute", "in_rate", "scope")
+
+
+def glossary_html(language: str = "en") -> str:
+    """Short explanations of the terms a newcomer would not know."""
+    items = "".join(f"<dt>{html.escape(label(f'glossary_{k}_term', language))}</dt>"
+                    f"<dd>{html.escape(label(f'glossary_{k}', language))}</dd>" for k in GLOSSARY)
+    return (f'<div class="explorer-glossary"><h4 style="margin:10px 0 2px 0">{html.escape(label("glossary", language))}'
+            f"</h4><dl>{items}</dl></div>")
+
+
+def region_note_html(e: Estimate, language: str = "en") -> str:
+    """Where the region changes the bill: inside a cloud rate (its electricity), or paid directly when owned."""
+    s = e.scenario
+    reg = catalog.region(s.region)
+    price = s.electricity_usd_per_kwh if s.electricity_usd_per_kwh is not None else reg.electricity_usd_per_kwh
+    price_text = f"{price:.4g}" if price is not None else label("unit_unknown", language)
+    cur = s.currency
+    if s.pricing == "owned":
+        text = label("region_note_owned", language).format(energy=money(e.cost()["energy"], cur), price=price_text)
+    else:
+        inside = e.in_rate_usd.get("energy", math.nan) * e.usd_to_currency
+        text = label("region_note_cloud", language).format(energy=money(inside, cur), price=price_text)
+    return f'<div class="explorer-note" style="margin:6px 0 4px 0">{html.escape(text)}</div>'
+
+
+def share_html(query: str, language: str = "en") -> str:
+    """The share link as an absolute URL (completed in the browser from the page's address) and a copy button.
+
+    The kernel does not know the address viewers use (a proxy may sit in
+    front), so the page turns the query into ``origin + path + query``.
+    """
+    q = html.escape(query, quote=True)
+    copied = html.escape(label("share_copied", language), quote=True)
+    fill = ("var b=this.parentNode,i=b.querySelector('input');"
+            "i.value=new window.URL(i.getAttribute('data-query'),location.href).href;"
+            "b.querySelector('a').href=i.value;")
+    copy = ("var b=this.parentNode,i=b.querySelector('input');i.select();"
+            "var done=function(){b.querySelector('.explorer-copied').textContent=this_copied;};"
+            "if(navigator.clipboard){navigator.clipboard.writeText(i.value).then(done,function(){"
+            "document.execCommand('copy');done();});}else{document.execCommand('copy');done();}").replace(
+        "this_copied", json.dumps(label("share_copied", language)))
+    return (f'<div class="explorer-share"><div>{html.escape(label("share_link", language))}:</div>'
+            f'<input class="explorer-share-url" readonly data-query="{q}" value="{q}" '
+            f'aria-label="{html.escape(label("share_link", language), quote=True)}">'
+            f'<button class="explorer-copy" type="button" onclick="{html.escape(copy, quote=True)}">'
+            f'{html.escape(label("share_copy", language))}</button> '
+            f'<span class="explorer-copied" data-text="{copied}"></span> '
+            f'<a href="{q}" target="_blank">{html.escape(label("share_open", language))}</a>'
+            f'<img alt="" src="data:," style="display:none" onerror="{html.escape(fill, quote=True)}"></div>')
+
+
+def session_html() -> str:
+    """The session-ended notice (hidden), in both languages, and the heartbeat that shows it.
+
+    The page pings the kernel every :data:`HEARTBEAT_SECONDS` by typing into a
+    hidden text box (``.explorer-heartbeat-in``); the kernel answers by
+    changing a hidden HTML widget (``.explorer-heartbeat-out``). With no
+    answer for :data:`SESSION_TIMEOUT_SECONDS` (the kernel was culled, crashed
+    or the server restarted), the notice with a reload button shows.
+    """
+    script = """
+if (!window.__explorerHeartbeat) {
+  window.__explorerHeartbeat = true;
+  var n = 0, last = Date.now(), seen = null;
+  setInterval(function () {
+    var input = document.querySelector('.explorer-heartbeat-in input');
+    var out = document.querySelector('.explorer-heartbeat-out');
+    var notice = document.querySelector('.explorer-session-ended');
+    if (!input || !out || !notice) { return; }
+    if (out !== seen) {
+      seen = out; last = Date.now();
+      new MutationObserver(function () { last = Date.now(); })
+        .observe(out, {subtree: true, childList: true, characterData: true, attributes: true});
+    }
+    // a busy kernel answers late: the notice goes away again when it does
+    notice.style.display = (Date.now() - last > TIMEOUT_MS) ? 'block' : 'none';
+    n += 1;
+    input.value = 'ping ' + n;
+    input.dispatchEvent(new Event('change', {bubbles: true}));
+  }, INTERVAL_MS);
+}
+""".replace("TIMEOUT_MS", str(SESSION_TIMEOUT_SECONDS * 1000)).replace("INTERVAL_MS", str(HEARTBEAT_SECONDS * 1000))
+    en, zh = label("session_ended", "en"), label("session_ended", "zh")
+    reload_en, reload_zh = label("reload", "en"), label("reload", "zh")
+    return (f'<div class="explorer-session-ended" role="alert"><div lang="en">{html.escape(en)}</div>'
+            f'<div lang="zh">{html.escape(zh)}</div>'
+            f'<button type="button" onclick="location.reload()">{html.escape(reload_en)} / '
+            f'{html.escape(reload_zh)}</button></div>'
+            f'<img alt="" src="data:," style="display:none" onerror="{html.escape(script, quote=True)}">')

@@ -68,6 +68,17 @@ class Estimate:
         ideal), ``experiments``, ``storage`` [USD].
     warnings : tuple of str
         What the user should know about this result.
+    estimated : tuple of str
+        Prices that had no sourced value and were estimated (``"cloud price"``,
+        ``"purchase price"``, ``"electricity price"``); the total is an estimate then.
+    in_rate_usd : mapping
+        Under cloud pricing, what the compute dimension's rate pays for [USD]:
+        ``hardware`` (owning the same accelerators: purchase, servers and
+        network over their depreciation years), ``energy`` (the electricity at
+        the region's price) and ``margin`` (the rest: the provider's margin
+        and costs not modelled; negative when the rate is below those costs).
+        They sum to ``cost_usd["compute"]`` and are not added to the total.
+        Empty for owned hardware (there energy and hardware are dimensions).
     assumptions : tuple of Assumption
         Every catalog value and named default the estimate used, with its source.
     """
@@ -98,6 +109,8 @@ class Estimate:
     co2_project_tonnes: float = math.nan
     memory_gb_per_gpu: Mapping[str, float] = field(default_factory=dict)
     shape: tuple[int, int, int] = (0, 0, 0)
+    estimated: tuple[str, ...] = ()
+    in_rate_usd: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def total_usd(self) -> float:
@@ -195,6 +208,14 @@ def estimate(scenario: Scenario) -> Estimate:
     parts["total"] = sum(parts.values())
     cost = {d: v[f"cost_{d}_usd"] for d in COST_DIMENSIONS}
     cost["total"] = v["total_usd"]
+    in_rate = {}
+    if r.in_rate and v["gpu_hours"] > 0:
+        rate = r.inputs["rate_usd_per_gpu_hour"]
+        kwh_per_gpu_hour = v["energy_mwh"] * 1000.0 / v["gpu_hours"]
+        hourly = {"hardware": r.in_rate["hardware"],
+                  "energy": kwh_per_gpu_hour * r.in_rate["electricity_usd_per_kwh"]}
+        hourly["margin"] = rate - hourly["hardware"] - hourly["energy"]
+        in_rate = {k: cost["compute"] * p / rate if rate > 0 else math.nan for k, p in hourly.items()}
     return Estimate(
         scenario=scenario, train_flop=v["train_flop"], ideal_gpu_hours=v["ideal_gpu_hours"],
         gpu_hours=v["gpu_hours"], goodput=v["goodput"], gpus=n, wall_days=v["wall_days"],
@@ -207,5 +228,5 @@ def estimate(scenario: Scenario) -> Estimate:
         deadline_impossible=bool(v["deadline_impossible"]),
         warnings=tuple(r.warnings + result_warnings(scenario, v, r.mfu)), assumptions=tuple(r.used),
         energy_project_mwh=v["energy_project_mwh"], co2_project_tonnes=v["co2_project_tonnes"],
-        memory_gb_per_gpu=parts, shape=r.shape,
+        memory_gb_per_gpu=parts, shape=r.shape, estimated=tuple(r.estimated), in_rate_usd=in_rate,
     )

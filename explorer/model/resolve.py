@@ -39,6 +39,8 @@ class Resolved:
     mfu: float = math.nan
     shape: tuple[int, int, int] = (0, 0, 0)
     memory_bytes_per_param: dict = field(default_factory=dict)
+    estimated: list[str] = field(default_factory=list)
+    in_rate: dict = field(default_factory=dict)
 
 
 def _assumption(name: str) -> Assumption:
@@ -128,17 +130,57 @@ def _memory(s: Scenario, shape, used: list[Assumption]) -> tuple[dict, float]:
     return parts, act
 
 
-def _prices(s: Scenario, acc, used, warnings) -> dict:
+def _ref_peak(acc) -> float:
+    return acc.peak_tflops[reference_precision(acc)]
+
+
+def price_peer(acc, attribute: str):
+    """The catalog accelerator nearest to ``acc`` with a value of ``attribute``.
+
+    Nearest: the same kind (GPU or TPU), then the closest release year, then
+    the closest 16-bit peak.
+
+    The fallback for an accelerator without a sourced price: its price is the
+    peer's price per dense 16-bit peak FLOP/s times its own peak. None when no
+    other accelerator has the price.
+    """
+    peers = [a for a in catalog.accelerators().values() if a.id != acc.id and getattr(a, attribute)]
+    if not peers:
+        return None
+    return min(peers, key=lambda a: (a.is_tpu != acc.is_tpu, abs(a.year - acc.year),
+                                     abs(math.log(_ref_peak(a) / _ref_peak(acc)))))
+
+
+def _estimated_price(acc, attribute: str, what: str, unit: str, used, estimated, warnings) -> float | None:
+    """``acc``'s ``attribute`` scaled from the nearest peer by peak FLOP/s, recorded as an estimate."""
+    peer = price_peer(acc, attribute)
+    if peer is None:
+        return None
+    value = getattr(peer, attribute) * _ref_peak(acc) / _ref_peak(peer)
+    source = (f"estimate: {peer.name} ({peer.year}) {getattr(peer, attribute):g} {unit} x peak "
+              f"{_ref_peak(acc):g} / {_ref_peak(peer):g} TFLOP/s ({reference_precision(acc).upper()})")
+    used.append(Assumption(f"{what} ({acc.id}, estimated)", value, unit, source))
+    estimated.append(what)
+    warnings.append(f"No sourced {what} for {acc.name}: estimated at {value:.3g} {unit} from {peer.name} "
+                    "per unit of peak FLOP/s.")
+    return value
+
+
+def _prices(s: Scenario, acc, used, warnings, estimated=None) -> dict:
     """Rate, or owned capital and hardware per GPU-hour, and the extra interruption rate of spot."""
     owned = s.pricing == "owned"
     own_rate = s.rate_usd_per_gpu_hour
     out = dict(owned=owned, accelerator_usd_per_gpu_hour=0.0, hardware_usd_per_gpu_hour=0.0, extra_failures=0.0)
+    estimated = [] if estimated is None else estimated
     rate = _nan(acc.on_demand_usd_per_gpu_hour)
     basis = acc.price_basis or acc.price_date
-    if own_rate is None and not owned:
+    if own_rate is None and not owned and acc.on_demand_usd_per_gpu_hour is None:
+        rate = _nan(_estimated_price(acc, "on_demand_usd_per_gpu_hour", "cloud price", "USD/GPU-hour", used,
+                                     estimated, warnings))
+    elif own_rate is None and not owned:
         used.append(Assumption(f"on-demand price ({acc.id})", rate, "USD/GPU-hour", basis))
         if acc.price_basis_mixed:
-            warnings.append(f"The {acc.id} cloud prices do not come from one provider and one date ({basis}).")
+            warnings.append(f"The {acc.name} cloud prices do not come from one provider and one date ({basis}).")
     if s.pricing in ("reserved_1y", "reserved_3y") and own_rate is None:
         listed = getattr(acc, f"{s.pricing}_usd_per_gpu_hour")
         if listed is not None:
@@ -160,15 +202,18 @@ def _prices(s: Scenario, acc, used, warnings) -> dict:
     if own_rate is not None:
         rate = own_rate
     if not owned and math.isnan(rate):
-        warnings.append(f"No sourced cloud price for {acc.id}: compute cost unknown; set rate_usd_per_gpu_hour.")
+        warnings.append(f"No cloud price for {acc.name} and no other accelerator to estimate it from: compute "
+                        "cost unknown; type the rate you pay.")
     out["rate_usd_per_gpu_hour"] = rate
     if owned:
         purchase = s.purchase_usd_per_gpu if s.purchase_usd_per_gpu is not None else acc.purchase_usd
-        if s.purchase_usd_per_gpu is None:
+        if s.purchase_usd_per_gpu is None and purchase is not None:
             used.append(Assumption(f"purchase price ({acc.id}, {acc.purchase_basis} price)", _nan(purchase), "USD",
                                    acc.source))
         if purchase is None:
-            warnings.append(f"No sourced purchase price for {acc.id}: owned cost unknown; set purchase_usd_per_gpu.")
+            purchase = _estimated_price(acc, "purchase_usd", "purchase price", "USD", used, estimated, warnings)
+        if purchase is None:
+            warnings.append(f"No purchase price for {acc.name}: owned cost unknown; type the price per GPU.")
         years = _pick(s.depreciation_years, "depreciation_years", used)
         if s.server_overhead is not None:
             overhead = s.server_overhead
@@ -193,7 +238,7 @@ def _power(s: Scenario, acc, used, warnings) -> dict:
                                acc.power_source))
         return dict(tdp_w=_nan(acc.system_power_w), server_power_factor=1.0, avg_power_fraction=1.0)
     if acc.tdp_w is None:
-        warnings.append(f"{acc.id} has no published TDP: energy and carbon unknown.")
+        warnings.append(f"{acc.name} has no published TDP: energy and carbon unknown.")
     else:
         used.append(Assumption(f"TDP ({acc.id})", acc.tdp_w, "W", acc.source))
     if acc.server_power_factor is not None:
@@ -202,7 +247,7 @@ def _power(s: Scenario, acc, used, warnings) -> dict:
     else:
         factor = _pick(None, "server_power_factor_gpu", used)
         if acc.tdp_w is not None:
-            warnings.append(f"No server power factor for {acc.id}: energy uses the DGX H100 factor "
+            warnings.append(f"No server power factor for {acc.name}: energy uses the DGX H100 factor "
                             f"{factor:g}.")
     fraction = _pick(None, f"avg_power_fraction_{kind}", used)
     return dict(tdp_w=_nan(acc.tdp_w), server_power_factor=factor, avg_power_fraction=fraction)
@@ -217,17 +262,37 @@ def _region(s: Scenario, owned: bool, used, warnings) -> dict:
         used.append(Assumption(f"PUE ({reg.id})", pue, "1", reg.source))
     gco2 = s.grid_gco2_per_kwh if s.grid_gco2_per_kwh is not None else reg.grid_gco2_per_kwh
     if gco2 is None:
-        warnings.append(f"No sourced grid carbon intensity for {reg.id}: CO2 unknown; set grid_gco2_per_kwh.")
+        warnings.append(f"No sourced grid carbon intensity for {reg.name}: CO2 unknown; type the grid's carbon "
+                        "intensity.")
     elif s.grid_gco2_per_kwh is None:
         used.append(Assumption(f"grid carbon ({reg.id})", gco2, "gCO2/kWh", reg.source))
     price = s.electricity_usd_per_kwh if s.electricity_usd_per_kwh is not None else reg.electricity_usd_per_kwh
-    if owned:
-        if price is None:
-            warnings.append(f"No sourced electricity price for {reg.id}: energy cost unknown; "
-                            "set electricity_usd_per_kwh.")
-        elif s.electricity_usd_per_kwh is None:
-            used.append(Assumption(f"electricity ({reg.id}, {reg.price_year})", price, "USD/kWh", reg.source))
-    return dict(pue=pue, grid_gco2_per_kwh=_nan(gco2), electricity_usd_per_kwh=_nan(price) if owned else 0.0)
+    note = []
+    if price is None:
+        peer = country_price_region(reg)
+        if peer is not None:
+            price = peer.electricity_usd_per_kwh
+            used.append(Assumption(f"electricity ({reg.id}, estimated: {peer.name}, {peer.price_year})", price,
+                                   "USD/kWh", peer.source))
+            note.append("electricity price")
+            if owned:
+                warnings.append(f"No sourced electricity price for {reg.name}: {price:.3g} USD/kWh of {peer.name} "
+                                "is used (an estimate).")
+        elif owned:
+            warnings.append(f"No sourced electricity price for {reg.name} or its country: energy cost unknown; "
+                            "type the price you pay.")
+    elif s.electricity_usd_per_kwh is None:
+        used.append(Assumption(f"electricity ({reg.id}, {reg.price_year})", price, "USD/kWh", reg.source))
+    return dict(pue=pue, grid_gco2_per_kwh=_nan(gco2), electricity_usd_per_kwh=_nan(price) if owned else 0.0,
+                _region_price=_nan(price), _estimated=note)
+
+
+def country_price_region(reg):
+    """Another region of ``reg``'s country with an electricity price, the national average first; None if none."""
+    peers = [r for r in catalog.regions().values()
+             if r.country == reg.country and r.id != reg.id and r.electricity_usd_per_kwh is not None]
+    peers.sort(key=lambda r: (not r.id.endswith("-avg"), r.id))
+    return peers[0] if peers else None
 
 
 def resolve(s: Scenario) -> Resolved:
@@ -240,7 +305,8 @@ def resolve(s: Scenario) -> Resolved:
     other = _pick(s.other_losses_factor, "other_losses_factor", used)
     shape = _shape(s, used)
     parts, activation = _memory(s, shape, used)
-    prices = _prices(s, acc, used, warnings)
+    estimated: list[str] = []
+    prices = _prices(s, acc, used, warnings, estimated)
     failure_rate = _pick(s.failure_rate_per_gpu_hour, "failure_rate_per_gpu_hour", used) + prices.pop("extra_failures")
     write_h = _pick(s.checkpoint_write_minutes, "checkpoint_write_minutes", used) / 60.0
     restart_h = _pick(s.restart_minutes, "restart_minutes", used) / 60.0
@@ -253,6 +319,21 @@ def resolve(s: Scenario) -> Resolved:
         _pick(s.usd_to_cny, "usd_to_cny", used)
         if s.usd_to_cny is not None:
             used.append(Assumption("usd_to_cny", s.usd_to_cny, "CNY/USD", "set in the scenario"))
+    region = _region(s, prices["owned"], used, warnings)
+    region_price = region.pop("_region_price")
+    estimated += region.pop("_estimated")
+    if s.architecture == "moe" and s.active_params is None and (s.experts is None or s.top_k is None):
+        if s.active_fraction is None:
+            used.append(_assumption("moe_active_fraction"))
+        used.append(Assumption("active parameters (MoE)", s.active_params_effective, "1",
+                               f"params x active fraction {s.active_fraction_effective:.4g}"))
+    loaded = s.team_loaded_usd_per_year or 0.0
+    if s.team_headcount > 0 and s.team_loaded_usd_per_year is None:
+        loaded = _pick(None, "team_loaded_usd_per_year", used)
+        country = catalog.region(s.region).country
+        if country != "United States":
+            warnings.append(f"People cost uses a US loaded cost per person ({loaded:,.0f} USD a year); type the "
+                            f"cost for {country}.")
     flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0
     inputs = dict(
         params=s.params,
@@ -275,13 +356,32 @@ def resolve(s: Scenario) -> Resolved:
         tensor_parallel=tensor_parallel,
         memory_gb=acc.memory_gb,
         **_power(s, acc, used, warnings),
-        **_region(s, prices["owned"], used, warnings),
+        **region,
         **prices,
         data_usd=data_usd,
-        team_usd_per_month=s.team_headcount * s.team_loaded_usd_per_year / 12.0,
+        team_usd_per_month=s.team_headcount * loaded / 12.0,
         project_months=_nan(s.project_months),
         checkpoints_kept=s.checkpoints_kept,
         storage_usd_per_gb_month=storage,
         experiments_multiplier=s.experiments_multiplier,
     )
-    return Resolved(inputs, used, warnings, mfu, shape, parts)
+    in_rate = {} if prices["owned"] else _in_rate(s, acc, region_price)
+    return Resolved(inputs, used, warnings, mfu, shape, parts, estimated=estimated, in_rate=in_rate)
+
+
+def _in_rate(s: Scenario, acc, electricity_usd_per_kwh: float) -> dict:
+    """What one cloud GPU-hour pays for, per GPU-hour [USD]: ``hardware`` and ``energy`` (owner's costs).
+
+    Hardware is what owning the same accelerator would cost per hour
+    (purchase, server overhead and network, straight-line over the
+    depreciation years at full use); energy is the electricity at the region's
+    price. The rest of the rate is the provider's margin and everything else
+    (computed by :func:`~explorer.model.estimate`). NaN where a price is unknown.
+    """
+    purchase = acc.purchase_usd
+    if purchase is None:
+        peer = price_peer(acc, "purchase_usd")
+        purchase = peer.purchase_usd * _ref_peak(acc) / _ref_peak(peer) if peer else math.nan
+    overhead = 1.0 if acc.purchase_basis == "system" else default("server_overhead")
+    a, h = F.owned_hourly_usd(purchase, overhead, default("network_fraction"), default("depreciation_years"))
+    return {"hardware": float(a + h), "electricity_usd_per_kwh": electricity_usd_per_kwh}

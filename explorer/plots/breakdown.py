@@ -101,6 +101,9 @@ class BreakdownPlot(_Plot):
         self.bars = self.ax.barh(y, np.zeros(len(y)), color=[DIMENSION_COLORS[d] for d in COST_DIMENSIONS],
                                  height=0.62)
         self.value_texts = [self.ax.text(0, yi, "", va="center", ha="left", fontsize=10) for yi in y]
+        # what a cloud rate pays for (hatched, inside compute, not added): energy and hardware rows
+        self.rate_bars = self.ax.barh(y, np.zeros(len(y)), height=0.62, fill=False, hatch="///",
+                                      edgecolor=[DIMENSION_COLORS[d] for d in COST_DIMENSIONS], linewidth=0.8)
         self.ax.set_yticks(y)
         self.ax.set_xlim(0, 1.38)
         self.ax.xaxis.set_visible(False)
@@ -111,7 +114,7 @@ class BreakdownPlot(_Plot):
         self.set_language(language)
 
     def _moving_artists(self) -> list:
-        return [*self.bars, *self.value_texts]
+        return [*self.bars, *self.rate_bars, *self.value_texts]
 
     def set_language(self, language: str) -> None:
         """Relabel axes and title in ``language``."""
@@ -119,26 +122,61 @@ class BreakdownPlot(_Plot):
             return
         self.language = language
         kw, lang = text_kwargs(language)
+        for text in self.value_texts:  # emptied: the next update writes them in the new language
+            text.set_text("")
+            text.set_fontfamily(kw.get("fontfamily", ["DejaVu Sans"]))
         self.ax.set_yticklabels([label(f"dim_{d}", lang) for d in COST_DIMENSIONS], **kw)
         self.ax.set_title(label("chart_breakdown_title", lang), loc="left", fontsize=11, fontweight="bold", **kw)
 
-    def update(self, estimate: Estimate, *, draw: bool = True) -> None:
+    def update(self, estimate: Estimate, *, draw: bool = True, scope: str = "project",
+               language: str | None = None) -> None:
         """Show ``estimate``'s costs in its currency, moving the existing bars.
 
-        ``draw=False`` leaves rendering to the caller (no ``draw_idle``).
+        Parameters
+        ----------
+        estimate : Estimate
+            The result to show.
+        draw : bool
+            False leaves rendering to the caller (no ``draw_idle``).
+        scope : {"project", "run"}
+            The whole project, or the final run only (data and people at 0,
+            hidden costs = failure losses only).
+        language : str, optional
+            Relabel in this language first.
+
+        Under cloud pricing, hatched bars on the energy and hardware rows show
+        the parts of the compute rate that pay for them (``Estimate.in_rate_usd``),
+        marked "in the rate"; they are inside compute and not added to the total.
         """
+        if language is not None:
+            self.set_language(language)
+        lang = self.language or "en"
+        fx = estimate.usd_to_currency
         cost = estimate.cost()
+        if scope == "run":
+            cost.update(data=0.0, people=0.0, hidden=estimate.details_usd["restart_loss"] * fx)
         currency = estimate.scenario.currency
         values = [_finite(cost[d]) for d in COST_DIMENSIONS]
+        in_rate = {d: _finite(estimate.in_rate_usd.get(d, 0.0)) * fx for d in ("energy", "hardware")}
         total = sum(values)
-        self.scale = max(max(values), 1e-9)
-        for bar, text, d, v in zip(self.bars, self.value_texts, COST_DIMENSIONS, values):
+        self.scale = max(max(values), *in_rate.values(), 1e-9)
+        for bar, rate_bar, text, d, v in zip(self.bars, self.rate_bars, self.value_texts, COST_DIMENSIONS, values):
             length = v / self.scale
             bar.set_width(length)
+            inside = in_rate.get(d, 0.0)
+            rate_bar.set_width(inside / self.scale)
             raw = cost[d]
             share = f"  ({v / total:.0%})" if total > 0 and v > 0 else ""
-            text.set_text(label("unit_unknown", self.language) if not math.isfinite(raw) else money(raw, currency) + share)
-            text.set_x(length + 0.012)
+            if not math.isfinite(raw):
+                words = label("unit_unknown", lang)
+            elif scope == "run" and d in ("data", "people"):
+                words = label("not_in_run", lang)
+            elif inside > 0 and v == 0:
+                words = f"{money(inside, currency)} {label('in_rate', lang)}"
+            else:
+                words = money(raw, currency) + share
+            text.set_text(words)
+            text.set_x(max(length, inside / self.scale) + 0.012)
         if draw:
             self.figure.canvas.draw_idle()
 
@@ -182,6 +220,9 @@ class WaterfallPlot(_Plot):
         self.language = language
         kw, lang = text_kwargs(language)
         names = [label("baseline", lang)] + [label(f"dim_{d}", lang) for d in COST_DIMENSIONS] + [label("current", lang)]
+        for text in self.texts:  # emptied: the next update writes them in the new language
+            text.set_text("")
+            text.set_fontfamily(kw.get("fontfamily", ["DejaVu Sans"]))
         self.ax.set_xticklabels(names, rotation=20, ha="right", fontsize=9.5, **kw)
         self.ax.set_title(label("chart_waterfall_title", lang), loc="left", fontsize=11, fontweight="bold", **kw)
 

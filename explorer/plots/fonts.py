@@ -17,9 +17,46 @@ _CJK_CANDIDATES = ("Noto Sans CJK SC", "Noto Sans CJK TC", "Noto Sans CJK JP", "
                    "PingFang SC", "Heiti SC", "Noto Serif CJK SC")
 
 
+#: Where CJK fonts are installed on common systems, searched when matplotlib's font cache lacks one
+#: (the cache is built once and misses fonts installed after it).
+CJK_FONT_GLOBS = (
+    "/usr/share/fonts/opentype/noto/NotoSansCJK*.ttc", "/usr/share/fonts/**/NotoSansCJK*.tt[cf]",
+    "/usr/share/fonts/**/NotoSansCJK*.otf", "/usr/share/fonts/**/SourceHanSans*.tt[cf]",
+    "/usr/share/fonts/**/SourceHanSans*.otf", "/usr/share/fonts/**/wqy-*.ttc", "/usr/local/share/fonts/**/*CJK*",
+    "~/.local/share/fonts/**/*CJK*", "~/.fonts/**/*CJK*", "/System/Library/Fonts/PingFang.ttc",
+    "/System/Library/Fonts/STHeiti*.ttc", "C:/Windows/Fonts/msyh.tt[cf]", "C:/Windows/Fonts/simhei.ttf",
+)
+
+
+def _add_cjk_font_by_path() -> None:
+    """Register with matplotlib the first CJK font file found on disk (see :data:`CJK_FONT_GLOBS`)."""
+    import glob
+    import os
+
+    for pattern in CJK_FONT_GLOBS:
+        for path in sorted(glob.glob(os.path.expanduser(pattern), recursive=True)):
+            try:
+                font_manager.fontManager.addfont(path)
+                return
+            except Exception:  # an unreadable file: try the next one
+                continue
+
+
 @functools.cache
 def cjk_font() -> str | None:
-    """Name of an installed font that draws Chinese (tested on 成本), or None."""
+    """Name of a font that draws Chinese (tested on 成本), or None.
+
+    Looks in matplotlib's font list first; when that has none (a cache built
+    before the font was installed), registers a CJK font file found by path.
+    """
+    name = _find_cjk_font()
+    if name is None:
+        _add_cjk_font_by_path()
+        name = _find_cjk_font()
+    return name
+
+
+def _find_cjk_font() -> str | None:
     from matplotlib.ft2font import FT2Font
 
     by_name: dict[str, str] = {}

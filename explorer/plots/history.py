@@ -19,7 +19,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator
 
 from explorer import history
 from explorer.plots.blit import Blitter
@@ -78,6 +78,10 @@ class HistoryHandles:
     language: str
     point_labels: list = field(default_factory=list)
     blitter: object = None
+    crossing_labels: list = field(default_factory=list)
+    currency: str = "USD"
+    fx: float = 1.0
+    ylabel_usd: str = ""
 
 
 
@@ -259,6 +263,7 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     ax.plot(grid[~split], fit.predict_cost_usd(grid[~split]), color=TREND_COLOR, lw=2, ls="--", zorder=2)
 
     # threshold lines and crossings
+    crossing_labels = []
     for c in crossings:
         ax.axhline(c.cost_usd, color="0.6", lw=0.8, ls=":", zorder=0)
         if not math.isfinite(c.year):
@@ -266,9 +271,9 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
         xerr = [[c.year - c.lo], [max(c.hi, c.year) - c.year]] if math.isfinite(c.hi) else None
         ax.errorbar([c.year], [c.cost_usd], xerr=xerr, fmt="D", color="black", ms=7, capsize=4,
                     lw=1.4, zorder=5)
-        ax.annotate(f"{money(c.cost_usd)}: {c.year:.0f}", (c.year, c.cost_usd), xytext=(0, 9),
-                    textcoords="offset points", ha="center", va="bottom", fontsize=10,
-                    fontweight="bold", zorder=6)
+        crossing_labels.append((c, ax.annotate(f"{money(c.cost_usd)}: {c.year:.0f}", (c.year, c.cost_usd),
+                                               xytext=(0, 9), textcoords="offset points", ha="center",
+                                               va="bottom", fontsize=10, fontweight="bold", zorder=6)))
 
     # points: shape per method, filled if used in the fit
     for method in history.METHODS:
@@ -338,8 +343,47 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
                            all_xy=data[["year", "cost_usd_target"]].to_numpy(float), column_from_x=COLUMN_FROM_YEAR)
 
     fig.history_handles = HistoryHandles(ax=ax, fit=fit, scenario_marker=marker, scenario_label=ann,
-                                         language=language, point_labels=labels)
+                                         language=language, point_labels=labels, crossing_labels=crossing_labels,
+                                         ylabel_usd=ax.get_ylabel())
     return fig
+
+
+def set_history_currency(fig: Figure, currency: str, usd_to_currency: float = 1.0) -> None:
+    """Show the cost axis, its labels and the marker of ``fig`` in ``currency``, in place.
+
+    The data stay in USD; the ticks sit at round amounts of ``currency``
+    (``usd_to_currency`` units per USD) and the axis title names the rate.
+    The next render is a full draw.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure built by :func:`history_figure`.
+    currency : {"USD", "CNY"}
+        Currency to show.
+    usd_to_currency : float
+        Units of ``currency`` per USD [currency/USD].
+    """
+    h = fig.history_handles
+    fx = 1.0 if currency == "USD" else float(usd_to_currency)
+    if (h.currency, h.fx) == (currency, fx):
+        return
+    h.currency, h.fx = currency, fx
+    ax = h.ax
+    if currency == "USD":
+        ax.yaxis.set_major_locator(LogLocator(base=10))
+        ax.yaxis.set_major_formatter(FuncFormatter(_usd_axis))
+        ax.set_ylabel(h.ylabel_usd)
+    else:
+        ax.yaxis.set_major_locator(FixedLocator([10.0 ** k / fx for k in range(0, 16)]))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos=None: _usd_axis(y * fx).replace("$", "¥")))
+        zh = h.language == "zh"
+        ax.set_ylabel(h.ylabel_usd.replace(" 美元", f" 美元折合人民币，{fx:.4g} 元/美元") if zh else
+                      h.ylabel_usd.replace(" USD,", f" USD in CNY at {fx:.4g} CNY/USD,"))
+    for c, text in h.crossing_labels:
+        text.set_text(f"{money(c.cost_usd * fx, currency)}: {c.year:.0f}")
+    if h.blitter is not None:
+        h.blitter.background = None  # the axis changed: the next render is a full draw
 
 
 def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label: str = "your run", *,
@@ -376,7 +420,7 @@ def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label:
         h.scenario_marker.set_data([t], [cost])
         h.scenario_marker.set_visible(True)
         h.scenario_label.xy = (t, cost)
-        h.scenario_label.set_text(f"{label}: {money(cost)}")
+        h.scenario_label.set_text(f"{label}: {money(cost * h.fx, h.currency)}")
         h.scenario_label.set_visible(True)
         ax = h.ax
         y0, y1 = ax.get_ylim()

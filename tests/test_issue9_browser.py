@@ -1,0 +1,136 @@
+"""Issue 9 in a real browser: MoE sequences, the V100 switch, narrow screens, and the session-ended notice."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from tests.conftest import ARTIFACTS, Server
+
+pytestmark = [pytest.mark.server, pytest.mark.browser]
+
+
+def _open(chromium, url, width=1400, height=1000):
+    page = chromium.new_page(viewport={"width": width, "height": height})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("http://127.0.0.1")
+               else route.abort())
+    page.goto(url, timeout=120_000)
+    page.wait_for_selector(".explorer-summary p", timeout=120_000)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.jupyter-matplotlib-figure canvas')]
+                 .some(c => c.offsetParent !== null && c.width > 0)""", timeout=60_000)
+    page.wait_for_timeout(500)
+    return page, errors
+
+
+def _summary(page) -> str:
+    return page.locator(".explorer-summary").inner_text()
+
+
+def _total(page) -> str:
+    return page.locator(".explorer-kpi.total .v").inner_text()
+
+
+def _wait_change(page, before: str):
+    page.wait_for_function("s => document.querySelector('.explorer-summary').innerText !== s", arg=before,
+                           timeout=60_000)
+    page.wait_for_timeout(300)
+
+
+def _type(page, control: str, text: str):
+    box = page.locator(f".explorer-control-{control} input[type=number]").first
+    box.fill(text)
+    box.press("Enter")
+
+
+def test_browser_moe_sequences_and_v100_switch(voila_url, chromium):
+    page, errors = _open(chromium, voila_url)
+    dense = _total(page)
+    before = _summary(page)
+    page.get_by_text("Mixture-of-Experts", exact=True).click()
+    _wait_change(page, before)
+    moe = _total(page)
+    assert float(moe.strip("$k")) < float(dense.strip("$k")) / 3  # 7B MoE is cheaper, not dearer
+
+    # after the 405B preset, type 7B and choose MoE: accepted, no message
+    before = _summary(page)
+    page.locator(".explorer-control-preset select").select_option(label="Llama 3.1 405B (2024)")
+    _wait_change(page, before)
+    page.get_by_text("Dense", exact=True).click()
+    page.wait_for_timeout(1500)
+    before = _summary(page)
+    _type(page, "params", "7000000000")
+    _wait_change(page, before)
+    before = _summary(page)
+    page.get_by_text("Mixture-of-Experts", exact=True).click()
+    _wait_change(page, before)
+    assert page.locator(".explorer-banner").count() == 0 or not page.locator(".explorer-banner").inner_text()
+    assert "7B parameters" in _summary(page)
+
+    # V100 from BF16: FP16 is chosen, said beside the control, and the results use it
+    page.get_by_text("Hardware", exact=True).click()
+    before = _summary(page)
+    page.locator(".explorer-control-gpu select").select_option(label="NVIDIA V100 SXM2 32GB")
+    _wait_change(page, before)
+    assert "V100" in _summary(page) and "FP16" in _summary(page)
+    assert page.locator(".explorer-control-precision select option:checked").inner_text() == "FP16"
+    assert "FP16" in page.locator(".explorer-control-precision .explorer-note").inner_text()
+    assert errors == [], errors
+    page.close()
+
+
+@pytest.mark.parametrize("width", [390, 768])
+def test_browser_narrow_screens(voila_url, chromium, width):
+    page, errors = _open(chromium, voila_url, width=width, height=900)
+    overflow = page.evaluate("() => [document.documentElement.scrollWidth, document.body.scrollWidth]")
+    assert max(overflow) <= width, overflow
+    for selector in (".explorer-kpi.total", ".explorer-summary", ".jupyter-matplotlib-canvas-div canvas"):
+        box = page.locator(selector).first.bounding_box()
+        assert box is not None and box["width"] > 0, selector
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (selector, box)
+    canvas = page.locator(".jupyter-matplotlib-canvas-div canvas").first.bounding_box()
+    assert canvas["height"] > 80  # scaled with its container, not collapsed
+    # no element of the app sticks out sideways
+    wide = page.evaluate(f"""() => [...document.querySelectorAll('.explorer-app *')]
+        .filter(e => e.offsetParent !== null && e.getBoundingClientRect().right > {width} + 1)
+        .map(e => e.className).slice(0, 5)""")
+    assert wide == [], wide
+    page.screenshot(path=str(ARTIFACTS / f"narrow-{width}.png"))
+    assert errors == [], errors
+    page.close()
+
+
+def test_browser_session_ended_notice(chromium):
+    from tests.clients import children
+
+    srv = Server("cull", "--MappingKernelManager.cull_idle_timeout=3", "--MappingKernelManager.cull_interval=1",
+                 pool_size=0)
+    try:
+        page, _ = _open(chromium, srv.url)
+        notice = page.locator(".explorer-session-ended")
+        page.wait_for_timeout(6000)  # heartbeats are answered: no notice while the kernel lives
+        assert not notice.is_visible()
+        for pid in children(srv.proc.pid):
+            os.kill(pid, signal.SIGKILL)
+        notice.wait_for(state="visible", timeout=40_000)
+        text = notice.inner_text()
+        assert "session has ended" in text and "会话已结束" in text
+        assert "Reload" in text and "重新加载" in text
+        page.screenshot(path=str(ARTIFACTS / "session-ended.png"))
+        page.close()
+    finally:
+        srv.stop()
+
+
+def test_browser_share_link_is_absolute(voila_url, chromium):
+    page, errors = _open(chromium, voila_url + "?params=13000000000")
+    page.get_by_text("Share and export", exact=True).click()
+    url = page.locator(".explorer-share-url").input_value()
+    assert url.startswith(voila_url) and "params=13000000000" in url
+    assert errors == [], errors
+    page.close()
