@@ -9,6 +9,10 @@ True
 from explorer.errors import ScenarioError
 from explorer.model import COST_DIMENSIONS, Estimate, estimate
 from explorer.scenario import Scenario
+from explorer.analysis import (Attribution, BudgetStatus, Simulation, attribute, budget_status, compare,
+                               recipe_verdicts, savings_recipe, sensitivity, simulate)
 
-__all__ = ["Scenario", "Estimate", "estimate", "ScenarioError", "COST_DIMENSIONS"]
+__all__ = ["Scenario", "Estimate", "estimate", "ScenarioError", "COST_DIMENSIONS",
+           "compare", "attribute", "Attribution", "sensitivity", "simulate", "Simulation", "budget_status",
+           "BudgetStatus", "savings_recipe", "recipe_verdicts"]
 __version__ = "0.1.0"
