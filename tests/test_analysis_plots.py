@@ -60,4 +60,4 @@ def test_no_pyplot():
     import explorer.plots.analysis as module
 
     source = open(module.__file__, encoding="utf-8").read()
-    assert "pyplot" not in source
+    assert "matplotlib.pyplot" not in source and "import pyplot" not in source
