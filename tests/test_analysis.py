@@ -282,3 +282,16 @@ def test_recipe_verdicts_by_hand_fp8():
     assert df.loc["region_west", "verdict"].startswith("not testable")  # cloud: power is in the rate
     assert set(df["verdict"]) <= {"as claimed", "smaller than claimed", "larger than claimed", "not applied",
                                   "unknown", "not testable (energy is in the cloud rate)"}
+
+
+def test_shapley_sums_over_every_pair_of_presets():
+    from itertools import combinations
+
+    from explorer.presets import presets
+
+    scenarios = [p.scenario for p in presets().values()]
+    for b, t in combinations(scenarios, 2):
+        a = attribute(b, t)
+        change = estimate(t).total_usd - estimate(b).total_usd
+        assert a.change_usd == pytest.approx(change, rel=1e-9)
+        assert sum(a.parts_usd.values()) == pytest.approx(change, rel=1e-9, abs=1e-6)
