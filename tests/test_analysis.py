@@ -7,10 +7,7 @@ fixed rate, one tiny attention layer, no data, team or storage.
 
 from __future__ import annotations
 
-import json
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd

@@ -24,9 +24,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from explorer.analysis import LEVERS, OTHER, Attribution, Simulation
+from explorer.analysis import LEVERS, Attribution, Simulation
 from explorer.model import COST_DIMENSIONS
-from explorer.plots.breakdown import DIMENSION_COLORS, _Plot
+from explorer.plots.breakdown import _Plot
 from explorer.plots.fonts import text_kwargs
 from explorer.text import label, money
 
