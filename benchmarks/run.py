@@ -130,6 +130,16 @@ def bench_sweep(repeats: int) -> dict[str, float]:
     return {"sweep_1e6_s": median_time(one, repeats)}
 
 
+@register("simulate")
+def bench_simulate(repeats: int) -> dict[str, float]:
+    """``explorer.simulate`` with 100,000 Monte Carlo draws (issue 10: under 0.5 s)."""
+    from explorer import Scenario, simulate
+
+    scenario = Scenario(params=70e9, tokens=2e12, gpu="h100-sxm", gpus=2048, pricing="spot",
+                        experiments_multiplier=2.0)
+    return {"simulate_1e5_s": median_time(lambda: simulate(scenario, n=100_000, seed=0), repeats)}
+
+
 # ---------------------------------------------------------------- driver
 def _load_plugins() -> None:
     here = Path(__file__).resolve().parent

@@ -10,5 +10,23 @@ from explorer.errors import ScenarioError
 from explorer.model import COST_DIMENSIONS, Estimate, estimate
 from explorer.scenario import Scenario
 
-__all__ = ["Scenario", "Estimate", "estimate", "ScenarioError", "COST_DIMENSIONS"]
+__all__ = ["Scenario", "Estimate", "estimate", "ScenarioError", "COST_DIMENSIONS",
+           "compare", "attribute", "Attribution", "sensitivity", "simulate", "Simulation", "budget_status",
+           "BudgetStatus", "savings_recipe", "recipe_verdicts"]
 __version__ = "0.1.0"
+
+#: Names served lazily from :mod:`explorer.analysis` (it imports pandas; the model must not need it).
+_ANALYSIS = ("compare", "attribute", "Attribution", "sensitivity", "simulate", "Simulation", "budget_status",
+             "BudgetStatus", "savings_recipe", "recipe_verdicts")
+
+
+def __getattr__(name: str):
+    if name in _ANALYSIS:
+        from explorer import analysis
+
+        return getattr(analysis, name)
+    raise AttributeError(f"module 'explorer' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_ANALYSIS])

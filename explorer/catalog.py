@@ -87,6 +87,9 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
     "messages.csv": {"id": "pattern", "source": (), "types": {}},
     "history.csv": {"id": "id", "source": ("source",), "types": {"cost_usd": "float!"}},
     "article_claims.csv": {"id": "id", "source": ("source",), "types": {"year": "int", "claimed_usd": "float"}},
+    "uncertainty.csv": {"id": "id", "source": ("source",), "types": {"low": "float!", "high": "float!"}},
+    "recipe_claims.csv": {"id": "id", "source": ("source",), "types": {"low": "float", "high": "float"}},
+    "recipe_steps.csv": {"id": "id", "source": ("source",), "types": {"value": "float!"}},
 })
 
 

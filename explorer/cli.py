@@ -1,4 +1,4 @@
-"""Command line: ``python -m explorer estimate | catalog | history``.
+"""Command line: ``python -m explorer estimate | compare | attribute | simulate | catalog | history``.
 
 Bad input prints one line naming the field, the value and what is allowed,
 and exits with code 2; never a traceback.
@@ -7,6 +7,7 @@ and exits with code 2; never a traceback.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -58,35 +59,63 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
+def _scenario_options(p: argparse.ArgumentParser) -> None:
+    """The options that set scenario fields (shared by estimate, compare, attribute, simulate)."""
+    p.add_argument("--params", type=_number, help="total parameters, e.g. 70e9")
+    p.add_argument("--active-params", type=_number, help="active parameters per token (MoE)")
+    p.add_argument("--experts", type=_number, help="experts per MoE layer")
+    p.add_argument("--top-k", type=_number, help="experts active per token")
+    p.add_argument("--architecture", choices=ARCHITECTURES)
+    p.add_argument("--tokens", type=_number, help="training tokens, e.g. 2e12")
+    p.add_argument("--seq-len", type=_number, help="training sequence length in tokens (default: defaults.csv)")
+    p.add_argument("--layers", type=_number, help="transformer layers (with --d-model; default: from --params)")
+    p.add_argument("--d-model", type=_number, help="model width (with --layers; default: from --params)")
+    p.add_argument("--recompute", choices=RECOMPUTE_MODES, help="activation recomputation (default: selective)")
+    p.add_argument("--training-kind", choices=TRAINING_KINDS)
+    p.add_argument("--gpu", help="accelerator id (python -m explorer catalog gpus)")
+    p.add_argument("--precision", choices=catalog.PRECISIONS)
+    count = p.add_mutually_exclusive_group()
+    count.add_argument("--gpus", type=_number, help="number of accelerators")
+    count.add_argument("--days", type=_number, help="deadline in days (solves the GPU count)")
+    p.add_argument("--mfu", type=_number, help="model FLOPs utilization, 0-1 (default: catalog)")
+    p.add_argument("--pricing", choices=PRICING_MODES)
+    p.add_argument("--region", help="region id (python -m explorer catalog regions)")
+    p.add_argument("--currency", choices=CURRENCIES)
+    p.add_argument("--usd-to-cny", type=_number, help="exchange rate for --currency CNY")
+    p.add_argument("--experiments", type=_number, help="total development compute / final run (>= 1)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m explorer", description="LLM training-cost explorer.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     est = sub.add_parser("estimate", help="estimate the cost of one training run")
     est.add_argument("--scenario", metavar="FILE", help="scenario JSON file; options below override its fields")
-    est.add_argument("--params", type=_number, help="total parameters, e.g. 70e9")
-    est.add_argument("--active-params", type=_number, help="active parameters per token (MoE)")
-    est.add_argument("--experts", type=_number, help="experts per MoE layer")
-    est.add_argument("--top-k", type=_number, help="experts active per token")
-    est.add_argument("--architecture", choices=ARCHITECTURES)
-    est.add_argument("--tokens", type=_number, help="training tokens, e.g. 2e12")
-    est.add_argument("--seq-len", type=_number, help="training sequence length in tokens (default: defaults.csv)")
-    est.add_argument("--layers", type=_number, help="transformer layers (with --d-model; default: from --params)")
-    est.add_argument("--d-model", type=_number, help="model width (with --layers; default: from --params)")
-    est.add_argument("--recompute", choices=RECOMPUTE_MODES, help="activation recomputation (default: selective)")
-    est.add_argument("--training-kind", choices=TRAINING_KINDS)
-    est.add_argument("--gpu", help="accelerator id (python -m explorer catalog gpus)")
-    est.add_argument("--precision", choices=catalog.PRECISIONS)
-    count = est.add_mutually_exclusive_group()
-    count.add_argument("--gpus", type=_number, help="number of accelerators")
-    count.add_argument("--days", type=_number, help="deadline in days (solves the GPU count)")
-    est.add_argument("--mfu", type=_number, help="model FLOPs utilization, 0-1 (default: catalog)")
-    est.add_argument("--pricing", choices=PRICING_MODES)
-    est.add_argument("--region", help="region id (python -m explorer catalog regions)")
-    est.add_argument("--currency", choices=CURRENCIES)
-    est.add_argument("--usd-to-cny", type=_number, help="exchange rate for --currency CNY")
-    est.add_argument("--experiments", type=_number, help="total development compute / final run (>= 1)")
+    _scenario_options(est)
     est.add_argument("--json", action="store_true", help="print one JSON object")
+
+    cmp_ = sub.add_parser("compare", help="compare scenarios side by side (one row each)")
+    cmp_.add_argument("--scenario", metavar="FILE", action="append",
+                      help="scenario JSON file, repeatable (one row each); options below override every row")
+    cmp_.add_argument("--name", action="append", help="row name, repeatable (default A, B, C...)")
+    _scenario_options(cmp_)
+    cmp_.add_argument("--json", action="store_true", help="print one JSON object keyed by row name")
+
+    att = sub.add_parser("attribute", help="split a cost change among levers (exact Shapley values)")
+    att.add_argument("--scenario", metavar="FILE", help="baseline scenario JSON file (default: the defaults)")
+    att.add_argument("--target", metavar="FILE",
+                     help="target scenario JSON file (default: the baseline); options below change the target")
+    _scenario_options(att)
+    att.add_argument("--json", action="store_true", help="print one JSON object")
+
+    sim = sub.add_parser("simulate", help="Monte Carlo of the cost over the uncertain inputs (P5/P50/P95)")
+    sim.add_argument("--scenario", metavar="FILE", help="scenario JSON file; options below override its fields")
+    _scenario_options(sim)
+    sim.add_argument("--n", type=int, default=10_000, help="number of draws (default 10000)")
+    sim.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    sim.add_argument("--budget", type=_number, help="budget in USD: adds the budget status")
+    sim.add_argument("--gpu-cap", type=_number, help="most GPUs available, for the budget's deadline check")
+    sim.add_argument("--json", action="store_true", help="print one JSON object")
 
     cat = sub.add_parser("catalog", help="list a catalog")
     cat.add_argument("which", choices=("gpus", "regions", "defaults"))
@@ -98,17 +127,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _scenario_from_args(args: argparse.Namespace) -> Scenario:
-    data: dict = {}
-    if args.scenario:
-        try:
-            with open(args.scenario, encoding="utf-8") as fh:
-                text = fh.read(MAX_JSON_CHARS + 1)  # from_json refuses anything longer
-        except OSError as exc:
-            raise ScenarioError("scenario", args.scenario, f"a readable JSON file ({exc.strerror})") from None
-        except UnicodeDecodeError:
-            raise ScenarioError("scenario", args.scenario, "a UTF-8 JSON file") from None
-        data = Scenario.from_json(text).to_dict()
+def _read_scenario(path: str, option: str = "scenario") -> dict:
+    """Fields of the scenario in JSON file ``path`` (validated)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read(MAX_JSON_CHARS + 1)  # from_json refuses anything longer
+    except OSError as exc:
+        raise ScenarioError(option, path, f"a readable JSON file ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ScenarioError(option, path, "a UTF-8 JSON file") from None
+    return Scenario.from_json(text).to_dict()
+
+
+def _scenario_from_args(args: argparse.Namespace, data: dict | None = None) -> Scenario:
+    """The scenario of ``--scenario FILE`` (or ``data``) with the options on top."""
+    if data is None:
+        data = _read_scenario(args.scenario) if args.scenario else {}
+    data = dict(data)
     for option, name in _OPTION_FIELDS.items():
         value = getattr(args, option)
         if value is not None:
@@ -217,6 +252,57 @@ def _catalog_table(which: str, as_json: bool) -> str:
     return "\n".join([header] + body)
 
 
+def _dumps(value) -> str:
+    from explorer.model.estimating import _json_safe
+
+    return json.dumps(_json_safe(value), indent=1, allow_nan=False, ensure_ascii=False)
+
+
+def _analysis_command(args: argparse.Namespace) -> str:
+    """Output of ``compare``, ``attribute`` or ``simulate``."""
+    from explorer import analysis
+
+    if args.command == "compare":
+        files = args.scenario or []
+        scenarios = [_scenario_from_args(args, _read_scenario(f)) for f in files] or [_scenario_from_args(args, {})]
+        df = analysis.compare(scenarios, names=args.name)
+        if args.json:
+            return _dumps({name: {k: float(v) for k, v in row.items()} for name, row in df.iterrows()})
+        return df.T.to_string(float_format=lambda x: _fmt(x))
+    if args.command == "attribute":
+        base = _read_scenario(args.scenario) if args.scenario else {}
+        baseline = Scenario.from_dict(base)
+        target = _scenario_from_args(args, _read_scenario(args.target, "target") if args.target else base)
+        a = analysis.attribute(baseline, target)
+        if args.json:
+            return _dumps({"baseline_usd": a.baseline_usd, "target_usd": a.target_usd, "change_usd": a.change_usd,
+                           "parts_usd": a.parts_usd})
+        lines = [f"baseline {_fmt(a.baseline_usd)} USD -> target {_fmt(a.target_usd)} USD "
+                 f"(change {a.change_usd:+,.0f} USD)", ""]
+        lines += [f"  {k:<14} {v:>+16,.0f}" for k, v in a.parts_usd.items() if v != 0.0]
+        return "\n".join(lines)
+    s = _scenario_from_args(args)
+    sim = analysis.simulate(s, n=args.n, seed=args.seed)
+    out = {"point_usd": sim.point_usd, "n": sim.n, "seed": sim.seed,
+           "percentiles": {p: {k: float(v) for k, v in row.items()} for p, row in sim.percentiles.iterrows()}}
+    if args.budget is not None:
+        b = analysis.budget_status(s, args.budget, simulation=sim, gpu_cap=args.gpu_cap)
+        out["budget"] = dataclasses.asdict(b)
+    if args.json:
+        return _dumps(out)
+    lo, hi = sim.interval_usd
+    lines = [f"total {_fmt(sim.point_usd)} USD (point); 90% range {_fmt(lo)} - {_fmt(hi)} USD "
+             f"({sim.n:,} draws, seed {sim.seed})", "", sim.percentiles.T.to_string(float_format=lambda x: _fmt(x))]
+    if "budget" in out:
+        b = out["budget"]
+        lines += ["", f"budget {_fmt(b['budget_usd'])} USD: {b['status']} (x{b['ratio']:.2f}), "
+                      f"P(over) = {b['probability_over']:.1%}"]
+        if b["deadline_feasible"] is not None:
+            lines.append(f"deadline {'feasible' if b['deadline_feasible'] else 'not feasible'} "
+                         f"with {b['gpus_needed']:,} GPUs")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for bad input)."""
     args = _parser().parse_args(argv)
@@ -224,6 +310,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "estimate":
             result = estimate(_scenario_from_args(args))
             print(json.dumps(result.to_dict(), indent=1, allow_nan=False) if args.json else format_estimate(result))
+        elif args.command in ("compare", "attribute", "simulate"):
+            print(_analysis_command(args))
         elif args.command == "catalog":
             print(_catalog_table(args.which, args.json))
         else:
