@@ -980,14 +980,14 @@ claims["verdict"].value_counts()
 COLORS = {HOLDS: "#1a7f37", CONDITIONAL: "#9a6700", FAILS: "#cf222e"}
 
 def fmt(x):
-    return f"{x:,.0f}" if abs(x) >= 1e4 else f"{x:.3g}"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 
 rows = "".join(
-    f"<tr><td>{html.escape(r.id)}</td><td>{html.escape(r.claim_en)}<br><span lang='zh'>{html.escape(r.claim_zh)}</span></td>"
+    f"<tr style='text-align:left'><td>{html.escape(r.id)}</td><td>{html.escape(r.claim_en)}<br><span lang='zh'>{html.escape(r.claim_zh)}</span></td>"
     f"<td>{fmt(r.number)}<br><small>{html.escape(r.unit)}</small></td>"
     f"<td style='color:{COLORS[r.verdict]}'><b>{html.escape(r.verdict)}</b></td></tr>"
     for r in claims.itertuples())
-display(HTML("<table><tr><th>id</th><th>claim · 论断</th><th>number · 数值</th><th>verdict · 结论</th></tr>"
+display(HTML("<table style='text-align:left'><tr><th>id</th><th>claim · 论断</th><th>number · 数值</th><th>verdict · 结论</th></tr>"
              + rows + "</table>"))
 '''),
     md("## Why: pick a claim · 原因：选择一个论断", ""),
