@@ -128,8 +128,9 @@ def test_claims_notebook_renders(chromium, workshop_url):
 def test_reveal_shows_the_answer(chromium, workshop_url):
     page, errors, _ = _render(chromium, workshop_url + f"voila/render/lessons/en/{STEMS[0]}.ipynb",
                               wait_widgets=True)
-    title = page.get_by_text("Show the answer").first
-    title.click()
-    page.get_by_text("1.003 times the reported figure").wait_for(state="visible", timeout=10_000)
+    answer = page.get_by_text("1.003 times the reported figure")
+    assert not answer.is_visible(), "the answer shows before the student opens it"
+    page.get_by_text("Show the answer").first.click()
+    answer.wait_for(state="visible", timeout=10_000)
     page.close()
     assert not errors, errors

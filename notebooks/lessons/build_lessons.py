@@ -121,8 +121,8 @@ def header(title_en, title_zh, overview_en, overview_zh, prereq_en, prereq_zh, m
            + f"\n\n- **Time to learn**: {minutes} minutes",
            "## 预备知识\n\n| 概念 | 重要性 | 说明 |\n| --- | --- | --- |\n" + prereq_zh
            + f"\n\n- **学习时间**：{minutes} 分钟"),
-        md("## Imports\n\nRun this cell first. It loads the cost model and a few helpers.",
-           "## 导入\n\n先运行这个单元格。它载入成本模型和几个辅助函数。"),
+        md("## Imports\n\nIn JupyterLab, run the folded cell below first: it loads the cost model and a few helpers.",
+           "## 导入\n\n在 JupyterLab 中，先运行下面折叠起来的单元格：它载入成本模型和几个辅助函数。"),
         code(SETUP, hidden=True, tags=("setup",)),
     ]
 
@@ -364,7 +364,8 @@ for row, prec in enumerate(["bf16", "fp8"]):
         left += m[p]
 ax.set_yticks([0, 1], ["BF16", "FP8"])
 ax.set_xlabel(t("training state per GPU [GB], 70B on 64 GPUs", "每卡训练状态 [GB]，70B，64 卡"), **TEXT_KW)
-ax.legend(prop={"family": TEXT_KW.get("fontfamily", ["DejaVu Sans"])}, loc="lower right")
+ax.legend(prop={"family": TEXT_KW.get("fontfamily", ["DejaVu Sans"])}, loc="upper center",
+          bbox_to_anchor=(0.5, -0.3), ncol=3, frameon=False)
 figure_html(fig, t("Stacked bars of training state per GPU for BF16 and FP8: only the thin weights segment "
                    "shrinks; the optimizer state, the largest part, is the same.",
                    "BF16 与 FP8 每卡训练状态的堆叠条形图：只有较小的权重部分变短；最大的优化器状态不变。"))
@@ -740,7 +741,8 @@ figure_html(fig, t(f"Two bar charts for {', '.join(names)}: electricity price (U
 assumptions `estimate` used (`e.assumptions`), and check it equals `e.energy_mwh`.""",
     """用公式和 `estimate` 使用的假设（`e.assumptions`），由 `e.gpu_hours`（V100：TDP 300 W）手算 GPT-3 的设施能耗，
 并检查它等于 `e.energy_mwh`。"""),
-    "# your code here / 在这里写代码\nmy_mwh = None\nfor a in e.assumptions[:12]:\n    print(a.name, a.value, a.unit)",
+    "# your code here / 在这里写代码\nmy_mwh = None\nfor a in e.assumptions:\n"
+    "    if 'power' in a.name or 'pue' in a.name.lower():\n        print(a.name, a.value, a.unit)",
     '''
 used = {a.name: a.value for a in e.assumptions}
 factor = next(v for k, v in used.items() if "server" in k and "power" in k)
@@ -765,9 +767,9 @@ answer = 1 - west.cost_usd["energy"] / avg_cn.cost_usd["energy"]
 co2 = west.co2_tonnes / avg_cn.co2_tonnes
 assert abs(answer - (1 - 0.0508 / 0.0905)) < 1e-6 and co2 > 1, (answer, co2)
 ''',
-    "{answer:.0%} cheaper power (Ningxia 0.0508 vs 0.0905 USD/kWh), but {co2:.2f}x the emissions: the western grid "
-    "burns more coal.",
-    "电费便宜 {answer:.0%}（宁夏 0.0508 对 0.0905 美元/千瓦时），但排放是 {co2:.2f} 倍：西部电网燃煤更多。",
+    "{answer:.0%} cheaper power (Ningxia 0.0508 vs 0.0905 USD/kWh), but {co2:.2f}x the emissions: the western grids "
+    "emit more CO2 per kWh (regions.csv).",
+    "电费便宜 {answer:.0%}（宁夏 0.0508 对 0.0905 美元/千瓦时），但排放是 {co2:.2f} 倍：西部电网每千瓦时排放的 CO2 更多（regions.csv）。",
 ) + footer(
     """- Energy = GPU-hours × TDP × server factor × average load × PUE; the model is within ~25% of GPT-3's measured 1,287 MWh.
 - Cheaper power and cleaner power are different regions.
@@ -983,11 +985,12 @@ def fmt(x):
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 
 rows = "".join(
-    f"<tr style='text-align:left'><td>{html.escape(r.id)}</td><td>{html.escape(r.claim_en)}<br><span lang='zh'>{html.escape(r.claim_zh)}</span></td>"
+    f"<tr><td>{html.escape(r.id)}</td><td>{html.escape(r.claim_en)}<br><span lang='zh'>{html.escape(r.claim_zh)}</span></td>"
     f"<td>{fmt(r.number)}<br><small>{html.escape(r.unit)}</small></td>"
     f"<td style='color:{COLORS[r.verdict]}'><b>{html.escape(r.verdict)}</b></td></tr>"
     for r in claims.itertuples())
-display(HTML("<table style='text-align:left'><tr><th>id</th><th>claim · 论断</th><th>number · 数值</th><th>verdict · 结论</th></tr>"
+display(HTML("<style>.claims td, .claims th {text-align: left !important; vertical-align: top}</style>"
+             "<table class='claims'><tr><th>id</th><th>claim · 论断</th><th>number · 数值</th><th>verdict · 结论</th></tr>"
              + rows + "</table>"))
 '''),
     md("## Why: pick a claim · 原因：选择一个论断", ""),
