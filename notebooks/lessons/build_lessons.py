@@ -878,7 +878,8 @@ else:
         parts[field] = estimate(nxt).total_usd - estimate(current).total_usd
         current = nxt
 change = estimate(target).total_usd - estimate(base).total_usd
-display(HTML(table([(k, money(v)) for k, v in parts.items()] + [(t("total change", "总变化"), money(change))])))
+shown = [(k, money(v)) for k, v in parts.items() if v != 0]  # levers that did not move are left out
+display(HTML(table(shown + [(t("total change", "总变化"), money(change))])))
 '''),
 ] + exercise(1, md(
     """The 120% rule: at what MFU does `base` (planned at MFU 0.38) cost 120% of its compute plan? Check with
