@@ -1,12 +1,13 @@
 # Two commands on a fresh machine with nothing but Python:
 #   make app   - create .venv, install, serve the app read-only on http://127.0.0.1:8866
 #   make test  - create .venv, install with the test extra, run the whole test suite
+#   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test bench clean
+.PHONY: app test bench clean workshop lessons
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +19,17 @@ $(STAMP): pyproject.toml
 
 app: $(STAMP)
 	$(BIN)/python -m explorer.hosting notebooks/explorer.ipynb --Voila.ip=127.0.0.1 --port=8866 --no-browser
+
+# Lessons and the claims notebook, read-only, as the app is served (hardened Voila, voila.json) but over
+# the notebooks directory. Kernels are not preheated: a pool per notebook would start dozens of kernels.
+WORKSHOP_PORT ?= 8867
+workshop: $(STAMP)
+	@echo "Workshop index: http://127.0.0.1:$(WORKSHOP_PORT)/voila/render/lessons/index.ipynb"
+	$(BIN)/python -m explorer.hosting notebooks --Voila.ip=127.0.0.1 --port=$(WORKSHOP_PORT) --no-browser --preheat_kernel=False
+
+# Regenerate the English and Chinese lesson notebooks from their one source (tests/test_lessons.py checks it)
+lessons: $(STAMP)
+	$(BIN)/python notebooks/lessons/build_lessons.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests notebooks explorer --doctest-modules --nbval-lax --nbval-current-env -p no:cacheprovider

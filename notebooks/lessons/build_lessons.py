@@ -1,0 +1,1079 @@
+"""The workshop's one source: writes every lesson in English and Simplified Chinese.
+
+Run from the repository root after editing a lesson here::
+
+    python notebooks/lessons/build_lessons.py
+
+It writes ``notebooks/lessons/{en,zh}/NN_*.ipynb``, the bilingual index
+``notebooks/lessons/index.ipynb`` and ``notebooks/claims.ipynb``, all without
+outputs. ``tests/test_lessons.py`` fails when a committed notebook differs from
+what this script writes, so the two languages never drift apart: each
+markdown cell is written once in both languages side by side, and the code is
+the same code, with labels chosen by ``t(english, chinese)``.
+
+Every number in the text is either computed in the notebook or cited.
+Importing this module writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+NOTEBOOKS = HERE.parent
+LANGS = ("en", "zh")
+KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+# ------------------------------------------------------------------ cell constructors
+def md(en: str, zh: str) -> dict:
+    """A markdown cell, in both languages."""
+    return {"kind": "markdown", "text": {"en": en.strip("\n"), "zh": zh.strip("\n")}}
+
+
+def code(source: str, *, hidden: bool = False, tags: tuple[str, ...] = ()) -> dict:
+    """A code cell, the same in both languages; ``hidden`` collapses its source in JupyterLab."""
+    return {"kind": "code", "source": source.strip("\n"), "hidden": hidden, "tags": tags}
+
+
+def exercise(n: int, question: md, workspace: str, answer: str, explain_en: str, explain_zh: str) -> list:
+    """An exercise: the question, a cell for the student, and an answer the student reveals.
+
+    The answer cell computes the answer, checks it with ``assert`` and shows
+    it behind a "show the answer" fold (its source is collapsed in JupyterLab,
+    stripped in Voila).
+    """
+    reveal = (f"reveal(t({explain_en!r}, {explain_zh!r}).format(**globals()))")
+    return [
+        md(f"### Exercise {n}\n\n" + question["text"]["en"], f"### 练习 {n}\n\n" + question["text"]["zh"]),
+        code(workspace, tags=("exercise",)),
+        code(answer + "\n" + reveal, hidden=True, tags=("answer",)),
+    ]
+
+
+SETUP = '''
+LANG = "{lang}"  # this notebook's language: "en" or "zh" (written by build_lessons.py)
+
+import base64, html, io
+import ipywidgets as W
+from IPython.display import HTML, display
+from matplotlib.figure import Figure
+
+import explorer
+from explorer import Scenario, estimate
+from explorer.plots.fonts import text_kwargs
+from explorer.text import money
+
+TEXT_KW, FIG_LANG = text_kwargs(LANG)  # Chinese chart text only where a CJK font is installed
+
+
+def t(en, zh):
+    """The text in this notebook's language."""
+    return zh if LANG == "zh" else en
+
+
+def reveal(answer_html):
+    """An answer hidden behind a fold the student opens."""
+    fold = W.Accordion(children=[W.HTML(answer_html)])
+    fold.set_title(0, t("Show the answer", "显示答案"))
+    fold.selected_index = None
+    return fold
+
+
+def figure_html(fig, alt):
+    """A figure as an image with alt text (screen readers read it)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=96, bbox_inches="tight")
+    data = base64.b64encode(buf.getvalue()).decode()
+    return HTML(f'<img src="data:image/png;base64,{{data}}" alt="{{html.escape(alt)}}" style="max-width:100%">')
+
+
+def panel(render, **controls):
+    """Controls above a result: ``render(**values)`` returns HTML and reruns on every change."""
+    out = W.HTML()
+
+    def update(_=None):
+        try:
+            out.value = render(**{{name: c.value for name, c in controls.items()}})
+        except ValueError as exc:  # a ScenarioError names the field and what is allowed
+            out.value = f"<p style='color:#a00'>{{html.escape(str(exc))}}</p>"
+
+    for c in controls.values():
+        c.observe(update, "value")
+    update()
+    return W.VBox([*controls.values(), out])
+
+
+def table(rows):
+    """A small two-column HTML table from (label, value) pairs."""
+    body = "".join(f"<tr><td style='padding:2px 12px 2px 0'>{{k}}</td><td><b>{{v}}</b></td></tr>" for k, v in rows)
+    return f"<table>{{body}}</table>"
+'''
+
+
+def header(title_en, title_zh, overview_en, overview_zh, prereq_en, prereq_zh, minutes) -> list:
+    return [
+        md(f"# {title_en}\n\n---", f"# {title_zh}\n\n---"),
+        md("## Overview\n\n" + overview_en, "## 概述\n\n" + overview_zh),
+        md("## Prerequisites\n\n| Concept | Importance | Notes |\n| --- | --- | --- |\n" + prereq_en
+           + f"\n\n- **Time to learn**: {minutes} minutes",
+           "## 预备知识\n\n| 概念 | 重要性 | 说明 |\n| --- | --- | --- |\n" + prereq_zh
+           + f"\n\n- **学习时间**：{minutes} 分钟"),
+        md("## Imports\n\nIn JupyterLab, run the folded cell below first: it loads the cost model and a few helpers.",
+           "## 导入\n\n在 JupyterLab 中，先运行下面折叠起来的单元格：它载入成本模型和几个辅助函数。"),
+        code(SETUP, hidden=True, tags=("setup",)),
+    ]
+
+
+def footer(summary_en, summary_zh, next_en, next_zh, refs_en, refs_zh) -> list:
+    return [
+        md("---\n\n## Summary\n\n" + summary_en, "---\n\n## 小结\n\n" + summary_zh),
+        md("### What's next?\n\n" + next_en, "### 下一步\n\n" + next_zh),
+        md("## Resources and references\n\n" + refs_en, "## 资料与参考文献\n\n" + refs_zh),
+    ]
+
+
+# ------------------------------------------------------------------ lesson 1
+L1 = header(
+    "From FLOPs to dollars", "从 FLOP 到美元",
+    """Where does the bill for training a language model come from? We follow the first source article's
+estimation recipe step by step:
+
+1. Training compute: C ≈ 6·N·D
+1. GPU-hours: compute divided by what a GPU really delivers
+1. Dollars: GPU-hours times the price of an hour
+1. Checking the recipe against a published run (GPT-3)""",
+    """训练一个语言模型的账单从哪里来？我们一步一步跟随第一篇源文章的估算方法：
+
+1. 训练计算量：C ≈ 6·N·D
+1. 卡时：计算量除以一张卡实际能提供的算力
+1. 美元：卡时乘以每卡时单价
+1. 用一次公开的训练（GPT-3）检验这个方法""",
+    "| Python arithmetic | Necessary | |\n| Scientific notation (3e23) | Helpful | |\n"
+    "| What a transformer is | Helpful | no details needed |",
+    "| Python 算术 | 必需 | |\n| 科学计数法（3e23） | 有帮助 | |\n| Transformer 是什么 | 有帮助 | 不需要细节 |",
+    "20–25") + [
+    md("""## Compute: C ≈ 6·N·D
+
+Each training token passes forward through every parameter once (about 2 FLOP per parameter: a multiply and an
+add) and backward twice (about 4 FLOP). So training compute is about **6 × parameters × tokens**
+(Kaplan et al. 2020; EleutherAI, *Transformer Math 101*). The first article writes it as
+`总计算量(FLOPs) ≈ 6 × 参数量 × 训练Token数`.
+
+GPT-3 had N = 175 billion parameters and was trained on D = 300 billion tokens (Brown et al. 2020):""",
+       """## 计算量：C ≈ 6·N·D
+
+每个训练 token 前向经过每个参数一次（每个参数约 2 FLOP：一次乘法、一次加法），反向两次（约 4 FLOP）。
+所以训练计算量约为 **6 × 参数量 × token 数**（Kaplan 等 2020；EleutherAI《Transformer Math 101》）。
+第一篇文章写作 `总计算量(FLOPs) ≈ 6 × 参数量 × 训练Token数`。
+
+GPT-3 有 N = 175B（1750 亿）参数，训练了 D = 300B（3000 亿）token（Brown 等 2020）："""),
+    code('''
+N, D = 175e9, 300e9
+C = 6 * N * D
+print(t(f"6·N·D = {C:.3g} FLOP", f"6·N·D = {C:.3g} FLOP"))
+'''),
+    md("""The model adds the attention term (12·L·d·s per token) when the shape is known; for GPT-3 it is a few
+percent. `estimate()` does all of this for a whole scenario:""",
+       """已知模型形状时，模型会加上注意力项（每个 token 12·L·d·s）；对 GPT-3 只有几个百分点。
+`estimate()` 对整个场景完成这些计算："""),
+    code('''
+from explorer.presets import presets
+
+gpt3 = presets()["gpt3"].scenario          # GPT-3 as published: V100, FP16, 10,000 GPUs
+e = estimate(gpt3)
+display(HTML(table([
+    (t("training compute", "训练计算量"), f"{e.train_flop:.3g} FLOP"),
+    (t("of which attention", "其中注意力"), f"{e.train_flop / C - 1:.1%}"),
+    (t("GPU-hours (billed)", "卡时（计费）"), f"{e.gpu_hours:,.0f}"),
+    (t("MFU assumed", "假设的 MFU"), f"{e.mfu:.3f}"),
+])))
+'''),
+    md("""## GPU-hours and dollars
+
+An accelerator has a peak speed P (FLOP/s) at a precision; a real run gets only a fraction *u* of it, the
+**model FLOPs utilization** (MFU). Then
+
+GPU-hours = C / (P · u · 3600), cost = GPU-hours × price per GPU-hour.
+
+Move the sliders: the cost follows parameters × tokens, and the time falls with more GPUs while the cost
+hardly moves.""",
+       """## 卡时与美元
+
+加速卡在某种精度下有峰值速度 P（FLOP/s）；实际训练只能用到其中一部分 *u*，即**模型算力利用率**（MFU）。于是
+
+卡时 = C / (P · u · 3600)，成本 = 卡时 × 每卡时单价。
+
+拖动滑块：成本随参数量 × token 数变化；GPU 越多，时间越短，而成本几乎不变。"""),
+    code('''
+def render(params_b, tokens_t, gpus):
+    e = estimate(Scenario(params=params_b * 1e9, tokens=tokens_t * 1e12, gpu="h100-sxm", gpus=gpus))
+    return table([
+        (t("compute", "计算量"), f"{e.train_flop:.3g} FLOP"),
+        (t("GPU-hours", "卡时"), f"{e.gpu_hours:,.0f}"),
+        (t("days", "天数"), f"{e.wall_days:,.1f}"),
+        (t("compute cost (H100 on demand)", "算力成本（H100 按需）"), money(e.cost_usd["compute"])),
+        (t("USD per 1M tokens", "每百万 token 美元"), f"{e.usd_per_1m_tokens:.3f}"),
+    ])
+
+panel(render,
+      params_b=W.FloatLogSlider(value=7, base=10, min=0, max=3, description=t("params [B]", "参数 [十亿]")),
+      tokens_t=W.FloatLogSlider(value=2, base=10, min=-1, max=1.5, description=t("tokens [T]", "token [万亿]")),
+      gpus=W.IntSlider(value=256, min=8, max=8192, step=8, description=t("GPUs", "GPU 数")))
+'''),
+    md("""## Checking the recipe against history
+
+The first article's dated costs (2017 ≈ \\$900 … 2023 ≈ \\$191M) are compared with the AI Index and Epoch AI
+estimates in `explorer.history`. The chart shows the frontier trend; the full fact-check is in
+`claims.ipynb`.""",
+       """## 用历史数据检验
+
+第一篇文章按年份给出的成本（2017 年约 900 美元……2023 年约 1.91 亿（191M）美元）在 `explorer.history` 中与
+AI Index 和 Epoch AI 的估计对比。下图是前沿模型的成本趋势；完整的核查见 `claims.ipynb`。"""),
+    code('''
+from explorer.history import fit_trend
+from explorer.plots.history import history_figure
+
+fit = fit_trend()
+fig = history_figure(fit, language=FIG_LANG)
+y0, y1, g = int(fit.year.min()), int(fit.year.max()), fit.growth_per_year
+figure_html(fig, t(f"Training cost of notable AI models from {y0} to {y1} on a log scale; the fitted frontier "
+                   f"trend grows about {g:.1f} times a year.",
+                   f"{y0}–{y1} 年重要 AI 模型的训练成本（对数坐标）；拟合的前沿趋势每年约增长 {g:.1f} 倍。"))
+'''),
+] + exercise(1, md(
+    """Compute 6·N·D for GPT-3 yourself and compare it with the 3.14 × 10²³ FLOP that Brown et al. (2020)
+report (`published_runs.csv`). How far apart are they?""",
+    """自己计算 GPT-3 的 6·N·D，并与 Brown 等（2020）报告的 3.14 × 10²³ FLOP 比较（`published_runs.csv`）。
+两者相差多少？"""),
+    "# your code here / 在这里写代码\nmy_flop = None",
+    '''
+from explorer.presets import published_run
+reported = float(published_run("GPT-3 175B (davinci)")["train_flop"])
+answer = 6 * 175e9 * 300e9 / reported
+assert abs(answer - 1) < 0.01, answer
+''',
+    "6 × 175e9 × 300e9 = 3.15e23 FLOP, {answer:.3f} times the reported figure: the rule is good to about 0.3% here.",
+    "6 × 175e9 × 300e9 = 3.15e23 FLOP，是报告值的 {answer:.3f} 倍：这里的误差约 0.3%。",
+) + exercise(2, md(
+    """A 7B model on 2T tokens, H100 at its BF16 peak of 989.5 TFLOP/s and MFU 0.38: compute the ideal
+GPU-hours by hand with 6·N·D and compare with `estimate(...).ideal_gpu_hours`. Why is the model's number
+larger?""",
+    """一个 7B 模型训练 2T token，H100 BF16 峰值 989.5 TFLOP/s，MFU 0.38：用 6·N·D 手算理想卡时，并与
+`estimate(...).ideal_gpu_hours` 比较。为什么模型给出的数更大？"""),
+    "# your code here / 在这里写代码\nmy_hours = None",
+    '''
+by_hand = 6 * 7e9 * 2e12 / (989.5e12 * 0.38 * 3600)
+model = estimate(Scenario(params=7e9, tokens=2e12, gpu="h100-sxm", gpus=256)).ideal_gpu_hours
+answer = model / by_hand
+assert 1.0 < answer < 1.2, answer
+''',
+    "By hand {by_hand:,.0f} GPU-hours; the model {model:,.0f} ({answer:.2f}x): it adds attention FLOP "
+    "(12·L·d·s per token), which grows with the sequence length.",
+    "手算 {by_hand:,.0f} 卡时；模型 {model:,.0f}（{answer:.2f} 倍）：模型加上了注意力计算量（每个 token 12·L·d·s），"
+    "它随序列长度增长。",
+) + footer(
+    """- Training compute is about 6 × parameters × tokens; attention adds a few percent at common lengths.
+- GPU-hours = compute / (peak × MFU × 3600); cost = GPU-hours × price.
+- More GPUs shorten the run; they do not make it cheaper.""",
+    """- 训练计算量约为 6 × 参数量 × token 数；常见序列长度下注意力只多几个百分点。
+- 卡时 = 计算量 / (峰值 × MFU × 3600)；成本 = 卡时 × 单价。
+- 更多 GPU 缩短时间，但不降低成本。""",
+    "Lesson 2, [Utilization and precision](02_utilization_precision.ipynb): what MFU and FP8 do to these numbers.",
+    "第 2 课，[利用率与精度](02_utilization_precision.ipynb)：MFU 和 FP8 如何改变这些数字。",
+    """- Kaplan et al. 2020, *Scaling Laws for Neural Language Models* (arXiv 2001.08361)
+- Brown et al. 2020, *Language Models are Few-Shot Learners* (arXiv 2005.14165)
+- EleutherAI, *Transformer Math 101*
+- Stanford HAI, *AI Index Report 2024*, chapter 1""",
+    """- Kaplan 等 2020，*Scaling Laws for Neural Language Models*（arXiv 2001.08361）
+- Brown 等 2020，*Language Models are Few-Shot Learners*（arXiv 2005.14165）
+- EleutherAI，*Transformer Math 101*
+- 斯坦福 HAI，《AI Index Report 2024》第 1 章""")
+
+
+# ------------------------------------------------------------------ lesson 2
+L2 = header(
+    "Utilization and precision", "利用率与精度",
+    """1. MFU: the share of the peak a run really uses, and what runs achieve
+1. Why 50% vs 80% utilization changes unit cost by about 60%
+1. What FP8 really buys: speed, and memory (weights vs optimizer state)""",
+    """1. MFU：训练实际用到的峰值比例，以及真实训练能达到多少
+1. 为什么 50% 与 80% 的利用率会让单位成本相差约 60%
+1. FP8 真正带来什么：速度，以及显存（权重与优化器状态）""",
+    "| [Lesson 1](01_flops_to_dollars.ipynb) | Necessary | 6·N·D, GPU-hours |\n| Floating-point formats | Helpful | |",
+    "| [第 1 课](01_flops_to_dollars.ipynb) | 必需 | 6·N·D、卡时 |\n| 浮点数格式 | 有帮助 | |",
+    "25") + [
+    md("""## MFU: how much of the peak a run uses
+
+Across 62 runs in Epoch AI's database the median MFU is 0.38 and the middle half lies between 0.30 and 0.50;
+GPT-3 on V100 reached about 0.2 (Patterson et al. 2021), PaLM 0.46 (Chowdhery et al. 2022). Cost per token is
+proportional to 1 / MFU: move the slider.""",
+       """## MFU：训练用到了多少峰值
+
+Epoch AI 数据库中 62 次训练的 MFU 中位数为 0.38，中间一半在 0.30 到 0.50 之间；GPT-3 在 V100 上约为 0.2
+（Patterson 等 2021），PaLM 为 0.46（Chowdhery 等 2022）。每个 token 的成本与 1 / MFU 成正比：拖动滑块看看。"""),
+    code('''
+base = Scenario(params=70e9, tokens=1.4e12, gpu="h100-sxm", gpus=1024)
+
+def render(mfu):
+    e = estimate(base.replace(mfu=mfu))
+    ref = estimate(base.replace(mfu=0.38))
+    return table([
+        (t("USD per 1M tokens", "每百万 token 美元"), f"{e.usd_per_1m_tokens:.3f}"),
+        (t("vs the median MFU 0.38", "相对 MFU 中位数 0.38"), f"{e.usd_per_1m_tokens / ref.usd_per_1m_tokens:.2f}x"),
+        (t("days on 1,024 H100", "1024 张 H100 天数"), f"{e.wall_days:.1f}"),
+    ] + [(t("warning", "提示"), w) for w in e.warnings])
+
+panel(render, mfu=W.FloatSlider(value=0.38, min=0.1, max=0.8, step=0.01, description="MFU"))
+'''),
+    md("""## What FP8 buys
+
+On paper FP8 doubles the peak (H100: 1,979 vs 989.5 TFLOP/s). Measured end-to-end speed-ups are 1.1–1.35×
+(MosaicML llm-foundry; NVIDIA Megatron-Bridge 1.28×), because much of a step is not matrix multiplication.
+Memory: FP8 halves the weights and the cached activations, but mixed-precision AdamW still keeps FP32 master
+weights and two FP32 moments, 12 bytes per parameter (Rajbhandari et al. 2020, ZeRO).""",
+       """## FP8 带来什么
+
+纸面上 FP8 让峰值翻倍（H100：1979 对 989.5 TFLOP/s）。实测端到端加速只有 1.1–1.35 倍（MosaicML llm-foundry；
+NVIDIA Megatron-Bridge 1.28 倍），因为一步训练中很多时间不是矩阵乘法。显存：FP8 让权重和缓存的激活减半，
+但混合精度 AdamW 仍保留 FP32 主权重和两个 FP32 动量，每个参数 12 字节（Rajbhandari 等 2020，ZeRO）。"""),
+    code('''
+def render(precision, gpus):
+    e = estimate(base.replace(precision=precision, gpus=gpus))
+    m = e.memory_gb_per_gpu
+    return table([(t(k, {"weights": "权重", "gradients": "梯度", "optimizer": "优化器状态",
+                          "activations": "激活", "total": "合计"}[k]), f"{m[k]:.2f} GB") for k in m]
+                 + [(t("GPU-hours", "卡时"), f"{e.gpu_hours:,.0f}"), (t("MFU vs this precision's peak",
+                     "相对该精度峰值的 MFU"), f"{e.mfu:.3f}")])
+
+panel(render, precision=W.ToggleButtons(options=["bf16", "fp8"], description=t("precision", "精度")),
+      gpus=W.IntSlider(value=64, min=16, max=1024, step=16, description=t("GPUs", "GPU 数")))
+'''),
+    code('''
+fig = Figure(figsize=(6, 2.6))
+ax = fig.subplots()
+parts = ["weights", "gradients", "optimizer"]
+names = {"weights": t("weights", "权重"), "gradients": t("gradients", "梯度"), "optimizer": t("optimizer", "优化器")}
+for row, prec in enumerate(["bf16", "fp8"]):
+    m = estimate(base.replace(precision=prec, gpus=64)).memory_gb_per_gpu
+    left = 0
+    for i, p in enumerate(parts):
+        ax.barh(row, m[p], left=left, color=f"C{i}", label=names[p] if row == 0 else None)
+        left += m[p]
+ax.set_yticks([0, 1], ["BF16", "FP8"])
+ax.set_xlabel(t("training state per GPU [GB], 70B on 64 GPUs", "每卡训练状态 [GB]，70B，64 卡"), **TEXT_KW)
+ax.legend(prop={"family": TEXT_KW.get("fontfamily", ["DejaVu Sans"])}, loc="upper center",
+          bbox_to_anchor=(0.5, -0.3), ncol=3, frameon=False)
+figure_html(fig, t("Stacked bars of training state per GPU for BF16 and FP8: only the thin weights segment "
+                   "shrinks; the optimizer state, the largest part, is the same.",
+                   "BF16 与 FP8 每卡训练状态的堆叠条形图：只有较小的权重部分变短；最大的优化器状态不变。"))
+'''),
+] + exercise(1, md(
+    """The first article says 50% vs 80% utilization changes unit cost by about 60%. Compute the ratio of
+`usd_per_1m_tokens` at MFU 0.5 and 0.8 for `base`. Is "60%" right, and in which direction?""",
+    """第一篇文章说利用率 50% 与 80% 相比，单位成本相差约 60%。对 `base` 计算 MFU 0.5 与 0.8 时
+`usd_per_1m_tokens` 的比值。“60%”对吗？是哪个方向？"""),
+    "# your code here / 在这里写代码\nratio = None",
+    '''
+answer = estimate(base.replace(mfu=0.5)).usd_per_1m_tokens / estimate(base.replace(mfu=0.8)).usd_per_1m_tokens
+assert abs(answer - 1.6) < 1e-6, answer
+''',
+    "{answer:.2f}x: the 50% run costs 60% more per token; seen from the other side the 80% run costs 37.5% less.",
+    "{answer:.2f} 倍：50% 的训练每个 token 贵 60%；反过来看，80% 的训练便宜 37.5%。",
+) + exercise(2, md(
+    """The second article says FP8 needs about 50% less memory than FP16. Using `memory_gb_per_gpu` of `base`
+on 64 GPUs, compute how much the training state (weights + gradients + optimizer) shrinks with FP8.""",
+    """第二篇文章说 FP8 比 FP16 少用约 50% 显存。用 `base` 在 64 卡上的 `memory_gb_per_gpu`，
+计算 FP8 让训练状态（权重 + 梯度 + 优化器）减少多少。"""),
+    "# your code here / 在这里写代码\nsaved = None",
+    '''
+def state(prec):
+    m = estimate(base.replace(precision=prec, gpus=64)).memory_gb_per_gpu
+    return m["weights"] + m["gradients"] + m["optimizer"]
+answer = 1 - state("fp8") / state("bf16")
+assert abs(answer - 1 / 16) < 1e-9, answer
+''',
+    "{answer:.2%}: from 16 to 15 bytes per parameter. Only weights (and activations) halve; the 12 bytes of "
+    "optimizer state stay. The claim holds for weights and activations, not for the training state.",
+    "{answer:.2%}：每个参数从 16 字节降到 15 字节。只有权重（和激活）减半；12 字节的优化器状态不变。"
+    "这个说法对权重和激活成立，对训练状态不成立。",
+) + footer(
+    """- MFU of real runs: median 0.38, middle half 0.30–0.50; cost per token ∝ 1 / MFU.
+- 50% vs 80%: the slower run costs 60% more per token.
+- FP8: measured 1.1–1.35× faster; halves weights and activations, not the optimizer state.""",
+    """- 真实训练的 MFU：中位数 0.38，中间一半 0.30–0.50；每 token 成本 ∝ 1 / MFU。
+- 50% 对 80%：较慢的训练每个 token 贵 60%。
+- FP8：实测快 1.1–1.35 倍；权重和激活减半，优化器状态不变。""",
+    "Lesson 3, [Architecture and scaling](03_architecture_scaling.ipynb).",
+    "第 3 课，[架构与规模](03_architecture_scaling.ipynb)。",
+    """- Epoch AI, *Notable AI Models* database (MFU)
+- Rajbhandari et al. 2020, *ZeRO* (arXiv 1910.02054)
+- Micikevicius et al. 2022, *FP8 Formats for Deep Learning* (arXiv 2209.05433)
+- Korthikanti et al. 2022, *Reducing Activation Recomputation* (arXiv 2205.05198)""",
+    """- Epoch AI，*Notable AI Models* 数据库（MFU）
+- Rajbhandari 等 2020，*ZeRO*（arXiv 1910.02054）
+- Micikevicius 等 2022，*FP8 Formats for Deep Learning*（arXiv 2209.05433）
+- Korthikanti 等 2022，*Reducing Activation Recomputation*（arXiv 2205.05198）""")
+
+
+# ------------------------------------------------------------------ lesson 3
+L3 = header(
+    "Architecture and scaling", "架构与规模",
+    """1. Mixture of experts: active vs total parameters, compute vs memory
+1. Compute-optimal size: about 20 tokens per parameter (Chinchilla) and the loss formula
+1. LoRA and continual pre-training vs training from scratch""",
+    """1. 混合专家（MoE）：激活参数与总参数，计算与显存
+1. 计算最优规模：每个参数约 20 个 token（Chinchilla）与损失公式
+1. LoRA、继续预训练与从头训练""",
+    "| [Lesson 2](02_utilization_precision.ipynb) | Necessary | MFU, memory |",
+    "| [第 2 课](02_utilization_precision.ipynb) | 必需 | MFU、显存 |",
+    "25–30") + [
+    md("""## Mixture of experts
+
+An MoE layer routes each token to a few experts: compute follows the **active** parameters Na, memory the
+**total** N. DeepSeek-V3 has 671B parameters, 37B active (DeepSeek-AI 2024). MoE runs reach lower MFU than
+dense ones (the model uses 0.77× the dense MFU, NVIDIA NeMo figures), so the saving is smaller than Na/N.""",
+       """## 混合专家
+
+MoE 层把每个 token 路由到少数几个专家：计算量取决于**激活**参数 Na，显存取决于**总**参数 N。
+DeepSeek-V3 共 671B（6710 亿）参数，激活 37B（370 亿）（DeepSeek-AI 2024）。MoE 训练的 MFU 低于稠密模型
+（模型取稠密 MFU 的 0.77 倍，来自 NVIDIA NeMo 数据），所以节省小于 Na/N。"""),
+    code('''
+dense = Scenario(params=70e9, tokens=1.4e12, gpu="h100-sxm", gpus=1024)
+
+def render(active_share):
+    d = estimate(dense)
+    m = estimate(dense.replace(architecture="moe", active_params=70e9 * active_share))
+    return table([
+        (t("FLOP vs dense", "计算量相对稠密"), f"{m.train_flop / d.train_flop:.2f}x"),
+        (t("GPU-hours vs dense", "卡时相对稠密"), f"{m.gpu_hours / d.gpu_hours:.2f}x"),
+        (t("fewest GPUs for memory", "显存所需最少 GPU"), f"{m.min_gpus_memory} ({t('dense', '稠密')} {d.min_gpus_memory})"),
+    ])
+
+panel(render, active_share=W.FloatSlider(value=0.25, min=0.05, max=1.0, step=0.05,
+                                         description=t("active share", "激活比例")))
+'''),
+    md("""## Compute-optimal parameters and tokens
+
+Hoffmann et al. (2022) fitted the loss of a model with N parameters trained on D tokens as
+
+L(N, D) = E + A / N^α + B / D^β, with E = 1.69, A = 406.4, B = 410.7, α = 0.34, β = 0.28,
+
+and found the best split of a fixed compute C = 6·N·D at roughly **20 tokens per parameter**. Move the
+slider: at fixed compute, too few or too many tokens per parameter gives a higher loss.""",
+       """## 计算最优的参数量与 token 数
+
+Hoffmann 等（2022）把 N 个参数、D 个 token 训练出的损失拟合为
+
+L(N, D) = E + A / N^α + B / D^β，其中 E = 1.69，A = 406.4，B = 410.7，α = 0.34，β = 0.28，
+
+并发现在固定计算量 C = 6·N·D 下，最优分配大约是**每个参数 20 个 token**。拖动滑块：计算量固定时，
+每个参数的 token 太少或太多，损失都会更高。"""),
+    code('''
+def chinchilla_loss(n, d):
+    """Hoffmann et al. 2022, approach 3 fit."""
+    return 1.69 + 406.4 / n**0.34 + 410.7 / d**0.28
+
+C_chin = 5.76e23  # Chinchilla's training compute (published_runs.csv)
+
+def render(tokens_per_param):
+    n = (C_chin / (6 * tokens_per_param)) ** 0.5
+    d = tokens_per_param * n
+    return table([(t("parameters", "参数量"), f"{n / 1e9:.1f} B"), (t("tokens", "token 数"), f"{d / 1e12:.2f} T"),
+                  (t("predicted loss", "预测损失"), f"{chinchilla_loss(n, d):.4f}")])
+
+panel(render, tokens_per_param=W.FloatLogSlider(value=20, base=10, min=0, max=3,
+                                                description=t("tokens/param", "token/参数")))
+'''),
+    md("""## LoRA and continual pre-training
+
+LoRA freezes the model and trains small adapters: no weight gradients, so about 4·N·D instead of 6·N·D, and
+far less memory. Continual pre-training starts from a trained model, so you pay only for the new tokens:
+Code Llama 34B continued Llama 2 34B on 500B tokens (Rozière et al. 2023) after 2T tokens of pre-training
+(Touvron et al. 2023).""",
+       """## LoRA 与继续预训练
+
+LoRA 冻结模型、只训练小的适配器：没有权重梯度，所以约 4·N·D 而不是 6·N·D，显存也少得多。
+继续预训练从已训练好的模型出发，只为新 token 付费：Code Llama 34B 在 Llama 2 34B（预训练 2T token，
+Touvron 等 2023）的基础上继续训练了 500B token（Rozière 等 2023）。"""),
+    code('''
+from explorer.presets import presets
+rows = []
+for key in ("lora_70b", "continual_34b"):
+    p = presets()[key]
+    e = estimate(p.scenario)
+    rows.append((p.name[LANG], f"{money(e.cost_usd['compute'])}, {e.gpu_hours:,.0f} {t('GPU-hours', '卡时')}"))
+display(HTML(table(rows)))
+'''),
+] + exercise(1, md(
+    """Chinchilla used C = 5.76 × 10²³ FLOP. With D = 20·N and C = 6·N·D, what N is compute-optimal? Compare
+with Chinchilla's 70B.""",
+    """Chinchilla 用了 C = 5.76 × 10²³ FLOP。若 D = 20·N 且 C = 6·N·D，计算最优的 N 是多少？与 Chinchilla 的
+70B 比较。"""),
+    "# your code here / 在这里写代码\nn_opt = None",
+    '''
+answer = (5.76e23 / 120) ** 0.5
+assert abs(answer / 70e9 - 1) < 0.02, answer
+''',
+    "N = √(C / 120) = {answer:.3g}: 69B, the 70B DeepMind trained on 1.4T tokens.",
+    "N = √(C / 120) = {answer:.3g}：690 亿，正是 DeepMind 用 1.4T token 训练的 70B。",
+) + exercise(2, md(
+    """DeepSeek-V3 activates 37B of 671B parameters. What fraction of the dense FLOP does an MoE of the same
+total size need, per `estimate()`? And what fraction of the GPU-hours?""",
+    """DeepSeek-V3 在 671B（6710 亿）参数中激活 37B（370 亿）。按 `estimate()`，同样总规模的 MoE 需要稠密模型多少比例的计算量？
+卡时呢？"""),
+    "# your code here / 在这里写代码\nflop_share = None",
+    '''
+big = Scenario(params=671e9, tokens=14.8e12, gpu="h800", precision="bf16", gpus=2048)
+d_e = estimate(big)
+m_e = estimate(big.replace(architecture="moe", active_params=37e9))
+answer = m_e.train_flop / d_e.train_flop
+hours = m_e.gpu_hours / d_e.gpu_hours
+assert answer < 0.1 and hours > answer, (answer, hours)
+''',
+    "FLOP {answer:.1%} of dense, GPU-hours {hours:.1%}: the MoE's lower MFU eats part of the saving; "
+    "its memory is still that of 671B parameters.",
+    "计算量为稠密的 {answer:.1%}，卡时为 {hours:.1%}：MoE 较低的 MFU 吃掉了一部分节省；显存仍是 6710 亿参数的。",
+) + footer(
+    """- MoE: compute follows active parameters, memory total ones; lower MFU trims the saving.
+- Compute-optimal: about 20 tokens per parameter (Chinchilla).
+- LoRA saves memory and about a third of compute per token; continual pre-training pays only for new tokens.""",
+    """- MoE：计算量取决于激活参数，显存取决于总参数；较低的 MFU 会减少节省。
+- 计算最优：每个参数约 20 个 token（Chinchilla）。
+- LoRA 省显存，每个 token 约省三分之一计算；继续预训练只为新 token 付费。""",
+    "Lesson 4, [Buying compute](04_buying_compute.ipynb).",
+    "第 4 课，[购买算力](04_buying_compute.ipynb)。",
+    """- Hoffmann et al. 2022, *Training Compute-Optimal Large Language Models* (arXiv 2203.15556)
+- DeepSeek-AI 2024, *DeepSeek-V3 Technical Report* (arXiv 2412.19437)
+- Hu et al. 2021, *LoRA* (arXiv 2106.09685); Rozière et al. 2023, *Code Llama* (arXiv 2308.12950)""",
+    """- Hoffmann 等 2022，*Training Compute-Optimal Large Language Models*（arXiv 2203.15556）
+- DeepSeek-AI 2024，*DeepSeek-V3 Technical Report*（arXiv 2412.19437）
+- Hu 等 2021，*LoRA*（arXiv 2106.09685）；Rozière 等 2023，*Code Llama*（arXiv 2308.12950）""")
+
+
+# ------------------------------------------------------------------ lesson 4
+L4 = header(
+    "Buying compute", "购买算力",
+    """1. On-demand, reserved, spot and owned: what an hour costs
+1. Failures, checkpoints and goodput
+1. When owning beats renting""",
+    """1. 按需、预留、竞价与自建：一卡时多少钱
+1. 故障、检查点与有效产出（goodput）
+1. 什么时候自建比租用划算""",
+    "| [Lesson 1](01_flops_to_dollars.ipynb) | Necessary | GPU-hours |",
+    "| [第 1 课](01_flops_to_dollars.ipynb) | 必需 | 卡时 |",
+    "25") + [
+    md("""## Four ways to pay
+
+- **On demand**: the list price (catalog, per accelerator).
+- **Reserved**: 1-year ≈ 25–41% off, 3-year ≈ 49–64% off (Epoch AI; AWS, GCP, Azure).
+- **Spot**: typical discounts 30–70% (aggregators), and preemptions you must survive.
+- **Owned**: purchase price × server overhead, network ≈ 19% of capital, straight-line over 5 years, plus energy.""",
+       """## 四种付费方式
+
+- **按需**：目录价（每种加速卡）。
+- **预留**：1 年约便宜 25–41%，3 年约 49–64%（Epoch AI；AWS、GCP、Azure）。
+- **竞价**：常见折扣 30–70%（价格聚合网站），并且要扛得住被抢占。
+- **自建**：采购价 × 服务器系数，网络约占资本 19%，按 5 年直线折旧，另加电费。"""),
+    code('''
+from explorer.presets import presets
+run = presets()["startup_7b"].scenario
+
+def render(pricing):
+    e = estimate(run.replace(pricing=pricing))
+    c = e.cost_usd
+    return table([(t(k, {"compute": "算力", "energy": "电力", "hardware": "硬件", "total": "合计"}[k]), money(c[k]))
+                  for k in ("compute", "energy", "hardware", "total")]
+                 + [(t("USD per GPU-hour (machine)", "每卡时美元（机器）"), f"{e.final_run_usd / e.gpu_hours:.2f}")])
+
+panel(render, pricing=W.Dropdown(options=["on_demand", "reserved_1y", "reserved_3y", "spot", "owned"],
+                                 description=t("pricing", "计价")))
+'''),
+    md("""## Failures, checkpoints and goodput
+
+Llama 3 saw 419 unexpected interruptions in 54 days on 16,384 H100s, about 2 × 10⁻⁵ per GPU-hour (Llama Team
+2024). Each failure loses the work since the last checkpoint plus the restart time. Checkpoint every
+τ ≈ √(2·δ·MTBF) (Young/Daly), with δ the time to write one. **Goodput** is the useful share of the hours.""",
+       """## 故障、检查点与有效产出
+
+Llama 3 在 16384 张 H100 上 54 天内遇到 419 次意外中断，约每卡时 2 × 10⁻⁵ 次（Llama Team 2024）。
+每次故障会丢掉上次检查点之后的工作，外加重启时间。检查点间隔 τ ≈ √(2·δ·MTBF)（Young/Daly），
+δ 是写一次检查点的时间。**有效产出**（goodput）是有用工时所占比例。"""),
+    code('''
+big = presets()["llama31_405b"].scenario
+
+def render(failures_per_million, restart_minutes):
+    e = estimate(big.replace(failure_rate_per_gpu_hour=failures_per_million / 1e6, restart_minutes=restart_minutes))
+    return table([(t("goodput", "有效产出"), f"{e.goodput:.1%}"), (t("GPU-hours", "卡时"), f"{e.gpu_hours:,.0f}"),
+                  (t("lost to restarts", "重启损失"), money(e.details_usd["restart_loss"]))])
+
+panel(render,
+      failures_per_million=W.FloatSlider(value=19.7, min=0, max=100, step=0.1,
+                                         description=t("fail/1M GPU-h", "每百万卡时故障")),
+      restart_minutes=W.FloatSlider(value=10, min=1, max=120, step=1, description=t("restart [min]", "重启 [分钟]")))
+'''),
+] + exercise(1, md(
+    """Llama 3's cluster: 16,384 GPUs at 1.97 × 10⁻⁵ failures per GPU-hour, 0.5 minutes to write a checkpoint.
+Compute the mean time between failures of the cluster and the Young/Daly checkpoint interval in minutes.""",
+    """Llama 3 的集群：16384 张 GPU，每卡时故障 1.97 × 10⁻⁵ 次，写一次检查点 0.5 分钟。计算集群的平均故障间隔
+和 Young/Daly 检查点间隔（分钟）。"""),
+    "# your code here / 在这里写代码\ntau_minutes = None",
+    '''
+from explorer.model.formulas import daly_checkpoint_interval_hours
+mtbf_h = 1 / (16384 * 1.97e-5)
+answer = 60 * (2 * (0.5 / 60) * mtbf_h) ** 0.5          # Young 1974
+daly_min = 60 * float(daly_checkpoint_interval_hours(mtbf_h, 0.5 / 60))  # Daly 2006, what the model uses
+assert abs(answer / daly_min - 1) < 0.05, (answer, daly_min)
+''',
+    "MTBF = 1 / (16,384 × 1.97e-5) = {mtbf_h:.2f} h; τ = √(2 × 0.5 min × MTBF) = {answer:.1f} minutes; "
+    "Daly's higher-order formula, which the model uses, gives {daly_min:.1f}.",
+    "MTBF = 1 / (16384 × 1.97e-5) = {mtbf_h:.2f} 小时；τ = √(2 × 0.5 分钟 × MTBF) = {answer:.1f} 分钟；"
+    "模型使用的 Daly 高阶公式给出 {daly_min:.1f} 分钟。",
+) + exercise(2, md(
+    """Owning: from `estimate(run.replace(pricing="owned"))` compute the machine cost per GPU-hour
+(`final_run_usd / gpu_hours`). If your GPUs are busy only a fraction f of the year, each busy hour costs that
+divided by f. Below what f does renting at the 3-year reserved rate win?""",
+    """自建：由 `estimate(run.replace(pricing="owned"))` 计算每卡时机器成本（`final_run_usd / gpu_hours`）。
+如果 GPU 一年中只有 f 的时间在忙，每个忙碌小时的成本就要除以 f。f 低于多少时，按 3 年预留价租用更划算？"""),
+    "# your code here / 在这里写代码\nbreak_even = None",
+    '''
+owned = estimate(run.replace(pricing="owned"))
+owned_hourly = owned.final_run_usd / owned.gpu_hours
+rented = estimate(run.replace(pricing="reserved_3y"))
+rented_hourly = rented.final_run_usd / rented.gpu_hours
+answer = owned_hourly / rented_hourly
+assert 0 < answer < 1, answer
+''',
+    "Owned {owned_hourly:.2f} USD per busy GPU-hour vs {rented_hourly:.2f} reserved: owning wins while the GPUs are "
+    "busy more than {answer:.0%} of the time (people, hosting and resale not counted).",
+    "自建每个忙碌卡时 {owned_hourly:.2f} 美元，预留 {rented_hourly:.2f} 美元：GPU 忙碌时间超过 {answer:.0%} 时自建更划算"
+    "（未计人力、托管和残值）。",
+) + footer(
+    """- Reserved and spot cut the hourly rate; spot adds preemptions, which large synchronous jobs feel most.
+- Failures cost τ/2 + restart each; checkpoint near √(2·δ·MTBF).
+- Owning wins only when the GPUs stay busy.""",
+    """- 预留和竞价降低小时单价；竞价带来抢占，大型同步训练受影响最大。
+- 每次故障损失 τ/2 + 重启时间；检查点间隔取 √(2·δ·MTBF) 附近。
+- 只有 GPU 持续忙碌时，自建才划算。""",
+    "Lesson 5, [Energy, region and carbon](05_energy_region_carbon.ipynb).",
+    "第 5 课，[能源、地区与碳排放](05_energy_region_carbon.ipynb)。",
+    """- Llama Team 2024, *The Llama 3 Herd of Models* (arXiv 2407.21783), section 3.3.4
+- Daly 2006, *A higher order estimate of the optimum checkpoint interval*
+- Cottier et al. 2024, *The rising costs of training frontier AI models* (Epoch AI)""",
+    """- Llama Team 2024，*The Llama 3 Herd of Models*（arXiv 2407.21783）第 3.3.4 节
+- Daly 2006，*A higher order estimate of the optimum checkpoint interval*
+- Cottier 等 2024，*The rising costs of training frontier AI models*（Epoch AI）""")
+
+
+# ------------------------------------------------------------------ lesson 5
+L5 = header(
+    "Energy, region and carbon", "能源、地区与碳排放",
+    """1. From GPU-hours to MWh: TDP, server power, average load and PUE
+1. Electricity prices and grid carbon by region
+1. "East Data West Compute": moving training to western China""",
+    """1. 从卡时到兆瓦时：TDP、服务器功率、平均负载与 PUE
+1. 各地区电价与电网碳强度
+1. “东数西算”：把训练放到中国西部""",
+    "| [Lesson 4](04_buying_compute.ipynb) | Helpful | owned vs cloud |",
+    "| [第 4 课](04_buying_compute.ipynb) | 有帮助 | 自建与云 |",
+    "20–25") + [
+    md("""## From GPU-hours to energy
+
+kWh = GPU-hours × TDP × server factor × average power fraction × PUE. A DGX H100 draws 10.2 kW for eight
+700 W GPUs (server factor ≈ 1.8); training averages ≈ 0.75 of that (Epoch AI); PUE is ≈ 1.1 for hyperscale
+sites and ≈ 1.56 on average (Uptime Institute). Check: GPT-3 used 1,287 MWh (Patterson et al. 2021).""",
+       """## 从卡时到能耗
+
+kWh = 卡时 × TDP × 服务器系数 × 平均功率比例 × PUE。DGX H100 八张 700 W GPU 共耗电 10.2 kW（服务器系数约 1.8）；
+训练时平均约为其 0.75（Epoch AI）；超大规模数据中心 PUE 约 1.1，行业平均约 1.56（Uptime Institute）。
+检验：GPT-3 用电 1287 MWh（Patterson 等 2021）。"""),
+    code('''
+from explorer.presets import presets
+e = estimate(presets()["gpt3"].scenario)
+display(HTML(table([(t("model: facility energy", "模型：设施能耗"), f"{e.energy_mwh:,.0f} MWh"),
+                    (t("measured (Patterson et al. 2021)", "实测（Patterson 等 2021）"), "1,287 MWh"),
+                    (t("model: emissions", "模型：排放"), f"{e.co2_tonnes:,.0f} tCO2")])))
+'''),
+    md("""## Region: price and carbon
+
+The same owned run in different regions (prices and grid intensity from `explorer/data/regions.csv`, each with
+its source). In the cloud the hourly rate already includes power; the region then changes carbon, not the bill.""",
+       """## 地区：电价与碳排放
+
+同一次自建训练放在不同地区（电价与电网碳强度来自 `explorer/data/regions.csv`，各有出处）。在云上，小时单价已含电费；
+地区改变的是碳排放，而不是账单。"""),
+    code('''
+from explorer import catalog
+run = presets()["startup_7b"].scenario.replace(pricing="owned")
+priced = [r for r, reg in catalog.regions().items() if reg.electricity_usd_per_kwh]
+
+def render(region, pue):
+    e = estimate(run.replace(region=region, pue=pue))
+    reg = catalog.region(region)
+    return table([(t("electricity", "电价"), f"{reg.electricity_usd_per_kwh} USD/kWh ({reg.price_year})"),
+                  (t("energy", "能耗"), f"{e.energy_mwh:,.1f} MWh"),
+                  (t("energy cost", "电费"), money(e.cost_usd["energy"])),
+                  (t("emissions", "排放"), f"{e.co2_tonnes:,.1f} tCO2")])
+
+panel(render, region=W.Dropdown(options=priced, value="cn-avg", description=t("region", "地区")),
+      pue=W.FloatSlider(value=1.3, min=1.0, max=2.0, step=0.05, description="PUE"))
+'''),
+    code('''
+names = ["cn-avg", "cn-ningxia", "cn-inner-mongolia", "us-avg", "se"]
+fig = Figure(figsize=(6, 2.8))
+ax1, ax2 = fig.subplots(1, 2)
+ax1.barh(names, [catalog.region(r).electricity_usd_per_kwh for r in names], color="C0")
+ax1.set_xlabel(t("USD/kWh", "美元/千瓦时"), **TEXT_KW)
+ax2.barh(names, [catalog.region(r).grid_gco2_per_kwh for r in names], color="C3")
+ax2.set_xlabel(t("gCO2/kWh", "克CO2/千瓦时"), **TEXT_KW)
+ax2.set_yticks(range(len(names)), [""] * len(names))
+cheap = min(names, key=lambda r: catalog.region(r).electricity_usd_per_kwh)
+clean = min(names, key=lambda r: catalog.region(r).grid_gco2_per_kwh)
+figure_html(fig, t(f"Two bar charts for {', '.join(names)}: electricity price (USD/kWh) and grid carbon "
+                   f"intensity (gCO2/kWh). Cheapest power: {cheap}; cleanest grid: {clean}.",
+                   f"{', '.join(names)} 的两个条形图：电价（美元/千瓦时）与电网碳强度（克CO2/千瓦时）。"
+                   f"电价最低：{cheap}；电网最清洁：{clean}。"))
+'''),
+] + exercise(1, md(
+    """Recompute GPT-3's facility energy by hand from `e.gpu_hours` (V100: 300 W TDP) using the formula and the
+assumptions `estimate` used (`e.assumptions`), and check it equals `e.energy_mwh`.""",
+    """用公式和 `estimate` 使用的假设（`e.assumptions`），由 `e.gpu_hours`（V100：TDP 300 W）手算 GPT-3 的设施能耗，
+并检查它等于 `e.energy_mwh`。"""),
+    "# your code here / 在这里写代码\nmy_mwh = None\nfor a in e.assumptions:\n"
+    "    if 'power' in a.name or 'pue' in a.name.lower():\n        print(a.name, a.value, a.unit)",
+    '''
+used = {a.name: a.value for a in e.assumptions}
+factor = next(v for k, v in used.items() if "server" in k and "power" in k)
+avg = next(v for k, v in used.items() if k.startswith("avg_power"))
+pue_used = next(v for k, v in used.items() if "pue" in k.lower())
+answer = e.gpu_hours * 300 * factor * avg * pue_used / 1e6
+assert abs(answer / e.energy_mwh - 1) < 0.01, (answer, e.energy_mwh)
+''',
+    "{answer:,.0f} MWh = GPU-hours × 300 W × {factor} × {avg} × PUE {pue_used}; the measured 1,287 MWh is "
+    "within about 25%.",
+    "{answer:,.0f} MWh = 卡时 × 300 W × {factor} × {avg} × PUE {pue_used}；与实测 1287 MWh 相差约 25% 以内。",
+) + exercise(2, md(
+    """The second article: western data centres cut power cost by 40%. Compare the energy cost of `run` in
+`cn-ningxia` and `cn-avg` at the same PUE 1.3. What is the saving, and what happens to emissions?""",
+    """第二篇文章：西部数据中心电力成本可降低 40%。在相同 PUE 1.3 下比较 `run` 在 `cn-ningxia` 与 `cn-avg` 的电费。
+节省多少？排放怎样变化？"""),
+    "# your code here / 在这里写代码\nsaving = None",
+    '''
+west = estimate(run.replace(region="cn-ningxia", pue=1.3))
+avg_cn = estimate(run.replace(region="cn-avg", pue=1.3))
+answer = 1 - west.cost_usd["energy"] / avg_cn.cost_usd["energy"]
+co2 = west.co2_tonnes / avg_cn.co2_tonnes
+assert abs(answer - (1 - 0.0508 / 0.0905)) < 1e-6 and co2 > 1, (answer, co2)
+''',
+    "{answer:.0%} cheaper power (Ningxia 0.0508 vs 0.0905 USD/kWh), but {co2:.2f}x the emissions: the western grids "
+    "emit more CO2 per kWh (regions.csv).",
+    "电费便宜 {answer:.0%}（宁夏 0.0508 对 0.0905 美元/千瓦时），但排放是 {co2:.2f} 倍：西部电网每千瓦时排放的 CO2 更多（regions.csv）。",
+) + footer(
+    """- Energy = GPU-hours × TDP × server factor × average load × PUE; the model is within ~25% of GPT-3's measured 1,287 MWh.
+- Cheaper power and cleaner power are different regions.
+- In the cloud, power is inside the hourly rate.""",
+    """- 能耗 = 卡时 × TDP × 服务器系数 × 平均负载 × PUE；模型与 GPT-3 实测 1287 MWh 相差约 25%。
+- 便宜的电和清洁的电往往不在同一个地区。
+- 在云上，电费已包含在小时单价中。""",
+    "Lesson 6, [Budgeting and governance](06_budgeting_governance.ipynb).",
+    "第 6 课，[预算与治理](06_budgeting_governance.ipynb)。",
+    """- Patterson et al. 2021, *Carbon Emissions and Large Neural Network Training* (arXiv 2104.10350)
+- Uptime Institute, *Global Data Center Survey* (PUE)
+- `explorer/data/regions.csv` (sources per row)""",
+    """- Patterson 等 2021，*Carbon Emissions and Large Neural Network Training*（arXiv 2104.10350）
+- Uptime Institute，*Global Data Center Survey*（PUE）
+- `explorer/data/regions.csv`（每行有出处）""")
+
+
+# ------------------------------------------------------------------ lesson 6
+L6 = header(
+    "Budgeting and governance", "预算与治理",
+    """1. The full lifecycle: compute is one of six cost dimensions
+1. Fixed vs elastic costs, and a budget threshold (the first article's 120% review rule)
+1. Attributing a cost change to concrete actions, not to "the model got bigger\"""",
+    """1. 全周期：算力只是六个成本维度之一
+1. 固定成本与弹性成本，以及预算阈值（第一篇文章的 120% 复核规则）
+1. 把成本变化归因到具体动作，而不是笼统地说“模型变大了”""",
+    "| Lessons [1](01_flops_to_dollars.ipynb)–[5](05_energy_region_carbon.ipynb) | Helpful | |",
+    "| 第 [1](01_flops_to_dollars.ipynb)–[5](05_energy_region_carbon.ipynb) 课 | 有帮助 | |",
+    "25–30") + [
+    md("""## Six dimensions
+
+The first article splits cost into compute, energy, data, people, hardware and hidden costs. Published figures
+such as DeepSeek-V3's \\$5.576M (2.788M H800-hours × \\$2) are the final run only. Add a team, data and
+experiments (total development compute is ≈ 1.2–4× the final run, Epoch AI) and watch the shares move.""",
+       """## 六个维度
+
+第一篇文章把成本分为算力、电力、数据、人才、硬件和隐性成本。公开数字如 DeepSeek-V3 的 5.576M 美元（557.6 万）
+（2.788M 即 278.8 万 H800 卡时 × 2 美元）只是最终一次训练。加上团队、数据和实验（总研发算力约为最终训练的 1.2–4 倍，Epoch AI），
+看各部分占比如何变化。"""),
+    code('''
+from explorer import COST_DIMENSIONS
+from explorer.presets import presets
+base = presets()["startup_7b"].scenario
+
+def render(headcount, experiments, data_usd_per_1m):
+    e = estimate(base.replace(team_headcount=headcount, team_loaded_usd_per_year=250_000 if headcount else 0,
+                              experiments_multiplier=experiments, data_usd_per_1m_tokens=data_usd_per_1m))
+    total = e.cost_usd["total"]
+    return table([(d, f"{money(e.cost_usd[d])} ({e.cost_usd[d] / total:.0%})") for d in COST_DIMENSIONS]
+                 + [(t("total", "合计"), money(total))])
+
+panel(render,
+      headcount=W.IntSlider(value=8, min=0, max=50, description=t("team", "团队人数")),
+      experiments=W.FloatSlider(value=1.0, min=1.0, max=4.0, step=0.1, description=t("experiments ×", "实验倍数")),
+      data_usd_per_1m=W.FloatSlider(value=0.0, min=0.0, max=1.0, step=0.01, description=t("data $/1M tok", "数据 $/百万")))
+'''),
+    md("""The team's loaded cost of \\$250,000 per person-year in this cell is an **illustrative input, not a sourced
+figure**: put in your own. Fixed costs (cluster, core team) run whatever you do; elastic ones (experiments,
+trial runs, evaluations) should come from elastic supply.""",
+       """本单元格中每人每年 250,000 美元（25 万）的全成本是**示意输入，不是有出处的数字**：请填入你自己的。固定成本（集群、核心团队）
+无论做什么都在发生；弹性成本（实验、试跑、评估）应优先用弹性资源满足。"""),
+    md("""## Uncertainty and the 120% rule
+
+A plan is a point estimate; MFU alone spreads it widely (middle half of measured runs 0.30–0.50). If
+`explorer.simulate` is available (the analysis module) this cell uses it; otherwise it draws MFU from that
+range itself.""",
+       """## 不确定性与 120% 规则
+
+计划只是一个点估计；单是 MFU 就会让它大幅波动（实测训练的中间一半为 0.30–0.50）。如果有 `explorer.simulate`
+（分析模块），本单元格使用它；否则自己在该范围内抽样 MFU。"""),
+    code('''
+import numpy as np
+plan = estimate(base)
+if hasattr(explorer, "simulate"):
+    sim = explorer.simulate(base, n=2000, seed=0)
+    totals = np.asarray(sim.totals_usd)
+    how = t("explorer.simulate", "explorer.simulate")
+else:
+    rng = np.random.default_rng(0)
+    mfus = rng.uniform(0.30, 0.50, 200)
+    totals = np.array([estimate(base.replace(mfu=float(u))).total_usd for u in mfus])
+    how = t("MFU drawn uniformly from 0.30-0.50 (200 draws)", "MFU 在 0.30–0.50 均匀抽样（200 次）")
+over = float(np.mean(totals > 1.2 * plan.total_usd))
+display(HTML(table([(t("method", "方法"), how), (t("plan", "计划"), money(plan.total_usd)),
+                    ("P5 / P50 / P95", " / ".join(money(v) for v in np.percentile(totals, [5, 50, 95]))),
+                    (t("chance over 120% of plan", "超过计划 120% 的概率"), f"{over:.0%}")])))
+'''),
+    md("""## Attributing a change
+
+"The run got more expensive" is not an explanation. Name the actions: here the baseline moves to FP8 and spot
+pricing, and the team runs twice the final run's compute in experiments. If `explorer.attribute` is available it splits the change fairly (Shapley values);
+otherwise this cell applies the actions one at a time, in order.""",
+       """## 成本变化归因
+
+“训练变贵了”不是解释。要说出具体动作：这里基线改为 FP8 和竞价实例，同时团队用掉最终训练两倍的算力做实验。如果有 `explorer.attribute`，
+它会公平地分配变化（Shapley 值）；否则本单元格按顺序逐一应用这些动作。"""),
+    code('''
+actions = {"precision": "fp8", "pricing": "spot", "experiments_multiplier": 2.0}
+target = base.replace(**actions)
+if hasattr(explorer, "attribute"):
+    parts = dict(explorer.attribute(base, target).parts_usd)
+else:
+    parts, current = {}, base
+    for field, value in actions.items():
+        nxt = current.replace(**{field: value})
+        parts[field] = estimate(nxt).total_usd - estimate(current).total_usd
+        current = nxt
+change = estimate(target).total_usd - estimate(base).total_usd
+shown = [(k, money(v)) for k, v in parts.items() if v != 0]  # levers that did not move are left out
+display(HTML(table(shown + [(t("total change", "总变化"), money(change))])))
+'''),
+] + exercise(1, md(
+    """The 120% rule: at what MFU does `base` (planned at MFU 0.38) cost 120% of its compute plan? Check with
+`estimate`.""",
+    """120% 规则：`base`（按 MFU 0.38 做计划）的 MFU 降到多少时，算力成本达到计划的 120%？用 `estimate` 检验。"""),
+    "# your code here / 在这里写代码\ntrigger = None",
+    '''
+answer = 0.38 / 1.2
+ratio = estimate(base.replace(mfu=answer)).cost_usd["compute"] / estimate(base.replace(mfu=0.38)).cost_usd["compute"]
+assert abs(ratio - 1.2) < 1e-6, ratio
+''',
+    "MFU {answer:.3f}: inside the 0.30-0.50 middle half of real runs, so with an uncertain MFU the rule fires "
+    "often. Use it with a plan whose spread you know.",
+    "MFU {answer:.3f}：落在真实训练 0.30–0.50 的中间一半内，所以 MFU 不确定时这条规则会经常触发。"
+    "应配合已知波动范围的计划使用。",
+) + exercise(2, md(
+    """Check the attribution: do the parts add up to the total change? Which action saved the most?""",
+    """检查归因：各部分之和等于总变化吗？哪个动作省得最多？"""),
+    "# your code here / 在这里写代码\nbiggest_saving = None",
+    '''
+assert abs(sum(parts.values()) - change) <= 1e-6 * max(1.0, abs(change)), (sum(parts.values()), change)
+answer = min(parts, key=parts.get)
+''',
+    "The parts add up to {change:,.0f} USD; the biggest saving is <b>{answer}</b>. Experiments add cost: "
+    "name them in the budget instead of hiding them.",
+    "各部分之和为 {change:,.0f} 美元；省得最多的是 <b>{answer}</b>。实验会增加成本：要在预算中写明，而不是藏起来。",
+) + footer(
+    """- Published costs are usually the final run; the project also pays for data, people and experiments.
+- A threshold such as 120% only makes sense next to the plan's own spread.
+- Attribute every change to named actions.""",
+    """- 公开的成本通常只是最终训练；项目还要为数据、人员和实验付费。
+- 像 120% 这样的阈值，只有与计划本身的波动范围一起看才有意义。
+- 把每一次变化归因到具体动作。""",
+    "The [claims notebook](../../claims.ipynb) checks every number of the two source articles. The full app: "
+    "`notebooks/explorer.ipynb`.",
+    "[论断核查笔记本](../../claims.ipynb)逐一核查两篇源文章的数字。完整应用：`notebooks/explorer.ipynb`。",
+    """- Cottier et al. 2024, *The rising costs of training frontier AI models* (Epoch AI)
+- DeepSeek-AI 2024, *DeepSeek-V3 Technical Report*, table 1
+- Shapley 1953, *A value for n-person games*""",
+    """- Cottier 等 2024，*The rising costs of training frontier AI models*（Epoch AI）
+- DeepSeek-AI 2024，*DeepSeek-V3 Technical Report* 表 1
+- Shapley 1953，*A value for n-person games*""")
+
+
+LESSONS = (
+    ("01_flops_to_dollars", L1),
+    ("02_utilization_precision", L2),
+    ("03_architecture_scaling", L3),
+    ("04_buying_compute", L4),
+    ("05_energy_region_carbon", L5),
+    ("06_budgeting_governance", L6),
+)
+TITLES = {
+    "01_flops_to_dollars": ("From FLOPs to dollars", "从 FLOP 到美元"),
+    "02_utilization_precision": ("Utilization and precision", "利用率与精度"),
+    "03_architecture_scaling": ("Architecture and scaling", "架构与规模"),
+    "04_buying_compute": ("Buying compute", "购买算力"),
+    "05_energy_region_carbon": ("Energy, region and carbon", "能源、地区与碳排放"),
+    "06_budgeting_governance": ("Budgeting and governance", "预算与治理"),
+}
+
+
+# ------------------------------------------------------------------ index and claims notebook
+def index_cells() -> list:
+    rows_en = "\n".join(f"{i}. [{TITLES[s][0]}](en/{s}.ipynb) · [{TITLES[s][1]}](zh/{s}.ipynb)"
+                        for i, (s, _) in enumerate(LESSONS, 1))
+    return [md(f"""# Training cost of large language models: a workshop · 大模型训练成本工作坊
+
+Six lessons of 20–30 minutes each, in order. Each lesson exists in English and in Simplified Chinese.
+六节课，每节 20–30 分钟，按顺序学习。每节课都有英文版和简体中文版。
+
+{rows_en}
+{len(LESSONS) + 1}. [Fact-check of the source articles · 源文章论断核查](../claims.ipynb)
+
+Facilitators: see `docs/workshop.md`. 讲师请看 `docs/workshop.md`。""", "")]
+
+
+CLAIMS_CELLS = [
+    md("""# Fact-check: every quantitative claim of the two source articles · 源文章论断核查
+
+Each claim of `shared/sources/000_1c7b37d5a0a3fefc.txt` (article A) and `004_4901b62f9f99ebaa.txt`
+(article B) is tested by a scenario of the cost model or by sourced data in `explorer/data/`, and given a
+verdict that is computed, not typed in: **holds**, **holds only under stated conditions**, or
+**does not hold**. The code is `explorer/claims.py`; the dated cost figures come from
+`explorer.history.check_claims`.
+
+两篇源文章中的每个论断都用成本模型的场景或 `explorer/data/` 中有出处的数据检验，并给出计算得出（而非手写）的结论：
+**成立**、**仅在所述条件下成立**、**不成立**。代码见 `explorer/claims.py`。""", ""),
+    code('''
+import html
+import ipywidgets as W
+from IPython.display import HTML, display
+from explorer.claims import CONDITIONAL, FAILS, HOLDS, check_claims
+
+claims = check_claims()
+assert len(claims) >= 27
+claims["verdict"].value_counts()
+'''),
+    md("## All claims · 全部论断", ""),
+    code('''
+COLORS = {HOLDS: "#1a7f37", CONDITIONAL: "#9a6700", FAILS: "#cf222e"}
+
+def fmt(x):
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+
+rows = "".join(
+    f"<tr><td>{html.escape(r.id)}</td><td>{html.escape(r.claim_en)}<br><span lang='zh'>{html.escape(r.claim_zh)}</span></td>"
+    f"<td>{fmt(r.number)}<br><small>{html.escape(r.unit)}</small></td>"
+    f"<td style='color:{COLORS[r.verdict]}'><b>{html.escape(r.verdict)}</b></td></tr>"
+    for r in claims.itertuples())
+display(HTML("<style>.claims td, .claims th {text-align: left !important; vertical-align: top}</style>"
+             "<table class='claims'><tr><th>id</th><th>claim · 论断</th><th>number · 数值</th><th>verdict · 结论</th></tr>"
+             + rows + "</table>"))
+'''),
+    md("## Why: pick a claim · 原因：选择一个论断", ""),
+    code('''
+pick = W.Dropdown(options=list(claims["id"]), description="claim")
+why = W.HTML()
+
+def show(_=None):
+    r = claims.set_index("id").loc[pick.value]
+    why.value = (f"<p><b>{html.escape(r.claim_en)}</b><br>{html.escape(r.claim_zh)}</p>"
+                 f"<p><b>test</b>: {html.escape(r.test)} ({r.basis})</p><p>{html.escape(r.why)}</p>")
+
+pick.observe(show, "value")
+show()
+W.VBox([pick, why])
+'''),
+    md("""## Checks · 校验
+
+The notebook fails if a hand-checked verdict changes (see also `tests/test_claims.py`).
+如果经人工核对的结论发生变化，本笔记本会报错。""", ""),
+    code('''
+v = claims.set_index("id")["verdict"]
+assert v["a_2018_bert"] == FAILS              # AI Index: $3,288, not $300k
+assert v["a_2020_gpt3_cost"] == CONDITIONAL   # $1.4M is a 2023 re-training estimate; AI Index 2020: $4.3M
+assert v["b_fp8_memory"] == CONDITIONAL       # weights halve, optimizer state does not
+assert v["a_util_50_80"] == HOLDS
+'''),
+]
+
+
+# ------------------------------------------------------------------ writing
+def _cell(spec: dict, lang: str | None) -> dict:
+    if spec["kind"] == "markdown":
+        text = spec["text"][lang] if lang else spec["text"]["en"]
+        return {"cell_type": "markdown", "metadata": {}, "source": text}
+    meta: dict = {}
+    if spec["hidden"]:
+        meta["jupyter"] = {"source_hidden": True}
+    if spec["tags"]:
+        meta["tags"] = list(spec["tags"])
+    src = spec["source"].format(lang=lang) if "setup" in spec["tags"] else spec["source"]
+    return {"cell_type": "code", "execution_count": None, "metadata": meta, "outputs": [], "source": src}
+
+
+def notebook(cells: list, lang: str | None) -> dict:
+    """The notebook's JSON (nbformat 4, no outputs) for ``lang`` (None: the bilingual single version)."""
+    return {
+        "cells": [_cell(c, lang) for c in cells],
+        "metadata": {"kernelspec": KERNEL, "language_info": {"name": "python"},
+                     **({"lang": "zh-Hans" if lang == "zh" else "en"} if lang else {})},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+
+
+def _ids(nb: dict, stem: str) -> dict:
+    for i, cell in enumerate(nb["cells"]):
+        cell["id"] = f"{stem[:12]}-{i:02d}"
+    return nb
+
+
+def outputs() -> dict[Path, str]:
+    """Every generated notebook: path -> text."""
+    out: dict[Path, str] = {}
+
+    def dump(nb: dict) -> str:
+        return json.dumps(nb, ensure_ascii=False, indent=1) + "\n"
+
+    for stem, cells in LESSONS:
+        for lang in LANGS:
+            out[HERE / lang / f"{stem}.ipynb"] = dump(_ids(notebook(cells, lang), stem))
+    out[HERE / "index.ipynb"] = dump(_ids(notebook(index_cells(), None), "index"))
+    out[NOTEBOOKS / "claims.ipynb"] = dump(_ids(notebook(CLAIMS_CELLS, None), "claims"))
+    return out
+
+
+def main() -> int:
+    for path, text in outputs().items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        print(path.relative_to(NOTEBOOKS.parent))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

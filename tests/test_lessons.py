@@ -1,0 +1,92 @@
+"""The workshop notebooks: generated from one source, in step across languages, in the Pythia shape.
+
+The notebooks themselves are executed by ``pytest --nbval-lax notebooks`` (``make test``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = ROOT / "notebooks" / "lessons"
+
+
+def _builder():
+    spec = importlib.util.spec_from_file_location("build_lessons", LESSONS / "build_lessons.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+BUILD = _builder()
+STEMS = [stem for stem, _ in BUILD.LESSONS]
+
+
+def _nb(lang: str, stem: str) -> dict:
+    return json.loads((LESSONS / lang / f"{stem}.ipynb").read_text(encoding="utf-8"))
+
+
+def test_committed_notebooks_equal_the_generated_ones():
+    """Edit notebooks/lessons/build_lessons.py and run it; never edit the .ipynb files by hand."""
+    stale = [str(p.relative_to(ROOT)) for p, text in BUILD.outputs().items()
+             if not p.exists() or p.read_text(encoding="utf-8") != text]
+    assert not stale, f"regenerate with `python notebooks/lessons/build_lessons.py`: {stale}"
+
+
+def test_six_lessons_in_both_languages_and_nothing_else():
+    assert len(STEMS) == 6
+    for lang in ("en", "zh"):
+        assert sorted(p.stem for p in (LESSONS / lang).glob("*.ipynb")) == sorted(STEMS)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_languages_in_step(stem):
+    en, zh = _nb("en", stem), _nb("zh", stem)
+    assert [c["cell_type"] for c in en["cells"]] == [c["cell_type"] for c in zh["cells"]]
+    for a, b in zip(en["cells"], zh["cells"]):
+        if a["cell_type"] == "code" and "setup" not in a["metadata"].get("tags", []):
+            assert a["source"] == b["source"]  # the same code; labels come from t(en, zh)
+        if a["cell_type"] == "markdown":
+            assert re.search(r"[\u4e00-\u9fff]", b["source"]), b["source"][:80]
+            # every number in the English text appears in the Chinese text too
+            nums = lambda s: set(re.findall(r"\d+(?:\.\d+)?", s.replace(",", "")))  # noqa: E731
+            assert nums(a["source"]) <= nums(b["source"]) | {"1", "2", "3"}, (stem, a["source"][:60])
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_pythia_shape(stem):
+    text = "\n".join(c["source"] for c in _nb("en", stem)["cells"] if c["cell_type"] == "markdown")
+    for heading in ("## Overview", "## Prerequisites", "Time to learn", "## Summary", "### What's next?",
+                    "## Resources and references", "### Exercise 1", "### Exercise 2"):
+        assert heading in text, heading
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("stem", STEMS)
+def test_exercises_have_checked_revealable_answers_and_no_outputs(stem, lang):
+    nb = _nb(lang, stem)
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    answers = [c for c in code if "answer" in c["metadata"].get("tags", [])]
+    assert len(answers) >= 2
+    for c in answers:
+        assert "assert " in c["source"] and "reveal(" in c["source"]
+        assert c["metadata"]["jupyter"]["source_hidden"] is True
+    assert all(c["outputs"] == [] and c["execution_count"] is None for c in code)
+    assert any("W." in c["source"] and "panel(" in c["source"] for c in code), "an interactive widget"
+    for c in code:  # every image carries alt text
+        if "figure_html(" in c["source"] and "def figure_html" not in c["source"]:
+            assert re.search(r"figure_html\(fig, t\(", c["source"])
+
+
+def test_index_links_every_lesson_in_order_and_the_claims():
+    cells = json.loads((LESSONS / "index.ipynb").read_text(encoding="utf-8"))["cells"]
+    text = "".join(c["source"] for c in cells)
+    positions = [text.index(f"en/{stem}.ipynb") for stem in STEMS]
+    assert positions == sorted(positions)
+    assert all(f"zh/{stem}.ipynb" in text for stem in STEMS)
+    assert "../claims.ipynb" in text
