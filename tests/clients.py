@@ -185,8 +185,8 @@ def kill_if_over(pid: int, limit_mb: float) -> bool:
     return True
 
 
-def request_all_states(ws: websocket.WebSocket, comm_ids: list[str], timeout: float = 60.0) -> int:
-    """Fetch every widget's state as the page's widget manager does; the number of states received.
+def widget_states(ws: websocket.WebSocket, timeout: float = 60.0) -> dict[str, dict]:
+    """Every widget's state by comm id, fetched as the page's widget manager does.
 
     ipywidgets 8 answers one ``request_states`` on a ``jupyter.widget.control``
     comm with the state of every widget (``update_states``).
@@ -207,6 +207,10 @@ def request_all_states(ws: websocket.WebSocket, comm_ids: list[str], timeout: fl
         _, msg = parse_v1_frame(raw)
         content = msg["content"]
         if msg["header"]["msg_type"] == "comm_msg" and content.get("comm_id") == control:
-            states = content.get("data", {}).get("states", {})
-            return len(set(states) & set(comm_ids))
-    return 0
+            return content.get("data", {}).get("states", {})
+    return {}
+
+
+def request_all_states(ws: websocket.WebSocket, comm_ids: list[str], timeout: float = 60.0) -> int:
+    """How many of ``comm_ids`` got their state in one ``request_states`` (the page's handshake)."""
+    return len(set(widget_states(ws, timeout)) & set(comm_ids))
