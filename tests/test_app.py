@@ -275,3 +275,18 @@ def test_history_marker_shows_the_final_run_not_the_project(app):
     assert _marker_y(app) == pytest.approx(run)
     assert run < e.total_usd / 2  # people and experiments are not on the curve
     app.set_scenario(Scenario())
+
+
+def test_language_switch_lays_out_hidden_charts_when_their_tab_opens():
+    """Switching language on the Breakdown tab does not rebuild the hidden history chart (about 0.25 s);
+    opening its tab shows it in the new language, in the currency and with the marker of the result shown."""
+    app = ExplorerApp(query_string="")
+    before = app.history_fig.history_handles
+    app.controls["currency"].value = "CNY"
+    app.controls["language"].value = "zh"
+    assert app.history_fig.history_handles is before  # not rebuilt while hidden
+    app.tabs.selected_index = 2
+    handles = app.history_fig.history_handles
+    assert handles is not before
+    assert "人民币" in handles.ax.get_ylabel()
+    assert any("\u4e00" <= ch <= "\u9fff" for t in handles.ax.texts for ch in t.get_text())

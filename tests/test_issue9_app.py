@@ -136,6 +136,7 @@ def test_chinese_everywhere(app):
     assert "术语表" in app.glossary.value
     app.controls["currency"].value = "CNY"
     assert "人民币" in app.kpis.value
+    app.tabs.selected_index = 2  # the history chart is laid out again in the new language when it is shown
     assert "人民币" in app.history_fig.history_handles.ax.get_ylabel()
 
 

@@ -363,11 +363,11 @@ class ExplorerApp:
         self.session.value = views.session_html()
         self.breakdown.set_language(lang)
         self.waterfall.set_language(lang)
-        for plot in (self.breakdown, self.waterfall):
-            freeze_layout(plot.figure)  # a full draw: refreshes the blit background too
+        # Laying a figure out again costs a full draw (the history figure: its labels, about 0.25 s); do it
+        # for each figure only when its tab is shown (see _render).
+        self._relayout = {self.breakdown.figure, self.waterfall.figure}
         if self.history_fig.history_handles.language != text_kwargs(lang)[1]:
-            history_figure(figure=self.history_fig, language=lang)
-            enable_marker_blitting(self.history_fig)
+            self._relayout.add(self.history_fig)
         self._stale_figures = {self.breakdown.figure, self.waterfall.figure, self.history_fig}
 
     # ------------------------------------------------------------------ reading controls
@@ -575,11 +575,7 @@ class ExplorerApp:
         self.breakdown.update(e, draw=False, scope=self.scope, language=lang)
         self.waterfall.update(self.baseline, e, draw=False)
         # the curve holds final training runs: compare the run, not the whole project
-        run_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
-        run_label += f", {label('marker_scope', lang)} ({label(f'pricing_{e.scenario.pricing}', lang)})"
-        run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
-        set_history_currency(self.history_fig, e.scenario.currency, e.usd_to_currency)
-        set_scenario_marker(self.history_fig, run_usd, self.marker_year, run_label, draw=False)
+        self._mark_history(e)
         self._render(self.breakdown.figure, self.waterfall.figure, self.history_fig)
         self.assumptions.value = views.assumptions_html(e, lang)
         self.downloads.value = (
@@ -594,6 +590,15 @@ class ExplorerApp:
         self.scope_note.value = f'<div class="explorer-note">{html.escape(label(f"scope_note_{self.scope}", lang))}</div>'
         self.summary.value = (f'<p class="explorer-summary-text">'
                               f'{html.escape(views.summary_text(e, lang, self.scope))}</p>')
+
+    def _mark_history(self, e: Estimate) -> None:
+        """Put the history figure in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
+        lang = self.language
+        run_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
+        run_label += f", {label('marker_scope', lang)} ({label(f'pricing_{e.scenario.pricing}', lang)})"
+        run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
+        set_history_currency(self.history_fig, e.scenario.currency, e.usd_to_currency)
+        set_scenario_marker(self.history_fig, run_usd, self.marker_year, run_label, draw=False)
 
     def share_query(self) -> str:
         """The query string (with ``?``) of a link to the scenario, language and scope shown."""
@@ -636,6 +641,14 @@ class ExplorerApp:
         """
         self._stale_figures.update(changed)
         visible = self._visible_figure()
+        if visible in self._relayout:
+            self._relayout.discard(visible)
+            if visible is self.history_fig:
+                history_figure(figure=self.history_fig, language=self.language)
+                enable_marker_blitting(self.history_fig)
+                self._mark_history(self.estimate)
+            else:
+                freeze_layout(visible)  # a full draw: refreshes the blit background too
         if visible in self._stale_figures:
             self._stale_figures.discard(visible)
             if visible is self.history_fig:
