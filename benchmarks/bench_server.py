@@ -58,24 +58,24 @@ def _server(name: str, *options: str, pool_size: int, notebook: str = "notebooks
         raise RuntimeError(str(exc)) from None
 
 
-def handshake(url: str, timeout: float = 180.0) -> tuple[bool, float, int | None]:
-    """Load the page and complete the widget handshake; (rendered, seconds, kernel pid unknown -> None)."""
+def handshake(url: str, timeout: float = 180.0) -> tuple[bool, float]:
+    """Load the page and complete the widget handshake; (rendered, seconds)."""
     from tests import clients as cl
 
     start = time.monotonic()
     try:
         page = cl.get_page(url, timeout=timeout)
         if not (page.status == 200 and page.rendered and page.kernel_id):
-            return False, time.monotonic() - start, None
+            return False, time.monotonic() - start
         ws = cl.connect(url, page.kernel_id, v1=True, timeout=timeout)
         try:
             ids = cl.widget_comm_ids(ws, v1=True, timeout=timeout)
             got = cl.request_all_states(ws, ids, timeout=max(timeout - (time.monotonic() - start), 1.0))
         finally:
             ws.close()
-        return got == len(ids) and len(ids) > 0, time.monotonic() - start, None
+        return got == len(ids) and len(ids) > 0, time.monotonic() - start
     except Exception:  # noqa: BLE001 - a failed viewer is counted, not raised
-        return False, time.monotonic() - start, None
+        return False, time.monotonic() - start
 
 
 def rush(url: str, viewers: int, window_s: float) -> tuple[list[float], int]:
@@ -85,7 +85,7 @@ def rush(url: str, viewers: int, window_s: float) -> tuple[list[float], int]:
 
     def viewer(delay: float) -> None:
         time.sleep(delay)
-        ok, seconds, _ = handshake(url)
+        ok, seconds = handshake(url)
         with lock:
             results.append((ok, seconds))
 
