@@ -26,13 +26,12 @@ from matplotlib.ticker import FuncFormatter
 
 from explorer.analysis import LEVERS, Attribution, Simulation
 from explorer.model import COST_DIMENSIONS
-from explorer.plots.breakdown import _Plot
+from explorer.plots.breakdown import _finite, _Plot, place_waterfall, waterfall_artists
 from explorer.plots.fonts import text_kwargs
 from explorer.text import label, money
 
 __all__ = ["TornadoPlot", "LeverWaterfallPlot", "CompareBarsPlot", "SimulationPlot", "SLOT_COLORS"]
 
-_UP, _DOWN, _TOTAL = "#C0392B", "#1E8449", "#5D6D7E"
 _LOW, _HIGH = "#56B4E9", "#E69F00"
 #: One colour per compared slot A-D (Okabe-Ito); hatching tells them apart without colour.
 SLOT_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
@@ -42,10 +41,6 @@ _SLOT_HATCH = ("", "//", "..", "xx")
 def _money(x: float, currency: str, digits: int = 3) -> str:
     """:func:`~explorer.text.money` with ``$`` escaped: two of them in one text would start mathtext."""
     return money(x, currency, digits).replace("$", r"\$")
-
-
-def _finite(x) -> float:
-    return float(x) if x is not None and math.isfinite(x) else 0.0
 
 
 def _font(kw: dict, size: float = 9):
@@ -172,14 +167,7 @@ class LeverWaterfallPlot(_Labelled):
     def __init__(self, figure: Figure | None = None, language: str = "en"):
         self.figure = figure if figure is not None else Figure(figsize=(7.0, 3.6), layout="constrained")
         self.ax = self.figure.add_subplot()
-        n = len(LEVERS) + 3
-        x = np.arange(n)
-        self.bars = self.ax.bar(x, np.zeros(n), bottom=np.zeros(n), width=0.65, color=_TOTAL)
-        self.texts = [self.ax.text(xi, 0, "", ha="center", va="bottom", fontsize=9) for xi in x]
-        self.connectors = self.ax.plot([], [], color="0.55", lw=0.8, ls=":")[0]
-        self.ax.yaxis.set_visible(False)
-        self.ax.spines[["top", "right", "left"]].set_visible(False)
-        self.ax.tick_params(axis="x", length=0)
+        self.bars, self.texts, self.connectors = waterfall_artists(self.ax, len(LEVERS) + 3, fontsize=9)
         self.keys: list[str] = ["baseline", "current"]
         self._init_language(language)
 
@@ -208,27 +196,14 @@ class LeverWaterfallPlot(_Labelled):
         """Show ``attribution``, moving the existing bars; unused bars are hidden."""
         steps = [(k, b * usd_to_currency, h * usd_to_currency) for k, b, h in self.steps(attribution)]
         self.keys = [k for k, _, _ in steps]
-        scale = max(max(max(b, b + h) for _, b, h in steps), 1e-9)
-        xs, ys = [], []
-        for i, (bar, text) in enumerate(zip(self.bars, self.texts)):
-            if i >= len(steps):
-                bar.set_height(0.0)
-                bar.set_visible(False)
-                text.set_text("")
-                continue
-            key, bottom, height = steps[i]
-            bar.set_visible(True)
-            bar.set_y(bottom / scale)
-            bar.set_height(height / scale)
-            total = key in ("baseline", "current")
-            bar.set_color(_TOTAL if total else (_UP if height > 0 else _DOWN))
-            text.set_text(_money(height, currency) if total else ("+" if height > 0 else "-") + _money(abs(height),
-                                                                                                      currency))
-            text.set_position((i, max(bottom, bottom + height) / scale + 0.01))
-            end = (bottom + height) / scale
-            xs += [i + 0.33, i + 0.67, np.nan]
-            ys += [end, end, np.nan]
-        self.connectors.set_data(xs[:-3], ys[:-3])
+        totals = [k in ("baseline", "current") for k in self.keys]
+
+        def text_of(i: int, height: float, scale: float) -> str:
+            if totals[i]:
+                return _money(height, currency)
+            return ("+" if height > 0 else "-") + _money(abs(height), currency)
+
+        place_waterfall(self.bars, self.texts, self.connectors, [(b, h) for _, b, h in steps], totals, text_of)
         self.ax.set_xlim(-0.6, len(steps) - 0.4)
         self.ax.set_ylim(0, 1.2)
         self._relabel()

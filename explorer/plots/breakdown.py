@@ -55,6 +55,57 @@ def _finite(x: float) -> float:
     return 0.0 if x is None or not math.isfinite(x) else x
 
 
+def waterfall_artists(ax, n: int, fontsize: float) -> tuple:
+    """The empty artists of a waterfall of ``n`` steps on ``ax``: bars, value texts, connector line."""
+    x = np.arange(n)
+    bars = ax.bar(x, np.zeros(n), bottom=np.zeros(n), width=0.65, color=_TOTAL)
+    texts = [ax.text(xi, 0, "", ha="center", va="bottom", fontsize=fontsize) for xi in x]
+    connectors = ax.plot([], [], color="0.55", lw=0.8, ls=":")[0]
+    ax.yaxis.set_visible(False)
+    ax.spines[["top", "right", "left"]].set_visible(False)
+    ax.tick_params(axis="x", length=0)
+    return bars, texts, connectors
+
+
+def place_waterfall(bars, texts, connectors, steps, is_total, text_of) -> float:
+    """Move a waterfall's artists to ``steps``; bars beyond ``len(steps)`` are hidden.
+
+    Parameters
+    ----------
+    steps : list of (float, float)
+        (bottom, height) of each bar [currency].
+    is_total : list of bool
+        Which bars are totals (grey); the others are red when they rise, green when they fall.
+    text_of : callable
+        ``text_of(i, height, scale)`` -> the label of bar ``i``.
+
+    Returns
+    -------
+    float
+        Amount [currency] of a bar of height 1.
+    """
+    scale = max(max(max(b, b + h) for b, h in steps), 1e-9)
+    xs, ys = [], []
+    for i, (bar, text) in enumerate(zip(bars, texts)):
+        if i >= len(steps):
+            bar.set_height(0.0)
+            bar.set_visible(False)
+            text.set_text("")
+            continue
+        bottom, height = steps[i]
+        bar.set_visible(True)
+        bar.set_y(bottom / scale)
+        bar.set_height(height / scale)
+        bar.set_color(_TOTAL if is_total[i] else (_UP if height > 0 else _DOWN if height < 0 else "0.75"))
+        text.set_text(text_of(i, height, scale))
+        text.set_position((i, max(bottom, bottom + height) / scale + 0.01))
+        end = (bottom + height) / scale
+        xs += [i + 0.33, i + 0.67, np.nan]
+        ys += [end, end, np.nan]
+    connectors.set_data(xs[:-3], ys[:-3])
+    return scale
+
+
 class _Plot:
     """Shared parts: the figure, its language, and optional blitting of the moving artists."""
 
@@ -197,15 +248,9 @@ class WaterfallPlot(_Plot):
         self.figure = figure if figure is not None else Figure(figsize=(7.0, 3.6), layout="constrained")
         self.ax = self.figure.add_subplot()
         n = len(COST_DIMENSIONS) + 2
-        x = np.arange(n)
-        self.bars = self.ax.bar(x, np.zeros(n), bottom=np.zeros(n), width=0.65, color=_TOTAL)
-        self.texts = [self.ax.text(xi, 0, "", ha="center", va="bottom", fontsize=9.5) for xi in x]
-        self.connectors = self.ax.plot([], [], color="0.55", lw=0.8, ls=":")[0]
-        self.ax.set_xticks(x)
+        self.bars, self.texts, self.connectors = waterfall_artists(self.ax, n, fontsize=9.5)
+        self.ax.set_xticks(np.arange(n))
         self.ax.set_ylim(0, 1.2)
-        self.ax.yaxis.set_visible(False)
-        self.ax.spines[["top", "right", "left"]].set_visible(False)
-        self.ax.tick_params(axis="x", length=0)
         self.scale = 1.0
         self.language = ""
         self.set_language(language)
@@ -255,25 +300,18 @@ class WaterfallPlot(_Plot):
         unknown_dims = [not (math.isfinite(baseline.cost_usd[d]) and math.isfinite(current.cost_usd[d]))
                         for d in COST_DIMENSIONS]
         unknown = [not math.isfinite(baseline.total_usd), *unknown_dims, not math.isfinite(current.total_usd)]
-        self.scale = max(max(max(b, b + h) for b, h in steps), 1e-9)
-        xs, ys = [], []
-        for i, (bar, text, (bottom, height)) in enumerate(zip(self.bars, self.texts, steps)):
-            bar.set_y(bottom / self.scale)
-            bar.set_height(height / self.scale)
-            is_total = i in (0, len(steps) - 1)
-            bar.set_color(_TOTAL if is_total else (_UP if height > 0 else _DOWN if height < 0 else "0.75"))
+        last = len(steps) - 1
+
+        def text_of(i: int, height: float, scale: float) -> str:
             if unknown[i]:
-                text.set_text(label("unit_unknown", self.language))
-            elif is_total:
-                text.set_text(money(height, currency))
-            elif abs(height) < 1e-9 * self.scale:
-                text.set_text("0")
-            else:
-                text.set_text(("+" if height > 0 else "-") + money(abs(height), currency))
-            text.set_position((i, max(bottom, bottom + height) / self.scale + 0.01))
-            end = (bottom + height) / self.scale
-            xs += [i + 0.33, i + 0.67, np.nan]
-            ys += [end, end, np.nan]
-        self.connectors.set_data(xs[:-3], ys[:-3])
+                return label("unit_unknown", self.language)
+            if i in (0, last):
+                return money(height, currency)
+            if abs(height) < 1e-9 * scale:
+                return "0"
+            return ("+" if height > 0 else "-") + money(abs(height), currency)
+
+        self.scale = place_waterfall(self.bars, self.texts, self.connectors, steps,
+                                     [i in (0, last) for i in range(len(steps))], text_of)
         if draw:
             self.figure.canvas.draw_idle()
