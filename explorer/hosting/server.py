@@ -8,12 +8,21 @@ It runs exactly as ``voila`` does (same options, same ``voila.json``) with:
 * 404 instead of 500 for paths the static handlers cannot read, and for
   ``/login`` and ``/logout``, which a login-free server does not offer.
 
+* request bodies capped at ``max_body_bytes`` (the app posts only tiny
+  ones), and every query string that fits in a request head parsed, so that
+  the page handler answers a link with thousands of keys with its readable
+  400 page, not tornado's empty one.
+
 Settings (command line or ``voila.json``, section ``ExplorerVoila``):
-``max_kernels`` caps viewers' kernels (0: no cap).
+``max_kernels`` caps viewers' kernels (0: no cap); ``max_body_bytes`` caps a
+request body [bytes].
 """
 
 from __future__ import annotations
 
+import functools
+
+from tornado import httputil
 from traitlets import Int, default
 from voila.app import Voila
 from voila.static_file_handler import AllowListFileHandler, MultiStaticFileHandler, TemplateStaticFileHandler
@@ -33,6 +42,21 @@ _REPLACEMENTS = {
     MultiStaticFileHandler: not_found_on_bad_path(MultiStaticFileHandler),
 }
 _NOT_OFFERED = (r"/login", r"/logout")
+_MAX_HEADER_BYTES = 65536  # tornado's default request-head limit, stated so that the parser limit can follow it
+
+
+def _parse_every_query_that_fits() -> None:
+    """Let tornado parse any query string a request head can hold (at most one field per byte).
+
+    Tornado refuses a query of more than 1,000 fields while it reads the
+    request, before any handler runs, with an empty 400 the viewer cannot
+    read. A query is bounded by the head size, and parsing 65,536 fields takes
+    about 10 ms here; the same limit applies to urlencoded bodies, which
+    ``max_body_bytes`` keeps small.
+    """
+    if hasattr(httputil, "set_parse_body_config"):  # tornado >= 6.5.8; older versions had no field limit
+        httputil.set_parse_body_config(httputil.ParseBodyConfig(
+            urlencoded=httputil.ParseUrlEncodedConfig(max_arguments=_MAX_HEADER_BYTES)))
 
 
 class ExplorerVoila(Voila):
@@ -40,6 +64,9 @@ class ExplorerVoila(Voila):
 
     max_kernels = Int(40, config=True, help="Most kernels held by viewers at once; 0 for no cap. "
                                             "Further viewers get a 'busy, try again' page (HTTP 503).")
+
+    max_body_bytes = Int(1 << 20, config=True, help="Largest request body accepted [bytes]; the app's own "
+                                                      "requests (the unload beacon) are a few hundred bytes.")
 
     @default("kernel_websocket_connection_class")
     def _default_connection_class(self):
@@ -59,6 +86,13 @@ class ExplorerVoila(Voila):
             handlers.append((pattern, _REPLACEMENTS.get(handler, handler), *rest))
         not_offered = [(self.server_url.rstrip("/") + path, NotFoundHandler) for path in _NOT_OFFERED]
         return not_offered + handlers
+
+
+    def listen(self):
+        _parse_every_query_that_fits()
+        self.app.listen = functools.partial(self.app.listen, max_body_size=self.max_body_bytes,
+                                            max_header_size=_MAX_HEADER_BYTES)
+        super().listen()
 
 
 def main(argv: list[str] | None = None) -> None:
