@@ -25,6 +25,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+READY_LINE = "is ready: it has run the notebook"  # explorer.hosting.handlers
+
+
 class Server:
     """A hardened Voila server (``python -m explorer.hosting``) on 127.0.0.1, as `make app` starts it."""
 
@@ -56,7 +59,10 @@ class Server:
                     self.stop()
                     pytest.fail(f"voila did not start; see {self.log}")
                 time.sleep(0.3)
-        while self.pool_size != 0 and "is filled with" not in self.log.read_text() and time.monotonic() < deadline:
+        # a preheated kernel is ready once it has run the notebook (explorer.hosting logs it; Voila's own
+        # "pool is filled" comes when the kernels have only started)
+        while (self.pool_size and self.log.read_text().count(READY_LINE) < self.pool_size
+               and time.monotonic() < deadline):
             time.sleep(0.3)
 
     def stop(self) -> None:

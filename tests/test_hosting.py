@@ -236,6 +236,21 @@ def test_a_large_request_body_is_refused_and_the_server_goes_on(server):
     assert cl.get_page(server.url, timeout=120).rendered
 
 
+def test_the_log_says_when_each_preheated_kernel_is_ready_and_ignores_unknown_ids(server):
+    """Voila's "pool is filled" comes when kernels start; the ready line comes when the notebook has run."""
+    import uuid
+
+    from tests.conftest import READY_LINE
+
+    stranger = str(uuid.uuid4())
+    ws = websocket.create_connection(server.url.replace("http://", "ws://") + f"voila/query/{stranger}", timeout=10)
+    ws.close()
+    time.sleep(0.5)
+    text = server.log.read_text()
+    assert text.count(READY_LINE) >= server.pool_size  # the fixture's pool of 2 (and its refills)
+    assert stranger not in text  # anyone can open that socket: an unknown id is not logged
+
+
 def test_server_log_holds_no_traceback(server):
     """Run last in this module: the attacks above must not have raised inside the server."""
     text = server.log.read_text()

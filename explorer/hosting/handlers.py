@@ -13,16 +13,21 @@ anonymous server needs:
 * :func:`not_found_on_bad_path` makes a static-file handler answer 404 for a
   path it cannot read (a NUL byte, a template source, a traversal) instead of
   a 500 with a logged traceback.
+* :class:`ReadyLoggingRequestInfoHandler` logs when a preheated kernel has run
+  the notebook and is ready for a viewer.
 """
 
 from __future__ import annotations
 
 import html
+import logging
 
 from tornado import web
+from voila.request_info_handler import RequestInfoSocketHandler
 from voila.tornado.handler import TornadoVoilaHandler
 
-__all__ = ["ExplorerPageHandler", "NotFoundHandler", "not_found_on_bad_path", "message_page"]
+__all__ = ["ExplorerPageHandler", "NotFoundHandler", "ReadyLoggingRequestInfoHandler", "not_found_on_bad_path",
+           "message_page"]
 
 MAX_QUERY_KEYS = 64
 MAX_QUERY_CHARS = 4096
@@ -129,3 +134,27 @@ def not_found_on_bad_path(handler_class: type[web.StaticFileHandler]) -> type[we
 
     Guarded.__name__ = Guarded.__qualname__ = f"NotFoundOnBadPath{handler_class.__name__}"
     return Guarded
+
+
+class ReadyLoggingRequestInfoHandler(RequestInfoSocketHandler):
+    """Voila's request-info websocket, logging when a preheated kernel is ready for a viewer.
+
+    A preheated kernel opens this websocket when its notebook reaches
+    :func:`voila.utils.get_query_string`, that is, once everything before it
+    has run. Voila itself logs "Kernel pool ... is filled" when the kernels
+    have only *started*; a viewer who arrives then still waits for the
+    notebook. The line logged here, once per kernel the server started, is
+    the signal to watch before a class arrives (and the one the benchmarks
+    wait for).
+    """
+
+    _logged: set = set()
+
+    def open(self, kernel_id: str) -> None:
+        super().open(kernel_id)
+        manager = self.settings.get("kernel_manager")
+        if kernel_id in self._logged or manager is None or kernel_id not in manager:
+            return  # an unknown id (anyone can open this socket) is not logged
+        self._logged.add(kernel_id)
+        log = self.settings.get("explorer_log") or logging.getLogger("tornado.application")
+        log.info("Preheated kernel %s is ready: it has run the notebook and waits for a viewer", kernel_id)

@@ -5,6 +5,8 @@ It runs exactly as ``voila`` does (same options, same ``voila.json``) with:
 * the guarded kernel websocket (:mod:`explorer.hosting.websocket`);
 * the page handler with a query limit, a cap on viewers' kernels and the
   ``_xsrf`` cookie for the unload beacon (:mod:`explorer.hosting.handlers`);
+* a log line when a preheated kernel is ready for a viewer (Voila's own
+  "pool is filled" comes when the kernels have only started);
 * 404 instead of 500 for paths the static handlers cannot read, and for
   ``/login`` and ``/logout``, which a login-free server does not offer.
 
@@ -25,11 +27,13 @@ import functools
 from tornado import httputil
 from traitlets import Int, default
 from voila.app import Voila
+from voila.request_info_handler import RequestInfoSocketHandler
 from voila.static_file_handler import AllowListFileHandler, MultiStaticFileHandler, TemplateStaticFileHandler
 from voila.tornado.handler import TornadoVoilaHandler
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
-from explorer.hosting.handlers import ExplorerPageHandler, NotFoundHandler, not_found_on_bad_path
+from explorer.hosting.handlers import (ExplorerPageHandler, NotFoundHandler, ReadyLoggingRequestInfoHandler,
+                                      not_found_on_bad_path)
 from explorer.hosting.websocket import GuardedKernelWebsocketConnection, SafeKernelWebsocketHandler
 
 __all__ = ["ExplorerVoila", "main"]
@@ -37,6 +41,7 @@ __all__ = ["ExplorerVoila", "main"]
 _REPLACEMENTS = {
     TornadoVoilaHandler: ExplorerPageHandler,
     VoilaKernelWebsocketHandler: SafeKernelWebsocketHandler,
+    RequestInfoSocketHandler: ReadyLoggingRequestInfoHandler,
     TemplateStaticFileHandler: not_found_on_bad_path(TemplateStaticFileHandler),
     AllowListFileHandler: not_found_on_bad_path(AllowListFileHandler),
     MultiStaticFileHandler: not_found_on_bad_path(MultiStaticFileHandler),
@@ -75,6 +80,7 @@ class ExplorerVoila(Voila):
     def init_settings(self):
         settings = super().init_settings()
         settings["explorer_max_kernels"] = self.max_kernels
+        settings["explorer_log"] = self.log  # handlers log as the server does
         return settings
 
     def init_handlers(self):
