@@ -9,6 +9,12 @@ from 372 MB to 1,333 MB, and past 4 GB with a pixel ratio of 2).
 pixel ratio, ignores resizes unless the canvas is resizable and clamps them
 when it is, and ignores mouse, keyboard and toolbar events (the charts have
 none).
+
+It also draws only charts that are on screen. When a page connects, every
+chart's canvas asks for a full draw, hidden tabs included (three to seven
+figures, the history chart the dearest). A canvas whose ``shown`` is False
+notes the request instead, and :meth:`GuardedCanvas.reveal` answers it when
+the app shows the chart.
 """
 
 from __future__ import annotations
@@ -35,15 +41,34 @@ def _clamped(value: object, lo: float, hi: float) -> float | None:
 
 
 class GuardedCanvas(Canvas):
-    """An ipympl ``Canvas`` whose browser messages are checked and bounded (see the module docstring)."""
+    """An ipympl ``Canvas`` whose browser messages are checked and bounded (see the module docstring).
+
+    Attributes
+    ----------
+    shown : bool
+        Whether the chart is on screen (set by the app). A hidden canvas defers
+        the browser's draw requests until :meth:`reveal`.
+    deferred : bool
+        A draw request is waiting for :meth:`reveal`.
+    """
+
+    shown = True
+    deferred = False
+    _stale_pixels = False  # the pixel ratio changed while hidden: the buffer must be rendered again
 
     def _handle_message(self, object, content, buffers):  # noqa: A002 - ipympl's signature
         kind = content.get("type") if isinstance(content, dict) else None
+        if kind in ("refresh", "draw") and not self.shown:
+            self.deferred = True
+            return None
         if kind in _PASS:
             return super()._handle_message(object, {"type": kind}, buffers)
         if kind in _RATIO:
             ratio = _clamped(content.get(_RATIO[kind]), 1.0, MAX_DEVICE_PIXEL_RATIO)
-            if ratio is not None:
+            if ratio is not None and not self.shown:
+                if self._set_device_pixel_ratio(ratio):  # the figure's dpi follows; render when shown
+                    self.deferred = self._stale_pixels = True
+            elif ratio is not None:
                 super()._handle_message(object, {"type": kind, _RATIO[kind]: ratio}, buffers)
             return None
         if kind == "resize" and self.resizable:
@@ -53,3 +78,30 @@ class GuardedCanvas(Canvas):
                 super()._handle_message(object, {"type": "resize", "width": int(width), "height": int(height)},
                                         buffers)
         return None
+
+    def reveal(self, *, draw: bool = True) -> None:
+        """The chart is on screen: answer the draw request it deferred while hidden, if any.
+
+        Parameters
+        ----------
+        draw : bool
+            Push the image now: the last rendered buffer, or a fresh render if
+            the pixel ratio changed. False when the caller draws next (the next
+            image then goes out whole, not as a difference).
+        """
+        self.shown = True
+        if not self.deferred:
+            return
+        self.deferred = False
+        if self.manager is not None:
+            self.send_event("figure_label", label=self.manager.get_window_title())
+        self.send_event("capture_scroll", capture_scroll=getattr(self, "_capture_scroll", False))
+        self._force_full = True  # the browser holds no image of this canvas to apply a difference to
+        if self._stale_pixels or not draw:
+            self._stale_pixels = False
+            if draw:
+                self.draw()
+            return
+        self._png_is_old = True
+        if self.manager is not None:
+            self.manager.refresh_all()  # the current buffer, encoded once, without rendering again

@@ -641,6 +641,10 @@ class ExplorerApp:
         """
         self._stale_figures.update(changed)
         visible = self._visible_figure()
+        for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
+            fig.canvas.shown = fig is visible  # a hidden chart defers the browser's draw requests
+        if visible is not None and visible.canvas.deferred:
+            visible.canvas.reveal(draw=visible not in self._relayout and visible not in self._stale_figures)
         if visible in self._relayout:
             self._relayout.discard(visible)
             if visible is self.history_fig:
