@@ -1,5 +1,6 @@
 # Two commands on a fresh machine with nothing but Python:
 #   make app   - create .venv, install, serve the app read-only on http://127.0.0.1:8866
+#                (make app POOL=30: a preheated kernel for each of 30 viewers arriving at once)
 #   make test  - create .venv, install with the test extra, run the whole test suite
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
 PYTHON ?= python3
@@ -17,8 +18,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
 	touch $(STAMP)
 
+# POOL=30 preheats 30 kernels (a class arriving at once; docs/deploy.md) and refills the pool a minute after use
+POOL ?=
 app: $(STAMP)
-	$(BIN)/python -m explorer.hosting notebooks/explorer.ipynb --Voila.ip=127.0.0.1 --port=8866 --no-browser
+	$(BIN)/python -m explorer.hosting notebooks/explorer.ipynb --Voila.ip=127.0.0.1 --port=8866 --no-browser \
+		$(if $(POOL),--pool_size=$(POOL) --VoilaKernelManager.fill_delay=60)
 
 # Lessons and the claims notebook, read-only, as the app is served (hardened Voila, voila.json) but over
 # the notebooks directory. Kernels are not preheated: a pool per notebook would start dozens of kernels.

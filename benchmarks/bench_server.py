@@ -15,9 +15,13 @@ as ``make app`` starts it) on 127.0.0.1, in one run, on this machine:
     for a returning viewer (scripts cached); ``browser_first_visit_*_s`` for the
     first visit of a new browser.
 ``rush_<n>_<setting>_p50_s``, ``..._p95_s``, ``..._rendered``, ``..._pool_size``
-    ``n`` protocol clients arriving evenly within a window (10 at once; 30 within
-    10 s), each timed from its arrival to its handshake done; ``rendered`` counts
-    the complete ones. ``default`` is voila.json's pool; ``workshop`` is the
+    ``n`` viewers arriving evenly within a window (10 at once; 30 within 10 s),
+    each timed from its arrival to its page rendered; ``rendered`` counts the
+    complete ones. Three of them are chromium pages (summary shown, chart
+    drawn: ``..._browsers_rendered``, ``..._browser_max_s``), since a browser
+    also makes the kernel draw its chart; the others are protocol clients (page
+    read, widget handshake done), since 30 chromiums would measure chromium.
+    The rush starts once the pool's kernels have run the notebook. ``default`` is voila.json's pool; ``workshop`` is the
     setting of docs/deploy.md: a pool the size of the class, refilled a minute
     after use so that refills do not compete with the rush.
 ``kernel_rss_mb``
@@ -43,6 +47,7 @@ if str(ROOT) not in sys.path:
 
 from benchmarks.run import register  # noqa: E402
 
+RUSH_BROWSERS = 3  # real chromium pages among the viewers of a rush; the rest are protocol clients
 DEFAULT_POOL_SIZE = json.loads((ROOT / "voila.json").read_text())["VoilaConfiguration"]["default_pool_size"]
 
 
@@ -78,24 +83,88 @@ def handshake(url: str, timeout: float = 180.0) -> tuple[bool, float]:
         return False, time.monotonic() - start
 
 
-def rush(url: str, viewers: int, window_s: float) -> tuple[list[float], int]:
-    """``viewers`` clients arriving evenly within ``window_s``; (times of the rendered ones, rendered count)."""
+_CHART_DRAWN = ("() => [...document.querySelectorAll('.jupyter-matplotlib-figure canvas')]"
+                ".some(c => c.offsetParent !== null && c.width > 0)")
+
+
+def _browser_viewers(url: str, delays: list[float], results) -> None:
+    """Open one chromium page per delay (seconds after the rush starts); put (rendered, seconds) on ``results``.
+
+    Runs in its own process: chromium is launched before the rush starts, and
+    each page is timed from its arrival to the summary shown and a chart drawn.
+    """
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from tests.conftest import CHROMIUM_ARGS
+
+    async def main() -> None:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
+            results.put(("launched", 0.0))
+            go = time.monotonic() + 1.0  # the protocol clients start at the same moment (see rush)
+            results.put(("start", go))
+
+            async def viewer(delay: float) -> tuple[bool, float]:
+                await asyncio.sleep(max(go + delay - time.monotonic(), 0.0))
+                start = time.monotonic()
+                page = await browser.new_page(viewport={"width": 1400, "height": 1000})
+                try:
+                    await page.goto(url, timeout=300_000)
+                    await page.wait_for_selector(".explorer-summary p", timeout=300_000)
+                    await page.wait_for_function(_CHART_DRAWN, timeout=300_000)
+                    return True, time.monotonic() - start
+                except Exception:  # noqa: BLE001 - a failed viewer is counted, not raised
+                    return False, time.monotonic() - start
+
+            for ok, seconds in await asyncio.gather(*(viewer(d) for d in delays)):
+                results.put((ok, seconds))
+            await browser.close()
+
+    asyncio.run(main())
+
+
+def rush(url: str, viewers: int, window_s: float, browsers: int = 0) -> dict[str, list[float]]:
+    """``viewers`` arriving evenly within ``window_s``; ``browsers`` of them are chromium pages.
+
+    Returns the seconds of the rendered viewers, ``{"protocol": [...], "browser": [...]}``
+    (the browsers are spread evenly among the arrivals), and counts failures by
+    their absence. Protocol clients are threads of this process (about 0.02
+    CPU-seconds each, measured); the browsers run in a process of their own.
+    """
+    import multiprocessing
+
+    arrivals = [window_s * i / max(viewers - 1, 1) for i in range(viewers)]
+    browser_slots = set(round(i * viewers / browsers + viewers / (2 * browsers)) for i in range(browsers)) \
+        if browsers and shutil.which("chromium") else set()
     results: list[tuple[bool, float]] = []
     lock = threading.Lock()
+    queue = multiprocessing.get_context("spawn").Queue()
+    proc = None
+    go = time.monotonic()
+    if browser_slots:
+        proc = multiprocessing.get_context("spawn").Process(
+            target=_browser_viewers, args=(url, [arrivals[i] for i in sorted(browser_slots)], queue))
+        proc.start()
+        queue.get(timeout=120)  # chromium launched
+        go = queue.get(timeout=30)[1]
 
     def viewer(delay: float) -> None:
-        time.sleep(delay)
+        time.sleep(max(go + delay - time.monotonic(), 0.0))
         ok, seconds = handshake(url)
         with lock:
             results.append((ok, seconds))
 
-    threads = [threading.Thread(target=viewer, args=(window_s * i / max(viewers - 1, 1),)) for i in range(viewers)]
+    threads = [threading.Thread(target=viewer, args=(arrivals[i],)) for i in range(viewers) if i not in browser_slots]
     for t in threads:
         t.start()
     for t in threads:
         t.join(timeout=400)
-    times = sorted(s for ok, s in results if ok)
-    return times, len(times)
+    browser_results = [queue.get(timeout=400) for _ in browser_slots]
+    if proc is not None:
+        proc.join(timeout=60)
+    return {"protocol": sorted(s for ok, s in results if ok), "browser": sorted(s for ok, s in browser_results if ok)}
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -144,8 +213,7 @@ def _browser_first_render(url: str, repeats: int, server=None) -> tuple[float, f
             start = time.monotonic()
             page.goto(url, timeout=180_000)
             page.wait_for_selector(".explorer-summary p", timeout=180_000)
-            page.wait_for_function("() => [...document.querySelectorAll('.jupyter-matplotlib-figure canvas')]"
-                                   ".some(c => c.offsetParent !== null && c.width > 0)", timeout=180_000)
+            page.wait_for_function(_CHART_DRAWN, timeout=180_000)
             times.append(time.monotonic() - start)
             page.close()
             if server is not None and server.pool_size:
@@ -194,12 +262,15 @@ def bench_server(repeats: int) -> dict[str, float]:
                           pool_size=size, ready_timeout=600)
             try:
                 _wait_pool_ready(srv, size, timeout=900)  # the class arrives once the pool is ready
-                times, rendered = rush(srv.url, viewers, window)
+                times = rush(srv.url, viewers, window, browsers=RUSH_BROWSERS)
             finally:
                 srv.stop()
             key = f"rush_{viewers}_{setting}"
+            every = times["protocol"] + times["browser"]
             out[f"{key}_pool_size"] = size
-            out[f"{key}_p50_s"] = _percentile(times, 0.5)
-            out[f"{key}_p95_s"] = _percentile(times, 0.95)
-            out[f"{key}_rendered"] = rendered
+            out[f"{key}_p50_s"] = _percentile(every, 0.5)
+            out[f"{key}_p95_s"] = _percentile(every, 0.95)
+            out[f"{key}_rendered"] = len(every)
+            out[f"{key}_browsers_rendered"] = len(times["browser"])
+            out[f"{key}_browser_max_s"] = max(times["browser"], default=float("nan"))
     return out
