@@ -33,9 +33,9 @@ from explorer.analysis import (Simulation, attribute, budget_status, compare, re
 from explorer.app import export
 from explorer.errors import ScenarioError
 from explorer.model import COST_DIMENSIONS, Estimate
-from explorer.plots.breakdown import freeze_layout
 from explorer.plots.analysis import (SLOT_COLORS, CompareBarsPlot, LeverWaterfallPlot, SimulationPlot,
                                      TornadoPlot)
+from explorer.plots.breakdown import freeze_layout
 from explorer.text import label, money, quantity
 
 __all__ = ["AnalysisViews", "SLOTS", "APP_DRAWS", "APP_SEED", "compare_html", "recipe_html", "budget_html",
@@ -149,7 +149,8 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
 
 
 def _percent(x: float) -> str:
-    return "–" if x is None or not math.isfinite(x) else f"{x:.1%}"
+    """A fraction as a percentage with 3 significant digits: 0.231 -> "23.1%", 0.4 -> "40%"."""
+    return "–" if x is None or not math.isfinite(x) else f"{x * 100:.3g}%"
 
 
 def _claimed(low: float, high: float) -> str:
@@ -191,9 +192,10 @@ def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, languag
         cls = {"as claimed": "ok", "smaller than claimed": "less", "larger than claimed": "more"}.get(verdict, "na")
         part = money(r["shapley_usd"] * fx, currency) if math.isfinite(r["shapley_usd"]) else "–"
         rows.append(f'<tr><td title="{html.escape(claim, quote=True)}">{html.escape(label(f"recipe_step_{cid}", language))}'
-                    f"</td><td>{_percent(r['saving'])}</td><td>{_claimed(r['claimed_low'], r['claimed_high'])}</td>"
+                    f'</td><td class="num">{_percent(r["saving"])}</td>'
+                    f'<td class="num">{_claimed(r["claimed_low"], r["claimed_high"])}</td>'
                     f'<td class="verdict {cls}">{html.escape(label(_verdict_key(verdict), language))}</td>'
-                    f"<td>{html.escape(part)}</td></tr>")
+                    f'<td class="num">{html.escape(part)}</td></tr>')
     return (f'<div class="explorer-recipe"><h4>{html.escape(label("recipe_title", language))}</h4>'
             f'<table><tr>{head}</tr>{"".join(rows)}</table></div>')
 

@@ -60,7 +60,10 @@ STYLE = """
 .explorer-compare, .explorer-recipe {overflow-x:auto; max-width:100%;}
 .explorer-compare table, .explorer-recipe table {border-collapse:collapse; font-size:12px; margin:4px 0;}
 .explorer-compare th, .explorer-compare td, .explorer-recipe th, .explorer-recipe td
-  {border-bottom:1px solid #e5e8e8; padding:3px 8px; text-align:right; vertical-align:top;}
+  {border-bottom:1px solid #e5e8e8; padding:3px 8px; text-align:right; vertical-align:top; line-height:1.3;}
+.explorer-compare td, .explorer-recipe td.num {white-space:nowrap;}
+@media (max-width: 600px) { .explorer-compare table, .explorer-recipe table {font-size:11px;}
+  .explorer-compare th, .explorer-compare td, .explorer-recipe th, .explorer-recipe td {padding:2px 4px;} }
 .explorer-compare th:first-child, .explorer-recipe td:first-child, .explorer-recipe th:first-child {text-align:left;}
 .explorer-compare tr.desc td {font-size:11px; color:#566573; text-align:left; min-width:120px;}
 .explorer-compare tr.total td {font-weight:600;}
@@ -71,6 +74,9 @@ STYLE = """
 .explorer-budget {font-size:13.5px; margin:4px 0;}
 .explorer-budget.within b {color:#1e8449;} .explorer-budget.over b {color:#a04000;} .explorer-budget.review b {color:#c0392b;}
 .explorer-budget-row {flex-wrap:wrap; gap:4px 12px; width:100%;}
+.explorer-app .explorer-budget-row .widget-text {width:auto !important; min-width:0; max-width:100%; flex:1 1 260px;}
+.explorer-app .explorer-budget-row .widget-text input {min-width:60px;}
+.explorer-app .explorer-budget-row .widget-text label {white-space:normal; flex-shrink:1;}
 .explorer-slot-row {flex-wrap:wrap; gap:4px 8px; align-items:center;}
 .explorer-warnings {background:#fef5e7; border-left:4px solid #e67e22; padding:4px 10px; margin:4px 0; font-size:12.5px;}
 .explorer-warnings ul {margin:2px 0 2px 16px; padding:0;}
@@ -166,7 +172,7 @@ def kpi_html(e: Estimate, language: str = "en", scope: str = "project",
     est = (f'<div class="est">≈ {html.escape(label("kpi_estimate", language))}</div>'
            if e.estimated and math.isfinite(total) else "")
     if interval is not None and all(math.isfinite(v) for v in interval):
-        est = (f'<div class="range">{html.escape(label("kpi_range90", language))}: '
+        est = (f'<div class="range">{html.escape(label("kpi_range90", language))}{"：" if language == "zh" else ": "}'
                f"{html.escape(money(interval[0], cur))} – {html.escape(money(interval[1], cur))}</div>") + est
     cards = [
         ("total", label(f"kpi_total_{scope}", language), money(total, cur).replace("unknown", unknown), est),
