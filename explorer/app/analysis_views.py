@@ -338,8 +338,9 @@ class AnalysisViews:
         self.uncertainty_tab.add_class("explorer-uncertainty-tab")
         self._muted = False
         self.figures = (self.compare_plot.figure, self.lever_plot.figure, self.uncertainty_figure)
-        for f in self.figures:
+        for f, name in zip(self.figures, ("compare", "lever", "uncertainty")):
             f.canvas.add_class("explorer-chart")
+            f.canvas.add_class(f"explorer-{name}-chart")
         self.set_language(language)
 
     # ------------------------------------------------------------------ layout helpers
