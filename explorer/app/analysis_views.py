@@ -337,6 +337,9 @@ class AnalysisViews:
         self.uncertainty_tab = w.VBox([budget_row, self.budget_message, self.budget_status_html, fig.canvas])
         self.uncertainty_tab.add_class("explorer-uncertainty-tab")
         self._muted = False
+        for view in (self.compare_message, self.compare_html, self.recipe_html, self.budget_message,
+                     self.budget_status_html):
+            view.add_class("explorer-analysis-html")  # wraps and scrolls within the panel (views.STYLE)
         self.figures = (self.compare_plot.figure, self.lever_plot.figure, self.uncertainty_figure)
         for f, name in zip(self.figures, ("compare", "lever", "uncertainty")):
             f.canvas.add_class("explorer-chart")

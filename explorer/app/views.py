@@ -62,15 +62,20 @@ STYLE = """
 .explorer-compare th, .explorer-compare td, .explorer-recipe th, .explorer-recipe td
   {border-bottom:1px solid #e5e8e8; padding:3px 8px; text-align:right; vertical-align:top; line-height:1.3;}
 .explorer-compare td, .explorer-recipe td.num {white-space:nowrap;}
+.explorer-compare tr.desc td {white-space:normal;}
+.explorer-app .explorer-analysis-html {width:100%; min-width:0;}
+.explorer-app .explorer-analysis-html > .widget-html-content, .explorer-app .explorer-analysis-html > .jupyter-widget-html-content
+  {min-width:0; max-width:100%; line-height:1.4;}
 @media (max-width: 600px) { .explorer-compare table, .explorer-recipe table {font-size:11px;}
   .explorer-compare th, .explorer-compare td, .explorer-recipe th, .explorer-recipe td {padding:2px 4px;} }
 .explorer-compare th:first-child, .explorer-recipe td:first-child, .explorer-recipe th:first-child {text-align:left;}
-.explorer-compare tr.desc td {font-size:11px; color:#566573; text-align:left; min-width:120px;}
+.explorer-compare tr.desc td {font-size:11px; color:#566573; text-align:left; min-width:110px;}
 .explorer-compare tr.total td {font-weight:600;}
 .explorer-swatch {display:inline-block; width:10px; height:10px; margin-right:4px; border-radius:2px;}
 .explorer-recipe h4 {margin:8px 0 2px 0; font-size:13px;}
 .explorer-recipe td.verdict.ok {color:#1e8449;} .explorer-recipe td.verdict.less {color:#a04000;}
 .explorer-recipe td.verdict.more {color:#1b4f72;} .explorer-recipe td.verdict.na {color:#566573;}
+.explorer-recipe td.verdict {text-align:left;}
 .explorer-budget {font-size:13.5px; margin:4px 0;}
 .explorer-budget.within b {color:#1e8449;} .explorer-budget.over b {color:#a04000;} .explorer-budget.review b {color:#c0392b;}
 .explorer-budget-row {flex-wrap:wrap; gap:4px 12px; width:100%;}
