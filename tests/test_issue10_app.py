@@ -223,6 +223,15 @@ def test_budget_in_cny_is_converted(app):
     assert "(CNY)" in app.analysis.budget_box.description
 
 
+def test_budget_follows_a_currency_switch(app):
+    app.tabs.selected_index = TABS["uncertainty"]
+    _budget(app, "1000000")
+    app.controls["usd_to_cny"].value = "7"
+    app.controls["currency"].value = "CNY"
+    assert app.analysis.budget_box.value == "7000000"  # 1,000,000 USD x 7 CNY/USD
+    assert app.analysis.budget_usd == 1e6 and "¥7M" in app.analysis.budget_status_html.value
+
+
 def test_a_bad_budget_shows_a_message_and_the_last_status_stays(app):
     app.tabs.selected_index = TABS["uncertainty"]
     good = _budget(app, "1000000")

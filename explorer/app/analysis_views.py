@@ -19,9 +19,10 @@ cannot use shows a message beside its control and the last good result stays.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import math
-from typing import Callable
+from typing import Callable, Iterator
 
 import ipywidgets as w
 import pandas as pd
@@ -200,6 +201,19 @@ def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, languag
             f'<table><tr>{head}</tr>{"".join(rows)}</table></div>')
 
 
+def _share(p: float) -> str:
+    """A probability as a whole percentage, never rounded to a certainty it is not: "<1%", ">99%".
+
+    >>> [_share(p) for p in (0.0, 0.004, 0.5, 0.996, 1.0)]
+    ['0%', '<1%', '50%', '>99%', '100%']
+    """
+    if 0.0 < p < 0.01:
+        return "<1%"
+    if 0.99 < p < 1.0:
+        return ">99%"
+    return f"{p:.0%}"
+
+
 def budget_html(status, simulation: Simulation | None, currency: str, fx: float, language: str = "en") -> str:
     """Budget status, probability of exceeding it and the deadline under a GPU cap.
 
@@ -218,7 +232,8 @@ def budget_html(status, simulation: Simulation | None, currency: str, fx: float,
     lines = [f'<div class="explorer-budget {status.status}"><b>{html.escape(label(key, language))}</b> · '
              f"{html.escape(ratio)}</div>"]
     if simulation is not None:
-        lines.append(f"<div>{html.escape(label('budget_probability', language).format(p=status.probability_over, n=simulation.n))}</div>")
+        text = label("budget_probability", language).format(p=_share(status.probability_over), n=simulation.n)
+        lines.append(f"<div>{html.escape(text)}</div>")
     if status.gpu_cap is not None:
         cap = f"{int(status.gpu_cap):,}"
         if status.deadline_feasible is not None:
@@ -383,17 +398,14 @@ class AnalysisViews:
         self.refresh_recipe()
         self._stale |= {"compare", "lever", "uncertainty"}
 
-    def _mute(self):
-        views = self
-
-        class _Muted:
-            def __enter__(self):
-                views._muted = True
-
-            def __exit__(self, *exc):
-                views._muted = False
-
-        return _Muted()
+    @contextlib.contextmanager
+    def _mute(self) -> Iterator[None]:
+        """Change widgets without running their observers."""
+        self._muted = True
+        try:
+            yield
+        finally:
+            self._muted = False
 
     # ------------------------------------------------------------------ updates
     def update(self, e: Estimate, baseline: Estimate, visible: str) -> None:
@@ -416,7 +428,7 @@ class AnalysisViews:
             self.budget_box.description = label("budget_label", self.language) + f" ({currency[0]})"
             if self.budget_usd is not None:
                 with self._mute():
-                    self.budget_box.value = f"{self.budget_usd * currency[1]:.6g}"
+                    self.budget_box.value = export.plain_decimal(round(self.budget_usd * currency[1], 2))
         if self._sim_scenario is None or self._sim_scenario != e.scenario:
             try:
                 self.simulation = simulate(e.scenario, n=APP_DRAWS, seed=APP_SEED)
