@@ -454,7 +454,16 @@ class AnalysisViews:
         return self.simulation.run_interval_usd
 
     def render(self, visible: str) -> None:
-        """Bring the view of the tab ``visible`` up to date and draw its figure (other views stay stale)."""
+        """Bring the view of the tab ``visible`` up to date and draw its figure (other views stay stale).
+
+        An unexpected error becomes a message (``on_error``); the other views and the app go on.
+        """
+        try:
+            self._render(visible)
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self.on_error(f"{type(exc).__name__}: {exc}")
+
+    def _render(self, visible: str) -> None:
         if visible == "waterfall" and self.mode.value == "lever" and "lever" in self._stale:
             self._stale.discard("lever")
             self._update_lever()
