@@ -185,7 +185,7 @@ def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, languag
         return ""
     claims = {r["id"]: r for r in catalog.read_csv("recipe_claims.csv")}
     cols = ("recipe_col_lever", "recipe_col_saving", "recipe_col_claimed", "recipe_col_verdict", "recipe_col_part")
-    head = "".join(f"<th>{html.escape(label(k, language))}</th>" for k in cols)
+    head = "".join(f'<th class="{k.removeprefix("recipe_col_")}">{html.escape(label(k, language))}</th>' for k in cols)
     rows = []
     for cid, r in verdicts.iterrows():
         claim = claims.get(cid, {}).get("claim_zh" if language == "zh" else "claim_en", r["claim_en"])
@@ -317,6 +317,7 @@ class AnalysisViews:
         row.add_class("explorer-slot-row")
         self.compare_tab = w.VBox([row, self.compare_message, self.compare_html, self.compare_plot.figure.canvas])
         self.compare_tab.add_class("explorer-compare-tab")
+        self.compare_tab.add_class("explorer-chart-scroll")  # on a phone the chart scrolls sideways (views.STYLE)
 
         # What changed: by dimension or by lever, and the savings recipe
         self.mode = w.ToggleButtons(options=[("", "dimension"), ("", "lever")], value="dimension")
@@ -351,6 +352,7 @@ class AnalysisViews:
         budget_row.add_class("explorer-budget-row")
         self.uncertainty_tab = w.VBox([budget_row, self.budget_message, self.budget_status_html, fig.canvas])
         self.uncertainty_tab.add_class("explorer-uncertainty-tab")
+        self.uncertainty_tab.add_class("explorer-chart-scroll")  # on a phone the chart scrolls sideways (views.STYLE)
         self._muted = False
         for view in (self.compare_message, self.compare_html, self.recipe_html, self.budget_message,
                      self.budget_status_html):

@@ -75,7 +75,7 @@ STYLE = """
 .explorer-recipe h4 {margin:8px 0 2px 0; font-size:13px;}
 .explorer-recipe td.verdict.ok {color:#1e8449;} .explorer-recipe td.verdict.less {color:#a04000;}
 .explorer-recipe td.verdict.more {color:#1b4f72;} .explorer-recipe td.verdict.na {color:#566573;}
-.explorer-recipe td.verdict {text-align:left;}
+.explorer-recipe td.verdict, .explorer-recipe th.verdict {text-align:left;}
 .explorer-budget {font-size:13.5px; margin:4px 0;}
 .explorer-budget.within b {color:#1e8449;} .explorer-budget.over b {color:#a04000;} .explorer-budget.review b {color:#c0392b;}
 .explorer-budget-row {flex-wrap:wrap; gap:4px 12px; width:100%;}
@@ -83,6 +83,15 @@ STYLE = """
 .explorer-app .explorer-budget-row .widget-text input {min-width:60px;}
 .explorer-app .explorer-budget-row .widget-text label {white-space:normal; flex-shrink:1;}
 .explorer-slot-row {flex-wrap:wrap; gap:4px 8px; align-items:center;}
+@media (max-width: 600px) {
+  /* the analysis charts keep a readable size on a phone and scroll sideways inside their tab */
+  .explorer-app .explorer-chart-scroll {overflow-x:auto; max-width:100%;}
+  .explorer-app .explorer-chart-scroll > .explorer-chart,
+  .explorer-app .explorer-chart-scroll > .explorer-chart .jupyter-matplotlib-figure,
+  .explorer-app .explorer-chart-scroll > .explorer-chart .jupyter-matplotlib-canvas-container,
+  .explorer-app .explorer-chart-scroll > .explorer-chart .jupyter-matplotlib-canvas-div
+    {min-width:600px !important; width:600px !important;}
+}
 .explorer-warnings {background:#fef5e7; border-left:4px solid #e67e22; padding:4px 10px; margin:4px 0; font-size:12.5px;}
 .explorer-warnings ul {margin:2px 0 2px 16px; padding:0;}
 .explorer-message {color:#a93226; font-size:12px; line-height:1.3;}
