@@ -20,12 +20,12 @@ from ipympl.backend_nbagg import FigureManager
 from matplotlib.figure import Figure
 
 from explorer import catalog
+from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.app import controls as c
 from explorer.app import export, query, views
 from explorer.app.analysis_views import AnalysisViews
 from explorer.app.bindings import BINDINGS, GROUPS, Binding
 from explorer.app.canvas import GuardedCanvas
-from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot, freeze_layout
@@ -137,7 +137,9 @@ class ExplorerApp:
     estimate : Estimate
         The results shown (the last good one).
     baseline : Estimate
-        The pinned baseline of the "what changed" view.
+        The pinned baseline of the "what changed" view (compare slot A).
+    analysis : explorer.app.analysis_views.AnalysisViews
+        The analysis views: compare slots, by-lever attribution, uncertainty, budget, savings recipe.
     error : str
         The message of the last rejected change ("" when the controls are valid).
     scope : {"project", "run"}
