@@ -51,11 +51,19 @@ def test_browser_new_tabs_fit_390_px_in_chinese(voila_url, chromium):
         page.get_by_text(tab, exact=True).click()
         page.locator(selector).wait_for(state="visible", timeout=60_000)
         page.wait_for_timeout(800)
+        # nothing sticks out of the page; the table and the chart scroll sideways inside the tab
         wide = page.evaluate(f"""() => [...document.querySelectorAll('.explorer-app *')]
             .filter(e => e.offsetParent !== null && e.getBoundingClientRect().right > {width} + 1
+                    && !e.closest('.explorer-chart-scroll > .explorer-chart')
                     && !(e.parentElement && e.parentElement.closest('.explorer-compare')))
             .map(e => e.className).slice(0, 5)""")
         assert wide == [], (tab, wide)
+        tab_box = page.locator(selector).bounding_box()
+        assert tab_box["x"] >= 0 and tab_box["x"] + tab_box["width"] <= width + 0.5, tab_box
+        chart = page.locator(f"{selector} .explorer-chart").bounding_box()
+        assert chart["width"] >= 600  # a readable size: the chart is not squeezed into 390 px
+        overflow = page.evaluate("() => [document.documentElement.scrollWidth, document.body.scrollWidth]")
+        assert max(overflow) <= width, overflow
     box = page.locator(".explorer-budget-input input")
     box.fill("-5")
     box.press("Enter")
