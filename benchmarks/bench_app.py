@@ -13,7 +13,10 @@ only the visible chart.)
 
 Percentiles over all timed changes, cycling through several controls; the
 first tab (the breakdown) is visible, as on start. ``*_history_tab`` repeats
-the update with the history chart visible (the marker is blitted).
+the update with the history chart visible (the marker is blitted);
+``*_uncertainty_tab`` with the "Uncertainty and budget" view visible and a
+budget set (every change: the simulation, the sensitivity, the budget status,
+the histogram and tornado moved and the figure drawn in full).
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ def _attached_app():
     from explorer.app import ExplorerApp
 
     app = ExplorerApp(query_string="")
-    for fig in (app.breakdown.figure, app.waterfall.figure, app.history_fig):
+    for fig in (app.breakdown.figure, app.waterfall.figure, app.history_fig, *app.analysis.figures):
         fig.canvas._handle_message(fig.canvas, {"type": "initialized"}, [])
     return app
 
@@ -73,6 +76,15 @@ def bench_app_update(repeats: int) -> dict[str, float]:
         change()
         hist_times.append(time.perf_counter() - t0)
     h50, h90 = _percentiles(hist_times)
+
+    app.tabs.selected_index = 4  # Uncertainty and budget
+    app.analysis.budget_box.value = "1000000"
+    unc_times = []
+    for change in _changes(app, repeats):
+        t0 = time.perf_counter()
+        change()
+        unc_times.append(time.perf_counter() - t0)
+    u50, u90 = _percentiles(unc_times)
     app.tabs.selected_index = 0
 
     return {
@@ -80,5 +92,7 @@ def bench_app_update(repeats: int) -> dict[str, float]:
         "app_update_ms_p90": p90,
         "app_update_ms_p50_history_tab": h50,
         "app_update_ms_p90_history_tab": h90,
+        "app_update_ms_p50_uncertainty_tab": u50,
+        "app_update_ms_p90_uncertainty_tab": u90,
         "app_update_samples": len(times),
     }

@@ -562,6 +562,9 @@ class Simulation:
         The drawn uncertain inputs (multipliers or values, as in the ranges).
     n, seed : int
         Number of draws and the seed of :func:`numpy.random.default_rng`.
+    final_runs_usd : ndarray or None
+        Machine cost of the final run of each draw [USD], shape (n,) (what the
+        history chart plots; see :attr:`run_interval_usd`).
     """
 
     totals_usd: np.ndarray
@@ -571,6 +574,7 @@ class Simulation:
     draws: dict = field(default_factory=dict)
     n: int = 0
     seed: int | None = 0
+    final_runs_usd: np.ndarray | None = None
 
     def probability_over(self, budget_usd: float) -> float:
         """Fraction of draws whose total exceeds ``budget_usd`` [1]."""
@@ -580,6 +584,14 @@ class Simulation:
     def interval_usd(self) -> tuple[float, float]:
         """P5 and P95 of the total [USD]."""
         return float(self.percentiles.loc["P5", "total_usd"]), float(self.percentiles.loc["P95", "total_usd"])
+
+    @property
+    def run_interval_usd(self) -> tuple[float, float]:
+        """P5 and P95 of the final run's machine cost [USD] (NaN, NaN without those draws)."""
+        if self.final_runs_usd is None or not self.final_runs_usd.size:
+            return math.nan, math.nan
+        low, high = np.percentile(self.final_runs_usd, [5, 95])
+        return float(low), float(high)
 
 
 MAX_DRAWS = 2_000_000
@@ -641,8 +653,9 @@ def simulate(scenario: Scenario, n: int = 10_000, seed: int | None = 0,
     dims = {d: np.broadcast_to(np.asarray(out[f"cost_{d}_usd"], float), totals.shape) for d in COST_DIMENSIONS}
     table = {"total_usd": totals, **{f"{d}_usd": v for d, v in dims.items()}}
     pct = pd.DataFrame({k: np.percentile(v, [5, 50, 95]) for k, v in table.items()}, index=["P5", "P50", "P95"])
+    runs = np.broadcast_to(np.asarray(out["final_run_usd"], float), totals.shape)
     return Simulation(totals_usd=totals, dimensions_usd=dims, percentiles=pct, point_usd=point, draws=draws, n=n,
-                      seed=seed)
+                      seed=seed, final_runs_usd=runs)
 
 
 # ----------------------------------------------------------------- budget

@@ -185,6 +185,10 @@ def test_simulation_with_collapsed_ranges_is_the_point_estimate():
         np.testing.assert_allclose(sim.totals_usd, point, rtol=1e-12)
         assert list(sim.percentiles.index) == ["P5", "P50", "P95"]
         assert sim.percentiles.loc["P50", "total_usd"] == pytest.approx(point, rel=1e-12)
+        # the final run's draws (the history chart's error bar) collapse to the point's final run too
+        run = estimate(s).final_run_usd
+        np.testing.assert_allclose(sim.final_runs_usd, run, rtol=1e-12)
+        assert sim.run_interval_usd == pytest.approx((run, run), rel=1e-12)
 
 
 def test_simulation_is_reproducible_by_seed():

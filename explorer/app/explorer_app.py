@@ -20,8 +20,10 @@ from ipympl.backend_nbagg import FigureManager
 from matplotlib.figure import Figure
 
 from explorer import catalog
+from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.app import controls as c
 from explorer.app import export, query, views
+from explorer.app.analysis_views import AnalysisViews
 from explorer.app.bindings import BINDINGS, GROUPS, Binding
 from explorer.app.canvas import GuardedCanvas
 from explorer.errors import ScenarioError
@@ -30,6 +32,7 @@ from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot, freeze_layout
 from explorer.plots.fonts import text_kwargs
 from explorer.plots.history import (enable_marker_blitting, history_figure, redraw_marker, set_history_currency,
                                     set_scenario_marker)
+from explorer.plots.history import set_marker_interval
 from explorer.presets import presets, published_run
 from explorer.scenario import PRICING_MODES, TRAINING_KINDS, Scenario, field_spec
 from explorer.text import label, number_text
@@ -43,6 +46,8 @@ _OPTIONAL_DEFAULTS = {  # blank box -> the named default it stands for (shown as
     "usd_to_cny": "usd_to_cny", "team_loaded_usd_per_year": "team_loaded_usd_per_year",
 }
 _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
+#: The tabs, in order (their titles are ``tab_<key>`` in labels.csv).
+_TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share")
 
 
 def _widget_figure(width_in: float, height_in: float, dpi: float = 96, figure: Figure | None = None) -> Figure:
@@ -132,7 +137,9 @@ class ExplorerApp:
     estimate : Estimate
         The results shown (the last good one).
     baseline : Estimate
-        The pinned baseline of the "what changed" view.
+        The pinned baseline of the "what changed" view (compare slot A).
+    analysis : explorer.app.analysis_views.AnalysisViews
+        The analysis views: compare slots, by-lever attribution, uncertainty, budget, savings recipe.
     error : str
         The message of the last rejected change ("" when the controls are valid).
     scope : {"project", "run"}
@@ -257,6 +264,9 @@ class ExplorerApp:
         enable_marker_blitting(self.history_fig)
         self.pin_button = w.Button(icon="thumb-tack", layout=w.Layout(width="auto"))
         self.pin_button.on_click(self._on_pin)
+        self.analysis = AnalysisViews(_widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
+                                      on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m),
+                                      after_draw=lambda fig: _fix_initial_image(fig.canvas))
         self.assumptions = w.HTML()
         self.downloads = w.HTML()
         self.share = w.HTML()
@@ -276,8 +286,10 @@ class ExplorerApp:
             fig.canvas.add_class("explorer-chart")
         self.tabs = w.Tab(children=[
             self.breakdown.figure.canvas,
-            w.VBox([self.pin_button, self.waterfall.figure.canvas]),
+            w.VBox(self.analysis.what_changed_children(self.pin_button, self.waterfall.figure.canvas)),
             self.history_fig.canvas,
+            self.analysis.compare_tab,
+            self.analysis.uncertainty_tab,
             w.VBox([self.assumptions, self.glossary]),
             w.VBox([self.share, self.downloads]),
         ])
@@ -357,9 +369,10 @@ class ExplorerApp:
                             f'<div class="explorer-note">{label("app_subtitle", lang)}</div>')
         for i, group in enumerate(GROUPS):
             self.groups.set_title(i, label(f"group_{group}", lang))
-        for i, key in enumerate(("tab_breakdown", "tab_waterfall", "tab_history", "tab_assumptions", "tab_share")):
-            self.tabs.set_title(i, label(key, lang))
-        self.pin_button.description = label("pin_baseline", lang)
+        for i, key in enumerate(_TAB_KEYS):
+            self.tabs.set_title(i, label(f"tab_{key}", lang))
+        self.pin_button.description = label("pin_baseline_a", lang)
+        self.analysis.set_language(lang)
         self.session.value = views.session_html()
         self.breakdown.set_language(lang)
         self.waterfall.set_language(lang)
@@ -570,7 +583,8 @@ class ExplorerApp:
         if self.rows["mfu_default"].value:
             with self._mute():
                 self.rows["mfu"].widget.value = round(e.mfu, 2)
-        self.kpis.value = views.kpi_html(e, lang, self.scope)
+        self.analysis.update(e, self.baseline, self._tab_key())  # simulates e: the KPI range and the error bar
+        self.kpis.value = views.kpi_html(e, lang, self.scope, interval=self.analysis.interval(self.scope))
         self.warnings.value = views.warnings_html(e, lang)
         self.breakdown.update(e, draw=False, scope=self.scope, language=lang)
         self.waterfall.update(self.baseline, e, draw=False)
@@ -599,6 +613,7 @@ class ExplorerApp:
         run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
         set_history_currency(self.history_fig, e.scenario.currency, e.usd_to_currency)
         set_scenario_marker(self.history_fig, run_usd, self.marker_year, run_label, draw=False)
+        set_marker_interval(self.history_fig, *self.analysis.run_interval_usd(), draw=False)
 
     def share_query(self) -> str:
         """The query string (with ``?``) of a link to the scenario, language and scope shown."""
@@ -623,12 +638,49 @@ class ExplorerApp:
             self._reject("app", f"{type(exc).__name__}: {exc}")
 
     def pin_baseline(self) -> None:
-        """Make the current result the baseline of the "what changed" view."""
-        self.baseline = self.estimate
+        """Make the current result the baseline of the "what changed" view: compare slot A."""
+        self.analysis.pin("A", self.estimate)
+
+    def _set_baseline(self, e: Estimate) -> None:
+        """Slot A was pinned: ``e`` is the baseline of the "what changed" view."""
+        self.baseline = e
         self.waterfall.update(self.baseline, self.estimate, draw=False)
         self._render(self.waterfall.figure)
 
+    def _on_recipe(self) -> None:
+        try:
+            self.apply_savings_recipe()
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self._reject("app", f"{type(exc).__name__}: {exc}")
+
+    def apply_savings_recipe(self) -> bool:
+        """Apply :func:`~explorer.analysis.savings_recipe` to the current scenario.
+
+        The recipe's last scenario becomes the current one, the one before is
+        pinned as the baseline (slot A), and the "what changed" view shows the
+        change by lever with each lever's saving against the article's claim
+        (:func:`~explorer.analysis.recipe_verdicts`).
+
+        Returns
+        -------
+        bool
+            False when nothing applies or the result cannot be shown (the scenario stays).
+        """
+        before = self.estimate
+        steps = savings_recipe(before.scenario)
+        if len(steps) < 2 or not self.set_scenario(steps[-1][1]):
+            self.analysis.show_recipe(None)
+            return False
+        self.analysis.show_recipe(recipe_verdicts(before.scenario))
+        self.analysis.pin("A", before)
+        return True
+
     # ------------------------------------------------------------------ rendering
+    def _tab_key(self) -> str:
+        """Key of the tab in view (:data:`_TAB_KEYS`)."""
+        index = self.tabs.selected_index
+        return _TAB_KEYS[index] if index is not None and 0 <= index < len(_TAB_KEYS) else ""
+
     def _visible_figure(self) -> Figure | None:
         return {0: self.breakdown.figure, 1: self.waterfall.figure, 2: self.history_fig}.get(self.tabs.selected_index)
 
@@ -660,6 +712,8 @@ class ExplorerApp:
             else:
                 (self.breakdown if visible is self.breakdown.figure else self.waterfall).redraw()
             _fix_initial_image(visible.canvas)  # when this runs before a browser attached
+        if hasattr(self, "analysis"):
+            self.analysis.render(self._tab_key())  # the analysis views draw their own figures, when shown
 
     def _on_tab(self, _change: dict) -> None:
         try:

@@ -12,7 +12,7 @@ from decimal import Decimal
 from explorer.model import COST_DIMENSIONS, Estimate
 from explorer.scenario import field_spec
 
-__all__ = ["data_url", "scenario_json", "breakdown_csv", "download_link", "plain_decimal"]
+__all__ = ["data_url", "scenario_json", "breakdown_csv", "compare_csv", "download_link", "plain_decimal"]
 
 
 def data_url(text: str, mime: str) -> str:
@@ -77,6 +77,37 @@ def breakdown_csv(estimate: Estimate) -> str:
         spec = field_spec(name)
         writer.writerow([f"scenario.{name}", plain_decimal(value) if not isinstance(value, str) else value,
                          spec.get("unit", "")])
+    return out.getvalue()
+
+
+def compare_csv(table, currency: str = "USD", usd_to_currency: float = 1.0) -> str:
+    """Compared slots as plain-decimal CSV: one row per slot, amounts in ``currency``, with the rate used.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`explorer.analysis.compare` (index: slot names; amounts [USD]).
+    currency : str
+        Currency of the amount columns; every row carries it and ``usd_to_currency``.
+    usd_to_currency : float
+        Units of ``currency`` per USD [currency/USD].
+
+    Returns
+    -------
+    str
+        Columns ``slot``, the six dimensions, ``total``, ``final_run``, ``per_1m_tokens`` (amounts, 2 decimals),
+        ``days``, ``gpus``, ``gpu_hours``, ``energy_mwh``, ``co2_tonnes``, ``currency``, ``usd_to_currency``.
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    amounts = [*(f"{d}_usd" for d in COST_DIMENSIONS), "total_usd", "final_run_usd", "usd_per_1m_tokens"]
+    names = [*COST_DIMENSIONS, "total", "final_run", "per_1m_tokens"]
+    quantities = ("days", "gpus", "gpu_hours", "energy_mwh", "co2_tonnes")
+    writer.writerow(["slot", *names, *quantities, "currency", "usd_to_currency"])
+    for slot, row in table.iterrows():
+        writer.writerow([slot, *(plain_decimal(float(row[c]) * usd_to_currency, 2) for c in amounts),
+                         *(plain_decimal(round(float(row[q]), 6)) for q in quantities), currency,
+                         plain_decimal(usd_to_currency)])
     return out.getvalue()
 
 

@@ -56,6 +56,42 @@ STYLE = """
 .explorer-kpi .k {font-size:11.5px; color:#566573;}
 .explorer-kpi.total .v {color:#0b5394; font-size:22px;}
 .explorer-kpi .est {font-size:11px; color:#a04000; font-weight:600;}
+.explorer-kpi .range {font-size:11.5px; color:#1b4f72;}
+.explorer-compare, .explorer-recipe {overflow-x:auto; max-width:100%;}
+.explorer-compare table, .explorer-recipe table {border-collapse:collapse; font-size:12px; margin:4px 0;}
+.explorer-compare th, .explorer-compare td, .explorer-recipe th, .explorer-recipe td
+  {border-bottom:1px solid #e5e8e8; padding:3px 8px; text-align:right; vertical-align:top; line-height:1.3;}
+.explorer-compare td, .explorer-recipe td.num {white-space:nowrap;}
+.explorer-compare tr.desc td {white-space:normal;}
+.explorer-app .explorer-analysis-html {width:100%; min-width:0;}
+.explorer-app .explorer-analysis-html > .widget-html-content, .explorer-app .explorer-analysis-html > .jupyter-widget-html-content
+  {min-width:0; max-width:100%; line-height:1.4;}
+@media (max-width: 600px) { .explorer-compare table, .explorer-recipe table {font-size:11px;}
+  .explorer-compare th, .explorer-compare td, .explorer-recipe th, .explorer-recipe td {padding:2px 4px;} }
+.explorer-compare th:first-child, .explorer-recipe td:first-child, .explorer-recipe th:first-child {text-align:left;}
+.explorer-compare tr.desc td {font-size:11px; color:#566573; text-align:left; min-width:110px;}
+.explorer-compare tr.total td {font-weight:600;}
+.explorer-swatch {display:inline-block; width:10px; height:10px; margin-right:4px; border-radius:2px;}
+.explorer-recipe h4 {margin:8px 0 2px 0; font-size:13px;}
+.explorer-recipe td.verdict.ok {color:#1e8449;} .explorer-recipe td.verdict.less {color:#a04000;}
+.explorer-recipe td.verdict.more {color:#1b4f72;} .explorer-recipe td.verdict.na {color:#566573;}
+.explorer-recipe td.verdict, .explorer-recipe th.verdict {text-align:left;}
+.explorer-budget {font-size:13.5px; margin:4px 0;}
+.explorer-budget.within b {color:#1e8449;} .explorer-budget.over b {color:#a04000;} .explorer-budget.review b {color:#c0392b;}
+.explorer-budget-row {flex-wrap:wrap; gap:4px 12px; width:100%;}
+.explorer-app .explorer-budget-row .widget-text {width:auto !important; min-width:0; max-width:100%; flex:1 1 260px;}
+.explorer-app .explorer-budget-row .widget-text input {min-width:60px;}
+.explorer-app .explorer-budget-row .widget-text label {white-space:normal; flex-shrink:1;}
+.explorer-slot-row {flex-wrap:wrap; gap:4px 8px; align-items:center;}
+@media (max-width: 600px) {
+  /* the analysis charts keep a readable size on a phone and scroll sideways inside their tab */
+  .explorer-app .explorer-chart-scroll {overflow-x:auto; max-width:100%;}
+  .explorer-app .explorer-chart-scroll > .explorer-chart,
+  .explorer-app .explorer-chart-scroll > .explorer-chart .jupyter-matplotlib-figure,
+  .explorer-app .explorer-chart-scroll > .explorer-chart .jupyter-matplotlib-canvas-container,
+  .explorer-app .explorer-chart-scroll > .explorer-chart .jupyter-matplotlib-canvas-div
+    {min-width:600px !important; width:600px !important;}
+}
 .explorer-warnings {background:#fef5e7; border-left:4px solid #e67e22; padding:4px 10px; margin:4px 0; font-size:12.5px;}
 .explorer-warnings ul {margin:2px 0 2px 16px; padding:0;}
 .explorer-message {color:#a93226; font-size:12px; line-height:1.3;}
@@ -137,14 +173,21 @@ def _total(e: Estimate, scope: str) -> float:
     return e.cost()["total"] if scope == "project" else e.final_run_usd * e.usd_to_currency
 
 
-def kpi_html(e: Estimate, language: str = "en", scope: str = "project") -> str:
-    """The KPI cards: total (of the project or the final run), days, GPUs, GPU-hours, MWh, tCO2, cost per 1M tokens."""
+def kpi_html(e: Estimate, language: str = "en", scope: str = "project",
+             interval: tuple[float, float] | None = None) -> str:
+    """The KPI cards: total (of the project or the final run), days, GPUs, GPU-hours, MWh, tCO2, cost per 1M tokens.
+
+    ``interval``: the 90% range (P5, P95) of the total [currency], shown under it.
+    """
     cur = e.scenario.currency
     fx = e.usd_to_currency
     total = _total(e, scope)
     unknown = label("unit_unknown", language)
     est = (f'<div class="est">≈ {html.escape(label("kpi_estimate", language))}</div>'
            if e.estimated and math.isfinite(total) else "")
+    if interval is not None and all(math.isfinite(v) for v in interval):
+        est = (f'<div class="range">{html.escape(label("kpi_range90", language))}{"：" if language == "zh" else ": "}'
+               f"{html.escape(money(interval[0], cur))} – {html.escape(money(interval[1], cur))}</div>") + est
     cards = [
         ("total", label(f"kpi_total_{scope}", language), money(total, cur).replace("unknown", unknown), est),
         ("", label("kpi_days", language), f"{_num(e.wall_days)} {label('unit_days', language)}", ""),

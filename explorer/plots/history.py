@@ -26,7 +26,8 @@ from explorer.plots.blit import Blitter
 from explorer.plots.fonts import text_kwargs
 from explorer.text import label, labels, money
 
-__all__ = ["HistoryHandles", "history_figure", "set_scenario_marker", "enable_marker_blitting", "redraw_marker"]
+__all__ = ["HistoryHandles", "history_figure", "set_scenario_marker", "enable_marker_blitting", "redraw_marker",
+           "set_marker_interval"]
 
 #: Marker shape per method (the primary cue), then colour.
 MARKERS = {"amortized": "o", "cloud": "s", "developer": "^"}
@@ -458,3 +459,51 @@ def redraw_marker(fig: Figure) -> None:
         fig.canvas.draw()
     else:
         blitter.redraw()
+
+
+def set_marker_interval(fig: Figure, low_usd: float | None, high_usd: float | None, *, draw: bool = False) -> None:
+    """Show an error bar from ``low_usd`` to ``high_usd`` through the "your run" marker, in place.
+
+    The bar is a vertical line with caps at the marker's year, created on the
+    first call and moved after that; it follows the marker's blitting when
+    :func:`enable_marker_blitting` was called. Call it after
+    :func:`set_scenario_marker`: it reads the marker's year. Self-contained: it
+    uses no other function of this module.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure built by :func:`history_figure`.
+    low_usd, high_usd : float or None
+        Ends of the interval, e.g. P5 and P95 of the final run's cost [USD];
+        None (or a value that is not a finite amount > 0, or a hidden marker) hides the bar.
+    draw : bool
+        Ask the canvas to redraw (``draw_idle``); False when the caller renders itself.
+    """
+    h = getattr(fig, "history_handles", None)
+    if h is None:
+        raise history._error("figure", type(fig).__name__, "a figure built by history_figure()")
+    line = getattr(h, "interval_line", None)
+    if line is None:
+        line = h.ax.plot([], [], color=SCENARIO_COLOR, lw=1.6, marker="_", markersize=12, markeredgewidth=1.6,
+                         zorder=h.scenario_marker.get_zorder() - 0.1)[0]
+        h.interval_line = line
+        if h.blitter is not None:
+            line.set_animated(True)
+            h.blitter.artists = (line, *h.blitter.artists)
+    xs = h.scenario_marker.get_xdata()
+    ok = (low_usd is not None and high_usd is not None and len(xs) == 1 and h.scenario_marker.get_visible()
+          and all(math.isfinite(v) and v > 0 for v in (low_usd, high_usd)))
+    if not ok:
+        line.set_data([], [])
+        line.set_visible(False)
+    else:
+        t = float(xs[0])
+        low, high = sorted((float(low_usd), float(high_usd)))
+        line.set_data([t, t], [low, high])
+        line.set_visible(True)
+        y0, y1 = h.ax.get_ylim()
+        if low < y0 or high > y1:
+            h.ax.set_ylim(min(y0, low / 1.5), max(y1, high * 1.5))
+    if draw:
+        fig.canvas.draw_idle()

@@ -1,0 +1,614 @@
+"""The app's analysis views (issue 10): compare slots, "what changed" by lever, uncertainty, budget, savings recipe.
+
+:class:`AnalysisViews` owns the widgets and figures of these views; the app
+(:class:`~explorer.app.explorer_app.ExplorerApp`) places them in its tabs,
+calls :meth:`AnalysisViews.update` with every result it shows and
+:meth:`AnalysisViews.render` with the tab in view. Work is done only as needed:
+
+* every update: one Monte Carlo run of :data:`APP_DRAWS` draws (the KPI
+  cards' 90% range and the history marker's error bar are always in view);
+* only when their tab is in view: the by-lever attribution (What changed, by
+  lever), the comparison table and bars (Compare), the sensitivity tornado,
+  the histogram and the budget status (Uncertainty and budget). A hidden view
+  is marked stale and brought up to date when its tab is opened.
+
+Figures are built once and updated in place (no pyplot). Amounts are
+computed in USD and shown in the scenario's currency. A value the views
+cannot use shows a message beside its control and the last good result stays.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import math
+from typing import Callable, Iterator
+
+import ipywidgets as w
+import pandas as pd
+from matplotlib.figure import Figure
+
+from explorer import catalog
+from explorer.analysis import (Simulation, attribute, budget_status, compare, recipe_verdicts, sensitivity,
+                               simulate)
+from explorer.app import export
+from explorer.errors import ScenarioError
+from explorer.model import COST_DIMENSIONS, Estimate
+from explorer.plots.analysis import (SLOT_COLORS, CompareBarsPlot, LeverWaterfallPlot, SimulationPlot,
+                                     TornadoPlot)
+from explorer.plots.breakdown import freeze_layout
+from explorer.text import label, money, quantity
+
+__all__ = ["AnalysisViews", "SLOTS", "APP_DRAWS", "APP_SEED", "compare_html", "recipe_html", "budget_html",
+           "parse_budget", "parse_gpu_cap"]
+
+#: The compare slots; slot A is the baseline of "What changed".
+SLOTS = ("A", "B", "C", "D")
+
+#: Monte Carlo draws per result shown [1]. The standard error of an estimated
+#: P5 (or P95) is sqrt(0.05 x 0.95 / n) in probability: 0.22 percentage points
+#: at 10,000 draws, so the KPI range's ends sit between the true P4.6 and P5.4
+#: (2 standard errors), and the probability of exceeding a budget is within
+#: +-1 percentage point (2 x sqrt(0.25 / n) at its worst, p = 0.5). Measured on
+#: this machine: about 6 ms per run (benchmarks/bench_app.py).
+APP_DRAWS = 10_000
+#: Fixed seed: the same scenario always shows the same range (no flicker on a language switch).
+APP_SEED = 0
+
+_SHARED = w.Layout(width="auto")  # shared by buttons (every Layout is a comm; never change it in place)
+
+
+# ---------------------------------------------------------------------------------------------- parsing
+def _parse_number(text: str) -> float | None:
+    """A typed number (commas and spaces allowed); None for a blank box; ValueError when not a number."""
+    text = (text or "").strip().replace(",", "").replace(" ", "")
+    if not text:
+        return None
+    return float(text)
+
+
+def parse_budget(text: str) -> float | None:
+    """A typed budget [currency]: None for blank, ValueError unless a finite amount > 0.
+
+    >>> parse_budget("2,500,000"), parse_budget("")
+    (2500000.0, None)
+    """
+    value = _parse_number(text)
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise ValueError(text)
+    return value
+
+
+def parse_gpu_cap(text: str) -> float | None:
+    """A typed GPU cap [GPUs]: None for blank, ValueError unless a finite number >= 1.
+
+    >>> parse_gpu_cap("4096"), parse_gpu_cap(" ")
+    (4096.0, None)
+    """
+    value = _parse_number(text)
+    if value is not None and not (math.isfinite(value) and value >= 1):
+        raise ValueError(text)
+    return value
+
+
+# ---------------------------------------------------------------------------------------------- HTML views
+def _scenario_text(e: Estimate, language: str) -> str:
+    """One line describing a scenario: size, tokens, cluster, precision, pricing."""
+    s = e.scenario
+    arch = " MoE" if s.architecture == "moe" else ""
+    return (f"{quantity(s.params)}{arch} · {quantity(s.tokens)} tok · {e.gpus:,} × {catalog.accelerator(s.gpu).name}"
+            f" · {s.precision.upper()} · {label(f'pricing_{s.pricing}', language)}")
+
+
+def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, currency: str, fx: float,
+                 language: str = "en") -> str:
+    """The comparison table: one column per pinned slot, one row per quantity.
+
+    Parameters
+    ----------
+    slots : dict of str to Estimate or None
+        The slots (None: empty).
+    table : pandas.DataFrame or None
+        :func:`explorer.analysis.compare` of the pinned slots (index: slot names) [USD and units].
+    currency : str
+        Currency shown; ``fx`` its units per USD [currency/USD].
+    """
+    if table is None or table.empty:
+        return f'<div class="explorer-note">{html.escape(label("compare_empty", language))}</div>'
+    names = list(table.index)
+    head = "".join(f'<th><span class="explorer-swatch" style="background:{SLOT_COLORS[SLOTS.index(n)]}"></span>'
+                   f"{html.escape(n)}</th>" for n in names)
+    unknown = label("unit_unknown", language)
+
+    def cash(x: float) -> str:
+        return money(x * fx, currency).replace("unknown", unknown)
+
+    rows = [(label("compare_scenario", language), [_scenario_text(slots[n], language) for n in names], "desc")]
+    rows += [(label(f"dim_{d}", language), [cash(table.loc[n, f"{d}_usd"]) for n in names], "")
+             for d in COST_DIMENSIONS]
+    rows += [
+        (label("kpi_total_project", language), [cash(table.loc[n, "total_usd"]) for n in names], "total"),
+        (label("kpi_total_run", language), [cash(table.loc[n, "final_run_usd"]) for n in names], ""),
+        (label("kpi_days", language), [f"{quantity(table.loc[n, 'days'])} {label('unit_days', language)}"
+                                       for n in names], ""),
+        (label("kpi_gpus", language), [f"{int(table.loc[n, 'gpus']):,}" for n in names], ""),
+        (label("kpi_gpu_hours", language), [quantity(table.loc[n, "gpu_hours"]) for n in names], ""),
+        (label("kpi_energy", language), [f"{quantity(table.loc[n, 'energy_mwh'])} {label('unit_mwh', language)}"
+                                         for n in names], ""),
+        (label("kpi_co2", language), [f"{quantity(table.loc[n, 'co2_tonnes'])} {label('unit_tco2', language)}"
+                                      for n in names], ""),
+        (label("kpi_per_token", language), [cash(table.loc[n, "usd_per_1m_tokens"]) for n in names], ""),
+    ]
+    body = "".join(f'<tr class="{cls}"><th>{html.escape(k)}</th>'
+                   + "".join(f"<td>{html.escape(v.replace('unknown', unknown))}</td>" for v in values) + "</tr>"
+                   for k, values, cls in rows)
+    note = label("compare_note", language).format(currency=currency, fx=f"{fx:.4g}")
+    link = export.download_link(export.compare_csv(table, currency, fx), "text/csv", "comparison.csv",
+                                label("download_compare", language))
+    return (f'<div class="explorer-compare"><table><tr><th></th>{head}</tr>{body}</table></div>'
+            f'<div class="explorer-note">{html.escape(note)}</div><div>{link}</div>')
+
+
+def _percent(x: float) -> str:
+    """A fraction as a percentage with 3 significant digits: 0.231 -> "23.1%", 0.4 -> "40%"."""
+    return "–" if x is None or not math.isfinite(x) else f"{x * 100:.3g}%"
+
+
+def _claimed(low: float, high: float) -> str:
+    """A claimed range as text: "70%–90%", "75%", "≥ 23.1%" or "–"."""
+    lo, hi = (v if math.isfinite(v) else None for v in (low, high))
+    if lo is not None and hi is not None:
+        return _percent(lo) if lo == hi else f"{_percent(lo)}–{_percent(hi)}"
+    if lo is not None:
+        return f"≥ {_percent(lo)}"
+    if hi is not None:
+        return f"≤ {_percent(hi)}"
+    return "–"
+
+
+def _verdict_key(verdict: str) -> str:
+    """labels.csv key of a :func:`~explorer.analysis.recipe_verdicts` verdict."""
+    return "verdict_" + verdict.split(" (")[0].replace(" ", "_")
+
+
+def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, language: str = "en") -> str:
+    """What each recipe step saved against the article's claimed range, with the verdict.
+
+    Parameters
+    ----------
+    verdicts : pandas.DataFrame or None
+        :func:`explorer.analysis.recipe_verdicts` of the scenario before the recipe; None: not applied yet.
+    currency : str
+        Currency of the by-lever parts; ``fx`` its units per USD [currency/USD].
+    """
+    if verdicts is None:
+        return ""
+    claims = {r["id"]: r for r in catalog.read_csv("recipe_claims.csv")}
+    cols = ("recipe_col_lever", "recipe_col_saving", "recipe_col_claimed", "recipe_col_verdict", "recipe_col_part")
+    head = "".join(f'<th class="{k.removeprefix("recipe_col_")}">{html.escape(label(k, language))}</th>' for k in cols)
+    rows = []
+    for cid, r in verdicts.iterrows():
+        claim = claims.get(cid, {}).get("claim_zh" if language == "zh" else "claim_en", r["claim_en"])
+        verdict = r["verdict"]
+        cls = {"as claimed": "ok", "smaller than claimed": "less", "larger than claimed": "more"}.get(verdict, "na")
+        part = money(r["shapley_usd"] * fx, currency) if math.isfinite(r["shapley_usd"]) else "–"
+        rows.append(f'<tr><td title="{html.escape(claim, quote=True)}">{html.escape(label(f"recipe_step_{cid}", language))}'
+                    f'</td><td class="num">{_percent(r["saving"])}</td>'
+                    f'<td class="num">{_claimed(r["claimed_low"], r["claimed_high"])}</td>'
+                    f'<td class="verdict {cls}">{html.escape(label(_verdict_key(verdict), language))}</td>'
+                    f'<td class="num">{html.escape(part)}</td></tr>')
+    return (f'<div class="explorer-recipe"><h4>{html.escape(label("recipe_title", language))}</h4>'
+            f'<table><tr>{head}</tr>{"".join(rows)}</table></div>')
+
+
+def _share(p: float) -> str:
+    """A probability as a whole percentage, never rounded to a certainty it is not: "<1%", ">99%".
+
+    >>> [_share(p) for p in (0.0, 0.004, 0.5, 0.996, 1.0)]
+    ['0%', '<1%', '50%', '>99%', '100%']
+    """
+    if 0.0 < p < 0.01:
+        return "<1%"
+    if 0.99 < p < 1.0:
+        return ">99%"
+    return f"{p:.0%}"
+
+
+def budget_html(status, simulation: Simulation | None, currency: str, fx: float, language: str = "en") -> str:
+    """Budget status, probability of exceeding it and the deadline under a GPU cap.
+
+    Parameters
+    ----------
+    status : explorer.analysis.BudgetStatus or None
+        None: no budget entered.
+    simulation : Simulation or None
+        The draws behind ``status.probability_over`` (for the draw count).
+    """
+    if status is None:
+        return f'<div class="explorer-note">{html.escape(label("budget_none", language))}</div>'
+    key = f"budget_status_{status.status}"
+    ratio = label("budget_ratio", language).format(ratio=status.ratio, total=money(status.total_usd * fx, currency),
+                                                   budget=money(status.budget_usd * fx, currency))
+    lines = [f'<div class="explorer-budget {status.status}"><b>{html.escape(label(key, language))}</b> · '
+             f"{html.escape(ratio)}</div>"]
+    if simulation is not None:
+        text = label("budget_probability", language).format(p=_share(status.probability_over), n=simulation.n)
+        lines.append(f"<div>{html.escape(text)}</div>")
+    if status.gpu_cap is not None:
+        cap = f"{int(status.gpu_cap):,}"
+        if status.deadline_feasible is not None:
+            text = (label("budget_deadline_ok", language).format(days=quantity(status.days), gpus=status.gpus_needed,
+                                                                 cap=cap)
+                    if status.deadline_feasible and status.within_gpu_cap
+                    else label("budget_deadline_no", language).format(cap=cap))
+        else:
+            key = "budget_gpus_within_cap" if status.within_gpu_cap else "budget_gpus_over_cap"
+            text = label(key, language).format(gpus=status.gpus_needed, cap=cap)
+        lines.append(f"<div>{html.escape(text)}</div>")
+    lines.append(f'<div class="explorer-note">{html.escape(label("budget_rule", language))}</div>')
+    return "".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------- the views
+class AnalysisViews:
+    """Widgets, figures and state of the analysis views.
+
+    Parameters
+    ----------
+    make_figure : callable
+        ``make_figure(width_in, height_in)`` -> a Figure shown through a widget canvas [in].
+    baseline : Estimate
+        The first content of slot A (the baseline of "What changed").
+    language : {"en", "zh"}
+    on_baseline : callable
+        Called with the Estimate pinned to slot A (the app makes it its baseline).
+    on_recipe : callable
+        Called when the savings-recipe button is clicked.
+    on_error : callable
+        Called with a message when an action fails unexpectedly (never a traceback).
+    after_draw : callable, optional
+        Called with each figure after it was drawn (the app fixes the first image of its canvas).
+
+    Attributes
+    ----------
+    slots : dict of str to Estimate or None
+        The pinned scenarios A-D (None: empty).
+    simulation : Simulation or None
+        Draws of the current result (:data:`APP_DRAWS`, seed :data:`APP_SEED`).
+    budget_usd, gpu_cap : float or None
+        The last good budget [USD] and GPU cap [GPUs].
+    status : explorer.analysis.BudgetStatus or None
+        Budget status of the current result (None without a budget).
+    verdicts : pandas.DataFrame or None
+        Verdicts of the last savings recipe applied.
+    """
+
+    def __init__(self, make_figure: Callable[[float, float], Figure], baseline: Estimate, language: str = "en", *,
+                 on_baseline: Callable[[Estimate], None], on_recipe: Callable[[], None],
+                 on_error: Callable[[str], None], after_draw: Callable[[Figure], None] = lambda fig: None):
+        self.language = language
+        self.on_baseline, self.on_recipe, self.on_error, self.after_draw = on_baseline, on_recipe, on_error, after_draw
+        self.slots: dict[str, Estimate | None] = {s: None for s in SLOTS}
+        self.slots["A"] = baseline
+        self.estimate = baseline
+        self.simulation: Simulation | None = None
+        self._sim_scenario = None
+        self.budget_usd: float | None = None
+        self.gpu_cap: float | None = None
+        self.status = None
+        self.verdicts: pd.DataFrame | None = None
+        self.table: pd.DataFrame | None = None
+        self.attribution = None
+        self.sensitivity_table: pd.DataFrame | None = None
+        self._stale: set[str] = {"compare", "lever", "uncertainty"}
+        self._layouts: dict[Figure, tuple] = {}
+        self._currency = (baseline.scenario.currency, baseline.usd_to_currency)
+
+        # Compare
+        self.slot_choice = w.ToggleButtons(options=SLOTS, value="B", style={"button_width": "42px"})
+        self.pin_slot_button = w.Button(icon="thumb-tack", layout=_SHARED)
+        self.clear_slot_button = w.Button(icon="times", layout=_SHARED)
+        self.pin_slot_button.on_click(lambda _b: self._safely(self.pin, self.slot_choice.value, None))
+        self.clear_slot_button.on_click(lambda _b: self._safely(self.clear, self.slot_choice.value))
+        self.compare_message = w.HTML()
+        self.compare_html = w.HTML()
+        self.compare_plot = CompareBarsPlot(make_figure(9.0, 3.7), language=language)
+        row = w.HBox([self.slot_choice, self.pin_slot_button, self.clear_slot_button])
+        row.add_class("explorer-slot-row")
+        self.compare_tab = w.VBox([row, self.compare_message, self.compare_html, self.compare_plot.figure.canvas])
+        self.compare_tab.add_class("explorer-compare-tab")
+        self.compare_tab.add_class("explorer-chart-scroll")  # on a phone the chart scrolls sideways (views.STYLE)
+
+        # What changed: by dimension or by lever, and the savings recipe
+        self.mode = w.ToggleButtons(options=[("", "dimension"), ("", "lever")], value="dimension")
+        self.mode.observe(lambda _c: self._safely(self._on_mode), names="value")
+        self.lever_plot = LeverWaterfallPlot(make_figure(9.0, 3.7), language=language)
+        self.lever_plot.figure.canvas.layout.display = "none"
+        self.recipe_button = w.Button(icon="magic", layout=_SHARED)
+        self.recipe_button.on_click(lambda _b: self._safely(self.on_recipe))
+        self.recipe_html = w.HTML()
+        self.recipe_html.add_class("explorer-recipe-box")
+        self._dimension_canvas = None
+
+        # Uncertainty and budget
+        self.budget_box = w.Text(value="", continuous_update=False, style={"description_width": "initial"},
+                                 layout=w.Layout(width="auto", flex="1 1 220px"))
+        self.cap_box = w.Text(value="", continuous_update=False, style={"description_width": "initial"},
+                              layout=w.Layout(width="auto", flex="1 1 220px"))
+        self.budget_box.add_class("explorer-budget-input")
+        self.cap_box.add_class("explorer-gpu-cap-input")
+        self.budget_box.observe(lambda _c: self._safely(self._on_budget), names="value")
+        self.cap_box.observe(lambda _c: self._safely(self._on_budget), names="value")
+        self.budget_message = w.HTML()
+        self.budget_message.add_class("explorer-budget-message")
+        self.budget_status_html = w.HTML()
+        self.budget_status_html.add_class("explorer-budget-status")
+        fig = make_figure(9.0, 7.2)
+        top, bottom = fig.subfigures(2, 1, height_ratios=(1.0, 1.0))
+        self.uncertainty_figure = fig
+        self.simulation_plot = SimulationPlot(top, language=language)
+        self.tornado = TornadoPlot(bottom, language=language)
+        budget_row = w.HBox([self.budget_box, self.cap_box])
+        budget_row.add_class("explorer-budget-row")
+        self.uncertainty_tab = w.VBox([budget_row, self.budget_message, self.budget_status_html, fig.canvas])
+        self.uncertainty_tab.add_class("explorer-uncertainty-tab")
+        self.uncertainty_tab.add_class("explorer-chart-scroll")  # on a phone the chart scrolls sideways (views.STYLE)
+        self._muted = False
+        for view in (self.compare_message, self.compare_html, self.recipe_html, self.budget_message,
+                     self.budget_status_html):
+            view.add_class("explorer-analysis-html")  # wraps and scrolls within the panel (views.STYLE)
+        self.figures = (self.compare_plot.figure, self.lever_plot.figure, self.uncertainty_figure)
+        for f, name in zip(self.figures, ("compare", "lever", "uncertainty")):
+            f.canvas.add_class("explorer-chart")
+            f.canvas.add_class(f"explorer-{name}-chart")
+        self.set_language(language)
+
+    # ------------------------------------------------------------------ layout helpers
+    def what_changed_children(self, pin_button: w.Widget, dimension_canvas: w.Widget) -> list[w.Widget]:
+        """The "What changed" tab: pin button, by-dimension/by-lever toggle, both charts (one shown), recipe."""
+        self._dimension_canvas = dimension_canvas
+        return [pin_button, self.mode, dimension_canvas, self.lever_plot.figure.canvas, self.recipe_button,
+                self.recipe_html]
+
+    def _safely(self, fn: Callable, *args) -> None:
+        """Run a widget callback; an unexpected error becomes a message, never a traceback."""
+        try:
+            fn(*args)
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self.on_error(f"{type(exc).__name__}: {exc}")
+
+    # ------------------------------------------------------------------ language
+    def set_language(self, language: str) -> None:
+        """Relabel every widget and figure in ``language`` (the figures are drawn when next shown)."""
+        self.language = lang = language
+        self.pin_slot_button.description = label("compare_pin", lang)
+        self.clear_slot_button.description = label("compare_clear", lang)
+        self.slot_choice.tooltips = [f"{label('compare_slot', lang)} {s}" for s in SLOTS]
+        with self._mute():
+            self.mode.options = [(label("waterfall_by_dimension", lang), "dimension"),
+                                 (label("waterfall_by_lever", lang), "lever")]
+        self.recipe_button.description = label("recipe_button", lang)
+        self.recipe_button.tooltip = label("recipe_note", lang)
+        self.budget_box.description = label("budget_label", lang) + f" ({self._currency[0]})"
+        self.budget_box.placeholder = label("budget_placeholder", lang)
+        self.cap_box.description = label("budget_gpu_cap", lang)
+        self.cap_box.placeholder = label("budget_cap_placeholder", lang)
+        for plot in (self.compare_plot, self.lever_plot, self.simulation_plot, self.tornado):
+            plot.set_language(lang)
+        if self.compare_message.value:
+            self.compare_message.value = ""
+        self.refresh_recipe()
+        self._stale |= {"compare", "lever", "uncertainty"}
+
+    @contextlib.contextmanager
+    def _mute(self) -> Iterator[None]:
+        """Change widgets without running their observers."""
+        self._muted = True
+        try:
+            yield
+        finally:
+            self._muted = False
+
+    # ------------------------------------------------------------------ updates
+    def update(self, e: Estimate, baseline: Estimate, visible: str) -> None:
+        """Take a new result: simulate it (always), mark the views stale, bring the visible one up to date.
+
+        Parameters
+        ----------
+        e : Estimate
+            The result shown.
+        baseline : Estimate
+            The app's baseline (kept in slot A).
+        visible : str
+            Key of the tab in view (``"waterfall"``, ``"compare"``, ``"uncertainty"``, ...).
+        """
+        self.estimate = e
+        self.slots["A"] = baseline
+        currency = (e.scenario.currency, e.usd_to_currency)
+        if currency != self._currency:
+            self._currency = currency
+            self.budget_box.description = label("budget_label", self.language) + f" ({currency[0]})"
+            if self.budget_usd is not None:
+                with self._mute():
+                    self.budget_box.value = export.plain_decimal(round(self.budget_usd * currency[1], 2))
+        if self._sim_scenario is None or self._sim_scenario != e.scenario:
+            try:
+                self.simulation = simulate(e.scenario, n=APP_DRAWS, seed=APP_SEED)
+            except (ScenarioError, ValueError, FloatingPointError):
+                self.simulation = None
+            self._sim_scenario = e.scenario
+        self._stale |= {"compare", "lever", "uncertainty"}
+        self.render(visible)
+
+    def interval(self, scope: str) -> tuple[float, float] | None:
+        """P5 and P95 of the total of ``scope`` ("project" or "run") in the result's currency, or None."""
+        sim = self.simulation
+        if sim is None:
+            return None
+        low, high = sim.interval_usd if scope == "project" else sim.run_interval_usd
+        fx = self.estimate.usd_to_currency
+        return (low * fx, high * fx) if math.isfinite(low) and math.isfinite(high) else None
+
+    def run_interval_usd(self) -> tuple[float | None, float | None]:
+        """P5 and P95 of the final run's machine cost [USD] (the history marker's error bar), or (None, None)."""
+        if self.simulation is None:
+            return None, None
+        return self.simulation.run_interval_usd
+
+    def render(self, visible: str) -> None:
+        """Bring the view of the tab ``visible`` up to date and draw its figure (other views stay stale).
+
+        An unexpected error becomes a message (``on_error``); the other views and the app go on.
+        """
+        try:
+            self._render(visible)
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self.on_error(f"{type(exc).__name__}: {exc}")
+
+    def _render(self, visible: str) -> None:
+        if visible == "waterfall" and self.mode.value == "lever" and "lever" in self._stale:
+            self._stale.discard("lever")
+            self._update_lever()
+            self._draw(self.lever_plot.figure)
+        elif visible == "compare" and "compare" in self._stale:
+            self._stale.discard("compare")
+            self._update_compare()
+            self._draw(self.compare_plot.figure)
+        elif visible == "uncertainty" and "uncertainty" in self._stale:
+            self._stale.discard("uncertainty")
+            self._update_uncertainty()
+            self._draw(self.uncertainty_figure)
+
+    def _layout_key(self, fig: Figure) -> tuple:
+        """What the figure's margins depend on: its language, currency and tick labels."""
+        common = (self.language, self.estimate.scenario.currency)
+        if fig is self.uncertainty_figure:
+            return (*common, tuple(sorted(self.tornado.names)))
+        if fig is self.lever_plot.figure:
+            return (*common, tuple(self.lever_plot.keys))
+        return (*common, tuple(self.compare_plot.slot_names))
+
+    def _draw(self, fig: Figure) -> None:
+        """Draw ``fig``; lay it out again (constrained layout, about 40% of a draw) only when its labels changed."""
+        key = self._layout_key(fig)
+        if self._layouts.get(fig) != key:
+            freeze_layout(fig)  # a full draw with the layout engine, then the axes stay where it put them
+            self._layouts[fig] = key
+        else:
+            fig.canvas.draw()
+        self.after_draw(fig)
+
+    def _update_lever(self) -> None:
+        base, e = self.slots["A"] or self.estimate, self.estimate
+        self.attribution = attribute(base.scenario, e.scenario)
+        self.lever_plot.update(self.attribution, e.scenario.currency, e.usd_to_currency, draw=False)
+
+    def _pinned(self) -> dict[str, Estimate]:
+        return {s: est for s, est in self.slots.items() if est is not None}
+
+    def _update_compare(self) -> None:
+        e = self.estimate
+        pinned = self._pinned()
+        self.table = compare({s: est.scenario for s, est in pinned.items()}) if pinned else None
+        cur, fx = e.scenario.currency, e.usd_to_currency
+        self.compare_html.value = compare_html(self.slots, self.table, cur, fx, self.language)
+        if self.table is not None:
+            self.compare_plot.update(self.table, cur, fx, draw=False)
+
+    def _update_uncertainty(self) -> None:
+        e = self.estimate
+        cur, fx = e.scenario.currency, e.usd_to_currency
+        self.sensitivity_table = sensitivity(e.scenario)
+        self.tornado.update(self.sensitivity_table, cur, fx, draw=False)
+        if self.simulation is not None:
+            self.simulation_plot.update(self.simulation, cur, fx, draw=False)
+        self._update_budget_status()
+
+    def _update_budget_status(self) -> None:
+        e = self.estimate
+        if self.budget_usd is None:
+            self.status = None
+        else:
+            self.status = budget_status(e.scenario, self.budget_usd, simulation=self.simulation, gpu_cap=self.gpu_cap)
+        note = label("uncertainty_note", self.language).format(n=APP_DRAWS)
+        self.budget_status_html.value = (budget_html(self.status, self.simulation, e.scenario.currency,
+                                                     e.usd_to_currency, self.language)
+                                         + f'<div class="explorer-note">{html.escape(note)}</div>')
+
+    # ------------------------------------------------------------------ actions
+    def pin(self, slot: str, estimate: Estimate | None = None) -> None:
+        """Pin ``estimate`` (default: the current result) to ``slot``; slot A becomes the app's baseline."""
+        if slot not in SLOTS:
+            raise ScenarioError("slot", slot, f"one of {', '.join(SLOTS)}")
+        estimate = estimate or self.estimate
+        self.slots[slot] = estimate
+        self.compare_message.value = ""
+        self._stale |= {"compare", "lever"}
+        if slot == "A":
+            self.on_baseline(estimate)  # the app updates its waterfall and renders the tab in view
+        else:
+            self.render("compare")
+
+    def clear(self, slot: str) -> bool:
+        """Empty ``slot``; slot A (the baseline) is kept, with a message beside the buttons.
+
+        Returns
+        -------
+        bool
+            False when the slot was kept.
+        """
+        if slot == "A":
+            self.compare_message.value = (f'<div class="explorer-message">'
+                                          f'{html.escape(label("compare_slot_a_kept", self.language))}</div>')
+            return False
+        self.slots[slot] = None
+        self.compare_message.value = ""
+        self._stale.add("compare")
+        self.render("compare")
+        return True
+
+    def _on_mode(self) -> None:
+        if self._muted:
+            return
+        lever = self.mode.value == "lever"
+        if self._dimension_canvas is not None:
+            self._dimension_canvas.layout.display = "none" if lever else None
+        self.lever_plot.figure.canvas.layout.display = None if lever else "none"
+        self.render("waterfall")
+
+    def show_recipe(self, verdicts: pd.DataFrame | None) -> None:
+        """Show the verdicts of an applied recipe (None: nothing could be applied) and the by-lever view."""
+        self.verdicts = verdicts
+        e = self.estimate
+        if verdicts is None:
+            self.recipe_html.value = f'<div class="explorer-note">{html.escape(label("recipe_none", self.language))}</div>'
+            return
+        self.recipe_html.value = recipe_html(verdicts, e.scenario.currency, e.usd_to_currency, self.language)
+        self.mode.value = "lever"
+
+    def refresh_recipe(self) -> None:
+        """Show the last verdicts again in the current language and currency."""
+        if self.verdicts is not None:
+            e = self.estimate
+            self.recipe_html.value = recipe_html(self.verdicts, e.scenario.currency, e.usd_to_currency, self.language)
+
+    def _on_budget(self) -> None:
+        if self._muted:
+            return
+        fx = self.estimate.usd_to_currency
+        messages = []
+        budget, cap = self.budget_usd, self.gpu_cap
+        try:
+            value = parse_budget(self.budget_box.value)
+            budget = None if value is None else value / fx
+        except ValueError:
+            messages.append(label("budget_bad", self.language) + f": {self.budget_box.value.strip()}")
+        try:
+            cap = parse_gpu_cap(self.cap_box.value)
+        except ValueError:
+            messages.append(label("budget_cap_bad", self.language) + f": {self.cap_box.value.strip()}")
+        self.budget_message.value = "".join(f'<div class="explorer-message">{html.escape(m)}</div>' for m in messages)
+        if messages:
+            return  # the last good status stays
+        self.budget_usd, self.gpu_cap = budget, cap
+        self._update_budget_status()
