@@ -83,3 +83,23 @@ def test_a_client_asking_hidden_charts_to_draw_costs_no_render(app):
         history._handle_message(history, {"type": "draw"}, [])
         history._handle_message(history, {"type": "refresh"}, [])
     assert renders == []
+
+
+def test_analysis_charts_defer_until_their_tab_or_mode_is_shown(app):
+    compare = app.analysis.compare_plot.figure.canvas
+    lever = app.analysis.lever_plot.figure.canvas
+    renders, sent = _instrument(compare)
+    lever_renders, lever_sent = _instrument(lever)
+    _connect(compare)
+    _connect(lever)
+    assert renders == [] and lever_renders == []
+
+    app.tabs.selected_index = 3  # Compare
+    assert [kind for kind, _ in sent if kind == "binary"], "the compare chart gets its image when its tab opens"
+    assert lever_renders == []  # still hidden
+
+    app.tabs.selected_index = 1  # What changed, by dimension: the lever chart stays hidden
+    assert lever_renders == [] and not lever.shown
+    app.analysis.mode.value = "lever"
+    assert [kind for kind, _ in lever_sent if kind == "binary"]
+    assert not app.waterfall.figure.canvas.shown  # the by-dimension chart is hidden now

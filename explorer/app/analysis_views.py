@@ -465,7 +465,22 @@ class AnalysisViews:
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
             self.on_error(f"{type(exc).__name__}: {exc}")
 
+    def _on_screen(self, visible: str) -> Figure | None:
+        """The figure of these views on screen when the tab ``visible`` is shown (None: none of them)."""
+        if visible == "waterfall":
+            return self.lever_plot.figure if self.mode.value == "lever" else None
+        return {"compare": self.compare_plot.figure, "uncertainty": self.uncertainty_figure}.get(visible)
+
+    def _show_only(self, visible: str) -> None:
+        """Let only the chart on screen answer the browser's draw requests; give it what it deferred."""
+        on_screen = self._on_screen(visible)
+        for fig in self.figures:
+            fig.canvas.shown = fig is on_screen
+        if on_screen is not None and on_screen.canvas.deferred:
+            on_screen.canvas.reveal()
+
     def _render(self, visible: str) -> None:
+        self._show_only(visible)
         if visible == "waterfall" and self.mode.value == "lever" and "lever" in self._stale:
             self._stale.discard("lever")
             self._update_lever()
@@ -573,6 +588,9 @@ class AnalysisViews:
         lever = self.mode.value == "lever"
         if self._dimension_canvas is not None:
             self._dimension_canvas.layout.display = "none" if lever else None
+            self._dimension_canvas.shown = not lever
+            if not lever and self._dimension_canvas.deferred:
+                self._dimension_canvas.reveal()
         self.lever_plot.figure.canvas.layout.display = None if lever else "none"
         self.render("waterfall")
 

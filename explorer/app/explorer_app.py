@@ -693,9 +693,11 @@ class ExplorerApp:
         """
         self._stale_figures.update(changed)
         visible = self._visible_figure()
+        by_lever = hasattr(self, "analysis") and self.analysis.mode.value == "lever"  # waterfall tab shows levers
         for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
-            fig.canvas.shown = fig is visible  # a hidden chart defers the browser's draw requests
-        if visible is not None and visible.canvas.deferred:
+            # a hidden chart defers the browser's draw requests
+            fig.canvas.shown = fig is visible and not (by_lever and fig is self.waterfall.figure)
+        if visible is not None and visible.canvas.shown and visible.canvas.deferred:
             visible.canvas.reveal(draw=visible not in self._relayout and visible not in self._stale_figures)
         if visible in self._relayout:
             self._relayout.discard(visible)
