@@ -18,6 +18,7 @@ the update with the history chart visible (the marker is blitted).
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -82,3 +83,61 @@ def bench_app_update(repeats: int) -> dict[str, float]:
         "app_update_ms_p90_history_tab": h90,
         "app_update_samples": len(times),
     }
+
+
+# ---------------------------------------------------------------- the History tab: language, currency, cold build
+_COLD = """
+import os
+import time
+from explorer.app import ExplorerApp
+t0 = time.perf_counter()
+ExplorerApp(query_string="")
+print(time.perf_counter() - t0)
+"""
+
+
+def _switch_times(app, name: str, values: tuple, repeats: int) -> dict:
+    """Seconds of each change of control ``name`` to each of ``values``, cycled ``repeats`` times."""
+    control = app.controls[name]
+    times: dict = {v: [] for v in values}
+    for _ in range(repeats):
+        for v in values:
+            t0 = time.perf_counter()
+            control.value = v
+            times[v].append(time.perf_counter() - t0)
+    return times
+
+
+@register("app_history")
+def bench_app_history(repeats: int) -> dict[str, float]:
+    """History tab visible: language and currency switches in the kernel, and a cold ``ExplorerApp()``.
+
+    A switch is the control's value set on an attached app (estimate, HTML, the
+    history chart brought to the new language or currency and pushed to its
+    canvas). ``*_first_ms`` is the first switch to each value after the app was
+    built (nothing cached yet); the medians are over ``max(repeats, 7)``
+    switches each way. ``app_cold_build_s`` is ``ExplorerApp()`` (imports
+    done) in a fresh process, median of 5 processes.
+    """
+    import statistics
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    n = max(repeats, 7)
+    app = _attached_app()
+    app.tabs.selected_index = 2
+    out: dict[str, float] = {}
+    for name, values in (("language", ("zh", "en")), ("currency", ("CNY", "USD"))):
+        times = _switch_times(app, name, values, n)
+        for v, ts in times.items():
+            out[f"history_{name}_{v}_ms_p50"] = statistics.median(ts) * 1000.0
+            out[f"history_{name}_{v}_first_ms"] = ts[0] * 1000.0
+    app.tabs.selected_index = 0
+    root = str(Path(__file__).resolve().parent.parent)
+    cold = [float(subprocess.run([sys.executable, "-c", _COLD], capture_output=True, text=True, check=True,
+                                 cwd=root, env={**os.environ, "PYTHONPATH": root}).stdout.split()[-1])
+            for _ in range(5)]
+    out["app_cold_build_s"] = statistics.median(cold)
+    out["history_switch_repeats"] = n
+    return out
