@@ -125,6 +125,26 @@ def _trend_curves(fit, x0: float, x1: float) -> tuple:
     return curves
 
 
+def _runs(data) -> list:
+    """One row per run (model and date), in order of first appearance: ``x, y_lo, y_hi, n, model, estimate, cost``.
+
+    The run is labelled by its first estimate used in the fit, else its
+    costliest (ties: the first in the table), at that estimate's cost.
+    """
+    year = data["year"].to_numpy(float)
+    cost = data["cost_usd_target"].to_numpy(float)
+    in_fit = data["in_fit"].to_numpy(bool)
+    groups: dict = {}
+    for i, key in enumerate(zip(data["model"], data["date"])):
+        groups.setdefault(key, []).append(i)
+    out = []
+    for (model, _date), rows in groups.items():
+        top = min(rows, key=lambda i: (not in_fit[i], -cost[i], i))
+        out.append((float(year[rows[0]]), float(cost[rows].min()), float(cost[rows].max()), len(rows), model,
+                    data["estimate"].iat[top], float(cost[top])))
+    return out
+
+
 def _renderer(fig: Figure):
     get = getattr(fig.canvas, "get_renderer", None)
     if get is None:
@@ -147,9 +167,10 @@ def _placement_key(fig, ax, xs, ys, names, fontsize, text_kw, all_xy, column_fro
     the space the texts take (titles, axis labels, tick labels, legend,
     crossing labels), so the key holds those, the points and the label texts.
     """
-    from matplotlib.text import Text
-
-    texts = tuple(t.get_text() for t in fig.findobj(Text) if t.get_visible())
+    leg = ax.get_legend()
+    parts = [fig._suptitle, ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label, *ax.texts,
+             *(leg.get_texts() if leg is not None else ())]
+    texts = tuple(t.get_text() for t in parts if t is not None and t.get_visible())  # tick labels: by the limits
     return (tuple(float(v) for v in fig.get_size_inches()), float(fig.dpi), ax.get_xlim(), ax.get_ylim(),
             texts, tuple(names), np.asarray(xs, float).tobytes(), np.asarray(ys, float).tobytes(),
             None if all_xy is None else np.asarray(all_xy, float).tobytes(), float(fontsize),
@@ -396,17 +417,14 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
 
     # one label per run: estimates of the same model and date are joined by a thin line
     lx, ly, names = [], [], []
-    for (_model, _date), grp in data.groupby(["model", "date"], sort=False):
-        ys = grp["cost_usd_target"].to_numpy()
-        x = float(grp["year"].iloc[0])
-        if len(grp) > 1:
-            ax.plot([x, x], [ys.min(), ys.max()], color="0.55", lw=1.0, zorder=2.5)
-        top = grp.sort_values(["in_fit", "cost_usd_target"], ascending=[False, False]).iloc[0]
-        name = _short_name(top.model, language)
-        if str(top.estimate).startswith("2023 re-training"):
+    for x, y_lo, y_hi, n, model, estimate, cost in _runs(data):
+        if n > 1:
+            ax.plot([x, x], [y_lo, y_hi], color="0.55", lw=1.0, zorder=2.5)
+        name = _short_name(model, language)
+        if str(estimate).startswith("2023 re-training"):
             name += lab["retrain"]
         lx.append(x)
-        ly.append(float(top.cost_usd_target))
+        ly.append(cost)
         names.append(name)
     lx, ly, all_xy = np.array(lx), np.array(ly), data[["year", "cost_usd_target"]].to_numpy(float)
     key = _placement_key(fig, ax, lx, ly, names, 9, text_kw, all_xy, COLUMN_FROM_YEAR)
