@@ -5,6 +5,12 @@ headless (Agg) and inside an ipympl canvas. :func:`history_figure` builds the
 figure once; :func:`set_scenario_marker` moves the "your run" marker by
 changing existing artists, cheap enough for every control change in the app.
 
+Switching language or currency is cheap too: the label placement is computed
+once per language in a process (with the layout engine, no full draw), the
+band once per fit, a currency changes only the axis and a few texts (the data
+stay in USD), and with :func:`enable_marker_blitting` the background of each
+language, currency and view already drawn is restored instead of drawn again.
+
 Methods are told apart by marker shape (and legend), not by colour alone;
 colours are from the Okabe-Ito palette, readable with colour-vision
 deficiencies.
@@ -444,7 +450,8 @@ def set_history_currency(fig: Figure, currency: str, usd_to_currency: float = 1.
 
     The data stay in USD; the ticks sit at round amounts of ``currency``
     (``usd_to_currency`` units per USD) and the axis title names the rate.
-    The next render is a full draw.
+    The next render is a full draw, or with :func:`enable_marker_blitting` the
+    background of this currency restored when it was drawn before.
 
     Parameters
     ----------
@@ -474,7 +481,7 @@ def set_history_currency(fig: Figure, currency: str, usd_to_currency: float = 1.
     for c, text in h.crossing_labels:
         text.set_text(f"{money(c.cost_usd * fx, currency)}: {c.year:.0f}")
     if h.blitter is not None:
-        h.blitter.background = None  # the axis changed: the next render is a full draw
+        h.blitter.background = None  # the axis changed: a full draw, or this currency's background if cached
 
 
 def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label: str = "your run", *,
