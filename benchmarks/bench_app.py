@@ -118,7 +118,8 @@ def bench_app_history(repeats: int) -> dict[str, float]:
     history chart brought to the new language or currency and pushed to its
     canvas). ``*_first_ms`` is the first switch to each value after the app was
     built (nothing cached yet); the medians are over ``max(repeats, 7)``
-    switches each way. ``app_cold_build_s`` is ``ExplorerApp()`` (imports
+    switches each way; ``*_full_draws`` counts the full draws of the chart
+    among all those switches (the others were blits). ``app_cold_build_s`` is ``ExplorerApp()`` (imports
     done) in a fresh process and ``app_cold_history_tab_open_s`` the first
     opening of the History tab after it (the chart's first full draw),
     medians of 5 processes.
@@ -132,8 +133,12 @@ def bench_app_history(repeats: int) -> dict[str, float]:
     app = _attached_app()
     app.tabs.selected_index = 2
     out: dict[str, float] = {}
+    draws = []
+    app.history_fig.canvas.mpl_connect("draw_event", lambda _e: draws.append(1))
     for name, values in (("language", ("zh", "en")), ("currency", ("CNY", "USD"))):
+        draws.clear()
         times = _switch_times(app, name, values, n)
+        out[f"history_{name}_full_draws"] = len(draws)  # of 2 * n switches
         for v, ts in times.items():
             out[f"history_{name}_{v}_ms_p50"] = statistics.median(ts) * 1000.0
             out[f"history_{name}_{v}_first_ms"] = ts[0] * 1000.0
