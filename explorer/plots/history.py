@@ -543,6 +543,9 @@ def enable_marker_blitting(fig: Figure) -> None:
     """
     h = fig.history_handles
 
+    # The key must change with everything the background shows: a new non-animated artist that changes
+    # between renders must be animated (add it to the blitter's artists) or change this key, else a cached
+    # background without it comes back.
     def key():
         return h.content_key, h.currency, h.fx, h.ax.get_xlim(), h.ax.get_ylim()
 
