@@ -21,6 +21,7 @@ the histogram and tornado moved and the figure drawn in full).
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -96,3 +97,72 @@ def bench_app_update(repeats: int) -> dict[str, float]:
         "app_update_ms_p90_uncertainty_tab": u90,
         "app_update_samples": len(times),
     }
+
+
+# ---------------------------------------------------------------- the History tab: language, currency, cold build
+_COLD = """
+import os
+import time
+from explorer.app import ExplorerApp
+t0 = time.perf_counter()
+app = ExplorerApp(query_string="")
+t1 = time.perf_counter()
+app.tabs.selected_index = 2
+print(t1 - t0, time.perf_counter() - t1)
+"""
+
+
+def _switch_times(app, name: str, values: tuple, repeats: int) -> dict:
+    """Seconds of each change of control ``name`` to each of ``values``, cycled ``repeats`` times."""
+    control = app.controls[name]
+    times: dict = {v: [] for v in values}
+    for _ in range(repeats):
+        for v in values:
+            t0 = time.perf_counter()
+            control.value = v
+            times[v].append(time.perf_counter() - t0)
+    return times
+
+
+@register("app_history")
+def bench_app_history(repeats: int) -> dict[str, float]:
+    """History tab visible: language and currency switches in the kernel, and a cold ``ExplorerApp()``.
+
+    A switch is the control's value set on an attached app (estimate, HTML, the
+    history chart brought to the new language or currency and pushed to its
+    canvas). ``*_first_ms`` is the first switch to each value after the app was
+    built (nothing cached yet); the medians are over ``max(repeats, 7)``
+    switches each way; ``*_full_draws`` counts the full draws of the chart
+    among all those switches (the others were blits). ``app_cold_build_s`` is ``ExplorerApp()`` (imports
+    done) in a fresh process and ``app_cold_history_tab_open_s`` the first
+    opening of the History tab after it (the chart's first full draw),
+    medians of 5 processes.
+    """
+    import statistics
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    n = max(repeats, 7)
+    app = _attached_app()
+    app.tabs.selected_index = 2
+    out: dict[str, float] = {}
+    draws = []
+    app.history_fig.canvas.mpl_connect("draw_event", lambda _e: draws.append(1))
+    for name, values in (("language", ("zh", "en")), ("currency", ("CNY", "USD"))):
+        draws.clear()
+        times = _switch_times(app, name, values, n)
+        out[f"history_{name}_full_draws"] = len(draws)  # of 2 * n switches
+        for v, ts in times.items():
+            out[f"history_{name}_{v}_ms_p50"] = statistics.median(ts) * 1000.0
+            out[f"history_{name}_{v}_first_ms"] = ts[0] * 1000.0
+    app.tabs.selected_index = 0
+    root = str(Path(__file__).resolve().parent.parent)
+    cold = [[float(x) for x in subprocess.run([sys.executable, "-c", _COLD], capture_output=True, text=True,
+                                              check=True, cwd=root,
+                                              env={**os.environ, "PYTHONPATH": root}).stdout.split()[-2:]]
+            for _ in range(5)]
+    out["app_cold_build_s"] = statistics.median(c[0] for c in cold)
+    out["app_cold_history_tab_open_s"] = statistics.median(c[1] for c in cold)
+    out["history_switch_repeats"] = n
+    return out

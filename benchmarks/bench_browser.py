@@ -183,3 +183,34 @@ def bench_browser(repeats: int) -> dict[str, float]:
     if out.get("browser_slider_to_chart_ms_p50"):
         out["baseline_over_app_slider_p50"] = out["baseline_slider_to_chart_ms_p50"] / out["browser_slider_to_chart_ms_p50"]
     return out
+
+
+@register("browser_history")
+def bench_browser_history(repeats: int) -> dict[str, float]:
+    """Only the History tab: currency and language, input event to new summary, in chromium.
+
+    Each control is switched ``max(7, repeats)`` times back and forth (the first
+    switch to each value pays for the chart's first layout or draw in that
+    state; the median is over all).
+    """
+    from playwright.sync_api import sync_playwright
+
+    from benchmarks.bench_server import _server
+    from tests.conftest import CHROMIUM_ARGS
+
+    if shutil.which("chromium") is None:
+        return {}
+    out: dict[str, float] = {}
+    app = _server("browser-history", pool_size=1)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
+            page = _page(browser, app.url)
+            page.locator(".lm-TabBar-tab, .p-TabBar-tab").nth(2).click()  # the History tab
+            page.wait_for_timeout(1000)
+            out.update(control_latencies(page, max(7, repeats), "_history", only=("currency", "language")))
+            page.close()
+            browser.close()
+    finally:
+        app.stop()
+    return out

@@ -8,6 +8,10 @@ canvas (ipympl) ``blit`` pushes the changed pixels to the browser.
 
 Animated artists are skipped by ``savefig``: enable blitting only on figures
 shown through an interactive canvas.
+
+With a ``cache``, backgrounds are also kept by layout key: going back to a
+state already drawn (say, a currency shown before) restores its background
+instead of drawing the figure again.
 """
 
 from __future__ import annotations
@@ -32,12 +36,23 @@ class Blitter:
     layout_key : callable, optional
         Returns something that changes when the background must be redrawn
         (e.g. axis limits); a change triggers a full draw.
+    cache : dict, optional
+        Backgrounds by key (layout key and figure size), shared by the blitters
+        of one figure; a change of key to one in ``cache`` restores that
+        background instead of a full draw. The key must then identify everything
+        the background shows. At most ``cache_size`` backgrounds are kept (the
+        newest; each is the figure's size in RGBA pixels).
+    cache_size : int
+        Most backgrounds kept in ``cache``.
     """
 
-    def __init__(self, figure: Figure, artists: Iterable[Artist], layout_key: Callable[[], object] | None = None):
+    def __init__(self, figure: Figure, artists: Iterable[Artist], layout_key: Callable[[], object] | None = None,
+                 cache: dict | None = None, cache_size: int = 4):
         self.figure = figure
         self.artists = tuple(artists)
         self.layout_key = layout_key or (lambda: None)
+        self.cache = cache
+        self.cache_size = cache_size
         for artist in self.artists:
             artist.set_animated(True)
         self.canvas = figure.canvas
@@ -49,9 +64,19 @@ class Blitter:
         if event.canvas is not self.canvas or self.figure.canvas is not self.canvas:
             return  # a savefig through a temporary canvas
         self.background = self.canvas.copy_from_bbox(self.figure.bbox)
-        self.key = (self.layout_key(), tuple(self.figure.bbox.bounds))
+        self.key = self._key()
+        if self.cache is not None:
+            self.cache.pop(self.key, None)
+            # with the axes positions of this draw: the layout engine may have moved them
+            self.cache[self.key] = (self.background, [(ax.get_position(original=True).frozen(),
+                                                       ax.get_position().frozen()) for ax in self.figure.axes])
+            while len(self.cache) > self.cache_size:
+                del self.cache[next(iter(self.cache))]  # the oldest
         self._draw_artists()
         self.canvas.blit(self.figure.bbox)
+
+    def _key(self) -> tuple:
+        return self.layout_key(), tuple(self.figure.bbox.bounds)
 
     def _draw_artists(self) -> None:
         for artist in self.artists:
@@ -59,10 +84,24 @@ class Blitter:
                 self.figure.draw_artist(artist)
 
     def redraw(self) -> None:
-        """Show the artists as they now are: a blit, or a full draw if the background changed."""
-        if self.background is None or self.key != (self.layout_key(), tuple(self.figure.bbox.bounds)):
-            self.canvas.draw()  # the draw_event handler draws the artists
-            return
+        """Show the artists as they now are: a blit, or a full draw if the background changed.
+
+        A changed background already in the cache is restored, not drawn.
+        """
+        key = self._key()
+        if self.background is None or self.key != key:
+            cached = self.cache.get(key) if self.cache is not None else None
+            if cached is None:
+                self.canvas.draw()  # the draw_event handler draws the artists
+                return
+            self.background, positions = cached
+            self.key = key
+            self.cache[key] = self.cache.pop(key)  # now the newest
+            if len(positions) == len(self.figure.axes):
+                # where the draw of this background put the axes, for the artists drawn over it
+                for ax, (original, active) in zip(self.figure.axes, positions):
+                    ax._set_position(original, which="original")
+                    ax._set_position(active, which="active")
         self.canvas.restore_region(self.background)
         self._draw_artists()
         self.canvas.blit(self.figure.bbox)

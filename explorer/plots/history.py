@@ -5,6 +5,12 @@ headless (Agg) and inside an ipympl canvas. :func:`history_figure` builds the
 figure once; :func:`set_scenario_marker` moves the "your run" marker by
 changing existing artists, cheap enough for every control change in the app.
 
+Switching language or currency is cheap too: the label placement is computed
+once per language in a process (with the layout engine, no full draw), the
+band once per fit, a currency changes only the axis and a few texts (the data
+stay in USD), and with :func:`enable_marker_blitting` the background of each
+language, currency and view already drawn is restored instead of drawn again.
+
 Methods are told apart by marker shape (and legend), not by colour alone;
 colours are from the Okabe-Ito palette, readable with colour-vision
 deficiencies.
@@ -83,6 +89,7 @@ class HistoryHandles:
     currency: str = "USD"
     fx: float = 1.0
     ylabel_usd: str = ""
+    content_key: int = 0
 
 
 
@@ -99,6 +106,52 @@ def _usd_axis(x, _pos=None) -> str:
     return f"${x:g}"
 
 
+#: Trend band and line on a grid, by fit and grid ends (see :func:`_trend_curves`), newest last.
+_CURVES: dict = {}
+
+
+def _trend_curves(fit, x0: float, x1: float) -> tuple:
+    """``grid, lo, hi, trend`` of ``fit`` on 300 years from ``x0`` to ``x1``, computed once per fit in a process.
+
+    The bootstrap band (a quantile over every resample at every grid year) is
+    most of the time of building the figure, and the same for every build.
+    """
+    key = (fit.method, fit.year_ref, fit.intercept_log10, fit.slope_log10_per_year, fit.ci_level,
+           np.asarray(fit.boot_intercept_log10).tobytes(), np.asarray(fit.boot_slope_log10_per_year).tobytes(),
+           float(x0), float(x1))
+    curves = _CURVES.get(key)
+    if curves is None:
+        grid = np.linspace(x0, x1, 300)
+        lo, hi = fit.band_cost_usd(grid)
+        curves = (grid, lo, hi, fit.predict_cost_usd(grid))
+        for a in curves:
+            a.setflags(write=False)
+        _CURVES[key] = curves
+        while len(_CURVES) > 8:
+            del _CURVES[next(iter(_CURVES))]
+    return curves
+
+
+def _runs(data) -> list:
+    """One row per run (model and date), in order of first appearance: ``x, y_lo, y_hi, n, model, estimate, cost``.
+
+    The run is labelled by its first estimate used in the fit, else its
+    costliest (ties: the first in the table), at that estimate's cost.
+    """
+    year = data["year"].to_numpy(float)
+    cost = data["cost_usd_target"].to_numpy(float)
+    in_fit = data["in_fit"].to_numpy(bool)
+    groups: dict = {}
+    for i, key in enumerate(zip(data["model"], data["date"])):
+        groups.setdefault(key, []).append(i)
+    out = []
+    for (model, _date), rows in groups.items():
+        top = min(rows, key=lambda i: (not in_fit[i], -cost[i], i))
+        out.append((float(year[rows[0]]), float(cost[rows].min()), float(cost[rows].max()), len(rows), model,
+                    data["estimate"].iat[top], float(cost[top])))
+    return out
+
+
 def _renderer(fig: Figure):
     get = getattr(fig.canvas, "get_renderer", None)
     if get is None:
@@ -109,15 +162,63 @@ def _renderer(fig: Figure):
     return get()
 
 
-def _place_labels(fig, ax, xs, ys, names, fontsize, text_kw, all_xy=None, column_from_x=None) -> list:
+#: Label placements already computed in this process (see :func:`_place_labels`), newest last.
+_PLACEMENTS: dict = {}
+_PLACEMENTS_MAX = 16
+
+
+def _placement_key(fig, ax, xs, ys, names, fontsize, text_kw, all_xy, column_from_x) -> tuple:
+    """Everything a label placement depends on, known before any layout.
+
+    The pixel positions follow from the figure size and dpi, the axis limits and
+    the space the texts take (titles, axis labels, tick labels, legend,
+    crossing labels), so the key holds those, the points and the label texts.
+    """
+    leg = ax.get_legend()
+    parts = [fig._suptitle, ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label, *ax.texts,
+             *(leg.get_texts() if leg is not None else ())]
+    texts = tuple(t.get_text() for t in parts if t is not None and t.get_visible())  # tick labels: by the limits
+    return (tuple(float(v) for v in fig.get_size_inches()), float(fig.dpi), ax.get_xlim(), ax.get_ylim(),
+            texts, tuple(names), np.asarray(xs, float).tobytes(), np.asarray(ys, float).tobytes(),
+            None if all_xy is None else np.asarray(all_xy, float).tobytes(), float(fontsize),
+            tuple(sorted((k, repr(v)) for k, v in text_kw.items())), column_from_x)
+
+
+def _place_labels(fig, ax, xs, ys, names, fontsize, text_kw, all_xy=None, column_from_x=None, key=None) -> list:
     """Place point labels without overlaps.
 
     Labels of points at ``x >= column_from_x`` (the crowded recent years) go
     to a column right of those points, ordered by height and joined to their
     points by leader lines; the others are placed greedily at the first
     nearby offset whose box hits no marker and no label already placed.
+
+    The placement is computed once per :func:`_placement_key` in a process
+    (a language switched back costs no layout), and computing it runs only the
+    figure's layout engine and text measurements, never a full draw.
     """
-    fig.canvas.draw()  # fix the layout, so data->pixel transforms are final
+    if key is None:
+        key = _placement_key(fig, ax, xs, ys, names, fontsize, text_kw, all_xy, column_from_x)
+    specs = _PLACEMENTS.pop(key, None)
+    if specs is None:
+        specs = _label_specs(fig, ax, xs, ys, names, fontsize, text_kw, all_xy, column_from_x)
+    _PLACEMENTS[key] = specs
+    while len(_PLACEMENTS) > _PLACEMENTS_MAX:
+        del _PLACEMENTS[next(iter(_PLACEMENTS))]
+    out = []
+    for i, dx, dy, ha, va, arrowprops in specs:
+        ann = ax.annotate(names[i], (xs[i], ys[i]), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
+                          fontsize=fontsize, zorder=4, arrowprops=None if arrowprops is None else dict(arrowprops),
+                          **text_kw)
+        ann.set_in_layout(False)
+        out.append(ann)
+    return out
+
+
+def _label_specs(fig, ax, xs, ys, names, fontsize, text_kw, all_xy=None, column_from_x=None) -> tuple:
+    """Where :func:`_place_labels` puts each label: ``(index, dx, dy, ha, va, arrowprops)``, offsets in points."""
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)  # the layout a draw would make, so data->pixel transforms are final
     renderer = _renderer(fig)
     to_px = ax.transData.transform
     px = to_px(np.column_stack([xs, ys]))
@@ -142,17 +243,21 @@ def _place_labels(fig, ax, xs, ys, names, fontsize, text_kw, all_xy=None, column
                        (0, -d, "center", "top"), (d, d, "left", "bottom"), (d, -d, "left", "top"),
                        (-d, d, "right", "bottom"), (-d, -d, "right", "top")]
     probe = ax.text(0, 0, "", fontsize=fontsize, **text_kw)
+    extents = {}
+
+    def extent(i):
+        if names[i] not in extents:
+            probe.set_text(names[i])
+            ext = probe.get_window_extent(renderer)
+            extents[names[i]] = (ext.width, ext.height)
+        return extents[names[i]]
+
     placed, out = [], []
     in_col = (np.asarray(xs) >= column_from_x) if column_from_x is not None else np.zeros(len(xs), bool)
     if in_col.any():
         idx = np.flatnonzero(in_col)
         idx = idx[np.argsort(px[idx, 1])]
-        heights, widths = [], []
-        for i in idx:
-            probe.set_text(names[i])
-            ext = probe.get_window_extent(renderer)
-            widths.append(ext.width)
-            heights.append(ext.height)
+        widths, heights = zip(*(extent(i) for i in idx))
         step = max(heights) * 1.12
         want = px[idx, 1].astype(float)
         got = want.copy()
@@ -165,18 +270,12 @@ def _place_labels(fig, ax, xs, ys, names, fontsize, text_kw, all_xy=None, column
         for k, i in enumerate(idx):
             dx = (col_x - px[i, 0]) / scale
             dy = (got[k] - px[i, 1]) / scale
-            ann = ax.annotate(names[i], (xs[i], ys[i]), xytext=(dx, dy), textcoords="offset points",
-                              ha="left", va="center", fontsize=fontsize, zorder=4,
-                              arrowprops=dict(arrowstyle="-", lw=0.6, color="0.5", shrinkA=1, shrinkB=4),
-                              **text_kw)
-            ann.set_in_layout(False)
-            out.append(ann)
+            out.append((int(i), float(dx), float(dy), "left", "center",
+                        (("arrowstyle", "-"), ("lw", 0.6), ("color", "0.5"), ("shrinkA", 1), ("shrinkB", 4))))
             placed.append((col_x, got[k] - heights[k] / 2, col_x + widths[k], got[k] + heights[k] / 2))
     order = [i for i in np.argsort(xs) if not in_col[i]]
     for i in order:
-        probe.set_text(names[i])
-        ext = probe.get_window_extent(renderer)
-        w, h = ext.width, ext.height
+        w, h = extent(i)
         best, best_cost = None, None
         for dx, dy, ha, va in candidates:
             x0 = px[i, 0] + dx * scale - {"left": 0, "center": w / 2, "right": w}[ha]
@@ -195,13 +294,11 @@ def _place_labels(fig, ax, xs, ys, names, fontsize, text_kw, all_xy=None, column
                 break
         dx, dy, ha, va, box = best
         placed.append(box)
-        leader = dict(arrowstyle="-", lw=0.6, color="0.45", shrinkA=0, shrinkB=4) if max(abs(dx), abs(dy)) > 8 else None
-        ann = ax.annotate(names[i], (xs[i], ys[i]), xytext=(dx, dy), textcoords="offset points",
-                          ha=ha, va=va, fontsize=fontsize, zorder=4, arrowprops=leader, **text_kw)
-        ann.set_in_layout(False)
-        out.append(ann)
+        leader = ((("arrowstyle", "-"), ("lw", 0.6), ("color", "0.45"), ("shrinkA", 0), ("shrinkB", 4))
+                  if max(abs(dx), abs(dy)) > 8 else None)
+        out.append((int(i), dx, dy, ha, va, leader))
     probe.remove()
-    return out
+    return tuple(out)
 
 
 def history_figure(fit=None, *, figure: Figure | None = None, language: str = "en") -> Figure:
@@ -256,12 +353,11 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     x_end = float(np.clip(max(last_cross.year + 1.0, last_cross.hi + 0.6), fit.year.max() + 2,
                           fit.year.max() + 16)) \
         if math.isfinite(last_cross.year) else fit.year.max() + 8
-    grid = np.linspace(fit.year.min(), x_end, 300)
-    lo, hi = fit.band_cost_usd(grid)
+    grid, lo, hi, trend = _trend_curves(fit, fit.year.min(), x_end)
     ax.fill_between(grid, lo, hi, color=TREND_COLOR, alpha=0.13, linewidth=0, zorder=1)
     split = grid <= fit.year.max()
-    ax.plot(grid[split], fit.predict_cost_usd(grid[split]), color=TREND_COLOR, lw=2, zorder=2)
-    ax.plot(grid[~split], fit.predict_cost_usd(grid[~split]), color=TREND_COLOR, lw=2, ls="--", zorder=2)
+    ax.plot(grid[split], trend[split], color=TREND_COLOR, lw=2, zorder=2)
+    ax.plot(grid[~split], trend[~split], color=TREND_COLOR, lw=2, ls="--", zorder=2)
 
     # threshold lines and crossings
     crossing_labels = []
@@ -328,24 +424,25 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
 
     # one label per run: estimates of the same model and date are joined by a thin line
     lx, ly, names = [], [], []
-    for (_model, _date), grp in data.groupby(["model", "date"], sort=False):
-        ys = grp["cost_usd_target"].to_numpy()
-        x = float(grp["year"].iloc[0])
-        if len(grp) > 1:
-            ax.plot([x, x], [ys.min(), ys.max()], color="0.55", lw=1.0, zorder=2.5)
-        top = grp.sort_values(["in_fit", "cost_usd_target"], ascending=[False, False]).iloc[0]
-        name = _short_name(top.model, language)
-        if str(top.estimate).startswith("2023 re-training"):
+    for x, y_lo, y_hi, n, model, estimate, cost in _runs(data):
+        if n > 1:
+            ax.plot([x, x], [y_lo, y_hi], color="0.55", lw=1.0, zorder=2.5)
+        name = _short_name(model, language)
+        if str(estimate).startswith("2023 re-training"):
             name += lab["retrain"]
         lx.append(x)
-        ly.append(float(top.cost_usd_target))
+        ly.append(cost)
         names.append(name)
-    labels = _place_labels(fig, ax, np.array(lx), np.array(ly), names, 9, text_kw,
-                           all_xy=data[["year", "cost_usd_target"]].to_numpy(float), column_from_x=COLUMN_FROM_YEAR)
+    lx, ly, all_xy = np.array(lx), np.array(ly), data[["year", "cost_usd_target"]].to_numpy(float)
+    key = _placement_key(fig, ax, lx, ly, names, 9, text_kw, all_xy, COLUMN_FROM_YEAR)
+    labels = _place_labels(fig, ax, lx, ly, names, 9, text_kw, all_xy=all_xy, column_from_x=COLUMN_FROM_YEAR,
+                           key=key)
 
+    # what the figure shows, apart from currency, limits and the marker: the key of its blitted backgrounds
+    content = hash((key, fit.method, fit.year_ref, fit.intercept_log10, fit.slope_log10_per_year, x_end))
     fig.history_handles = HistoryHandles(ax=ax, fit=fit, scenario_marker=marker, scenario_label=ann,
                                          language=language, point_labels=labels, crossing_labels=crossing_labels,
-                                         ylabel_usd=ax.get_ylabel())
+                                         ylabel_usd=ax.get_ylabel(), content_key=content)
     return fig
 
 
@@ -354,7 +451,8 @@ def set_history_currency(fig: Figure, currency: str, usd_to_currency: float = 1.
 
     The data stay in USD; the ticks sit at round amounts of ``currency``
     (``usd_to_currency`` units per USD) and the axis title names the rate.
-    The next render is a full draw.
+    The next render is a full draw, or with :func:`enable_marker_blitting` the
+    background of this currency restored when it was drawn before.
 
     Parameters
     ----------
@@ -384,7 +482,7 @@ def set_history_currency(fig: Figure, currency: str, usd_to_currency: float = 1.
     for c, text in h.crossing_labels:
         text.set_text(f"{money(c.cost_usd * fx, currency)}: {c.year:.0f}")
     if h.blitter is not None:
-        h.blitter.background = None  # the axis changed: the next render is a full draw
+        h.blitter.background = None  # the axis changed: a full draw, or this currency's background if cached
 
 
 def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label: str = "your run", *,
@@ -446,10 +544,16 @@ def enable_marker_blitting(fig: Figure) -> None:
     """
     h = fig.history_handles
 
-    def limits():
-        return h.ax.get_xlim(), h.ax.get_ylim()
+    # The key must change with everything the background shows: a new non-animated artist that changes
+    # between renders must be animated (add it to the blitter's artists) or change this key, else a cached
+    # background without it comes back.
+    def key():
+        return h.content_key, h.currency, h.fx, h.ax.get_xlim(), h.ax.get_ylim()
 
-    h.blitter = Blitter(fig, (h.scenario_marker, h.scenario_label), limits)
+    # backgrounds outlive a rebuild (a language switched back) in the figure's own cache: four (two
+    # languages x two currencies) at the app's 858 x 515 px are 7 MB (28 MB at a pixel ratio of 2)
+    cache = fig.__dict__.setdefault("_history_backgrounds", {})
+    h.blitter = Blitter(fig, (h.scenario_marker, h.scenario_label), key, cache=cache, cache_size=4)
 
 
 def redraw_marker(fig: Figure) -> None:
