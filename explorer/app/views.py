@@ -185,6 +185,8 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
         total=money(total, cur),
         per_token=money(total / (s.tokens / 1e6), cur),
     )
+    if scope == "project" and math.isfinite(total) and total > 0:  # lets a viewer test the "data is 30-40%" claim
+        text += " " + label("summary_data_share", language).format(share=f"{e.cost()['data'] / total:.0%}")
     return text.replace("unknown", label("unit_unknown", language))
 
 

@@ -1,0 +1,67 @@
+"""What was left of issue 9: sourced whole-project defaults, readable number boxes, Chinese units.
+
+Headless: the app is built with ``ExplorerApp(query_string="")`` and driven from
+Python. Expected values come from the sources (explorer/data/defaults.csv) or
+from hand calculation, never from the model's own formula.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer import Scenario
+from explorer.app.explorer_app import ExplorerApp
+from explorer.model import estimate
+
+# Sources, as written in explorer/data/defaults.csv:
+EXPERIMENTS_MEDIAN = 2.2  # Cottier et al. 2024 appendix A.6: total / final-run compute, median 2.2x (1.2-4x)
+FINEWEB_USD, FINEWEB_TOKENS = 500_000.0, 15e12  # FineWeb: ~half a million USD of GPU compute for 15T tokens
+LLAMA_AUTHORS, FTE_PER_CONTRIBUTOR = 14, 0.20  # LLaMA paper's author list; Cottier et al. 2024 section 2.5.1
+US_LOADED_USD = 189_000.0  # BLS OEWS May 2024 median $133,080 / 0.704 wage share (issue 9 first part)
+
+
+@pytest.fixture(scope="module")
+def app():
+    return ExplorerApp(query_string="")
+
+
+def test_default_scenario_is_a_whole_project_with_sourced_data_people_and_experiments():
+    s = Scenario()
+    assert s.experiments_multiplier == EXPERIMENTS_MEDIAN
+    assert s.data_usd_per_1m_tokens == pytest.approx(FINEWEB_USD / (FINEWEB_TOKENS / 1e6), rel=1e-3)
+    assert s.team_headcount == pytest.approx(LLAMA_AUTHORS * FTE_PER_CONTRIBUTOR)
+    e = estimate(s)
+    # data: 1T tokens x $0.0333 per 1M tokens = $33,300 (by hand)
+    assert e.cost_usd["data"] == pytest.approx(1e12 / 1e6 * 0.0333, rel=1e-9)
+    # people: 2.8 people x $189,000 / 12 per month x the run's wall-clock months
+    months = e.wall_days / (365.25 / 12)
+    assert e.cost_usd["people"] == pytest.approx(2.8 * US_LOADED_USD / 12 * months, rel=1e-3)
+    # hidden costs: experiments are (2.2 - 1) x the final run
+    assert e.details_usd["experiments"] == pytest.approx(1.2 * e.final_run_usd, rel=1e-9)
+    for dim in ("compute", "data", "people", "hidden"):
+        assert e.cost_usd[dim] > 0, dim
+    names = {a.name for a in e.assumptions}
+    assert {"experiments_multiplier", "data_usd_per_1m_tokens", "team_headcount"} <= names
+    sources = {a.name: a.source for a in e.assumptions}
+    assert "Cottier" in sources["experiments_multiplier"] and "FineWeb" in sources["data_usd_per_1m_tokens"]
+
+
+def test_final_run_alone_is_still_one_click_of_values_away():
+    e = estimate(Scenario(experiments_multiplier=1.0, team_headcount=0.0, data_usd_per_1m_tokens=0.0))
+    assert e.cost_usd["data"] == 0 and e.cost_usd["people"] == 0 and e.details_usd["experiments"] == 0
+    assert e.total_usd == pytest.approx(e.final_run_usd + e.details_usd["storage"], rel=1e-12)
+
+
+def test_default_app_shows_data_share_so_the_30_40_percent_claim_can_be_tested(app):
+    e = app.estimate
+    share = e.cost_usd["data"] / e.total_usd
+    assert 0 < share < 0.3  # open web text at FineWeb's cleaning cost: far below the articles' 30-40%
+    assert f"Data is {share:.0%} of this total" in app.summary.value
+
+
+def test_labelled_examples_without_a_price_warn_instead_of_costing_nothing_silently():
+    e = estimate(Scenario(labelled_examples=100_000))
+    assert any("100,000 labelled examples cost nothing" in w for w in e.warnings)
+    from explorer.app.views import translate
+    zh = translate(next(w for w in e.warnings if "labelled" in w), "zh")
+    assert "100,000 条标注样本" in zh
