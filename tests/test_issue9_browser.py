@@ -43,7 +43,7 @@ def _wait_change(page, before: str):
 
 
 def _type(page, control: str, text: str):
-    box = page.locator(f".explorer-control-{control} input[type=number]").first
+    box = page.locator(f".explorer-control-{control} input[type=text]").first
     box.fill(text)
     box.press("Enter")
 

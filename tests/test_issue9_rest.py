@@ -65,3 +65,47 @@ def test_labelled_examples_without_a_price_warn_instead_of_costing_nothing_silen
     from explorer.app.views import translate
     zh = translate(next(w for w in e.warnings if "labelled" in w), "zh")
     assert "100,000 条标注样本" in zh
+
+
+# ------------------------------------------------------------------ item 9: readable number boxes
+def test_boxes_show_readable_values_inside_the_box():
+    a = ExplorerApp(query_string="")
+    assert a.controls["params"].value == 7e9  # the public API: value is a number
+    assert a.controls["params"].get_state()["value"] == "7B"  # what the browser shows
+    assert a.controls["tokens"].get_state()["value"] == "1T"
+    a.controls["params"].value = 70e9  # still works from Python
+    assert a.scenario.params == 70e9 and a.controls["params"].get_state()["value"] == "70B"
+    a.controls["tokens"].value = 300e9
+    assert a.controls["tokens"].get_state()["value"] == "300B"
+    assert a.controls["gpus"].get_state()["value"] == "1,024"
+    assert a.controls["data_usd_per_1m_tokens"].get_state()["value"] == "0.0333"
+
+
+@pytest.mark.parametrize("typed, expected", [("7B", 7e9), ("70e9", 70e9), ("1.5T", 1.5e12),
+                                             ("405000000000", 405e9), ("405,000,000,000", 405e9)])
+def test_typed_text_in_the_browser_is_read_as_a_number(typed, expected):
+    a = ExplorerApp(query_string="")
+    box = a.controls["params"]
+    box.set_state({"value": typed})  # what a browser edit sends
+    assert box.value == expected and a.scenario.params == expected
+    assert a.rows["params"].message.value == ""
+    assert a.rows["params"].widget.value == pytest.approx(expected, rel=1e-9)  # the log slider follows
+
+
+@pytest.mark.parametrize("typed", ["-7B", "0", "1e20", "abc"])
+def test_negative_out_of_range_or_garbage_gets_a_message_never_a_clamp(typed):
+    a = ExplorerApp(query_string="")
+    total = a.estimate.total_usd
+    a.controls["params"].set_state({"value": typed})
+    assert a.rows["params"].message.value != ""  # one clear message beside the control
+    assert "Traceback" not in a.rows["params"].message.value
+    assert a.scenario.params == 7e9 and a.estimate.total_usd == total  # the last good result stays
+    assert a.controls["params"].get_state()["value"] != "7B"  # the box keeps what was typed, not a clamp
+
+
+def test_optional_boxes_take_readable_numbers_too():
+    a = ExplorerApp(query_string="")
+    a.controls["team_loaded_usd_per_year"].value = "250k"
+    assert a.scenario.team_loaded_usd_per_year == 250_000
+    a.controls["team_headcount"].set_state({"value": "12"})
+    assert a.scenario.team_headcount == 12
