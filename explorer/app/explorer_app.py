@@ -23,6 +23,7 @@ from explorer import catalog
 from explorer.app import controls as c
 from explorer.app import export, query, views
 from explorer.app.bindings import BINDINGS, GROUPS, Binding
+from explorer.app import responsive
 from explorer.app.canvas import GuardedCanvas
 from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
@@ -272,6 +273,9 @@ class ExplorerApp:
         self.heartbeat_out = w.HTML(layout=w.Layout(display="none"))
         self.heartbeat_out.add_class("explorer-heartbeat-out")
         self.heartbeat_in.observe(self._on_ping, names="value")
+        # narrow screens: the page reports the chart box's width and the charts are laid out again for it
+        self.sizer = responsive.ChartSizer((self.breakdown.figure, self.waterfall.figure))
+        self.sizer.input.observe(self._on_width, names="value")
         for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
             fig.canvas.add_class("explorer-chart")
         self.tabs = w.Tab(children=[
@@ -299,7 +303,8 @@ class ExplorerApp:
         body = w.Box([left, right])
         body.add_class("explorer-body")
         self.widget = w.VBox([w.HTML(views.STYLE), self.session, self.heartbeat_in, self.heartbeat_out, self.title,
-                              body], layout=w.Layout(width="100%", max_width="1320px"))
+                              body, self.sizer.input, self.sizer.script],
+                             layout=w.Layout(width="100%", max_width="1320px"))
         self.widget.add_class("explorer-app")
 
     # ------------------------------------------------------------------ options and labels
@@ -472,6 +477,23 @@ class ExplorerApp:
     def _on_ping(self, change: dict) -> None:
         """Answer the page's heartbeat (see :func:`~explorer.app.views.session_html`)."""
         self.heartbeat_out.value = f'<span data-beat="{html.escape(str(change["new"])[:24])}"></span>'
+
+    def _on_width(self, change: dict) -> None:
+        """Lay the charts out for the width of their box (see :mod:`explorer.app.responsive`).
+
+        Garbage is ignored; the visible chart is laid out now (one layout per message), the others
+        when their tab opens.
+        """
+        width = responsive.parse_width(change["new"])
+        if width is None:
+            return
+        try:
+            changed = self.sizer.apply(width)
+            if changed:
+                self._relayout.update(changed)
+                self._render(*changed)
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self._reject("app", f"{type(exc).__name__}: {exc}")
 
     def _sync_visibility(self) -> None:
         r = self.rows

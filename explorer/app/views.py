@@ -26,7 +26,9 @@ __all__ = ["region_note_html", "kpi_html", "summary_text", "warnings_html", "ass
 HEARTBEAT_SECONDS = 4
 SESSION_TIMEOUT_SECONDS = 20
 
-#: CSS for the app, injected once. The body stacks below 900 px; charts scale with their container.
+#: CSS for the app, injected once. The body stacks below 900 px; charts are laid out for their box's width
+#: (explorer/app/responsive.py) and scale down only while that is on its way. ipympl's top canvas (rubber band and
+#: resize handle) is hidden: the charts take no mouse input.
 STYLE = """
 <style>
 .explorer-app {box-sizing:border-box; max-width:100%; overflow-x:hidden;}
@@ -46,8 +48,7 @@ STYLE = """
 .explorer-app .jupyter-matplotlib-canvas-div {position:relative;}
 .explorer-app .jupyter-matplotlib-canvas-div canvas:first-child
   {position:relative !important; display:block; max-width:100% !important; height:auto !important;}
-.explorer-app .jupyter-matplotlib-canvas-div canvas:not(:first-child)
-  {position:absolute !important; left:0; top:0; width:100% !important; height:100% !important;}
+.explorer-app .jupyter-matplotlib-canvas-div canvas:not(:first-child) {display:none !important;}
 .explorer-app .widget-text input, .explorer-app .widget-hbox {min-width:0;}
 .explorer-app .widget-toggle-buttons {flex-wrap:wrap; max-width:100%;}
 .explorer-kpis {display:flex; flex-wrap:wrap; gap:8px; margin:4px 0 6px 0;}
