@@ -166,3 +166,39 @@ def test_one_layout_per_width_message():
         X.freeze_layout = saved
     assert calls == [a.breakdown.figure]
     assert seconds < 2.0  # measured ~0.1 s on the shared 2-core machine (see the report)
+
+
+# ------------------------------------------------------------------ item 6: Chinese left in English
+def test_units_countries_and_regions_inside_warnings_are_chinese():
+    import re
+
+    a = ExplorerApp(query_string="lang=zh&gpu=gaudi2&region=jp")
+    text = re.sub(r"<[^>]+>", " ", a.warnings.value)
+    assert "美元/GPU 时" in text and "USD/GPU-hour" not in text
+    assert "请填写 日本 的实际成本" in text and "Japan" not in text
+    a = ExplorerApp(query_string="lang=zh&pricing=owned&region=jp")
+    text = re.sub(r"<[^>]+>", " ", a.warnings.value)
+    assert "日本（东京）及其所在国家" in text.replace(" 及", "及") and "Japan" not in text
+
+
+def test_assumptions_table_names_values_and_units_are_chinese_sources_stay():
+    import re
+
+    a = ExplorerApp(query_string="lang=zh&gpu=gaudi2")
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td class=\"src\">", a.assumptions.value)
+    assert rows
+    names, values, units = zip(*rows)
+    assert "层数（由参数量推算）" in names and "云端租价（gaudi2，估算）" in names
+    assert "选择性" in values  # activation recomputation "selective"
+    for unit in units:  # no English unit left (TFLOP/s, gCO2 and 1 are symbols)
+        assert not re.search(r"USD|GPU-hour|tokens|years|people|bytes|min\b|kWh", unit), unit
+    assert "Cottier" in a.assumptions.value  # citations stay in their original language
+
+
+def test_region_dropdown_and_region_note_in_chinese():
+    a = ExplorerApp(query_string="lang=zh&pricing=owned&region=jp")
+    labels_ = dict((v, k) for k, v in a.controls["region"].options)
+    assert labels_["cn-avg"] == "中国 - 全国平均" and labels_["us-avg"] == "美国平均"
+    assert "unknown" not in a.region_note.value
+    a.controls["language"].value = "en"
+    assert dict((v, k) for k, v in a.controls["region"].options)["us-avg"] == "US average"

@@ -327,7 +327,7 @@ class ExplorerApp:
         if name == "gpu":
             return [(a.name, a.id) for a in catalog.accelerators().values()]
         if name == "region":
-            return [(r.name, r.id) for r in catalog.regions().values()]
+            return [(views.region_name(r.name, lang), r.id) for r in catalog.regions().values()]
         if name == "preset":
             return self._preset_options()
         if name == "precision":
@@ -355,7 +355,7 @@ class ExplorerApp:
         lang = language
         for row in self.rows.values():
             row.set_language(lang)
-        for name in ("architecture", "training_kind", "pricing", "count_mode", "scope", "preset"):
+        for name in ("architecture", "training_kind", "pricing", "count_mode", "scope", "preset", "region"):
             c.relabel_options(self.rows[name].widget, self._options(name), self._mute)
         self.glossary.value = views.glossary_html(lang)
         self.title.value = (f'<h2 style="margin:4px 0 0 0">{label("app_title", lang)}</h2>'

@@ -120,11 +120,35 @@ def error_text(exc: ScenarioError, language: str = "en") -> str:
 
 
 def assumption_name(name: str, language: str = "en") -> str:
-    """An assumption's name in ``language``: ``term:<prefix>`` of labels.csv for the part before " ("."""
+    """An assumption's name in ``language``: ``term:`` rows of labels.csv for the name and each part in brackets.
+
+    Examples
+    --------
+    >>> assumption_name("n_layers (derived from params)", "zh")
+    '层数（由参数量推算）'
+    >>> assumption_name("cloud price (gaudi2, estimated)", "zh")
+    '云端租价（gaudi2，估算）'
+    """
     if language == "en":
         return name
     head, sep, rest = name.partition(" (")
-    return _term(head, language) + (" (" + rest if sep else "")
+    if not sep:
+        return _term(head, language)
+    parts = []
+    for part in (rest[:-1] if rest.endswith(")") else rest).split(", "):
+        what, colon, detail = part.partition(": ")
+        parts.append(_term(what, language) + ("：" + _term(detail, language) if colon else ""))
+    return _term(head, language) + "（" + "，".join(parts) + "）"
+
+
+def unit_text(unit: str, language: str = "en") -> str:
+    """A unit in ``language`` (``term:<unit>`` of labels.csv): ``USD/GPU-hour`` -> ``美元/GPU 时``."""
+    return unit if language == "en" else _term(unit, language)
+
+
+def region_name(name: str, language: str = "en") -> str:
+    """A region or country name in ``language`` (``term:<name>`` of labels.csv)."""
+    return name if language == "en" else _term(name, language)
 
 
 # ---------------------------------------------------------------------------------------------- views
@@ -187,7 +211,7 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
         per_token=money(total / (s.tokens / 1e6), cur),
     )
     if scope == "project" and math.isfinite(total) and total > 0:  # lets a viewer test the "data is 30-40%" claim
-        text += " " + label("summary_data_share", language).format(share=f"{e.cost()['data'] / total:.0%}")
+        text += ("" if language == "zh" else " ") + label("summary_data_share", language).format(share=f"{e.cost()['data'] / total:.0%}")
     return text.replace("unknown", label("unit_unknown", language))
 
 
@@ -206,9 +230,11 @@ def assumptions_html(e: Estimate, language: str = "en") -> str:
     rows = []
     unknown = label("unit_unknown", language)
     for a in e.assumptions:
-        value = a.value if isinstance(a.value, str) else (f"{a.value:.4g}" if math.isfinite(a.value) else unknown)
+        value = (_term(a.value, language) if language != "en" else a.value) if isinstance(a.value, str) else (
+            f"{a.value:.4g}" if math.isfinite(a.value) else unknown)
         rows.append(f"<tr><td>{html.escape(assumption_name(a.name, language))}</td><td>{html.escape(value)}</td>"
-                    f'<td>{html.escape(a.unit)}</td><td class="src">{html.escape(a.source)}</td></tr>')
+                    f'<td>{html.escape(unit_text(a.unit, language))}</td>'
+                    f'<td class="src">{html.escape(a.source)}</td></tr>')
     return f'<div class="explorer-assumptions"><table><tr>{head}</tr>{"".join(rows)}</table></div>'
 
 
@@ -230,11 +256,14 @@ def region_note_html(e: Estimate, language: str = "en") -> str:
     price = s.electricity_usd_per_kwh if s.electricity_usd_per_kwh is not None else reg.electricity_usd_per_kwh
     price_text = f"{price:.4g}" if price is not None else label("unit_unknown", language)
     cur = s.currency
+    unknown = label("unit_unknown", language)
     if s.pricing == "owned":
-        text = label("region_note_owned", language).format(energy=money(e.cost()["energy"], cur), price=price_text)
+        energy = money(e.cost()["energy"], cur).replace("unknown", unknown)
+        text = label("region_note_owned", language).format(energy=energy, price=price_text)
     else:
         inside = e.in_rate_usd.get("energy", math.nan) * e.usd_to_currency
-        text = label("region_note_cloud", language).format(energy=money(inside, cur), price=price_text)
+        text = label("region_note_cloud", language).format(energy=money(inside, cur).replace("unknown", unknown),
+                                                           price=price_text)
     return f'<div class="explorer-note" style="margin:6px 0 4px 0">{html.escape(text)}</div>'
 
 
