@@ -202,3 +202,18 @@ def test_region_dropdown_and_region_note_in_chinese():
     assert "unknown" not in a.region_note.value
     a.controls["language"].value = "en"
     assert dict((v, k) for k, v in a.controls["region"].options)["us-avg"] == "US average"
+
+
+def test_narrow_waterfall_values_and_ticks_do_not_overlap():
+    a = ExplorerApp(query_string="")
+    a.tabs.selected_index = 1
+    a.controls["params"].value = 70e9  # every bar changes: eight value texts
+    a.sizer.input.value = "w 324"
+    renderer = a.waterfall.figure.canvas.get_renderer()
+    boxes = sorted((t.get_window_extent(renderer) for t in a.waterfall.texts if t.get_text()), key=lambda b: b.x0)
+    assert len(boxes) == 8
+    for left, right in zip(boxes, boxes[1:]):  # value texts: side by side, none over its neighbour
+        assert left.x1 <= right.x0 + 1 or left.y1 <= right.y0 or right.y1 <= left.y0, (left, right)
+    assert all(t.get_rotation() == 50 for t in a.waterfall.ax.get_xticklabels())  # steeper ticks when narrow
+    a.sizer.input.value = "w 1400"
+    assert all(t.get_rotation() == 20 for t in a.waterfall.ax.get_xticklabels())

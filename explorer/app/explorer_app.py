@@ -274,7 +274,8 @@ class ExplorerApp:
         self.heartbeat_out.add_class("explorer-heartbeat-out")
         self.heartbeat_in.observe(self._on_ping, names="value")
         # narrow screens: the page reports the chart box's width and the charts are laid out again for it
-        self.sizer = responsive.ChartSizer((self.breakdown.figure, self.waterfall.figure))
+        self.sizer = responsive.ChartSizer((self.breakdown.figure, self.waterfall.figure),
+                                           on_resize={self.waterfall.figure: self.waterfall.fit_width})
         self.sizer.input.observe(self._on_width, names="value")
         for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
             fig.canvas.add_class("explorer-chart")

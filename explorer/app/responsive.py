@@ -23,7 +23,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from typing import Iterable
+from typing import Callable, Iterable, Mapping
 
 import ipywidgets as w
 from matplotlib.figure import Figure
@@ -83,6 +83,8 @@ class ChartSizer:
     ----------
     figures : iterable of Figure
         Figures on ipympl canvases, at their designed size.
+    on_resize : mapping of Figure to callable, optional
+        Called with a figure's new width [CSS px] after it changes (say, to steepen tick labels).
 
     Attributes
     ----------
@@ -94,8 +96,9 @@ class ChartSizer:
         The last width applied [CSS px]; None: the designed sizes.
     """
 
-    def __init__(self, figures: Iterable[Figure]):
+    def __init__(self, figures: Iterable[Figure], on_resize: Mapping[Figure, Callable[[float], None]] | None = None):
         self.figures = tuple(figures)
+        self.on_resize = dict(on_resize or {})
         # designed size of each figure [CSS px]
         self.design = {fig: tuple(fig.get_size_inches() * self._css_dpi(fig)) for fig in self.figures}
         self.width_px: int | None = None
@@ -133,5 +136,7 @@ class ChartSizer:
             manager = getattr(fig.canvas, "manager", None)
             if manager is not None:  # tells the browser the canvas's new size (ipympl's resize protocol)
                 manager.resize(*fig.bbox.size, forward=False)
+            if fig in self.on_resize:
+                self.on_resize[fig](w_px)
             changed.add(fig)
         return changed
