@@ -33,7 +33,7 @@ from explorer.plots.history import (enable_marker_blitting, history_figure, redr
                                     set_scenario_marker)
 from explorer.presets import presets, published_run
 from explorer.scenario import PRICING_MODES, TRAINING_KINDS, Scenario, field_spec
-from explorer.text import label, number_text
+from explorer.text import label, number_text, readable_number
 
 __all__ = ["ExplorerApp"]
 
@@ -538,7 +538,7 @@ class ExplorerApp:
             elif value is None:
                 text = label("placeholder_unknown", lang)
             else:
-                text = label("placeholder_used", lang).format(value=f"{value:.6g}")
+                text = label("placeholder_used", lang).format(value=readable_number(float(f"{value:.6g}")))
             r[b.name].widget.placeholder = text
 
     def _field_row(self, field: str) -> c.ControlRow | None:

@@ -50,6 +50,7 @@ STYLE = """
   {position:relative !important; display:block; max-width:100% !important; height:auto !important;}
 .explorer-app .jupyter-matplotlib-canvas-div canvas:not(:first-child) {display:none !important;}
 .explorer-app .widget-text input, .explorer-app .widget-hbox {min-width:0;}
+.explorer-app .widget-text {max-width:calc(100% - 6px);}
 .explorer-app .widget-toggle-buttons {flex-wrap:wrap; max-width:100%;}
 .explorer-kpis {display:flex; flex-wrap:wrap; gap:8px; margin:4px 0 6px 0;}
 .explorer-kpi {border:1px solid #d5d8dc; border-radius:6px; padding:6px 10px; min-width:96px; background:#fbfcfc;}
@@ -93,6 +94,9 @@ def _term(text: str, language: str) -> str:
     return text
 
 
+_CJK_SPACE = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
+
+
 def translate(message: str, language: str = "en") -> str:
     """A model warning or error in ``language``: unchanged in English, by ``messages.csv`` in Chinese.
 
@@ -109,7 +113,8 @@ def translate(message: str, language: str = "en") -> str:
             groups = {k: _term(v or "", language) for k, v in m.groupdict().items()}
             if "whole" in groups:
                 groups["whole"] = "整" if m.group("whole") else ""
-            return template.format(**groups)
+            # the templates space out inserted words; between two Chinese characters the space goes
+            return _CJK_SPACE.sub("", template.format(**groups))
     return message
 
 
