@@ -56,7 +56,8 @@ def test_default_app_shows_data_share_so_the_30_40_percent_claim_can_be_tested(a
     e = app.estimate
     share = e.cost_usd["data"] / e.total_usd
     assert 0 < share < 0.3  # open web text at FineWeb's cleaning cost: far below the articles' 30-40%
-    assert f"Data is {share:.0%} of this total" in app.summary.value
+    assert share == pytest.approx(33_300 / e.total_usd)  # data by hand: 1T tokens x $0.0333 per 1M
+    assert f"Data is {share * 100:.1f}% of this total" in app.summary.value
 
 
 def test_labelled_examples_without_a_price_warn_instead_of_costing_nothing_silently():

@@ -216,8 +216,13 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
         per_token=money(total / (s.tokens / 1e6), cur),
     )
     if scope == "project" and math.isfinite(total) and total > 0:  # lets a viewer test the "data is 30-40%" claim
-        text += ("" if language == "zh" else " ") + label("summary_data_share", language).format(share=f"{e.cost()['data'] / total:.0%}")
+        text += ("" if language == "zh" else " ") + label("summary_data_share", language).format(share=_share(e.cost()["data"] / total))
     return text.replace("unknown", label("unit_unknown", language))
+
+
+def _share(fraction: float) -> str:
+    """A share in percent: one decimal below 10% (0.1%, 3.1%), none above (34%)."""
+    return f"{fraction:.1%}" if fraction < 0.095 else f"{fraction:.0%}"
 
 
 def warnings_html(e: Estimate, language: str = "en") -> str:
