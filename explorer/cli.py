@@ -38,6 +38,8 @@ _OPTION_FIELDS = {
     "currency": "currency",
     "usd_to_cny": "usd_to_cny",
     "experiments": "experiments_multiplier",
+    "team": "team_headcount",
+    "data_usd_per_1m_tokens": "data_usd_per_1m_tokens",
     "seq_len": "seq_len",
     "layers": "n_layers",
     "d_model": "d_model",
@@ -82,7 +84,11 @@ def _scenario_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--region", help="region id (python -m explorer catalog regions)")
     p.add_argument("--currency", choices=CURRENCIES)
     p.add_argument("--usd-to-cny", type=_number, help="exchange rate for --currency CNY")
-    p.add_argument("--experiments", type=_number, help="total development compute / final run (>= 1)")
+    p.add_argument("--experiments", type=_number,
+                   help="total development compute / final run (>= 1; default 2.2, Epoch AI; 1 = final run only)")
+    p.add_argument("--team", type=_number, help="full-time people on the project (default 2.8, defaults.csv)")
+    p.add_argument("--data-usd-per-1m-tokens", type=_number,
+                   help="data acquisition and cleaning per 1M training tokens [USD] (default 0.0333, FineWeb)")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -82,13 +82,17 @@ class Scenario:
         ``region`` id, or overrides ``electricity_usd_per_kwh``, ``pue``,
         ``grid_gco2_per_kwh``.
     Data, team, storage, experiments
-        ``data_usd_per_1m_tokens`` (acquisition and cleaning), ``labelled_examples``
+        ``data_usd_per_1m_tokens`` (acquisition and cleaning) [USD/1M tokens], ``labelled_examples``
         x ``usd_per_labelled_example``, ``synthetic_tokens`` x
         ``synthetic_usd_per_1m_tokens``; ``team_headcount`` x
         ``team_loaded_usd_per_year`` (None: the sourced US default) x ``project_months`` (None = the run's
         wall-clock months); ``checkpoints_kept`` x ``storage_usd_per_gb_month``;
         ``experiments_multiplier`` (1.0 = final run only; total development
-        compute relative to the final run).
+        compute relative to the final run) [x].
+        The defaults of ``data_usd_per_1m_tokens`` (cleaning open web text),
+        ``team_headcount`` and ``experiments_multiplier`` are the sourced rows of
+        the same names in ``explorer/data/defaults.csv``, so the default scenario
+        is a whole project; set them to 0, 0 and 1 for the final run alone.
     Currency
         ``currency`` ``"USD"`` or ``"CNY"`` at ``usd_to_cny`` [CNY/USD].
     """
@@ -135,20 +139,20 @@ class Scenario:
     pue: float | None = _num(None, 1.0, 5.0, optional=True)
     grid_gco2_per_kwh: float | None = _num(None, 0.0, 2000.0, optional=True)
     # data
-    data_usd_per_1m_tokens: float = _num(0.0, 0.0, 1e6)
+    data_usd_per_1m_tokens: float = _num(catalog.default("data_usd_per_1m_tokens"), 0.0, 1e6)
     labelled_examples: float = _num(0.0, 0.0, 1e12)
     usd_per_labelled_example: float = _num(0.0, 0.0, 1e5)
     synthetic_tokens: float = _num(0.0, 0.0, 1e15)
     synthetic_usd_per_1m_tokens: float = _num(0.0, 0.0, 1e6)
     # team
-    team_headcount: float = _num(0.0, 0.0, 1e5)
+    team_headcount: float = _num(catalog.default("team_headcount"), 0.0, 1e5)
     team_loaded_usd_per_year: float | None = _num(None, 0.0, 1e8, optional=True)
     project_months: float | None = _num(None, 0.0, 600.0, optional=True)
     # storage
     checkpoints_kept: float = _num(0.0, 0.0, 1e5)
     storage_usd_per_gb_month: float | None = _num(None, 0.0, 100.0, optional=True)
     # experiments
-    experiments_multiplier: float = _num(1.0, 1.0, 100.0)
+    experiments_multiplier: float = _num(catalog.default("experiments_multiplier"), 1.0, 100.0)
     # currency
     currency: str = _choice("USD", CURRENCIES)
     usd_to_cny: float | None = _num(None, 0.01, 1000.0, optional=True)

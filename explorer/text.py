@@ -6,13 +6,16 @@ All user-facing labels live in one table, ``explorer/data/labels.csv``
 
 from __future__ import annotations
 
+import decimal
 import functools
 import math
+import re
 from typing import Mapping
 
 from explorer.catalog import read_csv
 
-__all__ = ["LANGUAGES", "label", "labels", "money", "quantity", "number_text", "CURRENCY_SYMBOLS"]
+__all__ = ["LANGUAGES", "label", "labels", "money", "quantity", "number_text", "readable_number", "parse_number",
+           "CURRENCY_SYMBOLS"]
 
 LANGUAGES = ("en", "zh")
 CURRENCY_SYMBOLS = {"USD": "$", "CNY": "¥"}
@@ -75,3 +78,70 @@ def number_text(x: float | int | None) -> str:
     if isinstance(x, float) and x.is_integer() and abs(x) < 1e16:
         return str(int(x))
     return repr(x)
+
+
+#: Suffixes of :func:`readable_number` and :func:`parse_number`, as powers of ten.
+_SUFFIX_EXP = (("T", 12), ("B", 9), ("M", 6))
+_PARSE_EXP = {"k": 3, "K": 3, "M": 6, "B": 9, "G": 9, "T": 12, "P": 15}
+_NUMBER = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([kKMBGTP]?)$")
+
+
+def readable_number(x: float | int | None) -> str:
+    """Exact, readable text of a number for a box: ``7B``, ``1.5T``, ``300B``, ``1,024``, ``0.0333``.
+
+    From a million up the value is written with the suffix M, B or T (T also
+    above 1,000T); the digits are exact, so :func:`parse_number` reads the text
+    back to the same float. Below a million: digits with thousands separators.
+    None gives "".
+
+    Examples
+    --------
+    >>> [readable_number(v) for v in (7e9, 1e12, 300e9, 1.5e12, 405e9, 1024, 0.0333, 123456789012.0)]
+    ['7B', '1T', '300B', '1.5T', '405B', '1,024', '0.0333', '123.456789012B']
+    """
+    if x is None:
+        return ""
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        return str(x)
+    exact = decimal.Decimal(repr(x)) if isinstance(x, float) else decimal.Decimal(x)
+    size = abs(exact)
+    for suffix, exp in _SUFFIX_EXP:
+        if size >= decimal.Decimal(10) ** exp:
+            return _plain(exact.scaleb(-exp)) + suffix
+    text = _plain(exact)
+    whole, dot, frac = text.partition(".")
+    sign = "-" if whole.startswith("-") else ""
+    return sign + f"{int(whole.lstrip('-')):,}" + dot + frac
+
+
+def _plain(d: decimal.Decimal) -> str:
+    """A decimal in positional notation without trailing zeros (``7``, ``1.5``, ``0.0333``)."""
+    text = format(d.normalize(), "f")
+    return text
+
+
+def parse_number(text: str) -> float:
+    """The number in ``text``: ``"7B"``, ``"70e9"``, ``"1.5T"``, ``"405000000000"``, ``"1,024"``, ``"300 M"``.
+
+    Suffixes k/K (thousand), M (million), B or G (billion), T (trillion), P
+    (quadrillion); commas, underscores and spaces between digits are ignored.
+
+    Raises
+    ------
+    ValueError
+        When the text is not such a number (including inf and nan).
+
+    Examples
+    --------
+    >>> [parse_number(t) for t in ("7B", "70e9", "1.5T", "405000000000", "1,024", "0.0333")]
+    [7000000000.0, 70000000000.0, 1500000000000.0, 405000000000.0, 1024.0, 0.0333]
+    """
+    cleaned = re.sub(r"(?<=\d)[,_ ](?=\d)", "", str(text).strip())
+    m = _NUMBER.match(cleaned)
+    if not m:
+        raise ValueError(f"not a number: {text!r}")
+    value = decimal.Decimal(m.group(1)).scaleb(_PARSE_EXP.get(m.group(2), 0))
+    result = float(value)
+    if not math.isfinite(result):
+        raise ValueError(f"not a finite number: {text!r}")
+    return result

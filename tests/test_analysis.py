@@ -23,7 +23,8 @@ PEAK_BF16_H100 = 989.5e12  # accelerators.csv, dense BF16
 #: A run whose cost is rate x ideal hours (see the module docstring).
 BASE = dict(params=1e9, tokens=1e10, gpu="h100-sxm", precision="bf16", gpus=8, mfu=0.5,
             rate_usd_per_gpu_hour=2.0, failure_rate_per_gpu_hour=0.0, checkpoint_write_minutes=0.0,
-            restart_minutes=0.0, other_losses_factor=1.0, n_layers=1, d_model=64, seq_len=16)
+            restart_minutes=0.0, other_losses_factor=1.0, n_layers=1, d_model=64, seq_len=16,
+            experiments_multiplier=1.0, team_headcount=0.0, data_usd_per_1m_tokens=0.0)  # final run only
 
 
 def hand_cost(params=1e9, tokens=1e10, mfu=0.5, rate=2.0):
@@ -171,14 +172,17 @@ def test_tornado_widest_bar_is_the_dominant_input():
 
 
 def test_sensitivity_default_catalog_rows():
-    df = sensitivity(Scenario(gpus=512))
+    df = sensitivity(Scenario(gpus=512, experiments_multiplier=1.0))
     assert {"accelerator_price", "mfu", "other_losses", "failure_rate"} <= set(df["name"])
     assert "experiments" not in set(df["name"])  # final run only: no experiments range
     assert "experiments" in set(sensitivity(Scenario(gpus=512, experiments_multiplier=2))["name"])
+    assert "experiments" in set(sensitivity(Scenario(gpus=512))["name"])  # the default is a whole project
 
 
 def test_simulation_with_collapsed_ranges_is_the_point_estimate():
-    for s in (simple(), Scenario(gpus=512, pricing="spot"), Scenario(gpus=None, deadline_days=30, pricing="owned")):
+    # collapsed() puts the absolute experiments range at 1x: these runs are final runs (experiments 1x)
+    for s in (simple(), Scenario(gpus=512, pricing="spot", experiments_multiplier=1.0),
+              Scenario(gpus=None, deadline_days=30, pricing="owned", experiments_multiplier=1.0)):
         sim = simulate(s, n=500, seed=3, ranges=collapsed())
         point = estimate(s).total_usd
         assert sim.point_usd == pytest.approx(point, rel=1e-12)

@@ -218,8 +218,7 @@ def test_query_string_with_one_bad_key_keeps_the_others():
 
 
 def test_controls_accept_the_scenario_fields_whole_range(app):
-    import ipywidgets as w
-
+    from explorer.app.controls import NumberBox
     from explorer.scenario import field_spec
 
     for name in ("params", "tokens", "gpus", "experiments_multiplier"):
@@ -227,7 +226,8 @@ def test_controls_accept_the_scenario_fields_whole_range(app):
         assert (10 ** slider.min, 10 ** slider.max) == pytest.approx((spec["min"], spec["max"])), name
         assert not hasattr(app.rows[name].twin, "max"), name  # the typed twin clamps nothing
     for name in ("lora_trainable_fraction", "team_headcount", "checkpoints_kept"):
-        assert isinstance(app.controls[name], (w.FloatText, w.IntText)), name
+        # a number box without bounds (issue 9: it shows "7B", takes "1.5T", clamps nothing)
+        assert isinstance(app.controls[name], NumberBox) and not hasattr(app.controls[name], "max"), name
     widget, spec = app.controls["mfu"], field_spec("mfu")
     assert (widget.min, widget.max) == (spec["min"], spec["max"])
 

@@ -235,7 +235,7 @@ def test_set_scenario_is_the_way_to_drive_the_app(app):
 
 def test_blank_boxes_show_the_value_in_use(app):
     app.controls["pricing"].value = "owned"
-    assert "33810" in app.controls["purchase_usd_per_gpu"].placeholder
+    assert "33,810" in app.controls["purchase_usd_per_gpu"].placeholder  # readable (issue 9 item 9)
     assert "5" in app.controls["depreciation_years"].placeholder
     assert "0.0806" in app.controls["electricity_usd_per_kwh"].placeholder
     assert "MFU" in app.rows["mfu"].caption.value and "title=" in app.rows["mfu"].caption.value

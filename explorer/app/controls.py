@@ -12,11 +12,12 @@ import math
 from typing import Any, Callable, Sequence
 
 import ipywidgets as w
+import traitlets
 
 from explorer.errors import ScenarioError
-from explorer.text import label, quantity
+from explorer.text import label, parse_number, readable_number
 
-__all__ = ["ControlRow", "log_slider_row", "slider_row", "choice_row", "toggle_row", "optional_number_row",
+__all__ = ["ControlRow", "NumberBox", "log_slider_row", "slider_row", "choice_row", "toggle_row", "optional_number_row",
            "number_row", "parse_optional_number", "relabel_options"]
 
 _FULL = w.Layout(width="100%")
@@ -24,7 +25,42 @@ _FULL = w.Layout(width="100%")
 # Never change one of these in place; ``ControlRow.show`` changes the row box's own layout.
 _CAPTION = w.Layout(margin="4px 0 0 0")
 _BOX_WIDE = w.Layout(width="58%")
-_READOUT = w.Layout(width="40%", margin="0 0 0 6px")
+
+
+def _number_from_text(text: Any, widget: "NumberBox") -> Any:
+    """What the browser typed, as a number (``"7B"`` -> 7e9); text that is no number stays text.
+
+    The Scenario then refuses the text with a message beside the control.
+    """
+    if not isinstance(text, str):
+        return text
+    try:
+        value = parse_number(text)
+    except ValueError:
+        return text
+    return int(value) if widget.integer and value.is_integer() else value
+
+
+def _text_from_number(value: Any, widget: "NumberBox") -> str:
+    """The text the box shows: the value in readable form (``7B``), or the typed text it refused."""
+    return value if isinstance(value, str) else readable_number(value)
+
+
+class NumberBox(w.Text):
+    """A text box whose ``value`` is a number, shown readably ("7B", "1.5T", "1,024").
+
+    Typing "7B", "70e9", "1.5T" or "405000000000" sets ``value`` to the number
+    (the box then shows its readable form); setting ``value = 70e9`` from
+    Python shows "70B". Text that is not a number stays as typed, as a str
+    ``value``, for the Scenario to refuse with a message; nothing is clamped.
+    """
+
+    value = traitlets.Any(0.0).tag(sync=True, to_json=_text_from_number, from_json=_number_from_text)
+    integer = traitlets.Bool(False)
+
+    def __init__(self, value: float | int = 0.0, *, integer: bool = False, **kwargs: Any):
+        super().__init__(integer=integer, continuous_update=False, **kwargs)
+        self.value = value
 
 
 class ControlRow:
@@ -54,7 +90,7 @@ class ControlRow:
         self.message.add_class("explorer-control-message")
         self._note = self._error = ""
         if twin is not None:  # the slider on its own line, the exact value and its readable form below
-            lines = [widget, w.HBox([p for p in (twin, readout) if p is not None], layout=_FULL)]
+            lines = [widget, w.HBox([twin, readout], layout=_FULL) if readout is not None else twin]
         else:
             lines = [w.HBox([widget, readout], layout=_FULL) if readout is not None else widget]
         self.box = w.VBox([self.caption, *lines, self.message],
@@ -106,17 +142,9 @@ def log_slider_row(name: str, value: float, lo: float, hi: float, *, integer: bo
         continuous_update=False, readout=False, layout=_FULL,
     )
     # the twin takes any number: the Scenario says what is allowed, nothing is clamped silently
-    cls = w.IntText if integer else w.FloatText
-    twin = cls(value=value, layout=_BOX_WIDE)
-    readout = w.HTML(layout=_READOUT)
-    row = ControlRow(name, slider, twin, readout=readout)
+    twin = NumberBox(value, integer=integer, layout=_BOX_WIDE)
+    row = ControlRow(name, slider, twin)
     guard = {"busy": False}
-
-    def show_readout(change=None):
-        readout.value = f'<b style="font-size:13px">= {quantity(twin.value)}</b>'
-
-    show_readout()
-    twin.observe(show_readout, names="value")
 
     def slider_moved(change):
         if guard["busy"]:
@@ -133,7 +161,9 @@ def log_slider_row(name: str, value: float, lo: float, hi: float, *, integer: bo
             return
         guard["busy"] = True
         try:
-            slider.value = min(max(change["new"], lo), hi)
+            v = change["new"]
+            if isinstance(v, (int, float)) and math.isfinite(v):  # the slider shows the nearest end it has
+                slider.value = min(max(v, lo), hi)
         finally:
             guard["busy"] = False
 
@@ -161,16 +191,8 @@ def toggle_row(name: str, options: Sequence[tuple[str, Any]], value: Any) -> Con
 
 
 def number_row(name: str, value: float) -> ControlRow:
-    """A number box that takes any number (the Scenario checks it), with its readable form beside it."""
-    box = w.FloatText(value=value, layout=_BOX_WIDE)
-    readout = w.HTML(layout=_READOUT)
-
-    def show_readout(change=None):
-        readout.value = f'<span style="font-size:13px">= {quantity(box.value)}</span>'
-
-    show_readout()
-    box.observe(show_readout, names="value")
-    return ControlRow(name, box, readout=readout)
+    """A number box that takes any number in readable form (the Scenario checks it)."""
+    return ControlRow(name, NumberBox(value, layout=_BOX_WIDE))
 
 
 def optional_number_row(name: str, placeholder: str = "") -> ControlRow:
@@ -180,16 +202,13 @@ def optional_number_row(name: str, placeholder: str = "") -> ControlRow:
 
 def parse_optional_number(field: str, text: str) -> float | None:
     """None for blank text, else the number; :class:`ScenarioError` for anything else."""
-    text = (text or "").strip().replace(",", "")
+    text = (text or "").strip()
     if not text:
         return None
     try:
-        value = float(text)
+        return parse_number(text)
     except ValueError:
         raise ScenarioError(field, text, "a number, or blank for the default") from None
-    if not math.isfinite(value):
-        raise ScenarioError(field, text, "a finite number, or blank for the default")
-    return value
 
 
 def relabel_options(widget: w.Widget, options: Sequence[tuple[str, Any]], mute: Callable[[], Any]) -> None:

@@ -25,6 +25,7 @@ from explorer.app import controls as c
 from explorer.app import export, query, views
 from explorer.app.analysis_views import AnalysisViews
 from explorer.app.bindings import BINDINGS, GROUPS, Binding
+from explorer.app import responsive
 from explorer.app.canvas import GuardedCanvas
 from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
@@ -35,7 +36,7 @@ from explorer.plots.history import (enable_marker_blitting, history_figure, redr
 from explorer.plots.history import set_marker_interval
 from explorer.presets import presets, published_run
 from explorer.scenario import PRICING_MODES, TRAINING_KINDS, Scenario, field_spec
-from explorer.text import label, number_text
+from explorer.text import label, number_text, readable_number
 
 __all__ = ["ExplorerApp"]
 
@@ -282,6 +283,10 @@ class ExplorerApp:
         self.heartbeat_out = w.HTML(layout=w.Layout(display="none"))
         self.heartbeat_out.add_class("explorer-heartbeat-out")
         self.heartbeat_in.observe(self._on_ping, names="value")
+        # narrow screens: the page reports the chart box's width and the charts are laid out again for it
+        self.sizer = responsive.ChartSizer((self.breakdown.figure, self.waterfall.figure),
+                                           on_resize={self.waterfall.figure: self.waterfall.fit_width})
+        self.sizer.input.observe(self._on_width, names="value")
         for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
             fig.canvas.add_class("explorer-chart")
         self.tabs = w.Tab(children=[
@@ -311,7 +316,8 @@ class ExplorerApp:
         body = w.Box([left, right])
         body.add_class("explorer-body")
         self.widget = w.VBox([w.HTML(views.STYLE), self.session, self.heartbeat_in, self.heartbeat_out, self.title,
-                              body], layout=w.Layout(width="100%", max_width="1320px"))
+                              body, self.sizer.input, self.sizer.script],
+                             layout=w.Layout(width="100%", max_width="1320px"))
         self.widget.add_class("explorer-app")
 
     # ------------------------------------------------------------------ options and labels
@@ -334,7 +340,7 @@ class ExplorerApp:
         if name == "gpu":
             return [(a.name, a.id) for a in catalog.accelerators().values()]
         if name == "region":
-            return [(r.name, r.id) for r in catalog.regions().values()]
+            return [(views.region_name(r.name, lang), r.id) for r in catalog.regions().values()]
         if name == "preset":
             return self._preset_options()
         if name == "precision":
@@ -362,7 +368,7 @@ class ExplorerApp:
         lang = language
         for row in self.rows.values():
             row.set_language(lang)
-        for name in ("architecture", "training_kind", "pricing", "count_mode", "scope", "preset"):
+        for name in ("architecture", "training_kind", "pricing", "count_mode", "scope", "preset", "region"):
             c.relabel_options(self.rows[name].widget, self._options(name), self._mute)
         self.glossary.value = views.glossary_html(lang)
         self.title.value = (f'<h2 style="margin:4px 0 0 0">{label("app_title", lang)}</h2>'
@@ -487,6 +493,23 @@ class ExplorerApp:
         """Answer the page's heartbeat (see :func:`~explorer.app.views.session_html`)."""
         self.heartbeat_out.value = f'<span data-beat="{html.escape(str(change["new"])[:24])}"></span>'
 
+    def _on_width(self, change: dict) -> None:
+        """Lay the charts out for the width of their box (see :mod:`explorer.app.responsive`).
+
+        Garbage is ignored; the visible chart is laid out now (one layout per message), the others
+        when their tab opens.
+        """
+        width = responsive.parse_width(change["new"])
+        if width is None:
+            return
+        try:
+            changed = self.sizer.apply(width)
+            if changed:
+                self._relayout.update(changed)
+                self._render(*changed)
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self._reject("app", f"{type(exc).__name__}: {exc}")
+
     def _sync_visibility(self) -> None:
         r = self.rows
         v = self._values()
@@ -529,7 +552,7 @@ class ExplorerApp:
             elif value is None:
                 text = label("placeholder_unknown", lang)
             else:
-                text = label("placeholder_used", lang).format(value=f"{value:.6g}")
+                text = label("placeholder_used", lang).format(value=readable_number(float(f"{value:.6g}")))
             r[b.name].widget.placeholder = text
 
     def _field_row(self, field: str) -> c.ControlRow | None:

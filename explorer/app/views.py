@@ -26,7 +26,9 @@ __all__ = ["region_note_html", "kpi_html", "summary_text", "warnings_html", "ass
 HEARTBEAT_SECONDS = 4
 SESSION_TIMEOUT_SECONDS = 20
 
-#: CSS for the app, injected once. The body stacks below 900 px; charts scale with their container.
+#: CSS for the app, injected once. The body stacks below 900 px; charts are laid out for their box's width
+#: (explorer/app/responsive.py) and scale down only while that is on its way. ipympl's top canvas (rubber band and
+#: resize handle) is hidden: the charts take no mouse input.
 STYLE = """
 <style>
 .explorer-app {box-sizing:border-box; max-width:100%; overflow-x:hidden;}
@@ -46,9 +48,9 @@ STYLE = """
 .explorer-app .jupyter-matplotlib-canvas-div {position:relative;}
 .explorer-app .jupyter-matplotlib-canvas-div canvas:first-child
   {position:relative !important; display:block; max-width:100% !important; height:auto !important;}
-.explorer-app .jupyter-matplotlib-canvas-div canvas:not(:first-child)
-  {position:absolute !important; left:0; top:0; width:100% !important; height:100% !important;}
+.explorer-app .jupyter-matplotlib-canvas-div canvas:not(:first-child) {display:none !important;}
 .explorer-app .widget-text input, .explorer-app .widget-hbox {min-width:0;}
+.explorer-app .widget-text {max-width:calc(100% - 6px);}
 .explorer-app .widget-toggle-buttons {flex-wrap:wrap; max-width:100%;}
 .explorer-kpis {display:flex; flex-wrap:wrap; gap:8px; margin:4px 0 6px 0;}
 .explorer-kpi {border:1px solid #d5d8dc; border-radius:6px; padding:6px 10px; min-width:96px; background:#fbfcfc;}
@@ -128,6 +130,9 @@ def _term(text: str, language: str) -> str:
     return text
 
 
+_CJK_SPACE = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
+
+
 def translate(message: str, language: str = "en") -> str:
     """A model warning or error in ``language``: unchanged in English, by ``messages.csv`` in Chinese.
 
@@ -144,7 +149,8 @@ def translate(message: str, language: str = "en") -> str:
             groups = {k: _term(v or "", language) for k, v in m.groupdict().items()}
             if "whole" in groups:
                 groups["whole"] = "整" if m.group("whole") else ""
-            return template.format(**groups)
+            # the templates space out inserted words; between two Chinese characters the space goes
+            return _CJK_SPACE.sub("", template.format(**groups))
     return message
 
 
@@ -155,11 +161,35 @@ def error_text(exc: ScenarioError, language: str = "en") -> str:
 
 
 def assumption_name(name: str, language: str = "en") -> str:
-    """An assumption's name in ``language``: ``term:<prefix>`` of labels.csv for the part before " ("."""
+    """An assumption's name in ``language``: ``term:`` rows of labels.csv for the name and each part in brackets.
+
+    Examples
+    --------
+    >>> assumption_name("n_layers (derived from params)", "zh")
+    '层数（由参数量推算）'
+    >>> assumption_name("cloud price (gaudi2, estimated)", "zh")
+    '云端租价（gaudi2，估算）'
+    """
     if language == "en":
         return name
     head, sep, rest = name.partition(" (")
-    return _term(head, language) + (" (" + rest if sep else "")
+    if not sep:
+        return _term(head, language)
+    parts = []
+    for part in (rest[:-1] if rest.endswith(")") else rest).split(", "):
+        what, colon, detail = part.partition(": ")
+        parts.append(_term(what, language) + ("：" + _term(detail, language) if colon else ""))
+    return _term(head, language) + "（" + "，".join(parts) + "）"
+
+
+def unit_text(unit: str, language: str = "en") -> str:
+    """A unit in ``language`` (``term:<unit>`` of labels.csv): ``USD/GPU-hour`` -> ``美元/GPU 时``."""
+    return unit if language == "en" else _term(unit, language)
+
+
+def region_name(name: str, language: str = "en") -> str:
+    """A region or country name in ``language`` (``term:<name>`` of labels.csv)."""
+    return name if language == "en" else _term(name, language)
 
 
 # ---------------------------------------------------------------------------------------------- views
@@ -228,7 +258,14 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
         total=money(total, cur),
         per_token=money(total / (s.tokens / 1e6), cur),
     )
+    if scope == "project" and math.isfinite(total) and total > 0:  # lets a viewer test the "data is 30-40%" claim
+        text += ("" if language == "zh" else " ") + label("summary_data_share", language).format(share=_share(e.cost()["data"] / total))
     return text.replace("unknown", label("unit_unknown", language))
+
+
+def _share(fraction: float) -> str:
+    """A share in percent: one decimal below 10% (0.1%, 3.1%), none above (34%)."""
+    return f"{fraction:.1%}" if fraction < 0.095 else f"{fraction:.0%}"
 
 
 def warnings_html(e: Estimate, language: str = "en") -> str:
@@ -246,9 +283,11 @@ def assumptions_html(e: Estimate, language: str = "en") -> str:
     rows = []
     unknown = label("unit_unknown", language)
     for a in e.assumptions:
-        value = a.value if isinstance(a.value, str) else (f"{a.value:.4g}" if math.isfinite(a.value) else unknown)
+        value = (_term(a.value, language) if language != "en" else a.value) if isinstance(a.value, str) else (
+            f"{a.value:.4g}" if math.isfinite(a.value) else unknown)
         rows.append(f"<tr><td>{html.escape(assumption_name(a.name, language))}</td><td>{html.escape(value)}</td>"
-                    f'<td>{html.escape(a.unit)}</td><td class="src">{html.escape(a.source)}</td></tr>')
+                    f'<td>{html.escape(unit_text(a.unit, language))}</td>'
+                    f'<td class="src">{html.escape(a.source)}</td></tr>')
     return f'<div class="explorer-assumptions"><table><tr>{head}</tr>{"".join(rows)}</table></div>'
 
 
@@ -270,11 +309,14 @@ def region_note_html(e: Estimate, language: str = "en") -> str:
     price = s.electricity_usd_per_kwh if s.electricity_usd_per_kwh is not None else reg.electricity_usd_per_kwh
     price_text = f"{price:.4g}" if price is not None else label("unit_unknown", language)
     cur = s.currency
+    unknown = label("unit_unknown", language)
     if s.pricing == "owned":
-        text = label("region_note_owned", language).format(energy=money(e.cost()["energy"], cur), price=price_text)
+        energy = money(e.cost()["energy"], cur).replace("unknown", unknown)
+        text = label("region_note_owned", language).format(energy=energy, price=price_text)
     else:
         inside = e.in_rate_usd.get("energy", math.nan) * e.usd_to_currency
-        text = label("region_note_cloud", language).format(energy=money(inside, cur), price=price_text)
+        text = label("region_note_cloud", language).format(energy=money(inside, cur).replace("unknown", unknown),
+                                                           price=price_text)
     return f'<div class="explorer-note" style="margin:6px 0 4px 0">{html.escape(text)}</div>'
 
 

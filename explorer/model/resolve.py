@@ -313,6 +313,9 @@ def resolve(s: Scenario) -> Resolved:
     storage = _pick(s.storage_usd_per_gb_month, "storage_usd_per_gb_month", used) if s.checkpoints_kept else 0.0
     data_usd = (s.tokens / 1e6 * s.data_usd_per_1m_tokens + s.labelled_examples * s.usd_per_labelled_example
                 + s.synthetic_tokens / 1e6 * s.synthetic_usd_per_1m_tokens)
+    for name in ("data_usd_per_1m_tokens", "team_headcount", "experiments_multiplier"):
+        if getattr(s, name) == default(name):  # the scenario kept the sourced default: show its source
+            used.append(_assumption(name))
     max_gpus = _pick(None, "max_gpus", used)
     tensor_parallel = _pick(None, "tensor_parallel", used)
     if s.currency != "USD":

@@ -253,7 +253,20 @@ class WaterfallPlot(_Plot):
         self.ax.set_ylim(0, 1.2)
         self.scale = 1.0
         self.language = ""
+        self.narrow = False
         self.set_language(language)
+
+    #: Below this width [CSS px] the tick labels stand steeper and the values are smaller, so neighbours do not overlap.
+    NARROW_PX = 600
+
+    def fit_width(self, width_px: float) -> None:
+        """Fit ticks and value texts to a chart ``width_px`` wide [CSS px]; lay the figure out again after."""
+        self.narrow = width_px < self.NARROW_PX
+        for text in self.texts:  # upright values above the bars: side by side they would overlap
+            text.set_fontsize(8.5 if self.narrow else 9.5)
+            text.set_rotation(90 if self.narrow else 0)
+        for tick in self.ax.get_xticklabels():
+            tick.set_rotation(50 if self.narrow else 20)
 
     def _moving_artists(self) -> list:
         return [*self.bars, *self.texts, self.connectors]
@@ -268,7 +281,8 @@ class WaterfallPlot(_Plot):
         for text in self.texts:  # emptied: the next update writes them in the new language
             text.set_text("")
             text.set_fontfamily(kw.get("fontfamily", ["DejaVu Sans"]))
-        self.ax.set_xticklabels(names, rotation=20, ha="right", fontsize=9.5, **kw)
+        self.ax.set_xticklabels(names, rotation=50 if getattr(self, "narrow", False) else 20, ha="right",
+                                fontsize=9.5, rotation_mode="anchor", **kw)
         self.ax.set_title(label("chart_waterfall_title", lang), loc="left", fontsize=11, fontweight="bold", **kw)
 
     @staticmethod

@@ -315,7 +315,8 @@ proportional to 1 / MFU: move the slider.""",
 Epoch AI 数据库中 62 次训练的 MFU 中位数为 0.38，中间一半在 0.30 到 0.50 之间；GPT-3 在 V100 上约为 0.2
 （Patterson 等 2021），PaLM 为 0.46（Chowdhery 等 2022）。每个 token 的成本与 1 / MFU 成正比：拖动滑块看看。"""),
     code('''
-base = Scenario(params=70e9, tokens=1.4e12, gpu="h100-sxm", gpus=1024)
+# the compute bill alone: no data or team (their costs do not depend on MFU)
+base = Scenario(params=70e9, tokens=1.4e12, gpu="h100-sxm", gpus=1024, data_usd_per_1m_tokens=0, team_headcount=0)
 
 def render(mfu):
     e = estimate(base.replace(mfu=mfu))
