@@ -373,10 +373,9 @@ class ExplorerApp:
         self.glossary.value = views.glossary_html(lang)
         self.title.value = (f'<h2 style="margin:4px 0 0 0">{label("app_title", lang)}</h2>'
                             f'<div class="explorer-note">{label("app_subtitle", lang)}</div>')
-        for i, group in enumerate(GROUPS):
-            self.groups.set_title(i, label(f"group_{group}", lang))
-        for i, key in enumerate(_TAB_KEYS):
-            self.tabs.set_title(i, label(f"tab_{key}", lang))
+        # one message per container, not one per title (each re-renders the page's tab bar)
+        self.groups.titles = tuple(label(f"group_{group}", lang) for group in GROUPS)
+        self.tabs.titles = tuple(label(f"tab_{key}", lang) for key in _TAB_KEYS)
         self.pin_button.description = label("pin_baseline_a", lang)
         self.analysis.set_language(lang)
         self.session.value = views.session_html()
