@@ -103,3 +103,51 @@ def test_analysis_charts_defer_until_their_tab_or_mode_is_shown(app):
     app.analysis.mode.value = "lever"
     assert [kind for kind, _ in lever_sent if kind == "binary"]
     assert not app.waterfall.figure.canvas.shown  # the by-dimension chart is hidden now
+
+
+def _all_canvases(app):
+    return {"breakdown": app.breakdown.figure.canvas, "waterfall": app.waterfall.figure.canvas,
+            "history": app.history_fig.canvas, "compare": app.analysis.compare_plot.figure.canvas,
+            "lever": app.analysis.lever_plot.figure.canvas, "uncertainty": app.analysis.uncertainty_figure.canvas}
+
+
+def test_each_action_sends_each_chart_at_most_one_image():
+    """ipympl's page keeps one ``Image``: a second image sent before the first loaded replaces it, so a
+    full image followed by a difference leaves only the difference (a blank chart, when the page had no
+    image of it yet). Every action must send each chart at most one image, and whole when it is the first."""
+    app = ExplorerApp(query_string="")
+    canvases = _all_canvases(app)
+    sent = {name: _instrument(canvas)[1] for name, canvas in canvases.items()}
+    for canvas in canvases.values():
+        _connect(canvas)
+
+    def images() -> dict[str, int]:
+        counts = {name: sum(kind == "binary" for kind, _ in log) for name, log in sent.items()}
+        for log in sent.values():
+            log.clear()
+        return counts
+
+    on_connect = images()
+    assert max(on_connect.values()) <= 1, ("on connect", on_connect)
+    actions = [
+        ("language zh", lambda: setattr(app.controls["language"], "value", "zh")),
+        ("open What changed", lambda: setattr(app.tabs, "selected_index", 1)),
+        ("open History", lambda: setattr(app.tabs, "selected_index", 2)),
+        ("language en on History", lambda: setattr(app.controls["language"], "value", "en")),
+        ("open Compare", lambda: setattr(app.tabs, "selected_index", 3)),
+        ("open Uncertainty", lambda: setattr(app.tabs, "selected_index", 4)),
+        ("GPUs on Uncertainty", lambda: setattr(app.controls["gpus"], "value", 512)),
+        ("back to What changed", lambda: setattr(app.tabs, "selected_index", 1)),
+        ("by lever", lambda: setattr(app.analysis.mode, "value", "lever")),
+        ("back to Breakdown", lambda: setattr(app.tabs, "selected_index", 0)),
+        ("a narrow screen", lambda: setattr(app.sizer.input, "value", "w 360")),
+    ]
+    had_image = {name for name, count in on_connect.items() if count}
+    for name, action in actions:
+        action()
+        counts = images()
+        assert max(counts.values()) <= 1, (name, counts)
+        for chart, count in counts.items():
+            if count and chart not in had_image:  # the page has no image of it yet: this one must be whole
+                assert canvases[chart]._image_mode == "full", (name, chart)
+                had_image.add(chart)

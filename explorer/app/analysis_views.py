@@ -477,7 +477,9 @@ class AnalysisViews:
         for fig in self.figures:
             fig.canvas.shown = fig is on_screen
         if on_screen is not None and on_screen.canvas.deferred:
-            on_screen.canvas.reveal()
+            stale = {self.lever_plot.figure: "lever", self.compare_plot.figure: "compare",
+                     self.uncertainty_figure: "uncertainty"}[on_screen] in self._stale
+            on_screen.canvas.reveal(draw=not stale)  # one image: the draw that follows sends it whole
 
     def _render(self, visible: str) -> None:
         self._show_only(visible)

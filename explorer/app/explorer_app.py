@@ -730,6 +730,9 @@ class ExplorerApp:
                 self._mark_history(self.estimate)
             else:
                 freeze_layout(visible)  # a full draw: refreshes the blit background too
+                # ... and shows the current state: drawing again would send the page a second image, and
+                # ipympl's page drops an image replaced before it loaded (a blank or stale chart)
+                self._stale_figures.discard(visible)
         if visible in self._stale_figures:
             self._stale_figures.discard(visible)
             if visible is self.history_fig:
