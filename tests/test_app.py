@@ -170,6 +170,7 @@ def test_currency_and_language(app):
 
 def test_share_link_and_downloads_round_trip(app):
     app.set_scenario(Scenario(params=13e9, tokens=3e12, gpu="a100-80gb", gpus=512, region="fr"))
+    app.tabs.selected_index = 6  # Share and export: its links are written when the tab is shown
     href = re.search(r'href="\?([^"]+)"', app.share.value).group(1).replace("&amp;", "&")
     restored = ExplorerApp(query_string=href)
     assert restored.scenario == app.scenario

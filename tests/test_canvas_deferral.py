@@ -7,6 +7,7 @@ The kernel answers only the chart on screen, and the others when their tab opens
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -151,3 +152,16 @@ def test_each_action_sends_each_chart_at_most_one_image():
             if count and chart not in had_image:  # the page has no image of it yet: this one must be whole
                 assert canvases[chart]._image_mode == "full", (name, chart)
                 had_image.add(chart)
+
+
+def test_hidden_html_pages_are_written_when_shown_and_match_the_result(app):
+    """The Assumptions and Share pages are not sent on every change; opening them shows the current result."""
+    before = (app.assumptions.value, app.share.value)
+    app.controls["gpus"].value = 512
+    app.controls["language"].value = "zh"
+    assert (app.assumptions.value, app.share.value) == before  # nobody looks at them: nothing was sent
+    app.tabs.selected_index = 6
+    assert "gpus=512" in app.share.value and "lang=zh" in app.share.value
+    app.tabs.selected_index = 5
+    assert "术语表" in app.glossary.value  # written in the language chosen while the tab was hidden
+    assert "术语表" not in before[0] and re.search(r"[\u4e00-\u9fff]", app.assumptions.value)

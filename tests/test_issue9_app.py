@@ -108,6 +108,7 @@ def test_scope_switch_and_in_the_rate(app):
     app.controls["region"].value = "de"  # dearer electricity: more of the rate pays for it
     assert app.estimate.in_rate_usd["energy"] > e.in_rate_usd["energy"] * 2
     assert app.estimate.total_usd == pytest.approx(e.total_usd)  # the bill does not change under cloud pricing
+    app.tabs.selected_index = 5  # Assumptions: its tables are written when the tab is shown
     assert "in_rate" in app.glossary.value or "rate" in app.glossary.value
 
 
@@ -131,6 +132,7 @@ def test_chinese_everywhere(app):
         assert translate(w, "zh") != w, w
     items = re.findall(r"<li>(.*?)</li>", app.warnings.value)
     assert items and all(re.search(r"[\u4e00-\u9fff]", item) for item in items), items
+    app.tabs.selected_index = 5  # Assumptions: its tables are written when the tab is shown
     table = app.assumptions.value
     assert "mfu_dense" not in table and "failure_rate_per_gpu_hour" not in table
     assert "术语表" in app.glossary.value
@@ -244,6 +246,7 @@ def test_blank_boxes_show_the_value_in_use(app):
 # ---------------------------------------------------------------------------------------- 10. sharing
 def test_share_link_is_completed_to_an_absolute_url_with_a_copy_button(app):
     app.set_scenario(Scenario(params=13e9, gpus=512))
+    app.tabs.selected_index = 6  # Share and export: its links are written when the tab is shown
     share = app.share.value
     assert 'class="explorer-copy"' in share and "Copy link" in share
     assert "new window.URL(" in share and "location.href" in share
@@ -259,6 +262,7 @@ def test_csv_has_plain_decimals_exchange_rate_and_scenario(app):
     assert rows["exchange_rate"] == "7.2"
     assert rows["scenario.params"] == "175000000000" and rows["scenario.currency"] == "CNY"
     assert float(rows["cost_total"]) == pytest.approx(app.estimate.total_usd * 7.2, abs=0.01)
+    app.tabs.selected_index = 6  # Share and export: its links are written when the tab is shown
     link = re.search(r'download="breakdown.csv" href="data:text/csv;charset=utf-8;base64,([^"]+)"',
                      app.downloads.value).group(1)
     assert base64.b64decode(link).decode() == text

@@ -213,7 +213,7 @@ def parse_optional_number(field: str, text: str) -> float | None:
 
 def relabel_options(widget: w.Widget, options: Sequence[tuple[str, Any]], mute: Callable[[], Any]) -> None:
     """Replace the option labels of a selection widget, keeping its value, without firing updates."""
-    with mute():
+    with mute(), widget.hold_sync():  # one message to the page, not one per trait the change touches
         value = widget.value
         widget.options = list(options)
         widget.value = value

@@ -170,6 +170,7 @@ class ExplorerApp:
         self._build_views()
         self._layout()
         self._stale_figures: set = set()
+        self._stale_pages: set = set()  # HTML tabs to write when next shown (see _write_pages)
         self._set_language(self.language)
         self._sync_visibility()
         self._show(self.estimate)
@@ -370,7 +371,7 @@ class ExplorerApp:
             row.set_language(lang)
         for name in ("architecture", "training_kind", "pricing", "count_mode", "scope", "preset", "region"):
             c.relabel_options(self.rows[name].widget, self._options(name), self._mute)
-        self.glossary.value = views.glossary_html(lang)
+        self._stale_pages.add("assumptions")  # the glossary is on that tab: written when it is shown
         self.title.value = (f'<h2 style="margin:4px 0 0 0">{label("app_title", lang)}</h2>'
                             f'<div class="explorer-note">{label("app_subtitle", lang)}</div>')
         # one message per container, not one per title (each re-renders the page's tab bar)
@@ -614,19 +615,37 @@ class ExplorerApp:
         # the curve holds final training runs: compare the run, not the whole project
         self._mark_history(e)
         self._render(self.breakdown.figure, self.waterfall.figure, self.history_fig)
-        self.assumptions.value = views.assumptions_html(e, lang)
-        self.downloads.value = (
-            export.download_link(export.scenario_json(e), "application/json", "scenario.json",
-                                 label("download_scenario", lang)) + " &nbsp; " +
-            export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
-                                 label("download_breakdown", lang)))
-        self.share.value = views.share_html(self.share_query(), lang)
+        self._stale_pages.update(("assumptions", "share"))  # written when their tab is shown (see _write_pages)
+        self._write_pages()
         self.region_note.value = views.region_note_html(e, lang)
         self.owned_button.description = label("region_owned_button", lang)
         self.owned_button.layout.display = "none" if e.scenario.pricing == "owned" else None
         self.scope_note.value = f'<div class="explorer-note">{html.escape(label(f"scope_note_{self.scope}", lang))}</div>'
         self.summary.value = (f'<p class="explorer-summary-text">'
                               f'{html.escape(views.summary_text(e, lang, self.scope))}</p>')
+
+    def _write_pages(self) -> None:
+        """Write the HTML of the Assumptions or Share tab if it is shown and out of date.
+
+        Those pages (the assumptions table, the glossary, the share link and the
+        downloads, whose data URIs hold the whole scenario and breakdown) are not
+        sent to the page on every change or language switch while nobody looks at them.
+        """
+        key = self._tab_key()
+        if key not in self._stale_pages:
+            return
+        self._stale_pages.discard(key)
+        e, lang = self.estimate, self.language
+        if key == "assumptions":
+            self.assumptions.value = views.assumptions_html(e, lang)
+            self.glossary.value = views.glossary_html(lang)
+        else:
+            self.downloads.value = (
+                export.download_link(export.scenario_json(e), "application/json", "scenario.json",
+                                     label("download_scenario", lang)) + " &nbsp; " +
+                export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
+                                     label("download_breakdown", lang)))
+            self.share.value = views.share_html(self.share_query(), lang)
 
     def _mark_history(self, e: Estimate) -> None:
         """Put the history figure in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
@@ -746,6 +765,7 @@ class ExplorerApp:
     def _on_tab(self, _change: dict) -> None:
         try:
             self._render()
+            self._write_pages()
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
             self._reject("app", f"{type(exc).__name__}: {exc}")
 
