@@ -165,3 +165,18 @@ def test_hidden_html_pages_are_written_when_shown_and_match_the_result(app):
     app.tabs.selected_index = 5
     assert "术语表" in app.glossary.value  # written in the language chosen while the tab was hidden
     assert "术语表" not in before[0] and re.search(r"[\u4e00-\u9fff]", app.assumptions.value)
+
+
+def test_closed_control_groups_are_relabelled_when_opened(app):
+    from explorer.app.bindings import GROUPS
+
+    app.controls["language"].value = "zh"
+    assert "Model size" not in app.rows["params"].caption.value  # the open Model group: at once
+    assert dict((v, k) for k, v in app.controls["pricing"].options)["spot"] == "Spot"  # closed: not yet
+    app.groups.selected_index = GROUPS.index("pricing")
+    assert re.search(r"[\u4e00-\u9fff]", dict((v, k) for k, v in app.controls["pricing"].options)["spot"])
+    assert re.search(r"[\u4e00-\u9fff]", app.rows["pricing"].caption.value)
+    app.groups.selected_index = None  # all closed, then back to English: only the header follows
+    app.controls["language"].value = "en"
+    app.groups.selected_index = GROUPS.index("model")
+    assert "Model size" in app.rows["params"].caption.value

@@ -48,6 +48,7 @@ _OPTIONAL_DEFAULTS = {  # blank box -> the named default it stands for (shown as
 }
 _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
 #: The tabs, in order (their titles are ``tab_<key>`` in labels.csv).
+_GROUP_OF = {b.name: b.group for b in BINDINGS}
 _TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share")
 
 
@@ -178,6 +179,7 @@ class ExplorerApp:
             # a log slider and its typed twin mirror each other: the twin holds the value
             (row.twin or row.widget).observe(self._on_change, names="value")
         self.tabs.observe(self._on_tab, names="selected_index")
+        self.groups.observe(self._on_group, names="selected_index")
         for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
             _fix_initial_image(fig.canvas)
 
@@ -367,10 +369,11 @@ class ExplorerApp:
     def _set_language(self, language: str) -> None:
         self.language = language
         lang = language
-        for row in self.rows.values():
-            row.set_language(lang)
-        for name in ("architecture", "training_kind", "pricing", "count_mode", "scope", "preset", "region"):
-            c.relabel_options(self.rows[name].widget, self._options(name), self._mute)
+        # the controls of closed groups are relabelled when their group opens (_on_group): a language switch
+        # then sends the page about 40 fewer widget messages; the first call labels them all
+        shown = set(GROUPS) if not hasattr(self, "_unlabelled_groups") else self._open_groups()
+        self._unlabelled_groups = set(GROUPS) - shown
+        self._label_controls(shown)
         self._stale_pages.add("assumptions")  # the glossary is on that tab: written when it is shown
         self.title.value = (f'<h2 style="margin:4px 0 0 0">{label("app_title", lang)}</h2>'
                             f'<div class="explorer-note">{label("app_subtitle", lang)}</div>')
@@ -389,6 +392,29 @@ class ExplorerApp:
         if self.history_fig.history_handles.language != text_kwargs(lang)[1]:
             self._relayout.add(self.history_fig)
         self._stale_figures = {self.breakdown.figure, self.waterfall.figure, self.history_fig}
+
+    def _open_groups(self) -> set[str]:
+        """The control groups on screen: the header, the footer and the open accordion panel."""
+        index = self.groups.selected_index
+        return {"header", "footer"} | ({GROUPS[index]} if index is not None and 0 <= index < len(GROUPS) else set())
+
+    def _label_controls(self, groups: set[str]) -> None:
+        """Put the captions and option labels of the controls in ``groups`` in the current language."""
+        for b in BINDINGS:
+            if b.group in groups or b.group not in GROUPS:
+                self.rows[b.name].set_language(self.language)
+        for name in ("architecture", "training_kind", "pricing", "count_mode", "scope", "preset", "region"):
+            if _GROUP_OF[name] in groups or _GROUP_OF[name] not in GROUPS:
+                c.relabel_options(self.rows[name].widget, self._options(name), self._mute)
+
+    def _on_group(self, _change: dict) -> None:
+        try:
+            opened = self._open_groups() & self._unlabelled_groups
+            if opened:
+                self._unlabelled_groups -= opened
+                self._label_controls(opened)
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self._reject("app", f"{type(exc).__name__}: {exc}")
 
     # ------------------------------------------------------------------ reading controls
     def _values(self) -> dict[str, Any]:
