@@ -11,8 +11,8 @@ when it is, and ignores mouse, keyboard and toolbar events (the charts have
 none).
 
 It also draws only charts that are on screen. When a page connects, every
-chart's canvas asks for a full draw, hidden tabs included (three to seven
-figures, the history chart the dearest). A canvas whose ``shown`` is False
+chart's canvas asks for a full draw, hidden tabs included (six in this
+app, the history chart the dearest). A canvas whose ``shown`` is False
 notes the request instead, and :meth:`GuardedCanvas.reveal` answers it when
 the app shows the chart.
 """
