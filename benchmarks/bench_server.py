@@ -174,20 +174,6 @@ def _percentile(values: list[float], q: float) -> float:
     return sorted(values)[k]
 
 
-from tests.conftest import READY_LINE  # noqa: E402  (explorer.hosting.handlers.ReadyLoggingRequestInfoHandler)
-
-
-def _wait_pool_ready(srv, ready: int, timeout: float = 300.0) -> None:
-    """Wait until ``ready`` preheated kernels (in the server's life) have run the notebook.
-
-    Voila logs "is filled with" when the kernels have *started*; a viewer who
-    arrives then waits for the notebook to run, which is not a preheated render.
-    """
-    deadline = time.monotonic() + timeout
-    while srv.log.read_text().count(READY_LINE) < ready and time.monotonic() < deadline:
-        time.sleep(0.2)
-
-
 def _browser_first_render(url: str, repeats: int, server=None) -> tuple[float, float]:
     """Seconds from navigation to the summary shown and a chart drawn, in headless chromium.
 
@@ -202,7 +188,7 @@ def _browser_first_render(url: str, repeats: int, server=None) -> tuple[float, f
     if executable is None:
         return float("nan"), float("nan")
     times = []
-    ready = server.log.read_text().count(READY_LINE) if server is not None else 0
+    ready = server.ready_kernels() if server is not None else 0
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -217,7 +203,7 @@ def _browser_first_render(url: str, repeats: int, server=None) -> tuple[float, f
             times.append(time.monotonic() - start)
             page.close()
             if server is not None and server.pool_size:
-                _wait_pool_ready(server, ready + len(times))  # the refilled kernel has run the notebook
+                server.wait_ready_kernels(ready + len(times))  # the refilled kernel has run the notebook
             else:
                 time.sleep(3.0)
         browser.close()
@@ -239,11 +225,11 @@ def bench_server(repeats: int) -> dict[str, float]:
         cold.stop()
     warm = _server("preheated", pool_size=2)
     try:
-        _wait_pool_ready(warm, 2)
+        warm.wait_ready_kernels(2)
         times = []
         for _ in range(repeats):
             times.append(handshake(warm.url)[1])
-            _wait_pool_ready(warm, 2 + len(times))  # the pool refilled and ready, as between real viewers
+            warm.wait_ready_kernels(2 + len(times))  # the pool refilled and ready, as between real viewers
         out["voila_first_render_preheated_s"] = statistics.median(times)
         out["browser_first_visit_preheated_s"], out["browser_first_render_preheated_s"] = _browser_first_render(
             warm.url, repeats, server=warm)
@@ -261,7 +247,7 @@ def bench_server(repeats: int) -> dict[str, float]:
             srv = _server(f"rush{viewers}-{setting}", f"--ExplorerVoila.max_kernels={viewers + 10}", *options,
                           pool_size=size, ready_timeout=600)
             try:
-                _wait_pool_ready(srv, size, timeout=900)  # the class arrives once the pool is ready
+                srv.wait_ready_kernels(size, timeout=900)  # the class arrives once the pool is ready
                 times = rush(srv.url, viewers, window, browsers=RUSH_BROWSERS)
             finally:
                 srv.stop()

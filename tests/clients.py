@@ -171,24 +171,6 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def wait_kernels_idle(pid: int, count: int, timeout: float = 600.0, quiet_s: float = 2.0,
-                      max_cpu_s: float = 0.2) -> bool:
-    """Wait until server ``pid`` has ``count`` kernels that together used < ``max_cpu_s`` in ``quiet_s``.
-
-    Voila logs "Kernel pool ... is filled" when the pool's kernels have
-    *started*, not when they have run the notebook; a preheated kernel is
-    ready for a viewer only once it is idle again.
-    """
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        kernels = children(pid)
-        before = sum(cpu_seconds(k) for k in kernels)
-        time.sleep(quiet_s)
-        if len(kernels) >= count and sum(cpu_seconds(k) for k in kernels) - before < max_cpu_s:
-            return True
-    return False
-
-
 def tree_rss_mb(pid: int) -> float:
     """Resident memory of a server and its kernels [MB]."""
     total = 0.0

@@ -25,9 +25,6 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-READY_LINE = "is ready: it has run the notebook"  # explorer.hosting.handlers
-
-
 class Server:
     """A hardened Voila server (``python -m explorer.hosting``) on 127.0.0.1, as `make app` starts it."""
 
@@ -59,11 +56,24 @@ class Server:
                     self.stop()
                     pytest.fail(f"voila did not start; see {self.log}")
                 time.sleep(0.3)
-        # a preheated kernel is ready once it has run the notebook (explorer.hosting logs it; Voila's own
-        # "pool is filled" comes when the kernels have only started)
-        while (self.pool_size and self.log.read_text().count(READY_LINE) < self.pool_size
-               and time.monotonic() < deadline):
-            time.sleep(0.3)
+        if self.pool_size:
+            self.wait_ready_kernels(self.pool_size, max(deadline - time.monotonic(), 0.0))
+
+    def ready_kernels(self) -> int:
+        """How many preheated kernels have run the notebook in this server's life (from its log).
+
+        Voila's own "Kernel pool ... is filled" comes when the kernels have only
+        started; explorer.hosting logs each one once it is ready for a viewer.
+        """
+        from explorer.hosting.handlers import READY_MARK
+
+        return self.log.read_text().count(READY_MARK)
+
+    def wait_ready_kernels(self, count: int, timeout: float = 300.0) -> None:
+        """Wait until :meth:`ready_kernels` reaches ``count`` (or ``timeout`` [s] passes)."""
+        deadline = time.monotonic() + timeout
+        while self.ready_kernels() < count and time.monotonic() < deadline:
+            time.sleep(0.2)
 
     def stop(self) -> None:
         from tests.clients import children

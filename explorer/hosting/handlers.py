@@ -29,6 +29,7 @@ from voila.tornado.handler import TornadoVoilaHandler
 __all__ = ["ExplorerPageHandler", "NotFoundHandler", "ReadyLoggingRequestInfoHandler", "not_found_on_bad_path",
            "message_page"]
 
+READY_MARK = "is ready: it has run the notebook"  # in the log line of a ready preheated kernel
 MAX_QUERY_KEYS = 64
 MAX_QUERY_CHARS = 4096
 
@@ -157,4 +158,4 @@ class ReadyLoggingRequestInfoHandler(RequestInfoSocketHandler):
             return  # an unknown id (anyone can open this socket) is not logged
         self._logged.add(kernel_id)
         log = self.settings.get("explorer_log") or logging.getLogger("tornado.application")
-        log.info("Preheated kernel %s is ready: it has run the notebook and waits for a viewer", kernel_id)
+        log.info("Preheated kernel %s %s and waits for a viewer", kernel_id, READY_MARK)
