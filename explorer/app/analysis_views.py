@@ -306,8 +306,8 @@ class AnalysisViews:
 
         # Compare
         self.slot_choice = w.ToggleButtons(options=SLOTS, value="B", style={"button_width": "42px"})
-        self.pin_slot_button = w.Button(icon="thumb-tack", layout=_SHARED)
-        self.clear_slot_button = w.Button(icon="times", layout=_SHARED)
+        self.pin_slot_button = w.Button(layout=_SHARED)
+        self.clear_slot_button = w.Button(layout=_SHARED)
         self.pin_slot_button.on_click(lambda _b: self._safely(self.pin, self.slot_choice.value, None))
         self.clear_slot_button.on_click(lambda _b: self._safely(self.clear, self.slot_choice.value))
         self.compare_message = w.HTML()
@@ -324,7 +324,7 @@ class AnalysisViews:
         self.mode.observe(lambda _c: self._safely(self._on_mode), names="value")
         self.lever_plot = LeverWaterfallPlot(make_figure(9.0, 3.7), language=language)
         self.lever_plot.figure.canvas.layout.display = "none"
-        self.recipe_button = w.Button(icon="magic", layout=_SHARED)
+        self.recipe_button = w.Button(layout=_SHARED)
         self.recipe_button.on_click(lambda _b: self._safely(self.on_recipe))
         self.recipe_html = w.HTML()
         self.recipe_html.add_class("explorer-recipe-box")

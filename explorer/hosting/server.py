@@ -7,6 +7,8 @@ It runs exactly as ``voila`` does (same options, same ``voila.json``) with:
   ``_xsrf`` cookie for the unload beacon (:mod:`explorer.hosting.handlers`);
 * a log line when a preheated kernel is ready for a viewer (Voila's own
   "pool is filled" comes when the kernels have only started);
+* the page without Voila's two icon-font stylesheets from cdn.jsdelivr.net
+  (``templates/index.html.j2``): it loads nothing from another host;
 * 404 instead of 500 for paths the static handlers cannot read, and for
   ``/login`` and ``/logout``, which a login-free server does not offer.
 
@@ -23,6 +25,7 @@ request body [bytes].
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 from tornado import httputil
 from traitlets import Int, default
@@ -46,6 +49,7 @@ _REPLACEMENTS = {
     AllowListFileHandler: not_found_on_bad_path(AllowListFileHandler),
     MultiStaticFileHandler: not_found_on_bad_path(MultiStaticFileHandler),
 }
+PAGE_TEMPLATE_DIR = Path(__file__).with_name("templates")  # searched before Voila's lab template
 _NOT_OFFERED = (r"/login", r"/logout")
 _MAX_HEADER_BYTES = 65536  # tornado's default request-head limit, stated so that the parser limit can follow it
 
@@ -76,6 +80,11 @@ class ExplorerVoila(Voila):
     @default("kernel_websocket_connection_class")
     def _default_connection_class(self):
         return GuardedKernelWebsocketConnection
+
+    def setup_template_dirs(self):
+        super().setup_template_dirs()
+        if self.voila_configuration.template == "lab":  # the page without CDN stylesheets (see the file)
+            self.template_paths.insert(0, str(PAGE_TEMPLATE_DIR))
 
     def init_settings(self):
         settings = super().init_settings()
