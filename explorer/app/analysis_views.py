@@ -25,6 +25,7 @@ import math
 from typing import Callable, Iterator
 
 import ipywidgets as w
+from ipywidgets.widgets.widget_string import TextStyle
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -32,6 +33,8 @@ from explorer import catalog
 from explorer.analysis import (Simulation, attribute, budget_status, compare, recipe_verdicts, sensitivity,
                                simulate)
 from explorer.app import export
+from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, PLAIN, shared
+from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
 from explorer.model import COST_DIMENSIONS, Estimate
 from explorer.plots.analysis import (SLOT_COLORS, CompareBarsPlot, LeverWaterfallPlot, SimulationPlot,
@@ -55,7 +58,9 @@ APP_DRAWS = 10_000
 #: Fixed seed: the same scenario always shows the same range (no flicker on a language switch).
 APP_SEED = 0
 
-_SHARED = w.Layout(width="auto")  # shared by buttons (every Layout is a comm; never change it in place)
+_SHARED = AUTO_WIDTH  # shared by buttons (see explorer.app.shared)
+_INPUT = shared(w.Layout, width="auto", flex="1 1 220px")
+_INPUT_STYLE = shared(TextStyle, description_width="initial")
 
 
 # ---------------------------------------------------------------------------------------------- parsing
@@ -305,52 +310,52 @@ class AnalysisViews:
         self._currency = (baseline.scenario.currency, baseline.usd_to_currency)
 
         # Compare
-        self.slot_choice = w.ToggleButtons(options=SLOTS, value="B", style={"button_width": "42px"})
-        self.pin_slot_button = w.Button(layout=_SHARED)
-        self.clear_slot_button = w.Button(layout=_SHARED)
+        self.slot_choice = w.ToggleButtons(options=SLOTS, value="B", style={"button_width": "42px"}, layout=PLAIN)
+        self.pin_slot_button = w.Button(layout=_SHARED, style=BUTTON_STYLE)
+        self.clear_slot_button = w.Button(layout=_SHARED, style=BUTTON_STYLE)
         self.pin_slot_button.on_click(lambda _b: self._safely(self.pin, self.slot_choice.value, None))
         self.clear_slot_button.on_click(lambda _b: self._safely(self.clear, self.slot_choice.value))
-        self.compare_message = w.HTML()
-        self.compare_html = w.HTML()
+        self.compare_message = shared_html()
+        self.compare_html = shared_html()
         self.compare_plot = CompareBarsPlot(make_figure(9.0, 3.7), language=language)
-        row = w.HBox([self.slot_choice, self.pin_slot_button, self.clear_slot_button])
+        row = w.HBox([self.slot_choice, self.pin_slot_button, self.clear_slot_button], layout=PLAIN)
         row.add_class("explorer-slot-row")
-        self.compare_tab = w.VBox([row, self.compare_message, self.compare_html, self.compare_plot.figure.canvas])
+        self.compare_tab = w.VBox([row, self.compare_message, self.compare_html, self.compare_plot.figure.canvas],
+                                  layout=PLAIN)
         self.compare_tab.add_class("explorer-compare-tab")
         self.compare_tab.add_class("explorer-chart-scroll")  # on a phone the chart scrolls sideways (views.STYLE)
 
         # What changed: by dimension or by lever, and the savings recipe
-        self.mode = w.ToggleButtons(options=[("", "dimension"), ("", "lever")], value="dimension")
+        self.mode = w.ToggleButtons(options=[("", "dimension"), ("", "lever")], value="dimension", layout=PLAIN)
         self.mode.observe(lambda _c: self._safely(self._on_mode), names="value")
         self.lever_plot = LeverWaterfallPlot(make_figure(9.0, 3.7), language=language)
         self.lever_plot.figure.canvas.layout.display = "none"
-        self.recipe_button = w.Button(layout=_SHARED)
+        self.recipe_button = w.Button(layout=_SHARED, style=BUTTON_STYLE)
         self.recipe_button.on_click(lambda _b: self._safely(self.on_recipe))
-        self.recipe_html = w.HTML()
+        self.recipe_html = shared_html()
         self.recipe_html.add_class("explorer-recipe-box")
         self._dimension_canvas = None
 
         # Uncertainty and budget
-        self.budget_box = w.Text(value="", continuous_update=False, style={"description_width": "initial"},
-                                 layout=w.Layout(width="auto", flex="1 1 220px"))
-        self.cap_box = w.Text(value="", continuous_update=False, style={"description_width": "initial"},
-                              layout=w.Layout(width="auto", flex="1 1 220px"))
+        self.budget_box = w.Text(value="", continuous_update=False, style=_INPUT_STYLE, layout=_INPUT)
+        self.cap_box = w.Text(value="", continuous_update=False, style=_INPUT_STYLE, layout=_INPUT)
         self.budget_box.add_class("explorer-budget-input")
         self.cap_box.add_class("explorer-gpu-cap-input")
         self.budget_box.observe(lambda _c: self._safely(self._on_budget), names="value")
         self.cap_box.observe(lambda _c: self._safely(self._on_budget), names="value")
-        self.budget_message = w.HTML()
+        self.budget_message = shared_html()
         self.budget_message.add_class("explorer-budget-message")
-        self.budget_status_html = w.HTML()
+        self.budget_status_html = shared_html()
         self.budget_status_html.add_class("explorer-budget-status")
         fig = make_figure(9.0, 7.2)
         top, bottom = fig.subfigures(2, 1, height_ratios=(1.0, 1.0))
         self.uncertainty_figure = fig
         self.simulation_plot = SimulationPlot(top, language=language)
         self.tornado = TornadoPlot(bottom, language=language)
-        budget_row = w.HBox([self.budget_box, self.cap_box])
+        budget_row = w.HBox([self.budget_box, self.cap_box], layout=PLAIN)
         budget_row.add_class("explorer-budget-row")
-        self.uncertainty_tab = w.VBox([budget_row, self.budget_message, self.budget_status_html, fig.canvas])
+        self.uncertainty_tab = w.VBox([budget_row, self.budget_message, self.budget_status_html, fig.canvas],
+                                      layout=PLAIN)
         self.uncertainty_tab.add_class("explorer-uncertainty-tab")
         self.uncertainty_tab.add_class("explorer-chart-scroll")  # on a phone the chart scrolls sideways (views.STYLE)
         self._muted = False

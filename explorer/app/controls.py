@@ -14,17 +14,21 @@ from typing import Any, Callable, Sequence
 import ipywidgets as w
 import traitlets
 
+from explorer.app.shared import (DESCRIPTION_STYLE, FULL_WIDTH, PLAIN, SLIDER_STYLE, TEXT_STYLE, TOGGLE_STYLE, shared)
+from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
 from explorer.text import label, parse_number, readable_number
 
 __all__ = ["ControlRow", "NumberBox", "log_slider_row", "slider_row", "choice_row", "toggle_row", "optional_number_row",
            "number_row", "parse_optional_number", "relabel_options"]
 
-_FULL = w.Layout(width="100%")
-# Layouts shared by many widgets (every widget and every Layout is a comm: fewer is lighter on the wire).
-# Never change one of these in place; ``ControlRow.show`` changes the row box's own layout.
-_CAPTION = w.Layout(margin="4px 0 0 0")
-_BOX_WIDE = w.Layout(width="58%")
+# Layouts shared by many widgets (see explorer.app.shared): a row shows or hides by swapping its
+# box's layout between the two row layouts, never by changing one in place.
+_FULL = FULL_WIDTH
+_CAPTION = shared(w.Layout, margin="4px 0 0 0")
+_BOX_WIDE = shared(w.Layout, width="58%")
+_ROW = shared(w.Layout, width="100%", margin="0 0 2px 0")
+_ROW_HIDDEN = shared(w.Layout, width="100%", margin="0 0 2px 0", display="none")
 
 
 def _number_from_text(text: Any, widget: "NumberBox") -> Any:
@@ -84,17 +88,16 @@ class ControlRow:
         self.widget = widget
         self.twin = twin
         self.label_key = label_key or name
-        self.caption = w.HTML(layout=_CAPTION)
+        self.caption = shared_html(layout=_CAPTION)
         # one HTML below the control holds the note (an explanation) and the message (a refusal)
-        self.message = w.HTML()
+        self.message = shared_html()
         self.message.add_class("explorer-control-message")
         self._note = self._error = ""
         if twin is not None:  # the slider on its own line, the exact value and its readable form below
             lines = [widget, w.HBox([twin, readout], layout=_FULL) if readout is not None else twin]
         else:
             lines = [w.HBox([widget, readout], layout=_FULL) if readout is not None else widget]
-        self.box = w.VBox([self.caption, *lines, self.message],
-                          layout=w.Layout(width="100%", margin="0 0 2px 0"))
+        self.box = w.VBox([self.caption, *lines, self.message], layout=_ROW)
         self.box.add_class(f"explorer-control-{name}")
 
     def set_language(self, language: str) -> None:
@@ -127,7 +130,7 @@ class ControlRow:
 
     def show(self, visible: bool) -> None:
         """Show or hide the whole row."""
-        self.box.layout.display = None if visible else "none"
+        self.box.layout = _ROW if visible else _ROW_HIDDEN
 
     @property
     def value(self) -> Any:
@@ -139,10 +142,10 @@ def log_slider_row(name: str, value: float, lo: float, hi: float, *, integer: bo
     """A log-scale slider from ``lo`` to ``hi`` with a typed twin that holds the exact value (any number)."""
     slider = w.FloatLogSlider(
         value=min(max(value, lo), hi), base=10, min=math.log10(lo), max=math.log10(hi), step=0.01,
-        continuous_update=False, readout=False, layout=_FULL,
+        continuous_update=False, readout=False, layout=_FULL, style=SLIDER_STYLE,
     )
     # the twin takes any number: the Scenario says what is allowed, nothing is clamped silently
-    twin = NumberBox(value, integer=integer, layout=_BOX_WIDE)
+    twin = NumberBox(value, integer=integer, layout=_BOX_WIDE, style=TEXT_STYLE)
     row = ControlRow(name, slider, twin)
     guard = {"busy": False}
 
@@ -175,29 +178,30 @@ def log_slider_row(name: str, value: float, lo: float, hi: float, *, integer: bo
 def slider_row(name: str, value: float, lo: float, hi: float, step: float, fmt: str = ".2f") -> ControlRow:
     """A linear slider."""
     slider = w.FloatSlider(value=value, min=lo, max=hi, step=step, continuous_update=False,
-                           readout_format=fmt, layout=_FULL)
+                           readout_format=fmt, layout=_FULL, style=SLIDER_STYLE)
     return ControlRow(name, slider)
 
 
 def choice_row(name: str, options: Sequence[tuple[str, Any]], value: Any) -> ControlRow:
     """A dropdown of (label, value) options."""
-    return ControlRow(name, w.Dropdown(options=list(options), value=value, layout=_FULL))
+    return ControlRow(name, w.Dropdown(options=list(options), value=value, layout=_FULL, style=DESCRIPTION_STYLE))
 
 
 def toggle_row(name: str, options: Sequence[tuple[str, Any]], value: Any) -> ControlRow:
     """Toggle buttons of (label, value) options."""
-    toggle = w.ToggleButtons(options=list(options), value=value, style={"button_width": "auto"})
+    toggle = w.ToggleButtons(options=list(options), value=value, style=TOGGLE_STYLE, layout=PLAIN)
     return ControlRow(name, toggle)
 
 
 def number_row(name: str, value: float) -> ControlRow:
     """A number box that takes any number in readable form (the Scenario checks it)."""
-    return ControlRow(name, NumberBox(value, layout=_BOX_WIDE))
+    return ControlRow(name, NumberBox(value, layout=_BOX_WIDE, style=TEXT_STYLE))
 
 
 def optional_number_row(name: str, placeholder: str = "") -> ControlRow:
     """A text box for an optional number: blank means "use the catalog or default"."""
-    return ControlRow(name, w.Text(value="", placeholder=placeholder, continuous_update=False, layout=_FULL))
+    return ControlRow(name, w.Text(value="", placeholder=placeholder, continuous_update=False, layout=_FULL,
+                                   style=TEXT_STYLE))
 
 
 def parse_optional_number(field: str, text: str) -> float | None:

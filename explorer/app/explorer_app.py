@@ -27,6 +27,8 @@ from explorer.app.analysis_views import AnalysisViews
 from explorer.app.bindings import BINDINGS, GROUPS, Binding
 from explorer.app import responsive
 from explorer.app.canvas import GuardedCanvas
+from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, CHECKBOX_STYLE, FULL_WIDTH, HIDDEN, PLAIN, TEXT_STYLE,
+                                 html as shared_html)
 from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot, freeze_layout
@@ -245,17 +247,17 @@ class ExplorerApp:
         if b.kind == "optional":
             return c.optional_number_row(b.name)
         if b.kind == "check":
-            return c.ControlRow(b.name, w.Checkbox(value=True, indent=False))
+            return c.ControlRow(b.name, w.Checkbox(value=True, indent=False, layout=PLAIN, style=CHECKBOX_STYLE))
         raise ValueError(f"binding {b.name}: unknown kind {b.kind!r}")
 
     def _build_views(self) -> None:
-        self.title = w.HTML()
-        self.banner = w.HTML()
-        self.kpis = w.HTML()
-        self.warnings = w.HTML()
-        self.summary = w.HTML()
+        self.title = shared_html()
+        self.banner = shared_html()
+        self.kpis = shared_html()
+        self.warnings = shared_html()
+        self.summary = shared_html()
         self.summary.add_class("explorer-summary")
-        self.scope_note = w.HTML()
+        self.scope_note = shared_html()
         self.breakdown = BreakdownPlot(_widget_figure(9.0, 3.7), language=self.language)
         self.waterfall = WaterfallPlot(_widget_figure(9.0, 3.7), language=self.language)
         self.breakdown.enable_blitting()
@@ -266,24 +268,24 @@ class ExplorerApp:
                                  language=self.language)
         self.history_fig = _widget_figure(0, 0, figure=history)
         enable_marker_blitting(self.history_fig)
-        self.pin_button = w.Button(layout=w.Layout(width="auto"))
+        self.pin_button = w.Button(layout=AUTO_WIDTH, style=BUTTON_STYLE)
         self.pin_button.on_click(self._on_pin)
         self.analysis = AnalysisViews(_widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
                                       on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m),
                                       after_draw=lambda fig: _fix_initial_image(fig.canvas))
-        self.assumptions = w.HTML()
-        self.downloads = w.HTML()
-        self.share = w.HTML()
-        self.glossary = w.HTML()
-        self.region_note = w.HTML()
-        self.owned_button = w.Button(layout=w.Layout(width="auto"))
+        self.assumptions = shared_html()
+        self.downloads = shared_html()
+        self.share = shared_html()
+        self.glossary = shared_html()
+        self.region_note = shared_html()
+        self.owned_button = w.Button(layout=w.Layout(width="auto"), style=BUTTON_STYLE)  # own layout: it hides
         self.owned_button.on_click(self._on_owned)
         # the session-ended notice and its heartbeat: the page pings the kernel through a hidden text box
         # and shows the notice when no answer comes back (kernel culled, crashed or the server restarted)
-        self.session = w.HTML(views.session_html())
-        self.heartbeat_in = w.Text(value="", continuous_update=False, layout=w.Layout(display="none"))
+        self.session = shared_html(views.session_html())
+        self.heartbeat_in = w.Text(value="", continuous_update=False, layout=HIDDEN, style=TEXT_STYLE)
         self.heartbeat_in.add_class("explorer-heartbeat-in")
-        self.heartbeat_out = w.HTML(layout=w.Layout(display="none"))
+        self.heartbeat_out = shared_html(layout=HIDDEN)
         self.heartbeat_out.add_class("explorer-heartbeat-out")
         self.heartbeat_in.observe(self._on_ping, names="value")
         # narrow screens: the page reports the chart box's width and the charts are laid out again for it
@@ -294,31 +296,31 @@ class ExplorerApp:
             fig.canvas.add_class("explorer-chart")
         self.tabs = w.Tab(children=[
             self.breakdown.figure.canvas,
-            w.VBox(self.analysis.what_changed_children(self.pin_button, self.waterfall.figure.canvas)),
+            w.VBox(self.analysis.what_changed_children(self.pin_button, self.waterfall.figure.canvas), layout=PLAIN),
             self.history_fig.canvas,
             self.analysis.compare_tab,
             self.analysis.uncertainty_tab,
-            w.VBox([self.assumptions, self.glossary]),
-            w.VBox([self.share, self.downloads]),
-        ])
+            w.VBox([self.assumptions, self.glossary], layout=PLAIN),
+            w.VBox([self.share, self.downloads], layout=PLAIN),
+        ], layout=PLAIN)
 
     def _group(self, group: str) -> w.VBox:
-        return w.VBox([self.rows[b.name].box for b in BINDINGS if b.group == group], layout=w.Layout(width="100%"))
+        return w.VBox([self.rows[b.name].box for b in BINDINGS if b.group == group], layout=FULL_WIDTH)
 
     def _layout(self) -> None:
         groups = {g: self._group(g) for g in GROUPS}
         # where the region changes the bill, one click away
         groups["region"].children = (*groups["region"].children, self.region_note, self.owned_button)
-        self.groups = w.Accordion(children=[groups[g] for g in GROUPS], selected_index=0)
-        header = w.Box([self.rows[b.name].box for b in BINDINGS if b.group == "header"])
+        self.groups = w.Accordion(children=[groups[g] for g in GROUPS], selected_index=0, layout=PLAIN)
+        header = w.Box([self.rows[b.name].box for b in BINDINGS if b.group == "header"], layout=PLAIN)
         header.add_class("explorer-header")
-        left = w.VBox([header, self.groups, self._group("footer")])
+        left = w.VBox([header, self.groups, self._group("footer")], layout=PLAIN)
         left.add_class("explorer-left")
-        right = w.VBox([self.banner, self.kpis, self.warnings, self.summary, self.tabs, self.scope_note])
+        right = w.VBox([self.banner, self.kpis, self.warnings, self.summary, self.tabs, self.scope_note], layout=PLAIN)
         right.add_class("explorer-right")
-        body = w.Box([left, right])
+        body = w.Box([left, right], layout=PLAIN)
         body.add_class("explorer-body")
-        self.widget = w.VBox([w.HTML(views.STYLE), self.session, self.heartbeat_in, self.heartbeat_out, self.title,
+        self.widget = w.VBox([shared_html(views.STYLE), self.session, self.heartbeat_in, self.heartbeat_out, self.title,
                               body, self.sizer.input, self.sizer.script],
                              layout=w.Layout(width="100%", max_width="1320px"))
         self.widget.add_class("explorer-app")

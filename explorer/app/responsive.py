@@ -29,6 +29,7 @@ import ipywidgets as w
 from matplotlib.figure import Figure
 
 from explorer.app.canvas import MAX_CSS_PIXELS, MIN_CSS_PIXELS
+from explorer.app.shared import HIDDEN, TEXT_STYLE, html as shared_html
 
 __all__ = ["ChartSizer", "WIDTH_STEP_PX", "parse_width", "SCRIPT"]
 
@@ -102,10 +103,10 @@ class ChartSizer:
         # designed size of each figure [CSS px]
         self.design = {fig: tuple(fig.get_size_inches() * self._css_dpi(fig)) for fig in self.figures}
         self.width_px: int | None = None
-        self.input = w.Text(value="", continuous_update=False, layout=w.Layout(display="none"))
+        self.input = w.Text(value="", continuous_update=False, layout=HIDDEN, style=TEXT_STYLE)
         self.input.add_class("explorer-chart-width-in")
-        self.script = w.HTML(f'<img alt="" src="data:," style="display:none" '
-                             f'onerror="{html.escape(SCRIPT, quote=True)}">')
+        self.script = shared_html(f'<img alt="" src="data:," style="display:none" '
+                                    f'onerror="{html.escape(SCRIPT, quote=True)}">')
 
     @staticmethod
     def _css_dpi(fig: Figure) -> float:
