@@ -252,3 +252,38 @@ def test_server_log_holds_no_traceback(server):
     """Run last in this module: the attacks above must not have raised inside the server."""
     text = server.log.read_text()
     assert "Traceback" not in text, text[text.find("Traceback"):][:2000]
+
+
+def _cache_control(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        response.read()
+        return response.headers.get("Cache-Control", "")
+
+
+def test_labextension_scripts_named_by_content_are_kept_by_browsers(server):
+    """Voila sends no-cache for every labextension file; those the page names by content are kept a year."""
+    import re
+
+    page = cl.get_page(server.url, timeout=120)
+    assert page.rendered
+    config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">\s*(.*?)\s*</script>',
+                                  page.body, re.S).group(1))
+    extensions = config["federated_extensions"]
+    assert extensions
+    base = server.url + "voila/labextensions/"
+    for extension in extensions:  # remoteEntry.<hash>.js, as the page loads it
+        assert _cache_control(base + f"{extension['name']}/{extension['load']}") == \
+            "public, max-age=31536000, immutable", extension["name"]
+    # a chunk as a remoteEntry asks for it: static/<n>.<hash>.js?v=<hash> (one of the installed files)
+    import sys
+    from pathlib import Path
+
+    widgets = next(e for e in extensions if e["name"] == "@jupyter-widgets/jupyterlab-manager")
+    installed = Path(sys.prefix, "share/jupyter/labextensions", widgets["name"], "static")
+    chunk = next(p.name for p in sorted(installed.glob("*.js")) if re.fullmatch(r"\d+\.[0-9a-f]+\.js", p.name))
+    version = chunk.split(".")[1]
+    assert _cache_control(base + f"{widgets['name']}/static/{chunk}?v={version}") == \
+        "public, max-age=31536000, immutable"
+    # files that are not named by content are still revalidated
+    assert _cache_control(base + f"{widgets['name']}/package.json") == "no-cache"
+    assert _cache_control(base + f"{widgets['name']}/static/style.js") == "no-cache"

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 
+from jupyter_server.base.handlers import FileFindHandler
 from tornado import web
 from voila.request_info_handler import RequestInfoSocketHandler
 from voila.tornado.handler import TornadoVoilaHandler
@@ -105,6 +107,25 @@ class ExplorerPageHandler(TornadoVoilaHandler):
             return
         self.xsrf_token  # sets the _xsrf cookie: the page's unload beacon sends it back to free the kernel
         await super().get(path)
+
+
+class LabExtensionFileHandler(FileFindHandler):
+    """Voila's labextension files, kept by browsers when their URL names their content.
+
+    Voila serves every labextension file with ``Cache-Control: no-cache``, so a
+    returning viewer's browser asks again for each of the about 20 scripts the
+    page loads (a 304 each). The page names them by content: ``remoteEntry.<hash>.js``
+    and ``<n>.<hash>.js?v=<hash>``; those never change under their URL and are
+    kept for a year. Anything else (``package.json``, ``style.js``) is still
+    revalidated.
+    """
+
+    _NAMED_BY_CONTENT = re.compile(r"/remoteEntry\.[0-9a-f]{8,}\.js$")
+
+    def set_headers(self) -> None:
+        super().set_headers()
+        if "v" in self.request.arguments or self._NAMED_BY_CONTENT.search(self.request.path):
+            self.set_header("Cache-Control", "public, max-age=31536000, immutable")
 
 
 class NotFoundHandler(web.RequestHandler):

@@ -9,6 +9,8 @@ It runs exactly as ``voila`` does (same options, same ``voila.json``) with:
   "pool is filled" comes when the kernels have only started);
 * the page without Voila's two icon-font stylesheets from cdn.jsdelivr.net
   (``templates/index.html.j2``): it loads nothing from another host;
+* labextension scripts named by their content kept by browsers for a year
+  (Voila sends ``no-cache`` for all of them);
 * 404 instead of 500 for paths the static handlers cannot read, and for
   ``/login`` and ``/logout``, which a login-free server does not offer.
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+from jupyter_server.base.handlers import FileFindHandler
 from tornado import httputil
 from traitlets import Int, default
 from voila.app import Voila
@@ -35,8 +38,8 @@ from voila.static_file_handler import AllowListFileHandler, MultiStaticFileHandl
 from voila.tornado.handler import TornadoVoilaHandler
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
-from explorer.hosting.handlers import (ExplorerPageHandler, NotFoundHandler, ReadyLoggingRequestInfoHandler,
-                                      not_found_on_bad_path)
+from explorer.hosting.handlers import (ExplorerPageHandler, LabExtensionFileHandler, NotFoundHandler,
+                                      ReadyLoggingRequestInfoHandler, not_found_on_bad_path)
 from explorer.hosting.websocket import GuardedKernelWebsocketConnection, SafeKernelWebsocketHandler
 
 __all__ = ["ExplorerVoila", "main"]
@@ -48,6 +51,7 @@ _REPLACEMENTS = {
     TemplateStaticFileHandler: not_found_on_bad_path(TemplateStaticFileHandler),
     AllowListFileHandler: not_found_on_bad_path(AllowListFileHandler),
     MultiStaticFileHandler: not_found_on_bad_path(MultiStaticFileHandler),
+    FileFindHandler: LabExtensionFileHandler,
 }
 PAGE_TEMPLATE_DIR = Path(__file__).with_name("templates")  # searched before Voila's lab template
 _NOT_OFFERED = (r"/login", r"/logout")
