@@ -91,6 +91,10 @@ def test_browser_moves_slider_and_picks_accelerator(voila_url, chromium):
     assert _canvas_data(page) != canvas0
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "app.png"), full_page=True)
+    # the buttons' icons come from the Font Awesome that ipywidgets bundles, not from a CDN
+    page.get_by_text("What changed", exact=True).click()
+    page.wait_for_function("() => [...document.fonts].some(f => f.family.includes('Awesome') && f.status === 'loaded')",
+                           timeout=30_000)
     assert errors == [], errors
     assert elsewhere == [], elsewhere
     page.close()

@@ -311,8 +311,8 @@ class AnalysisViews:
 
         # Compare
         self.slot_choice = w.ToggleButtons(options=SLOTS, value="B", style={"button_width": "42px"}, layout=PLAIN)
-        self.pin_slot_button = w.Button(layout=_SHARED, style=BUTTON_STYLE)
-        self.clear_slot_button = w.Button(layout=_SHARED, style=BUTTON_STYLE)
+        self.pin_slot_button = w.Button(icon="thumb-tack", layout=_SHARED, style=BUTTON_STYLE)
+        self.clear_slot_button = w.Button(icon="times", layout=_SHARED, style=BUTTON_STYLE)
         self.pin_slot_button.on_click(lambda _b: self._safely(self.pin, self.slot_choice.value, None))
         self.clear_slot_button.on_click(lambda _b: self._safely(self.clear, self.slot_choice.value))
         self.compare_message = shared_html()
@@ -330,7 +330,7 @@ class AnalysisViews:
         self.mode.observe(lambda _c: self._safely(self._on_mode), names="value")
         self.lever_plot = LeverWaterfallPlot(make_figure(9.0, 3.7), language=language)
         self.lever_plot.figure.canvas.layout.display = "none"
-        self.recipe_button = w.Button(layout=_SHARED, style=BUTTON_STYLE)
+        self.recipe_button = w.Button(icon="magic", layout=_SHARED, style=BUTTON_STYLE)
         self.recipe_button.on_click(lambda _b: self._safely(self.on_recipe))
         self.recipe_html = shared_html()
         self.recipe_html.add_class("explorer-recipe-box")

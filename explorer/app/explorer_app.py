@@ -268,7 +268,7 @@ class ExplorerApp:
                                  language=self.language)
         self.history_fig = _widget_figure(0, 0, figure=history)
         enable_marker_blitting(self.history_fig)
-        self.pin_button = w.Button(layout=AUTO_WIDTH, style=BUTTON_STYLE)
+        self.pin_button = w.Button(icon="thumb-tack", layout=AUTO_WIDTH, style=BUTTON_STYLE)
         self.pin_button.on_click(self._on_pin)
         self.analysis = AnalysisViews(_widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
                                       on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m),
