@@ -160,14 +160,11 @@ def test_one_layout_per_width_message():
     import explorer.app.explorer_app as X
     X.freeze_layout, saved = counting, X.freeze_layout
     try:
-        t0 = time.perf_counter()
         a.sizer.input.value = "w 372"
-        seconds = time.perf_counter() - t0
         a.sizer.input.value = "w 375"  # the same 20 px step: nothing to do
     finally:
         X.freeze_layout = saved
-    assert calls == [a.breakdown.figure]
-    assert seconds < 2.0  # measured ~0.1 s on the shared 2-core machine (see the report)
+    assert calls == [a.breakdown.figure]  # one layout, of the chart in view (its time: benchmarks, not here)
 
 
 # ------------------------------------------------------------------ item 6: Chinese left in English
