@@ -145,7 +145,6 @@ def test_width_messages_are_clamped_or_ignored(text):
 
 
 def test_one_layout_per_width_message():
-
     from explorer.plots import breakdown as B
 
     a = ExplorerApp(query_string="")
