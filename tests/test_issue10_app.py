@@ -54,6 +54,50 @@ def test_pin_two_slots_and_see_both_in_table_bars_and_csv(app):
     assert "e" not in rows[1]["gpu_hours"].lower()  # plain decimals
 
 
+def test_a_named_slot_shows_its_name_in_table_chart_and_csv(app):
+    app.tabs.selected_index = TABS["compare"]
+    app.controls["pricing"].value = "spot"
+    app.analysis.slot_choice.value = "C"
+    app.analysis.slot_name_box.value = "Spot run"
+    app.analysis.pin_slot_button.click()
+    assert app.error == "" and app.analysis.slot_name_box.value == ""  # the box is ready for the next name
+    headers = re.findall(r"<th><span[^>]*></span>([^<]*)</th>", app.analysis.compare_html.value)
+    assert headers == ["A", "C · Spot run"]
+    legend = [t.get_text() for t in app.analysis.compare_plot.legend.get_texts()]
+    assert legend == ["A", "C · Spot run"]
+    rows = _csv_from_link(app.analysis.compare_html.value)
+    assert [r["slot"] for r in rows] == ["A", "C · Spot run"]
+    # clearing the slot forgets its name
+    app.analysis.clear("C")
+    app.analysis.pin("C")
+    assert "Spot run" not in app.analysis.compare_html.value
+
+
+def test_a_slot_keeps_its_colour_whichever_slots_are_pinned(app):
+    """Slots A and C pinned, B empty: C's bars wear C's colour, the colour of C's swatch in the table."""
+    from matplotlib.colors import to_hex
+
+    app.tabs.selected_index = TABS["compare"]
+    app.controls["gpus"].value = 512
+    app.analysis.pin("C", name="")
+    swatches = re.findall(r'explorer-swatch" style="background:(#[0-9A-Fa-f]{6})', app.analysis.compare_html.value)
+    bars = [to_hex(bars[0].get_facecolor()) for bars in app.analysis.compare_plot.slot_bars[:2]]
+    assert [s.lower() for s in swatches] == bars
+    assert bars[1] == to_hex(av.SLOT_COLORS[2]) != to_hex(av.SLOT_COLORS[1])
+
+
+def test_a_hostile_slot_name_is_plain_text_everywhere(app):
+    app.tabs.selected_index = TABS["compare"]
+    app.analysis.pin("B", name="<img src=x onerror=alert(1)> $\\frac{1}{0}$ \n" + "x" * 500)
+    page = app.analysis.compare_html.value
+    assert "<img" not in page and "&lt;img" in page  # escaped in the table
+    name = app.analysis.slot_names["B"]
+    assert "\n" not in name and len(name) == av.SLOT_NAME_MAX
+    app.analysis.compare_plot.figure.canvas.draw()  # no mathtext: a "$" is drawn as a dollar sign
+    legend = app.analysis.compare_plot.legend.get_texts()[1]
+    assert legend.get_text().startswith("B · <img") and "\\$" in legend.get_text()
+
+
 def test_compare_csv_in_cny_carries_the_rate(app):
     app.set_scenario(Scenario(currency="CNY", usd_to_cny=7.0))
     app.tabs.selected_index = TABS["compare"]

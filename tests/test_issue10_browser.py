@@ -24,11 +24,15 @@ def test_browser_pin_two_slots_and_see_the_by_lever_waterfall(voila_url, chromiu
     _type(page, "params", "13000000000")
     _wait_change(page, before)
     page.locator(".explorer-slot-row button", has_text="B").click()
+    name = page.locator(".explorer-slot-name input")
+    name.fill("13B run")
+    name.press("Enter")
     page.get_by_text("Pin current to slot").click()
     page.wait_for_function("() => [...document.querySelectorAll('.explorer-compare th')]"
-                           ".some(th => th.innerText.trim() === 'B')", timeout=60_000)
+                           ".some(th => th.innerText.trim().startsWith('B'))", timeout=60_000)
     heads = [t.strip() for t in page.locator(".explorer-compare tr").first.locator("th").all_inner_texts()]
-    assert heads == ["", "A", "B"], heads
+    assert heads == ["", "A", "B · 13B run"], heads
+    assert name.input_value() == ""  # ready for the next name
     scenario_row = page.locator(".explorer-compare tr.desc").inner_text()
     assert "7B" in scenario_row and "13B" in scenario_row
     page.wait_for_function(_DRAWN, arg=".explorer-compare-chart", timeout=60_000)

@@ -33,7 +33,7 @@ from explorer import catalog
 from explorer.analysis import (Simulation, attribute, budget_status, compare, recipe_verdicts, sensitivity,
                                simulate)
 from explorer.app import export
-from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, PLAIN, shared
+from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, PLAIN, TEXT_STYLE, shared
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
 from explorer.model import COST_DIMENSIONS, Estimate
@@ -42,11 +42,12 @@ from explorer.plots.analysis import (SLOT_COLORS, CompareBarsPlot, LeverWaterfal
 from explorer.plots.breakdown import freeze_layout
 from explorer.text import label, money, quantity
 
-__all__ = ["AnalysisViews", "SLOTS", "APP_DRAWS", "APP_SEED", "compare_html", "recipe_html", "budget_html",
+__all__ = ["AnalysisViews", "SLOTS", "SLOT_NAME_MAX", "slot_title", "clean_slot_name", "APP_DRAWS", "APP_SEED", "compare_html", "recipe_html", "budget_html",
            "parse_budget", "parse_gpu_cap"]
 
 #: The compare slots; slot A is the baseline of "What changed".
 SLOTS = ("A", "B", "C", "D")
+SLOT_NAME_MAX = 40  # characters of a viewer's name for a slot
 
 #: Monte Carlo draws per result shown [1]. The standard error of an estimated
 #: P5 (or P95) is sqrt(0.05 x 0.95 / n) in probability: 0.22 percentage points
@@ -60,6 +61,8 @@ APP_SEED = 0
 
 _SHARED = AUTO_WIDTH  # shared by buttons (see explorer.app.shared)
 _INPUT = shared(w.Layout, width="auto", flex="1 1 220px")
+_NAME = shared(w.Layout, width="auto", flex="1 1 160px", max_width="260px")
+_WRAP = shared(w.Layout, flex_flow="row wrap", align_items="center")
 _INPUT_STYLE = shared(TextStyle, description_width="initial")
 
 
@@ -105,8 +108,19 @@ def _scenario_text(e: Estimate, language: str) -> str:
             f" · {s.precision.upper()} · {label(f'pricing_{s.pricing}', language)}")
 
 
+def slot_title(slot: str, name: str = "") -> str:
+    """What a slot is called on screen and in exports: ``"B"``, or ``"B · spot run"`` when the viewer named it."""
+    return f"{slot} · {name}" if name else slot
+
+
+def clean_slot_name(text: str) -> str:
+    """A viewer's name for a slot: one line, printable, at most :data:`SLOT_NAME_MAX` characters."""
+    text = "".join(ch if ch.isprintable() else " " for ch in str(text or ""))
+    return " ".join(text.split())[:SLOT_NAME_MAX]
+
+
 def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, currency: str, fx: float,
-                 language: str = "en") -> str:
+                 language: str = "en", names: dict[str, str] | None = None) -> str:
     """The comparison table: one column per pinned slot, one row per quantity.
 
     Parameters
@@ -114,15 +128,19 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
     slots : dict of str to Estimate or None
         The slots (None: empty).
     table : pandas.DataFrame or None
-        :func:`explorer.analysis.compare` of the pinned slots (index: slot names) [USD and units].
+        :func:`explorer.analysis.compare` of the pinned slots (index: slot letters) [USD and units].
     currency : str
         Currency shown; ``fx`` its units per USD [currency/USD].
+    names : dict of str to str, optional
+        The viewer's names of the slots (see :func:`slot_title`).
     """
     if table is None or table.empty:
         return f'<div class="explorer-note">{html.escape(label("compare_empty", language))}</div>'
+    given = names or {}
+    titled = table.rename(index=lambda n: slot_title(n, given.get(n, "")))  # for the CSV
     names = list(table.index)
     head = "".join(f'<th><span class="explorer-swatch" style="background:{SLOT_COLORS[SLOTS.index(n)]}"></span>'
-                   f"{html.escape(n)}</th>" for n in names)
+                   f"{html.escape(slot_title(n, given.get(n, '')))}</th>" for n in names)
     unknown = label("unit_unknown", language)
 
     def cash(x: float) -> str:
@@ -148,7 +166,7 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
                    + "".join(f"<td>{html.escape(v.replace('unknown', unknown))}</td>" for v in values) + "</tr>"
                    for k, values, cls in rows)
     note = label("compare_note", language).format(currency=currency, fx=f"{fx:.4g}")
-    link = export.download_link(export.compare_csv(table, currency, fx), "text/csv", "comparison.csv",
+    link = export.download_link(export.compare_csv(titled, currency, fx), "text/csv", "comparison.csv",
                                 label("download_compare", language))
     return (f'<div class="explorer-compare"><table><tr><th></th>{head}</tr>{body}</table></div>'
             f'<div class="explorer-note">{html.escape(note)}</div><div>{link}</div>')
@@ -295,6 +313,7 @@ class AnalysisViews:
         self.on_baseline, self.on_recipe, self.on_error, self.after_draw = on_baseline, on_recipe, on_error, after_draw
         self.slots: dict[str, Estimate | None] = {s: None for s in SLOTS}
         self.slots["A"] = baseline
+        self.slot_names: dict[str, str] = {s: "" for s in SLOTS}  # the viewer's names, "" for none
         self.estimate = baseline
         self.simulation: Simulation | None = None
         self._sim_scenario = None
@@ -313,12 +332,15 @@ class AnalysisViews:
         self.slot_choice = w.ToggleButtons(options=SLOTS, value="B", style={"button_width": "42px"}, layout=PLAIN)
         self.pin_slot_button = w.Button(icon="thumb-tack", layout=_SHARED, style=BUTTON_STYLE)
         self.clear_slot_button = w.Button(icon="times", layout=_SHARED, style=BUTTON_STYLE)
+        self.slot_name_box = w.Text(value="", continuous_update=False, layout=_NAME, style=TEXT_STYLE)
+        self.slot_name_box.add_class("explorer-slot-name")
         self.pin_slot_button.on_click(lambda _b: self._safely(self.pin, self.slot_choice.value, None))
         self.clear_slot_button.on_click(lambda _b: self._safely(self.clear, self.slot_choice.value))
         self.compare_message = shared_html()
         self.compare_html = shared_html()
         self.compare_plot = CompareBarsPlot(make_figure(9.0, 3.7), language=language)
-        row = w.HBox([self.slot_choice, self.pin_slot_button, self.clear_slot_button], layout=PLAIN)
+        row = w.HBox([self.slot_choice, self.slot_name_box, self.pin_slot_button, self.clear_slot_button],
+                     layout=_WRAP)
         row.add_class("explorer-slot-row")
         self.compare_tab = w.VBox([row, self.compare_message, self.compare_html, self.compare_plot.figure.canvas],
                                   layout=PLAIN)
@@ -388,6 +410,7 @@ class AnalysisViews:
         self.language = lang = language
         self.pin_slot_button.description = label("compare_pin", lang)
         self.clear_slot_button.description = label("compare_clear", lang)
+        self.slot_name_box.placeholder = label("compare_name_placeholder", lang)
         self.slot_choice.tooltips = [f"{label('compare_slot', lang)} {s}" for s in SLOTS]
         with self._mute():
             self.mode.options = [(label("waterfall_by_dimension", lang), "dimension"),
@@ -429,6 +452,7 @@ class AnalysisViews:
         """
         self.estimate = e
         self.slots["A"] = baseline
+        self.slot_names: dict[str, str] = {s: "" for s in SLOTS}  # the viewer's names, "" for none
         currency = (e.scenario.currency, e.usd_to_currency)
         if currency != self._currency:
             self._currency = currency
@@ -533,9 +557,10 @@ class AnalysisViews:
         pinned = self._pinned()
         self.table = compare({s: est.scenario for s, est in pinned.items()}) if pinned else None
         cur, fx = e.scenario.currency, e.usd_to_currency
-        self.compare_html.value = compare_html(self.slots, self.table, cur, fx, self.language)
+        self.compare_html.value = compare_html(self.slots, self.table, cur, fx, self.language, self.slot_names)
         if self.table is not None:
-            self.compare_plot.update(self.table, cur, fx, draw=False)
+            titled = self.table.rename(index=lambda s: slot_title(s, self.slot_names[s]))
+            self.compare_plot.update(titled, cur, fx, draw=False, styles=[SLOTS.index(s) for s in self.table.index])
 
     def _update_uncertainty(self) -> None:
         e = self.estimate
@@ -558,11 +583,18 @@ class AnalysisViews:
                                          + f'<div class="explorer-note">{html.escape(note)}</div>')
 
     # ------------------------------------------------------------------ actions
-    def pin(self, slot: str, estimate: Estimate | None = None) -> None:
-        """Pin ``estimate`` (default: the current result) to ``slot``; slot A becomes the app's baseline."""
+    def pin(self, slot: str, estimate: Estimate | None = None, name: str | None = None) -> None:
+        """Pin ``estimate`` (default: the current result) to ``slot``; slot A becomes the app's baseline.
+
+        ``name`` (default: the name box's text, which is then emptied) names the
+        slot in the table, the chart and the CSV, after its letter; blank for none.
+        """
         if slot not in SLOTS:
             raise ScenarioError("slot", slot, f"one of {', '.join(SLOTS)}")
         estimate = estimate or self.estimate
+        if name is None:
+            name, self.slot_name_box.value = self.slot_name_box.value, ""
+        self.slot_names[slot] = clean_slot_name(name)
         self.slots[slot] = estimate
         self.compare_message.value = ""
         self._stale |= {"compare", "lever"}
@@ -584,6 +616,7 @@ class AnalysisViews:
                                           f'{html.escape(label("compare_slot_a_kept", self.language))}</div>')
             return False
         self.slots[slot] = None
+        self.slot_names[slot] = ""
         self.compare_message.value = ""
         self._stale.add("compare")
         self.render("compare")

@@ -244,13 +244,24 @@ class CompareBarsPlot(_Labelled):
         self.ax.set_xticklabels(names, rotation=15, ha="right", fontsize=9.5, **self.kw)
 
     def update(self, table: pd.DataFrame, currency: str = "USD", usd_to_currency: float = 1.0, *,
-               draw: bool = True) -> None:
-        """Show a :func:`~explorer.analysis.compare` table (its first four rows)."""
+               draw: bool = True, styles: list[int] | None = None) -> None:
+        """Show a :func:`~explorer.analysis.compare` table (its first four rows).
+
+        ``styles`` gives each row's colour and hatch (an index into the four
+        slot styles), so that a slot keeps its colour whichever slots are
+        pinned; default: in row order.
+        """
         rows = table.head(self.MAX_SLOTS)
-        self.slot_names = [str(n) for n in rows.index]
+        # names in the legend are plain text: a "$" would start matplotlib's mathtext
+        self.slot_names = [str(n).replace("$", r"\$") for n in rows.index]
+        styles = list(styles or range(len(rows)))[:len(rows)]
         top = 0.0
         for j, bars in enumerate(self.slot_bars):
             used = j < len(rows)
+            if used:
+                for bar in bars:
+                    bar.set_facecolor(SLOT_COLORS[styles[j]])
+                    bar.set_hatch(_SLOT_HATCH[styles[j]])
             for bar, g in zip(bars, self.groups):
                 value = _finite(rows.iloc[j][f"{g}_usd"]) * usd_to_currency if used else 0.0
                 bar.set_height(value)
