@@ -196,13 +196,14 @@ def test_currency_switched_back_is_restored_not_drawn(app):
 
 
 def test_language_switched_back_shows_what_a_full_draw_shows(app):
-    fig = app.history_fig
     for language in ("zh", "en", "zh"):
         app.controls["language"].value = language
+    fig = app.history_fig  # the chart of the language shown: one is kept per language
     zh = _image(fig)
     assert fig.history_handles.language == ("zh" if cjk_font() else "en")
     _assert_same(zh, _full_draw_image(fig))
     app.controls["language"].value = "en"
+    fig = app.history_fig
     en = _image(fig)
     _assert_same(en, _full_draw_image(fig))
 
