@@ -173,6 +173,9 @@ class ExplorerApp:
         The message of the last rejected change ("" when the controls are valid).
     scope : {"project", "run"}
         What the total shows: the whole project or the final training run.
+    history_fig : matplotlib.figure.Figure
+        The History chart shown. One figure is kept per language and swapped
+        onto the one canvas, so read it again after a language switch.
 
     Notes
     -----
