@@ -196,13 +196,14 @@ def test_currency_switched_back_is_restored_not_drawn(app):
 
 
 def test_language_switched_back_shows_what_a_full_draw_shows(app):
-    fig = app.history_fig
     for language in ("zh", "en", "zh"):
         app.controls["language"].value = language
+    fig = app.history_fig  # the chart of the language shown: one is kept per language
     zh = _image(fig)
     assert fig.history_handles.language == ("zh" if cjk_font() else "en")
     _assert_same(zh, _full_draw_image(fig))
     app.controls["language"].value = "en"
+    fig = app.history_fig
     en = _image(fig)
     _assert_same(en, _full_draw_image(fig))
 
@@ -229,3 +230,88 @@ def test_app_first_render_has_the_label_column_aligned():
     column = [Text.get_window_extent(a, renderer) for a in h.point_labels if a.xy[0] >= ph.COLUMN_FROM_YEAR]
     assert len(column) >= 5
     assert max(b.x0 for b in column) - min(b.x0 for b in column) < 1.0
+
+
+# -- the app: a chart per language, kept --------------------------------------------------------
+
+def _pushed_images(canvas):
+    """The images ``canvas`` sends the page from now on, decoded (each whole: see ``_push_whole``)."""
+    import io
+    import json
+
+    from PIL import Image
+
+    images = []
+    original = canvas.send
+
+    def send(content, buffers=None):
+        if json.loads(content["data"])["type"] == "binary":
+            images.append(np.asarray(Image.open(io.BytesIO(bytes(buffers[0])))).copy())
+        return original(content, buffers=buffers)
+
+    canvas.send = send
+    return images
+
+
+def _push_whole(canvas):
+    """Make the next image sent whole, not a difference from the one before (which the page holds)."""
+    canvas._force_full = True
+
+
+@pytest.mark.parametrize("ratio", [1, 2])
+def test_a_language_switched_back_shows_its_first_image_and_builds_nothing(monkeypatch, ratio):
+    """A repeat switch on the History tab builds no chart and pushes exactly the first image of that language
+    (at a pixel ratio of 2 a rebuild laid the labels out at the screen's dpi, unlike the first build)."""
+    from explorer.app import ExplorerApp, explorer_app
+
+    app = ExplorerApp(query_string="")
+    canvas = app.history_fig.canvas
+    for message in ({"type": "send_image_mode"}, {"type": "refresh"}, {"type": "initialized"},
+                    {"type": "set_device_pixel_ratio", "device_pixel_ratio": ratio}):
+        canvas._handle_message(canvas, message, [])
+    images = _pushed_images(canvas)
+    app.tabs.selected_index = 2  # the first render: the reference
+    assert len(images) == 1  # whole: the page had no image of the chart
+    first, built, artists = {}, {}, {}
+
+    def keep_first():
+        shown = app.history_fig.history_handles.language  # "en" for "zh" when no font covers Chinese
+        if shown not in first:
+            first[shown], built[shown] = images[-1], app.history_fig
+            artists[shown] = set(map(id, app.history_fig.findobj()))
+        return shown
+
+    keep_first()
+    _push_whole(canvas)
+    app.controls["language"].value = "zh"  # the first render in Chinese: built
+    keep_first()
+
+    builds = []
+    real = explorer_app.history_figure
+    monkeypatch.setattr(explorer_app, "history_figure", lambda *a, **k: builds.append(1) or real(*a, **k))
+    for language in ("en", "zh", "en", "zh"):
+        _push_whole(canvas)
+        count = len(images)
+        app.controls["language"].value = language
+        assert len(images) == count + 1, "one image per switch"
+        shown = keep_first()
+        np.testing.assert_array_equal(images[-1], first[shown])
+        assert builds == []
+        assert app.history_fig is built[shown] and app.history_fig.canvas is canvas
+        assert set(map(id, app.history_fig.findobj())) == artists[shown]  # no artist made or dropped
+    # the chart not shown holds no background of its own: only the shared cache does, four at most
+    hidden = [fig for fig in built.values() if fig is not app.history_fig]
+    assert all(fig.history_handles.blitter.background is None for fig in hidden)
+    assert len(app.history_fig._history_backgrounds) <= 4
+
+
+def test_a_kept_chart_comes_back_with_the_limits_it_was_built_with(app):
+    """A marker only ever widens the limits; the chart of a language switched back shows them as built."""
+    app.controls["language"].value = "en"
+    ax = app.history_fig.history_handles.ax
+    limits = (ax.get_xlim(), ax.get_ylim())
+    ax.set_ylim(1.0, 1e15)  # as a marker far off the chart leaves them
+    app.controls["language"].value = "zh"
+    app.controls["language"].value = "en"
+    assert app.history_fig.history_handles.ax is ax
+    assert (ax.get_xlim(), ax.get_ylim()) == limits

@@ -33,8 +33,8 @@ from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot, freeze_layout
 from explorer.plots.fonts import text_kwargs
-from explorer.plots.history import (enable_marker_blitting, history_figure, redraw_marker, set_history_currency,
-                                    set_scenario_marker)
+from explorer.plots.history import (enable_marker_blitting, history_figure, redraw_marker, reset_history_limits,
+                                    set_history_currency, set_scenario_marker)
 from explorer.plots.history import set_marker_interval
 from explorer.presets import presets, published_run
 from explorer.scenario import PRICING_MODES, TRAINING_KINDS, Scenario, field_spec
@@ -65,6 +65,31 @@ def _widget_figure(width_in: float, height_in: float, dpi: float = 96, figure: F
     canvas.resizable = False
     canvas.capture_scroll = False
     return fig
+
+
+def _attach_figure(fig: Figure, canvas: GuardedCanvas) -> None:
+    """Show ``fig`` on ``canvas`` instead of the canvas's figure (no draw).
+
+    The figure takes the dpi of the canvas's device pixel ratio (set on the
+    figure shown when the page reported it), so it renders at the size of the
+    image the page holds and into the same buffer.
+    """
+    canvas.figure = fig
+    fig.set_canvas(canvas)
+    dpi = canvas.device_pixel_ratio * fig._original_dpi
+    if fig.dpi != dpi:
+        fig._set_dpi(dpi, forward=False)
+
+
+def _history_chart(language: str) -> Figure:
+    """The history chart in ``language``, not yet on a widget canvas.
+
+    It is laid out for 13 x 7.8 in; a lower dpi shrinks it whole to the panel.
+    It is built on an Agg canvas at that dpi (its label placement measures
+    text), so it is laid out alike whatever the screen's pixel ratio and
+    whichever language the app started in.
+    """
+    return history_figure(figure=Figure(figsize=(13.0, 7.8), dpi=66, layout="constrained"), language=language)
 
 
 def _fix_initial_image(canvas: GuardedCanvas) -> None:
@@ -148,6 +173,9 @@ class ExplorerApp:
         The message of the last rejected change ("" when the controls are valid).
     scope : {"project", "run"}
         What the total shows: the whole project or the final training run.
+    history_fig : matplotlib.figure.Figure
+        The History chart shown. One figure is kept per language and swapped
+        onto the one canvas, so read it again after a language switch.
 
     Notes
     -----
@@ -262,12 +290,11 @@ class ExplorerApp:
         self.waterfall = WaterfallPlot(_widget_figure(9.0, 3.7), language=self.language)
         self.breakdown.enable_blitting()
         self.waterfall.enable_blitting()
-        # The history chart is laid out for 13 x 7.8 in; a lower dpi shrinks it whole to the panel. It is
-        # built on an Agg canvas (its label placement draws) and shown through ipympl once built.
-        history = history_figure(figure=Figure(figsize=(13.0, 7.8), dpi=66, layout="constrained"),
-                                 language=self.language)
-        self.history_fig = _widget_figure(0, 0, figure=history)
+        self.history_fig = _widget_figure(0, 0, figure=_history_chart(self.language))
         enable_marker_blitting(self.history_fig)
+        # the chart of each language shown so far, kept: a language switched back is shown, not built again
+        # (see _show_history_language)
+        self._history_figs = {self.history_fig.history_handles.language: self.history_fig}
         self.pin_button = w.Button(icon="thumb-tack", layout=AUTO_WIDTH, style=BUTTON_STYLE)
         self.pin_button.on_click(self._on_pin)
         self.analysis = AnalysisViews(_widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
@@ -387,8 +414,8 @@ class ExplorerApp:
         self.session.value = views.session_html()
         self.breakdown.set_language(lang)
         self.waterfall.set_language(lang)
-        # Laying a figure out again costs a full draw (the history figure: its labels, about 0.25 s the first
-        # time in a language, ~25 ms once its placement and background are cached); do it for each figure
+        # Laying a figure out again costs a full draw (the history figure: built, about 0.25 s the first
+        # time in a language, then kept and swapped in, see _show_history_language); do it for each figure
         # only when its tab is shown (see _render).
         self._relayout = {self.breakdown.figure, self.waterfall.figure}
         if self.history_fig.history_handles.language != text_kwargs(lang)[1]:
@@ -772,9 +799,9 @@ class ExplorerApp:
         if visible in self._relayout:
             self._relayout.discard(visible)
             if visible is self.history_fig:
-                history_figure(figure=self.history_fig, language=self.language)
-                enable_marker_blitting(self.history_fig)
-                self._mark_history(self.estimate)
+                self._stale_figures.discard(visible)
+                visible = self._show_history_language()
+                self._stale_figures.add(visible)
             else:
                 freeze_layout(visible)  # a full draw: refreshes the blit background too
                 # ... and shows the current state: drawing again would send the page a second image, and
@@ -789,6 +816,37 @@ class ExplorerApp:
             _fix_initial_image(visible.canvas)  # when this runs before a browser attached
         if hasattr(self, "analysis"):
             self.analysis.render(self._tab_key())  # the analysis views draw their own figures, when shown
+
+    def _show_history_language(self) -> Figure:
+        """Put the history chart of the current language on its canvas, built the first time; return it.
+
+        Building it (about 35 ms once its label placement is cached) is most of
+        a language switch; the chart of each language is kept instead (two
+        figures of about 70 artists: little memory) and swapped onto the one
+        canvas, with the currency and marker of the result shown. The figures
+        share one background cache of at most four images (two languages x two
+        currencies).
+        """
+        language = text_kwargs(self.language)[1]
+        old = self.history_fig
+        if old.history_handles.language == language:
+            return old
+        canvas = old.canvas
+        # only the cache keeps backgrounds, so at most its four are held
+        old.history_handles.blitter.background = None
+        fig = self._history_figs.get(language)
+        if fig is None:
+            fig = _history_chart(language)
+            fig.__dict__["_history_backgrounds"] = old.__dict__["_history_backgrounds"]
+            _attach_figure(fig, canvas)
+            enable_marker_blitting(fig)  # its draw_event handler is the figure's: it follows the figure
+            self._history_figs[language] = fig
+        else:
+            _attach_figure(fig, canvas)
+            reset_history_limits(fig)  # as built: the marker of the result shown widens them again if needed
+        self.history_fig = fig
+        self._mark_history(self.estimate)
+        return fig
 
     def _on_tab(self, _change: dict) -> None:
         try:

@@ -33,7 +33,7 @@ from explorer.plots.fonts import text_kwargs
 from explorer.text import label, labels, money
 
 __all__ = ["HistoryHandles", "history_figure", "set_scenario_marker", "enable_marker_blitting", "redraw_marker",
-           "set_marker_interval"]
+           "set_marker_interval", "reset_history_limits"]
 
 #: Marker shape per method (the primary cue), then colour.
 MARKERS = {"amortized": "o", "cloud": "s", "developer": "^"}
@@ -76,6 +76,8 @@ class HistoryHandles:
     scenario_label : matplotlib.text.Annotation
     language : str
     point_labels : list of matplotlib.text.Annotation
+    limits : tuple
+        ``(xlim, ylim)`` as built, before a marker widened them (see :func:`reset_history_limits`).
     """
 
     ax: object
@@ -90,7 +92,7 @@ class HistoryHandles:
     fx: float = 1.0
     ylabel_usd: str = ""
     content_key: int = 0
-
+    limits: tuple = ()
 
 
 
@@ -442,8 +444,27 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     content = hash((key, fit.method, fit.year_ref, fit.intercept_log10, fit.slope_log10_per_year, x_end))
     fig.history_handles = HistoryHandles(ax=ax, fit=fit, scenario_marker=marker, scenario_label=ann,
                                          language=language, point_labels=labels, crossing_labels=crossing_labels,
-                                         ylabel_usd=ax.get_ylabel(), content_key=content)
+                                         ylabel_usd=ax.get_ylabel(), content_key=content,
+                                         limits=(ax.get_xlim(), ax.get_ylim()))
     return fig
+
+
+def reset_history_limits(fig: Figure) -> None:
+    """Put the axes of ``fig`` back to the limits it was built with, in place (no draw).
+
+    :func:`set_scenario_marker` and :func:`set_marker_interval` only ever widen
+    the limits; a figure kept and shown again (the app keeps one per language)
+    calls this before placing its marker, to show what a fresh build would.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure built by :func:`history_figure`.
+    """
+    h = fig.history_handles
+    xlim, ylim = h.limits
+    h.ax.set_xlim(xlim)
+    h.ax.set_ylim(ylim)
 
 
 def set_history_currency(fig: Figure, currency: str, usd_to_currency: float = 1.0) -> None:
