@@ -321,10 +321,14 @@ class ExplorerApp:
         self.sizer.input.observe(self._on_width, names="value")
         for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
             fig.canvas.add_class("explorer-chart")
+        # on a phone the History chart keeps its own size (858 px: its labels at 8 px) and scrolls sideways
+        history_tab = w.Box([self.history_fig.canvas], layout=PLAIN)
+        history_tab.add_class("explorer-history-tab")
+        history_tab.add_class("explorer-chart-scroll")
         self.tabs = w.Tab(children=[
             self.breakdown.figure.canvas,
             w.VBox(self.analysis.what_changed_children(self.pin_button, self.waterfall.figure.canvas), layout=PLAIN),
-            self.history_fig.canvas,
+            history_tab,
             self.analysis.compare_tab,
             self.analysis.uncertainty_tab,
             w.VBox([self.assumptions, self.glossary], layout=PLAIN),

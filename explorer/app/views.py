@@ -93,6 +93,11 @@ STYLE = """
   .explorer-app .explorer-chart-scroll > .explorer-chart .jupyter-matplotlib-canvas-container,
   .explorer-app .explorer-chart-scroll > .explorer-chart .jupyter-matplotlib-canvas-div
     {min-width:600px !important; width:600px !important;}
+  .explorer-app .explorer-history-tab.explorer-chart-scroll > .explorer-chart,
+  .explorer-app .explorer-history-tab.explorer-chart-scroll > .explorer-chart .jupyter-matplotlib-figure,
+  .explorer-app .explorer-history-tab.explorer-chart-scroll > .explorer-chart .jupyter-matplotlib-canvas-container,
+  .explorer-app .explorer-history-tab.explorer-chart-scroll > .explorer-chart .jupyter-matplotlib-canvas-div
+    {min-width:858px !important; width:858px !important;}
 }
 .explorer-warnings {background:#fef5e7; border-left:4px solid #e67e22; padding:4px 10px; margin:4px 0; font-size:12.5px;}
 .explorer-warnings ul {margin:2px 0 2px 16px; padding:0;}
