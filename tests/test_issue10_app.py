@@ -219,6 +219,13 @@ def test_set_marker_interval_moves_one_line_and_hides_it():
     assert not line.get_visible()  # no marker, no bar
 
 
+@pytest.mark.parametrize("language, words", [("en", "90% range"), ("zh", "90% 区间")])
+def test_history_legend_says_what_the_bar_through_the_marker_is(language, words):
+    fig = history_figure(language=language)
+    legend = fig.history_handles.ax.get_legend()
+    assert any(words in t.get_text() for t in legend.get_texts())
+
+
 def test_marker_interval_is_blitted_with_the_marker():
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
