@@ -42,8 +42,8 @@ from explorer.plots.analysis import (SLOT_COLORS, CompareBarsPlot, LeverWaterfal
 from explorer.plots.breakdown import freeze_layout
 from explorer.text import label, money, quantity
 
-__all__ = ["AnalysisViews", "SLOTS", "SLOT_NAME_MAX", "slot_title", "clean_slot_name", "APP_DRAWS", "APP_SEED", "compare_html", "recipe_html", "budget_html",
-           "parse_budget", "parse_gpu_cap"]
+__all__ = ["AnalysisViews", "SLOTS", "SLOT_NAME_MAX", "slot_title", "clean_slot_name", "APP_DRAWS", "APP_SEED",
+           "compare_html", "recipe_html", "budget_html", "parse_budget", "parse_gpu_cap"]
 
 #: The compare slots; slot A is the baseline of "What changed".
 SLOTS = ("A", "B", "C", "D")
