@@ -190,6 +190,22 @@ def test_cjk_font_is_found_by_path_when_the_cache_lacks_it(monkeypatch):
         fonts.cjk_font.cache_clear()
 
 
+def test_a_refusal_on_screen_follows_a_language_switch(app):
+    app.controls["gpus"].value = 0
+    english = app.banner.value
+    assert app.error and "is not allowed" in english
+    app.controls["language"].value = "zh"
+    assert app.error  # still refused: the last good result stays
+    assert "is not allowed" not in app.banner.value and "未应用" in app.banner.value and "不可用" in app.banner.value
+    assert "不可用" in app.rows["gpus"].message.value
+    app.controls["language"].value = "en"
+    assert app.banner.value == english
+    app.analysis.budget_box.value = "-5"
+    assert "positive" in app.analysis.budget_message.value
+    app.controls["language"].value = "zh"
+    assert "请输入正数金额" in app.analysis.budget_message.value
+
+
 def test_preset_keeps_currency_and_language(app):
     app.controls["language"].value = "zh"
     app.controls["currency"].value = "CNY"

@@ -425,6 +425,8 @@ class AnalysisViews:
             plot.set_language(lang)
         if self.compare_message.value:
             self.compare_message.value = ""
+        if self.budget_message.value:  # a refused budget or cap on screen: say it again in the new language
+            self._on_budget()
         self.refresh_recipe()
         self._stale |= {"compare", "lever", "uncertainty"}
 

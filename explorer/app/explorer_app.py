@@ -402,6 +402,8 @@ class ExplorerApp:
     def _set_language(self, language: str) -> None:
         self.language = language
         lang = language
+        if self.error and getattr(self, "_refusal", None):  # a refusal on screen, in the new language
+            self._reject(*self._refusal)
         # the controls of closed groups are relabelled when their group opens (_on_group): a language switch
         # then sends the page about 40 fewer widget messages; the first call labels them all
         shown = set(GROUPS) if not hasattr(self, "_unlabelled_groups") else self._open_groups()
@@ -620,13 +622,18 @@ class ExplorerApp:
         return {"active_params": self.rows["active_fraction"], "experts": self.rows["active_fraction"],
                 "top_k": self.rows["active_fraction"]}.get(field)
 
-    def _reject(self, field: str, message: str, shown: str | None = None) -> None:
-        """Show why a change was not applied (``shown``: the words for the viewer); the last good result stays."""
+    def _reject(self, field: str, message: str, exc: ScenarioError | None = None) -> None:
+        """Show why a change was not applied; the last good result stays.
+
+        The words for the viewer come from ``exc`` when given (:func:`views.error_text`), else from
+        ``message`` (:func:`views.translate`); a language switch shows them again in the new language.
+        """
         self.error = message
+        self._refusal = (field, message, exc)
         for row in self.rows.values():
             row.set_message("")
         row = self._field_row(field)
-        text = shown if shown is not None else views.translate(message, self.language)
+        text = views.error_text(exc, self.language) if exc is not None else views.translate(message, self.language)
         if row is not None:
             row.set_message(html.escape(text))
         self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}:</b> '
@@ -649,7 +656,7 @@ class ExplorerApp:
             scenario = scenario or self._read_scenario()
             result = estimate(scenario)
         except ScenarioError as exc:
-            self._reject(exc.field, str(exc), views.error_text(exc, self.language))
+            self._reject(exc.field, str(exc), exc)
             return False
         if result.deadline_impossible:
             self._reject("deadline_days", next(m for m in result.warnings if m.startswith("Deadline")))
