@@ -389,6 +389,21 @@ def test_chinese_and_cny_views_draw_every_glyph():
     assert app.analysis.lever_plot.ax.get_title(loc="left") == "变化来源：按因素"
 
 
+def test_hidden_analysis_charts_are_relabelled_when_their_tab_opens(app, monkeypatch):
+    from explorer.plots import analysis as plots
+
+    calls = []
+    original = plots._Labelled.set_language
+    monkeypatch.setattr(plots._Labelled, "set_language",
+                        lambda self, language: (calls.append(type(self).__name__), original(self, language)))
+    app.controls["language"].value = "zh"  # on the Breakdown tab: the analysis charts are hidden
+    assert calls == []
+    app.tabs.selected_index = TABS["compare"]
+    assert calls == ["CompareBarsPlot"]
+    ticks = [t.get_text() for t in app.analysis.compare_plot.ax.get_xticklabels()]
+    assert "算力" in ticks  # the compare chart speaks Chinese when shown
+
+
 def test_language_switch_does_not_simulate_again(app, monkeypatch):
     calls = []
     real = av.simulate
