@@ -207,3 +207,22 @@ def test_browser_readable_number_boxes(voila_url, chromium):
     assert box.input_value() == "-5"  # never clamped
     assert errors == [], errors
     page.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_browser_assumptions_show_their_sources_on_a_phone(voila_url, chromium, lang):
+    """At 390 px each assumption is a card with its source below it, not a fourth column off the screen."""
+    page, errors = _open(chromium, voila_url + f"?lang={lang}", width=390, height=900)
+    page.locator(".explorer-app .lm-TabBar-tab").nth(5).click()  # Assumptions
+    page.wait_for_selector(".explorer-assumptions td.src", timeout=60_000)
+    page.wait_for_timeout(500)
+    cells = page.evaluate("""() => [...document.querySelectorAll('.explorer-assumptions td.src')].slice(0, 5)
+        .map(c => { const r = c.getBoundingClientRect(); return [r.left, r.right, r.height, c.innerText.length]; })""")
+    assert cells
+    for left, right, height, chars in cells:
+        assert 0 <= left and right <= 390 and chars > 0, cells
+        assert height < 12 * 20, cells  # a readable paragraph, not a one-word-wide column
+    overflow = page.evaluate("() => [document.documentElement.scrollWidth, document.body.scrollWidth]")
+    assert max(overflow) <= 390, overflow
+    assert errors == [], errors
+    page.close()

@@ -112,6 +112,16 @@ STYLE = """
 .explorer-assumptions table {border-collapse:collapse; font-size:12px;}
 .explorer-assumptions td, .explorer-assumptions th {border-bottom:1px solid #e5e8e8; padding:3px 6px; text-align:left; vertical-align:top;}
 .explorer-assumptions td.src {color:#566573; max-width:520px;}
+@media (max-width: 600px) {
+  /* on a phone each assumption is a card: name, value and unit on a line, its source below (not in a
+     fourth column off the screen) */
+  .explorer-assumptions table, .explorer-assumptions tbody, .explorer-assumptions tr {display:block; width:100%;}
+  .explorer-assumptions tr:first-child {display:none;}
+  .explorer-assumptions tr {border-bottom:1px solid #e5e8e8; padding:4px 0;}
+  .explorer-assumptions td {display:inline; border:none; padding:0 6px 0 0;}
+  .explorer-assumptions td:first-child {font-weight:600;}
+  .explorer-assumptions td.src {display:block; max-width:none; padding:2px 0 0 0; font-size:11px; line-height:1.35;}
+}
 .explorer-glossary dt {font-weight:600; font-size:12.5px; margin-top:6px;}
 .explorer-glossary dd {margin:0 0 0 12px; font-size:12.5px; color:#333;}
 .explorer-session-ended {display:none; position:fixed; top:0; left:0; right:0; z-index:10000; background:#7b241c;
