@@ -127,8 +127,18 @@ def _request(url: str, method: str = "GET", headers: dict | None = None, path: s
         conn.close()
 
 
-def _log_lines(stack: Stack, needle: str) -> list[str]:
-    return [line for line in stack.access_log().splitlines() if needle in line]
+def _log_lines(stack: Stack, needle: str, at_least: int = 0) -> list[str]:
+    """The access-log lines holding ``needle``; waits (up to 5 s) for ``at_least`` of them.
+
+    nginx logs a request after it has sent the response, so the last answer's line can land a
+    moment after the client has read it.
+    """
+    for _ in range(50):
+        lines = [line for line in stack.access_log().splitlines() if needle in line]
+        if len(lines) >= at_least:
+            break
+        time.sleep(0.1)
+    return lines
 
 
 def test_static_files_are_cached_with_cache_headers(stack):
@@ -195,7 +205,7 @@ def test_sticky_sessions_keep_a_page_on_its_voila_process(stack):
     statuses = {_request(stack.url, path=f"/api/kernels/{kernel_id}",
                          headers={"Cookie": f"voila_route={uuid.uuid4().hex}"})[0] for _ in range(20)}
     assert statuses == {200, 404}
-    upstreams = {m for line in _log_lines(stack, f"/api/kernels/{kernel_id} ")
+    upstreams = {m for line in _log_lines(stack, f"/api/kernels/{kernel_id} ", at_least=20)
                  for m in re.findall(r"up=(\S+)", line)}
     assert upstreams == {f"127.0.0.1:{p}" for p in stack.voila_ports}
 
@@ -225,7 +235,8 @@ def test_page_loads_are_rate_limited_per_address(stack):
         assert statuses == [200, 200, 429, 429], statuses
         headers, body = bodies[-1]
         assert headers["retry-after"] == "30" and "try again" in body.decode()
-        assert [" up=- " in line for line in _log_lines(strict, '"GET / HTTP')] == [False, False, True, True]
+        lines = _log_lines(strict, '"GET / HTTP', at_least=4)
+        assert [" up=- " in line for line in lines] == [False, False, True, True]
         # static files have their own, gentler zone: still served
         assert _request(strict.url, path="/voila/static/voila.js")[0] == 200
     finally:
