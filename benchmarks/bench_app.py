@@ -59,33 +59,29 @@ def _attached_app():
     return app
 
 
+def _change_times(app, n: int) -> list[float]:
+    """Seconds of each of ``n`` control changes on ``app`` (see :func:`_changes`)."""
+    times = []
+    for change in _changes(app, n):
+        t0 = time.perf_counter()
+        change()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
 @register("app_update")
 def bench_app_update(repeats: int) -> dict[str, float]:
     app = _attached_app()
     next(iter(_changes(app, 1)))()  # warm-up
-    times = []
-    for change in _changes(app, repeats * 2):
-        t0 = time.perf_counter()
-        change()
-        times.append(time.perf_counter() - t0)
+    times = _change_times(app, repeats * 2)
     p50, p90 = _percentiles(times)
 
     app.tabs.selected_index = 2
-    hist_times = []
-    for change in _changes(app, repeats):
-        t0 = time.perf_counter()
-        change()
-        hist_times.append(time.perf_counter() - t0)
-    h50, h90 = _percentiles(hist_times)
+    h50, h90 = _percentiles(_change_times(app, repeats))
 
     app.tabs.selected_index = 4  # Uncertainty and budget
     app.analysis.budget_box.value = "1000000"
-    unc_times = []
-    for change in _changes(app, repeats):
-        t0 = time.perf_counter()
-        change()
-        unc_times.append(time.perf_counter() - t0)
-    u50, u90 = _percentiles(unc_times)
+    u50, u90 = _percentiles(_change_times(app, repeats))
     app.tabs.selected_index = 0
 
     return {
