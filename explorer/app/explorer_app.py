@@ -190,6 +190,7 @@ class ExplorerApp:
         self.language = language if language in ("en", "zh") else "en"
         self.scope = "project"
         self.error = ""
+        self._refusal: tuple | None = None  # (field, message, ScenarioError or None) of the refusal shown
         self.marker_year = _today_year()
         self.marker_label = ""
         self.estimate, preset_id = self._estimate_from_query(
@@ -402,7 +403,7 @@ class ExplorerApp:
     def _set_language(self, language: str) -> None:
         self.language = language
         lang = language
-        if self.error and getattr(self, "_refusal", None):  # a refusal on screen, in the new language
+        if self.error and self._refusal:  # a refusal on screen, in the new language
             self._reject(*self._refusal)
         # the controls of closed groups are relabelled when their group opens (_on_group): a language switch
         # then sends the page about 40 fewer widget messages; the first call labels them all

@@ -24,8 +24,8 @@ from ipywidgets.widgets.widget_bool import CheckboxStyle
 from ipywidgets.widgets.widget_description import DescriptionStyle
 from ipywidgets.widgets.widget_string import HTMLStyle, TextStyle
 
-__all__ = ["shared", "html", "PLAIN", "FULL_WIDTH", "AUTO_WIDTH", "HIDDEN", "HTML_STYLE", "TEXT_STYLE", "DESCRIPTION_STYLE",
-           "SLIDER_STYLE", "TOGGLE_STYLE", "BUTTON_STYLE", "CHECKBOX_STYLE"]
+__all__ = ["shared", "html", "PLAIN", "FULL_WIDTH", "AUTO_WIDTH", "HIDDEN", "HTML_STYLE", "TEXT_STYLE",
+           "DESCRIPTION_STYLE", "SLIDER_STYLE", "TOGGLE_STYLE", "BUTTON_STYLE", "CHECKBOX_STYLE"]
 
 
 @lru_cache(maxsize=None)
