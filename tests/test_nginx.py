@@ -157,6 +157,25 @@ def test_static_files_are_cached_with_cache_headers(stack):
         "content-security-policy"]
 
 
+def test_static_files_are_compressed_and_pages_are_not(stack):
+    import gzip
+
+    gz = {"Accept-Encoding": "gzip"}
+    status, plain_headers, plain = _request(stack.url, path="/voila/static/voila.js")
+    status, headers, body = _request(stack.url, path="/voila/static/voila.js", headers=gz)
+    assert status == 200 and headers.get("content-encoding") == "gzip" and "Accept-Encoding" in headers["vary"]
+    assert gzip.decompress(body) == plain and len(body) < len(plain) / 2
+    # a labextension script, as the page names it
+    page_status, page_headers, page = _request(stack.url, headers=gz, timeout=180)
+    assert page_status == 200 and "content-encoding" not in page_headers
+    entry = re.search(rb'"load": "(static/remoteEntry\.[0-9a-f]+\.js)", "name": "([^"]+)"', page)
+    status, headers, _ = _request(stack.url, headers=gz,
+                                  path=f"/voila/labextensions/{entry.group(2).decode()}/{entry.group(1).decode()}")
+    assert status == 200 and headers.get("content-encoding") == "gzip"
+    # the page itself is sent as is (BREACH): it came back uncompressed although gzip was offered
+    assert page.lstrip().startswith(b"<!DOCTYPE html>") or page.lstrip().lower().startswith(b"<!doctype html")
+
+
 def test_oversized_requests_stop_at_nginx(stack):
     # this test's requests carry their own User-Agent, which the access log records: a late log
     # line from an earlier test's request (nginx logs after the response) cannot be mistaken for
