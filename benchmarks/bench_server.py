@@ -22,8 +22,8 @@ as ``make app`` starts it) on 127.0.0.1, in one run, on this machine:
     drawn: ``..._browsers_rendered``, ``..._browser_max_s``), since a browser
     also makes the kernel draw its chart; the others are protocol clients (page
     read, widget handshake done), since 30 chromiums would measure chromium.
-    The rush starts once the pool's kernels have run the notebook. ``default`` is voila.json's pool; ``workshop`` is the
-    setting of docs/deploy.md: a pool the size of the class, refilled a minute
+    The rush starts once the pool's kernels have run the notebook. ``default``
+    is voila.json's pool; ``workshop`` is the setting of docs/deploy.md: a pool the size of the class, refilled a minute
     after use so that refills do not compete with the rush.
 ``kernel_rss_mb``
     Median resident memory of the kernels of open pages.
@@ -120,6 +120,7 @@ def _rendered_after(page, start_epoch_s: float, timeout_ms: int) -> float:
 
 
 async def _rendered_after_async(page, start_epoch_s: float, timeout_ms: int) -> float:
+    """:func:`_rendered_after` for playwright's async API (the rush's browser pages)."""
     await page.wait_for_function(_RENDERED, timeout=timeout_ms)
     return await page.evaluate("window.__rendered") / 1000 - start_epoch_s
 
