@@ -36,12 +36,11 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from explorer import catalog
+from explorer import catalog, prices
 from explorer.catalog import default
 from explorer.errors import ScenarioError
 from explorer.model import COST_DIMENSIONS, estimate
-from explorer.model import formulas as F
-from explorer.model.resolve import reference_precision, resolve
+from explorer.model.resolve import owned_terms, reference_precision, resolve
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
 
@@ -152,12 +151,12 @@ def _nan(x) -> float:
     return math.nan if x is None else float(x)
 
 
-def _owned_reference(acc: catalog.Accelerator) -> tuple[float, float]:
-    """Owned capital and other hardware per GPU-hour of ``acc`` with the default parameters [USD/GPU-hour]."""
-    overhead = 1.0 if acc.purchase_basis == "system" else default("server_overhead")
-    a, h = F.owned_hourly_usd(_nan(acc.purchase_usd), overhead, default("network_fraction"),
-                              default("depreciation_years"), 0.0)
-    return float(a), float(h)
+def _owned_reference(s: Scenario) -> tuple[float, float]:
+    """Owned capital and other hardware per GPU-hour of ``s``'s accelerator with the default owned terms [USD/GPU-hour]."""
+    acc = catalog.accelerator(s.gpu)
+    plain = Scenario(gpu=acc.id, precision=s.precision, pricing="owned")
+    terms = owned_terms(plain, acc)
+    return terms["accelerator_usd_per_gpu_hour"], terms["hardware_usd_per_gpu_hour"]
 
 
 def _ratio(value: float, ref: float) -> float:
@@ -187,9 +186,9 @@ def _atoms(s: Scenario) -> dict[str, dict[str, float]]:
     parts = r.memory_bytes_per_param
     act_bytes = catalog.precisions()[s.precision].activation_bytes
     act_scale = (act_bytes if act_bytes is not None else catalog.precisions()["bf16"].activation_bytes) / 2.0
-    on_demand = _nan(acc.on_demand_usd_per_gpu_hour)
+    on_demand = prices.quote(acc.id, "on_demand").usd_per_gpu_hour
     od_ref = on_demand if math.isfinite(on_demand) and on_demand > 0 else 1.0
-    a_ref, h_ref = _owned_reference(acc)
+    a_ref, h_ref = _owned_reference(s)
     base_failure = s.failure_rate_per_gpu_hour if s.failure_rate_per_gpu_hour is not None \
         else default("failure_rate_per_gpu_hour")
     reg = catalog.region(s.region)

@@ -62,10 +62,11 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
         "types": {"year": "int!", "memory_gb": "float!", "mem_bandwidth_tbs": "float", "fp32_tflops": "float",
                   "tf32_tflops_dense": "float", "bf16_tflops_dense": "float", "fp16_tflops_dense": "float",
                   "fp8_tflops_dense": "float", "fp4_tflops_dense": "float", "tdp_watts": "float",
-                  "approx_purchase_usd": "float", "cloud_on_demand_usd_per_hour": "float",
-                  "cloud_spot_usd_per_hour": "float", "system_power_w": "float", "server_power_factor": "float",
-                  "reserved_1y_usd_per_hour": "float", "reserved_3y_usd_per_hour": "float"},
+                  "approx_purchase_usd": "float", "system_power_w": "float", "server_power_factor": "float"},
     },
+    "cloud_prices.csv": {"id": "id", "source": ("source",),
+                         "types": {"on_demand_usd_per_gpu_hour": "float", "committed_1y_usd_per_gpu_hour": "float",
+                                   "committed_3y_usd_per_gpu_hour": "float"}},
     "price_index.csv": {"id": "id", "source": ("source",), "types": {"ppi_pcu518210518210": "float!"}},
     "precisions.csv": {"id": "id", "source": ("source",),
                        "types": {"weight_bytes": "float!", "activation_bytes": "float"}},
@@ -201,14 +202,11 @@ class Accelerator:
     mfu_default : str
         Name of the default MFU (``defaults.csv``) measured on this generation;
         empty where none was measured.
-    on_demand_usd_per_gpu_hour, spot_usd_per_gpu_hour : float or None
-        Cloud list prices per accelerator-hour [USD], dated in ``price_date``.
-    reserved_1y_usd_per_gpu_hour, reserved_3y_usd_per_gpu_hour : float or None
-        1- and 3-year committed-use prices on the same basis [USD/GPU-hour]; the
-        3-year price is the committed-use basis of published cost estimates.
-    price_basis : str
-        Provider and date of the cloud prices; ``price_basis_mixed`` is True
-        when they do not come from one provider and one date.
+    purchase_source : str
+        Source and date of ``purchase_usd``.
+
+    Cloud prices are not here: :func:`explorer.prices.quote` derives them per
+    price basis from ``cloud_prices.csv``.
     """
 
     id: str
@@ -219,9 +217,6 @@ class Accelerator:
     tdp_w: float | None
     peak_tflops: Mapping[str, float]
     purchase_usd: float | None
-    on_demand_usd_per_gpu_hour: float | None
-    spot_usd_per_gpu_hour: float | None
-    price_date: str
     source: str
     power_basis: str = "tdp"
     system_power_w: float | None = None
@@ -229,10 +224,7 @@ class Accelerator:
     power_source: str = ""
     purchase_basis: str = "chip"
     mfu_default: str = "mfu_dense"
-    price_basis: str = ""
-    price_basis_mixed: bool = False
-    reserved_1y_usd_per_gpu_hour: float | None = None
-    reserved_3y_usd_per_gpu_hour: float | None = None
+    purchase_source: str = ""
 
     @property
     def is_tpu(self) -> bool:
@@ -312,9 +304,6 @@ def _accelerator(row: Mapping[str, str]) -> Accelerator:
         tdp_w=_number(row["tdp_watts"]),
         peak_tflops=MappingProxyType({p: v for p, v in peaks.items() if v}),
         purchase_usd=_number(row["approx_purchase_usd"]),
-        on_demand_usd_per_gpu_hour=_number(row["cloud_on_demand_usd_per_hour"]),
-        spot_usd_per_gpu_hour=_number(row["cloud_spot_usd_per_hour"]),
-        price_date=row["cloud_on_demand_provider_date"],
         source=row["source"],
         power_basis=row["power_basis"],
         system_power_w=_number(row["system_power_w"]),
@@ -322,10 +311,7 @@ def _accelerator(row: Mapping[str, str]) -> Accelerator:
         power_source=row["power_source"],
         purchase_basis=row["purchase_basis"],
         mfu_default=row["mfu_default"],
-        price_basis=row["price_basis"],
-        price_basis_mixed=row["price_basis_mixed"].strip().lower() == "yes",
-        reserved_1y_usd_per_gpu_hour=_number(row["reserved_1y_usd_per_hour"]),
-        reserved_3y_usd_per_gpu_hour=_number(row["reserved_3y_usd_per_hour"]),
+        purchase_source=row["purchase_price_basis_source_date"],
     )
 
 

@@ -25,11 +25,18 @@ __all__ = [
     "ARCHITECTURES",
     "CURRENCIES",
     "RECOMPUTE_MODES",
+    "AMORTIZATION_RULES",
+    "PAY_BASES",
     "field_spec",
 ]
 
 TRAINING_KINDS = ("pretrain", "continual_pretrain", "full_finetune", "lora")
-PRICING_MODES = ("on_demand", "reserved_1y", "reserved_3y", "spot", "owned")
+#: Price bases (explorer.prices): specialist-cloud on-demand (the default), hyperscaler list on-demand,
+#: 1- and 3-year committed use, spot, and owned hardware.
+PRICING_MODES = ("on_demand", "hyperscaler_on_demand", "reserved_1y", "reserved_3y", "spot", "owned")
+AMORTIZATION_RULES = ("straight_line", "epoch")
+#: Loaded pay per person: an AI lab's (Cottier et al. 2024) or general industry's (BLS).
+PAY_BASES = ("ai_lab", "industry")
 ARCHITECTURES = ("dense", "moe")
 RECOMPUTE_MODES = ("selective", "none", "full")
 CURRENCIES = ("USD", "CNY")
@@ -73,11 +80,14 @@ class Scenario:
         (None = Young/Daly optimum) [h]; ``checkpoint_write_minutes`` and
         ``restart_minutes`` [min].
     Pricing
-        ``pricing`` mode; ``rate_usd_per_gpu_hour`` is the rate actually paid,
+        ``pricing``, the price basis (:data:`PRICING_MODES`; ``explorer.prices``): ``on_demand`` is the median
+        of specialist GPU clouds; ``rate_usd_per_gpu_hour`` is the rate actually paid,
         replacing the catalog price and its discounts [USD/GPU-hour]; spot ``spot_discount`` [0-1] and
         ``spot_preemption_per_gpu_hour``; owned ``purchase_usd_per_gpu`` [USD],
         ``server_overhead`` [x], ``network_fraction`` [0-1],
-        ``depreciation_years`` [years], ``hosting_usd_per_gpu_hour``.
+        ``depreciation_years`` [years], ``hosting_usd_per_gpu_hour`` (None: colocation at the sourced rate
+        per kW), ``amortization`` ``"straight_line"`` or ``"epoch"`` (Epoch AI's 0.322 a year),
+        ``owned_utilization`` of the cluster's life [0-1] and ``financing_rate`` a year [0-1].
     Region
         ``region`` id, or overrides ``electricity_usd_per_kwh``, ``pue``,
         ``grid_gco2_per_kwh``.
@@ -85,14 +95,15 @@ class Scenario:
         ``data_usd_per_1m_tokens`` (acquisition and cleaning) [USD/1M tokens], ``labelled_examples``
         x ``usd_per_labelled_example``, ``synthetic_tokens`` x
         ``synthetic_usd_per_1m_tokens``; ``team_headcount`` x
-        ``team_loaded_usd_per_year`` (None: the sourced US default) x ``project_months`` (None = the run's
-        wall-clock months); ``checkpoints_kept`` x ``storage_usd_per_gb_month``;
+        ``team_loaded_usd_per_year`` (None: the sourced US default of ``team_pay_basis``, ``"ai_lab"`` or
+        ``"industry"``) x ``project_months`` (None: the sourced project length, never shorter than the run); ``checkpoints_kept`` x ``storage_usd_per_gb_month``;
         ``experiments_multiplier`` (1.0 = final run only; total development
-        compute relative to the final run) [x].
+        compute relative to the final run; None: the default of the training kind) [x].
         The defaults of ``data_usd_per_1m_tokens`` (cleaning open web text),
-        ``team_headcount`` and ``experiments_multiplier`` are the sourced rows of
-        the same names in ``explorer/data/defaults.csv``, so the default scenario
-        is a whole project; set them to 0, 0 and 1 for the final run alone.
+        ``team_headcount`` are the sourced rows of the same names in
+        ``explorer/data/defaults.csv`` and experiments follow the training kind,
+        so the default scenario is a whole project; set them to 0, 0 and 1 for
+        the final run alone.
     Currency
         ``currency`` ``"USD"`` or ``"CNY"`` at ``usd_to_cny`` [CNY/USD].
     """
@@ -133,6 +144,9 @@ class Scenario:
     network_fraction: float | None = _num(None, 0.0, 0.9, optional=True)
     depreciation_years: float | None = _num(None, 0.5, 30.0, optional=True)
     hosting_usd_per_gpu_hour: float | None = _num(None, 0.0, 1000.0, optional=True)
+    amortization: str = _choice("straight_line", AMORTIZATION_RULES)
+    owned_utilization: float | None = _num(None, 0.0, 1.0, lo_open=True, optional=True)
+    financing_rate: float | None = _num(None, 0.0, 1.0, optional=True)
     # region
     region: str = "us-avg"
     electricity_usd_per_kwh: float | None = _num(None, 0.0, 10.0, optional=True)
@@ -147,12 +161,13 @@ class Scenario:
     # team
     team_headcount: float = _num(catalog.default("team_headcount"), 0.0, 1e5)
     team_loaded_usd_per_year: float | None = _num(None, 0.0, 1e8, optional=True)
+    team_pay_basis: str = _choice("ai_lab", PAY_BASES)
     project_months: float | None = _num(None, 0.0, 600.0, optional=True)
     # storage
     checkpoints_kept: float = _num(0.0, 0.0, 1e5)
     storage_usd_per_gb_month: float | None = _num(None, 0.0, 100.0, optional=True)
     # experiments
-    experiments_multiplier: float = _num(catalog.default("experiments_multiplier"), 1.0, 100.0)
+    experiments_multiplier: float | None = _num(None, 1.0, 100.0, optional=True)
     # currency
     currency: str = _choice("USD", CURRENCIES)
     usd_to_cny: float | None = _num(None, 0.01, 1000.0, optional=True)
@@ -189,6 +204,13 @@ class Scenario:
         if self.experts is not None and self.top_k is not None:
             return self.params * self.top_k / self.experts
         return self.params * self.active_fraction_effective
+
+    @property
+    def experiments_multiplier_effective(self) -> float:
+        """Development compute over the final run [x]: as given, else the training kind's default."""
+        if self.experiments_multiplier is not None:
+            return self.experiments_multiplier
+        return catalog.default(experiments_default_name(self.training_kind))
 
     @property
     def active_fraction_effective(self) -> float:
@@ -249,6 +271,11 @@ class Scenario:
 
 
 MAX_JSON_CHARS = 100_000  # a full scenario is about 1,500 characters
+
+
+def experiments_default_name(training_kind: str) -> str:
+    """Name of the experiments default of a training kind (defaults.csv)."""
+    return "experiments_multiplier" if training_kind == "pretrain" else "experiments_multiplier_adaptation"
 
 
 def field_spec(name: str) -> Mapping[str, Any]:

@@ -22,13 +22,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer import COST_DIMENSIONS, Scenario, catalog, estimate
+from explorer import prices
 from explorer.catalog import default
 from explorer.model import compute
 from explorer.scenario import PRICING_MODES, TRAINING_KINDS, field_spec
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-PRICED = [a.id for a in catalog.accelerators().values() if a.on_demand_usd_per_gpu_hour and a.tdp_w]
+PRICED = [a.id for a in catalog.accelerators().values() if prices.market_prices(a.id, "on_demand") and a.tdp_w]
 OWNABLE = [i for i in PRICED if catalog.accelerator(i).purchase_usd]
 REGIONS = [r.id for r in catalog.regions().values() if r.grid_gco2_per_kwh is not None]
 POWERED = [r for r in REGIONS if catalog.region(r).electricity_usd_per_kwh is not None]

@@ -80,7 +80,4 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float) -> list[str
     if s.labelled_examples > 0 and s.usd_per_labelled_example == 0:
         out.append(f"{s.labelled_examples:,.0f} labelled examples cost nothing here: no sourced price per example; "
                    "type the labelling price.")
-    if s.team_headcount > 0 and s.project_months is None:
-        out.append("People cost covers only the final run's wall-clock months; type the project length in months "
-                   "for the whole project.")
     return out

@@ -8,16 +8,22 @@ from typing import Mapping
 
 import numpy as np
 
+from explorer import catalog, prices
 from explorer.catalog import default
+from explorer.model import formulas as F
 from explorer.model.checks import result_warnings
-from explorer.model.resolve import Assumption, resolve
+from explorer.model.resolve import Assumption, owned_terms, resolve
+from explorer.prices import CLOUD_BASES
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
 
-__all__ = ["COST_DIMENSIONS", "Estimate", "estimate"]
+__all__ = ["COST_DIMENSIONS", "HIDDEN_PARTS", "Estimate", "estimate"]
 
 #: The six cost dimensions of the first source article's table, in display order.
 COST_DIMENSIONS: tuple[str, ...] = ("compute", "energy", "data", "people", "hardware", "hidden")
+#: The named parts of the hidden dimension, in display order (they add up to it).
+HIDDEN_PARTS: tuple[str, ...] = ("experiments", "failure_loss", "other_loss", "storage")
+_OWNED_MONEY = ("purchase_usd", "capital_usd_per_gpu", "capex_usd", "hosting_usd_per_gpu_hour", "usd_per_gpu_hour")
 
 
 @dataclass(frozen=True)
@@ -64,8 +70,27 @@ class Estimate:
         cost [USD] per PFLOP-day, tokens per GPU-hour, achieved FLOP/s over
         peak across all GPU-hours [1].
     details_usd : mapping
-        Parts of the hidden dimension: ``restart_loss`` (all hours beyond the
-        ideal), ``experiments``, ``storage`` [USD].
+        Parts of the hidden dimension [USD]: ``experiments`` (R&D compute:
+        experiments and failed runs), ``failure_loss`` (failures, restarts and
+        checkpoints), ``other_loss`` (evaluations, stack restarts, stragglers,
+        ramp-up) and ``storage``; they add up to ``cost_usd["hidden"]``.
+        ``restart_loss`` is ``failure_loss + other_loss`` (all hours beyond the ideal).
+    price_basis : str
+        The price basis of the compute rate (``scenario.pricing``; see :mod:`explorer.prices`).
+    rate_usd_per_gpu_hour : float
+        The rate paid per GPU-hour under cloud pricing; owned: the capital and
+        hardware per used GPU-hour [USD/GPU-hour].
+    project_months : float
+        Months of people and storage [months].
+    owned : mapping
+        Owning the same cluster (whatever the pricing): ``purchase_usd`` and
+        ``capital_usd_per_gpu`` [USD per accelerator], ``capex_usd`` (the
+        cluster: capital x GPUs) [USD], ``amortization``, ``years``,
+        ``utilization``, ``financing_rate``, ``hosting_usd_per_gpu_hour``,
+        ``usd_per_gpu_hour`` (capital, hardware, hosting and electricity per
+        used GPU-hour) and ``breakeven_months``: for each cloud price basis,
+        the months of use after which owning costs less than renting (inf:
+        never) [months].
     warnings : tuple of str
         What the user should know about this result.
     estimated : tuple of str
@@ -111,6 +136,10 @@ class Estimate:
     shape: tuple[int, int, int] = (0, 0, 0)
     estimated: tuple[str, ...] = ()
     in_rate_usd: Mapping[str, float] = field(default_factory=dict)
+    price_basis: str = "on_demand"
+    rate_usd_per_gpu_hour: float = math.nan
+    project_months: float = math.nan
+    owned: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def total_usd(self) -> float:
@@ -158,6 +187,11 @@ class Estimate:
             "co2_project_tonnes": self.co2_project_tonnes,
             "final_run_usd": self.final_run_usd * self.usd_to_currency,
             "cost": self.cost(),
+            "hidden_parts": {k: self.details_usd[k] * self.usd_to_currency for k in HIDDEN_PARTS},
+            "price_basis": self.price_basis,
+            "rate_per_gpu_hour": self.rate_usd_per_gpu_hour * self.usd_to_currency,
+            "project_months": self.project_months,
+            "owned": {k: (v * self.usd_to_currency if k in _OWNED_MONEY else v) for k, v in self.owned.items()},
             "currency": self.scenario.currency,
             "usd_per_1m_tokens": self.usd_per_1m_tokens,
             "usd_per_pflop_day": self.usd_per_pflop_day,
@@ -166,6 +200,9 @@ class Estimate:
             "deadline_impossible": self.deadline_impossible,
             "warnings": list(self.warnings),
         })
+
+
+HOURS_PER_MONTH = F.HOURS_PER_YEAR / 12.0
 
 
 def _json_safe(value):
@@ -222,11 +259,39 @@ def estimate(scenario: Scenario) -> Estimate:
         min_gpus_memory=int(floor) if math.isfinite(floor) else floor, mfu=r.mfu,
         peak_tflops=r.inputs["peak_flop_per_s"] / 1e12, energy_it_mwh=v["energy_it_mwh"],
         energy_mwh=v["energy_mwh"], co2_tonnes=v["co2_tonnes"], cost_usd=cost,
-        details_usd={k: v[f"{k}_usd"] for k in ("restart_loss", "experiments", "storage")},
+        details_usd={k: v[f"{k}_usd"] for k in ("restart_loss", *HIDDEN_PARTS)},
         usd_per_1m_tokens=v["usd_per_1m_tokens"], usd_per_pflop_day=v["usd_per_pflop_day"],
         tokens_per_gpu_hour=v["tokens_per_gpu_hour"], effective_utilization=v["effective_utilization"],
         deadline_impossible=bool(v["deadline_impossible"]),
         warnings=tuple(r.warnings + result_warnings(scenario, v, r.mfu)), assumptions=tuple(r.used),
         energy_project_mwh=v["energy_project_mwh"], co2_project_tonnes=v["co2_project_tonnes"],
         memory_gb_per_gpu=parts, shape=r.shape, estimated=tuple(r.estimated), in_rate_usd=in_rate,
+        price_basis=scenario.pricing, project_months=v["project_months"],
+        rate_usd_per_gpu_hour=(r.inputs["accelerator_usd_per_gpu_hour"] + r.inputs["hardware_usd_per_gpu_hour"]
+                               if r.inputs["owned"] else r.inputs["rate_usd_per_gpu_hour"]),
+        owned=_owned_summary(scenario, r, v, n),
     )
+
+
+def _owned_summary(scenario: Scenario, r, v: Mapping[str, float], gpus: int) -> dict:
+    """Owning the scenario's cluster: capital, amortization and the buy-versus-rent break-even per cloud basis."""
+    owned_s = scenario if scenario.pricing == "owned" else scenario.replace(pricing="owned", rate_usd_per_gpu_hour=None)
+    acc = catalog.accelerator(scenario.gpu)
+    t = owned_terms(owned_s, acc)
+    kwh_per_gpu_hour = v["energy_mwh"] * 1000.0 / v["gpu_hours"] if v["gpu_hours"] > 0 else math.nan
+    electricity = r.inputs["electricity_usd_per_kwh"] if r.inputs["owned"] else r.in_rate.get(
+        "electricity_usd_per_kwh", math.nan)
+    energy_per_hour = kwh_per_gpu_hour * electricity
+    hosting_life = t["hosting_usd_per_gpu_hour"]  # paid every hour of the cluster's life
+    used = HOURS_PER_MONTH * t["utilization"]
+    breakeven = {}
+    for basis in CLOUD_BASES:
+        rent = prices.quote(acc.id, basis).usd_per_gpu_hour
+        breakeven[basis] = float(F.breakeven_months(t["capital_usd_per_gpu"], rent * used,
+                                                    hosting_life * HOURS_PER_MONTH + energy_per_hour * used))
+    return dict(purchase_usd=t["purchase_usd"], capital_usd_per_gpu=t["capital_usd_per_gpu"],
+                capex_usd=t["capital_usd_per_gpu"] * gpus, amortization=t["amortization"], years=t["years"],
+                utilization=t["utilization"], financing_rate=t["financing_rate"],
+                hosting_usd_per_gpu_hour=hosting_life,
+                usd_per_gpu_hour=t["accelerator_usd_per_gpu_hour"] + t["hardware_usd_per_gpu_hour"] + energy_per_hour,
+                breakeven_months=breakeven)

@@ -7,6 +7,8 @@ docstrings (pvlib's convention). :func:`explorer.model.compute` chains them.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = [
@@ -301,14 +303,76 @@ def energy_kwh(gpu_hours, power_w, server_power_factor=1.0, avg_power_fraction=1
             * avg_power_fraction * pue)
 
 
-def owned_hourly_usd(purchase_usd, server_overhead, network_fraction, years, hosting_usd_per_gpu_hour=0.0):
-    """Owned hardware per accelerator-hour: the accelerator's capital, and the rest [USD/GPU-hour].
+#: Epoch AI's amortization rate: value declines 0.14 orders of magnitude a year (ML GPU price-performance),
+#: so the optimal replacement rate is ln(10) x 0.14 = 0.322 of the hardware's value a year (Cottier et al. 2024).
+EPOCH_AMORTIZATION_PER_YEAR = math.log(10.0) * 0.14
+#: Amortization rules of owned hardware.
+AMORTIZATION_RULES = ("straight_line", "epoch")
 
-    Straight-line over ``years``; a chip price is raised by the server
-    overhead (pass 1 for a price that is already per GPU of a whole system),
-    and the cluster interconnect is ``network_fraction`` of total cluster
-    capital (Epoch AI ``cost_analysis_standalone.py``: server overhead 1.64,
-    interconnect 19%; Cottier et al. 2024).
+
+def capital_recovery_factor(rate, years):
+    """Annual payment that repays 1 of capital over ``years`` at interest ``rate`` [1/year].
+
+    ``r / (1 - (1 + r)^-n)``; ``1 / n`` at ``r = 0`` (an annuity; any finance
+    textbook, e.g. Brealey, Myers and Allen, *Principles of Corporate Finance*).
+
+    Examples
+    --------
+    >>> round(float(capital_recovery_factor(0.08, 5)), 4)
+    0.2505
+    >>> float(capital_recovery_factor(0.0, 4))
+    0.25
+    """
+    r = np.asarray(rate, float)
+    n = np.asarray(years, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crf = r / (1.0 - (1.0 + r) ** -n)
+    return np.where(r > 0, crf, 1.0 / n)
+
+
+def cluster_capital_usd(purchase_usd, server_overhead, network_fraction):
+    """Capital per accelerator of a whole cluster: servers and interconnect included [USD].
+
+    A chip price is raised by the server overhead (pass 1 for a price that is
+    already per GPU of a whole system), and the cluster interconnect is
+    ``network_fraction`` of total cluster capital (Epoch AI
+    ``cost_analysis_standalone.py``: server overhead 1.64, interconnect 19%;
+    Cottier et al. 2024).
+
+    >>> round(float(cluster_capital_usd(33810, 1.64, 0.19)))
+    68455
+    """
+    return np.asarray(purchase_usd, float) * server_overhead / (1.0 - np.asarray(network_fraction, float))
+
+
+def owned_hourly_usd(purchase_usd, server_overhead, network_fraction, years, hosting_usd_per_gpu_hour=0.0,
+                     utilization=1.0, financing_rate=0.0, epoch_rule=False):
+    """Owned hardware per used accelerator-hour: the accelerator's capital, and the rest [USD/GPU-hour].
+
+    The cluster's capital (:func:`cluster_capital_usd`) is recovered each year
+    either straight-line over ``years`` with interest (the capital recovery
+    factor at ``financing_rate``), or by Epoch AI's rule: the value declines at
+    :data:`EPOCH_AMORTIZATION_PER_YEAR` (0.322 a year) plus ``financing_rate``
+    on it. The yearly cost is spread over the hours the cluster is used
+    (``utilization`` of 8,766 hours a year); hosting is paid for every hour.
+
+    Parameters
+    ----------
+    purchase_usd : array_like
+        Purchase price per accelerator [USD].
+    server_overhead, network_fraction : array_like
+        Server cost over the chip price [x]; interconnect share of cluster capital [1].
+    years : array_like
+        Straight-line life [years] (unused by Epoch's rule).
+    hosting_usd_per_gpu_hour : array_like
+        Colocation (space, power delivery, cooling; not the electricity) per
+        accelerator-hour of the cluster's life [USD/GPU-hour].
+    utilization : array_like
+        Fraction of the cluster's life it does paid work (0, 1] [1].
+    financing_rate : array_like
+        Annual cost of capital [1/year].
+    epoch_rule : array_like of bool
+        Epoch AI's amortization instead of straight line.
 
     Returns
     -------
@@ -323,7 +387,40 @@ def owned_hourly_usd(purchase_usd, server_overhead, network_fraction, years, hos
     >>> round(float(a + h), 3)
     1.335
     """
-    life = np.asarray(years, float) * HOURS_PER_YEAR
     purchase = np.asarray(purchase_usd, float)
-    cluster = purchase * server_overhead / (1.0 - np.asarray(network_fraction, float))
-    return purchase / life, (cluster - purchase) / life + hosting_usd_per_gpu_hour
+    cluster = cluster_capital_usd(purchase, server_overhead, network_fraction)
+    r = np.asarray(financing_rate, float)
+    per_year = np.where(epoch_rule, EPOCH_AMORTIZATION_PER_YEAR + r, capital_recovery_factor(r, years))
+    used_hours = HOURS_PER_YEAR * np.asarray(utilization, float)
+    hosting = np.asarray(hosting_usd_per_gpu_hour, float) / np.asarray(utilization, float)
+    return purchase * per_year / used_hours, (cluster - purchase) * per_year / used_hours + hosting
+
+
+def hosting_usd_per_gpu_hour(colocation_usd_per_kw_month, power_w, server_power_factor=1.0):
+    """Colocation per accelerator-hour: the rate per kW of IT capacity times the server's kW per accelerator [USD/GPU-hour].
+
+    Wholesale colocation is priced per kW of critical IT load a month
+    (electricity billed apart); a server of accelerators needs ``power_w``
+    times the server factor per accelerator.
+
+    >>> round(float(hosting_usd_per_gpu_hour(184.06, 700, 1.82)), 3)  # H100 at CBRE's H2 2024 rate
+    0.321
+    """
+    kw = np.asarray(power_w, float) * np.asarray(server_power_factor, float) / 1000.0
+    return np.asarray(colocation_usd_per_kw_month, float) * kw / (HOURS_PER_YEAR / 12.0)
+
+
+def breakeven_months(capital_usd, rent_usd_per_month, running_usd_per_month):
+    """Months of use after which owning costs less than renting [months]; inf when renting is never dearer.
+
+    Owning costs the capital up front plus running costs (hosting, energy) a
+    month; renting costs the rent a month. They are equal after
+    ``capital / (rent - running)`` months.
+
+    >>> float(breakeven_months(1200.0, 150.0, 50.0))
+    12.0
+    """
+    capital = np.asarray(capital_usd, float)
+    margin = np.asarray(rent_usd_per_month, float) - np.asarray(running_usd_per_month, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(margin > 0, capital / margin, np.inf)

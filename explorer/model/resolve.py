@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from explorer import catalog
+from explorer import catalog, prices
 from explorer.catalog import default
 from explorer.model import formulas as F
-from explorer.scenario import Scenario
+from explorer.scenario import Scenario, experiments_default_name
 
 __all__ = ["Assumption", "Resolved", "resolve", "resolve_mfu", "reference_precision"]
 
@@ -137,17 +137,17 @@ def _ref_peak(acc) -> float:
 def price_peer(acc, attribute: str):
     """The catalog accelerator nearest to ``acc`` with a value of ``attribute``.
 
-    Nearest: the same kind (GPU or TPU), then the closest release year, then
-    the closest 16-bit peak.
-
-    The fallback for an accelerator without a sourced price: its price is the
-    peer's price per dense 16-bit peak FLOP/s times its own peak. None when no
-    other accelerator has the price.
+    Nearest: the same vendor, then the same kind (GPU or TPU), then the
+    closest release year, then the closest 16-bit peak: the rule
+    :mod:`explorer.prices` uses for cloud prices. The fallback for an
+    accelerator without a sourced purchase price: the peer's price per dense
+    16-bit peak FLOP/s times its own peak. None when no other accelerator has
+    the price.
     """
     peers = [a for a in catalog.accelerators().values() if a.id != acc.id and getattr(a, attribute)]
     if not peers:
         return None
-    return min(peers, key=lambda a: (a.is_tpu != acc.is_tpu, abs(a.year - acc.year),
+    return min(peers, key=lambda a: (a.vendor != acc.vendor, a.is_tpu != acc.is_tpu, abs(a.year - acc.year),
                                      abs(math.log(_ref_peak(a) / _ref_peak(acc)))))
 
 
@@ -166,67 +166,101 @@ def _estimated_price(acc, attribute: str, what: str, unit: str, used, estimated,
     return value
 
 
-def _prices(s: Scenario, acc, used, warnings, estimated=None) -> dict:
-    """Rate, or owned capital and hardware per GPU-hour, and the extra interruption rate of spot."""
-    owned = s.pricing == "owned"
-    own_rate = s.rate_usd_per_gpu_hour
-    out = dict(owned=owned, accelerator_usd_per_gpu_hour=0.0, hardware_usd_per_gpu_hour=0.0, extra_failures=0.0)
-    estimated = [] if estimated is None else estimated
-    rate = _nan(acc.on_demand_usd_per_gpu_hour)
-    basis = acc.price_basis or acc.price_date
-    if own_rate is None and not owned and acc.on_demand_usd_per_gpu_hour is None:
-        rate = _nan(_estimated_price(acc, "on_demand_usd_per_gpu_hour", "cloud price", "USD/GPU-hour", used,
-                                     estimated, warnings))
-    elif own_rate is None and not owned:
-        used.append(Assumption(f"on-demand price ({acc.id})", rate, "USD/GPU-hour", basis))
-        if acc.price_basis_mixed:
-            warnings.append(f"The {acc.name} cloud prices do not come from one provider and one date ({basis}).")
-    if s.pricing in ("reserved_1y", "reserved_3y") and own_rate is None:
-        listed = getattr(acc, f"{s.pricing}_usd_per_gpu_hour")
-        if listed is not None:
-            rate = listed
-            used.append(Assumption(f"{s.pricing} price ({acc.id})", listed, "USD/GPU-hour", basis))
-        else:
-            rate *= 1.0 - _pick(None, f"{s.pricing}_discount", used)
-    elif s.pricing == "spot":
-        if own_rate is not None:
-            pass
-        elif s.spot_discount is not None:
-            rate *= 1.0 - s.spot_discount
-        elif acc.spot_usd_per_gpu_hour and acc.on_demand_usd_per_gpu_hour:
-            rate = acc.spot_usd_per_gpu_hour
-            used.append(Assumption(f"spot price ({acc.id})", rate, "USD/GPU-hour", basis))
-        else:
-            rate *= 1.0 - _pick(None, "spot_discount", used)
-        out["extra_failures"] = _pick(s.spot_preemption_per_gpu_hour, "spot_preemption_per_gpu_hour", used)
-    if own_rate is not None:
-        rate = own_rate
-    if not owned and math.isnan(rate):
+def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
+    """The rate on the scenario's cloud price basis (explorer.prices), its assumption and any estimate warning."""
+    basis = "on_demand" if s.pricing == "spot" and s.spot_discount is not None else s.pricing
+    q = prices.quote(acc.id, basis)
+    rate = q.usd_per_gpu_hour
+    if math.isnan(rate):
         warnings.append(f"No cloud price for {acc.name} and no other accelerator to estimate it from: compute "
                         "cost unknown; type the rate you pay.")
+        return rate
+    used.append(Assumption(f"{basis} price ({acc.id}{', estimated' if q.estimated else ''})", rate, "USD/GPU-hour",
+                           q.source))
+    if s.pricing == "spot":
+        if s.spot_discount is not None:
+            rate *= 1.0 - s.spot_discount
+        else:
+            used.append(_assumption("spot_discount"))
+    if q.estimated and s.pricing != "spot":
+        estimated.append("cloud price")
+        warnings.append(f"No {basis} market price for {acc.name}: {rate:.3g} USD/GPU-hour is an estimate "
+                        f"({q.rule.split(' (')[0]}).")
+    return rate
+
+
+def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None) -> dict:
+    """Owned hardware for scenario ``s``: capital per GPU and per GPU-hour, hosting and the rule [USD].
+
+    Returns a dict with ``purchase_usd`` (per accelerator), ``capital_usd_per_gpu``
+    (servers and interconnect included), ``accelerator_usd_per_gpu_hour``,
+    ``hardware_usd_per_gpu_hour`` (servers, network, hosting), ``hosting_usd_per_gpu_hour``,
+    ``years``, ``utilization``, ``financing_rate`` and ``amortization``; NaN where the price is unknown.
+    Also the reference for what a cloud rate pays for (:func:`_in_rate`) with the defaults.
+    """
+    used = [] if used is None else used
+    warnings = [] if warnings is None else warnings
+    estimated = [] if estimated is None else estimated
+    purchase = s.purchase_usd_per_gpu if s.purchase_usd_per_gpu is not None else acc.purchase_usd
+    if s.purchase_usd_per_gpu is None and purchase is not None:
+        used.append(Assumption(f"purchase price ({acc.id}, {acc.purchase_basis} price)", _nan(purchase), "USD",
+                               acc.purchase_source or acc.source))
+    if purchase is None:
+        purchase = _estimated_price(acc, "purchase_usd", "purchase price", "USD", used, estimated, warnings)
+    if purchase is None:
+        warnings.append(f"No purchase price for {acc.name}: owned cost unknown; type the price per GPU.")
+    years = _pick(s.depreciation_years, "depreciation_years", used)
+    if s.server_overhead is not None:
+        overhead = s.server_overhead
+    elif s.purchase_usd_per_gpu is None and acc.purchase_basis == "system":
+        overhead = 1.0  # the price is already per GPU of a whole server or rack
+        used.append(Assumption(f"server overhead ({acc.id}: system price, none added)", 1.0, "x",
+                               "Epoch AI cost_analysis_standalone.py: DGX/system per-GPU prices used as-is"))
+    else:
+        overhead = _pick(None, "server_overhead", used)
+    network = _pick(s.network_fraction, "network_fraction", used)
+    if s.hosting_usd_per_gpu_hour is not None:
+        hosting = s.hosting_usd_per_gpu_hour
+    else:
+        power = _power(s, acc, [], [])
+        colo = _pick(None, "colocation_usd_per_kw_month", used)
+        hosting = float(F.hosting_usd_per_gpu_hour(colo, power["tdp_w"], power["server_power_factor"]))
+        used.append(Assumption(f"hosting ({acc.id})", hosting, "USD/GPU-hour",
+                               f"colocation {colo:g} USD/kW-month x {power['tdp_w'] * power['server_power_factor']:.0f}"
+                               " W per accelerator (server power) / 730.5 hours"))
+    utilization = _pick(s.owned_utilization, "owned_utilization", used)
+    financing = _pick(s.financing_rate, "financing_rate", used)
+    epoch = s.amortization == "epoch"
+    used.append(Assumption("amortization", s.amortization, "",
+                           "Epoch AI: value falls 0.14 orders of magnitude a year, replaced at ln(10) x 0.14 = 0.322 "
+                           "a year (Cottier et al. 2024)" if epoch else
+                           f"straight line over {years:g} years with interest at the financing rate"))
+    a, h = F.owned_hourly_usd(_nan(purchase), overhead, network, years, hosting, utilization, financing, epoch)
+    return dict(purchase_usd=_nan(purchase),
+                capital_usd_per_gpu=float(F.cluster_capital_usd(_nan(purchase), overhead, network)),
+                accelerator_usd_per_gpu_hour=float(a), hardware_usd_per_gpu_hour=float(h),
+                hosting_usd_per_gpu_hour=hosting, years=years, utilization=utilization, financing_rate=financing,
+                amortization=s.amortization)
+
+
+def _prices(s: Scenario, acc, used, warnings, estimated=None) -> dict:
+    """Rate on the price basis, or owned capital and hardware per GPU-hour, and the extra interruption rate of spot."""
+    owned = s.pricing == "owned"
+    out = dict(owned=owned, accelerator_usd_per_gpu_hour=0.0, hardware_usd_per_gpu_hour=0.0, extra_failures=0.0)
+    estimated = [] if estimated is None else estimated
+    rate = math.nan
+    if s.rate_usd_per_gpu_hour is not None:
+        rate = s.rate_usd_per_gpu_hour
+        used.append(Assumption("rate_usd_per_gpu_hour", rate, "USD/GPU-hour", "set in the scenario"))
+    elif not owned:
+        rate = _cloud_rate(s, acc, used, warnings, estimated)
+    if s.pricing == "spot":
+        out["extra_failures"] = _pick(s.spot_preemption_per_gpu_hour, "spot_preemption_per_gpu_hour", used)
     out["rate_usd_per_gpu_hour"] = rate
     if owned:
-        purchase = s.purchase_usd_per_gpu if s.purchase_usd_per_gpu is not None else acc.purchase_usd
-        if s.purchase_usd_per_gpu is None and purchase is not None:
-            used.append(Assumption(f"purchase price ({acc.id}, {acc.purchase_basis} price)", _nan(purchase), "USD",
-                                   acc.source))
-        if purchase is None:
-            purchase = _estimated_price(acc, "purchase_usd", "purchase price", "USD", used, estimated, warnings)
-        if purchase is None:
-            warnings.append(f"No purchase price for {acc.name}: owned cost unknown; type the price per GPU.")
-        years = _pick(s.depreciation_years, "depreciation_years", used)
-        if s.server_overhead is not None:
-            overhead = s.server_overhead
-        elif s.purchase_usd_per_gpu is None and acc.purchase_basis == "system":
-            overhead = 1.0  # the price is already per GPU of a whole server or rack
-            used.append(Assumption(f"server overhead ({acc.id}: system price, none added)", 1.0, "x",
-                                   "Epoch AI cost_analysis_standalone.py: DGX/system per-GPU prices used as-is"))
-        else:
-            overhead = _pick(None, "server_overhead", used)
-        network = _pick(s.network_fraction, "network_fraction", used)
-        hosting = _pick(s.hosting_usd_per_gpu_hour, "hosting_usd_per_gpu_hour", used)
-        a, h = F.owned_hourly_usd(_nan(purchase), overhead, network, years, hosting)
-        out.update(accelerator_usd_per_gpu_hour=float(a), hardware_usd_per_gpu_hour=float(h))
+        terms = owned_terms(s, acc, used, warnings, estimated)
+        out.update(accelerator_usd_per_gpu_hour=terms["accelerator_usd_per_gpu_hour"],
+                   hardware_usd_per_gpu_hour=terms["hardware_usd_per_gpu_hour"])
     return out
 
 
@@ -313,9 +347,12 @@ def resolve(s: Scenario) -> Resolved:
     storage = _pick(s.storage_usd_per_gb_month, "storage_usd_per_gb_month", used) if s.checkpoints_kept else 0.0
     data_usd = (s.tokens / 1e6 * s.data_usd_per_1m_tokens + s.labelled_examples * s.usd_per_labelled_example
                 + s.synthetic_tokens / 1e6 * s.synthetic_usd_per_1m_tokens)
-    for name in ("data_usd_per_1m_tokens", "team_headcount", "experiments_multiplier"):
+    for name in ("data_usd_per_1m_tokens", "team_headcount"):
         if getattr(s, name) == default(name):  # the scenario kept the sourced default: show its source
             used.append(_assumption(name))
+    if s.experiments_multiplier is None:
+        used.append(_assumption(experiments_default_name(s.training_kind)))
+    months = _pick(s.project_months, "project_months", used)
     max_gpus = _pick(None, "max_gpus", used)
     tensor_parallel = _pick(None, "tensor_parallel", used)
     if s.currency != "USD":
@@ -332,7 +369,8 @@ def resolve(s: Scenario) -> Resolved:
                                f"params x active fraction {s.active_fraction_effective:.4g}"))
     loaded = s.team_loaded_usd_per_year or 0.0
     if s.team_headcount > 0 and s.team_loaded_usd_per_year is None:
-        loaded = _pick(None, "team_loaded_usd_per_year", used)
+        loaded = _pick(None, "team_loaded_usd_per_year_ai_lab" if s.team_pay_basis == "ai_lab"
+                       else "team_loaded_usd_per_year", used)
         country = catalog.region(s.region).country
         if country != "United States":
             warnings.append(f"People cost uses a US loaded cost per person ({loaded:,.0f} USD a year); type the "
@@ -363,10 +401,10 @@ def resolve(s: Scenario) -> Resolved:
         **prices,
         data_usd=data_usd,
         team_usd_per_month=s.team_headcount * loaded / 12.0,
-        project_months=_nan(s.project_months),
+        project_months=months,
         checkpoints_kept=s.checkpoints_kept,
         storage_usd_per_gb_month=storage,
-        experiments_multiplier=s.experiments_multiplier,
+        experiments_multiplier=s.experiments_multiplier_effective,
     )
     in_rate = {} if prices["owned"] else _in_rate(s, acc, region_price)
     return Resolved(inputs, used, warnings, mfu, shape, parts, estimated=estimated, in_rate=in_rate)
@@ -375,16 +413,13 @@ def resolve(s: Scenario) -> Resolved:
 def _in_rate(s: Scenario, acc, electricity_usd_per_kwh: float) -> dict:
     """What one cloud GPU-hour pays for, per GPU-hour [USD]: ``hardware`` and ``energy`` (owner's costs).
 
-    Hardware is what owning the same accelerator would cost per hour
-    (purchase, server overhead and network, straight-line over the
-    depreciation years at full use); energy is the electricity at the region's
-    price. The rest of the rate is the provider's margin and everything else
-    (computed by :func:`~explorer.model.estimate`). NaN where a price is unknown.
+    Hardware is what owning the same accelerator would cost per used hour
+    (:func:`owned_terms` of the scenario as owned: purchase, server overhead,
+    network and hosting, amortized by its rule); energy is the electricity at
+    the region's price. The rest of the rate is the provider's margin and
+    everything else (computed by :func:`~explorer.model.estimate`). NaN where a
+    price is unknown.
     """
-    purchase = acc.purchase_usd
-    if purchase is None:
-        peer = price_peer(acc, "purchase_usd")
-        purchase = peer.purchase_usd * _ref_peak(acc) / _ref_peak(peer) if peer else math.nan
-    overhead = 1.0 if acc.purchase_basis == "system" else default("server_overhead")
-    a, h = F.owned_hourly_usd(purchase, overhead, default("network_fraction"), default("depreciation_years"))
-    return {"hardware": float(a + h), "electricity_usd_per_kwh": electricity_usd_per_kwh}
+    terms = owned_terms(s.replace(pricing="owned", rate_usd_per_gpu_hour=None), acc)
+    return {"hardware": terms["accelerator_usd_per_gpu_hour"] + terms["hardware_usd_per_gpu_hour"],
+            "electricity_usd_per_kwh": electricity_usd_per_kwh}

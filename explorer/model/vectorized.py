@@ -107,7 +107,8 @@ def compute(
     data_usd, team_usd_per_month : array_like
         Data cost [USD] and team cost per month [USD/month].
     project_months : array_like
-        Months of team and storage; NaN = the run's wall-clock months.
+        Months of team and storage, never fewer than the run's wall-clock
+        months; NaN = the run's wall-clock months.
     checkpoints_kept, storage_usd_per_gb_month : array_like
         Checkpoints stored [1] and storage price [USD/GB-month].
     experiments_multiplier : array_like
@@ -124,7 +125,9 @@ def compute(
         run, ``energy_project_mwh`` [MWh], ``co2_project_tonnes`` [t] of the whole
         project (x experiments), ``cost_<dimension>_usd`` for the six dimensions
         and ``total_usd`` [USD] (the project), ``final_run_usd`` (machine cost of
-        the final run), ``restart_loss_usd`` (hours beyond the ideal),
+        the final run), ``restart_loss_usd`` (hours beyond the ideal), split into
+        ``failure_loss_usd`` (failures, restarts, checkpoints) and ``other_loss_usd``,
+        ``project_months`` [months],
         ``experiments_usd``, ``storage_usd`` [USD], ``usd_per_1m_tokens``,
         ``usd_per_pflop_day``, ``tokens_per_gpu_hour``, ``effective_utilization`` [1].
     """
@@ -215,11 +218,14 @@ def _compute(f, owned):
     per_gpu_hour = np.where(owned, f["accelerator_usd_per_gpu_hour"], f["rate_usd_per_gpu_hour"])
     compute_usd = ideal * per_gpu_hour
     restart_loss_usd = (gpu_hours - ideal) * per_gpu_hour
+    failure_loss_usd = (ideal / good - ideal) * per_gpu_hour  # failures, restarts and checkpoints (goodput)
+    other_loss_usd = restart_loss_usd - failure_loss_usd  # evaluations, stack restarts, stragglers, ramp-up
     energy_usd = np.where(owned, energy_kwh * f["electricity_usd_per_kwh"], 0.0)
     hardware_usd = np.where(owned, gpu_hours * f["hardware_usd_per_gpu_hour"], 0.0)
     final_run_usd = compute_usd + restart_loss_usd + energy_usd + hardware_usd
     experiments_usd = (mult - 1.0) * final_run_usd
-    months = np.where(np.isnan(f["project_months"]), wall_days / F.DAYS_PER_MONTH, f["project_months"])
+    run_months = wall_days / F.DAYS_PER_MONTH
+    months = np.where(np.isnan(f["project_months"]), run_months, np.maximum(f["project_months"], run_months))
     storage_usd = f["checkpoints_kept"] * state_bytes / 1e9 * f["storage_usd_per_gb_month"] * months
     people_usd = f["team_usd_per_month"] * months
     hidden_usd = restart_loss_usd + experiments_usd + storage_usd
@@ -250,6 +256,9 @@ def _compute(f, owned):
         cost_hidden_usd=hidden_usd,
         final_run_usd=final_run_usd,
         restart_loss_usd=restart_loss_usd,
+        failure_loss_usd=failure_loss_usd,
+        other_loss_usd=other_loss_usd,
+        project_months=months,
         experiments_usd=experiments_usd,
         storage_usd=storage_usd,
         total_usd=total,
