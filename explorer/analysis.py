@@ -451,7 +451,7 @@ def _p5_p95(row) -> tuple[float, float]:
 
 
 def _applies(key: str, s: Scenario) -> bool:
-    return key != "experiments" or s.experiments_multiplier > 1.0
+    return key != "experiments" or s.experiments_multiplier_effective > 1.0
 
 
 def _apply(atoms: dict, key: str, value, scale: str) -> None:

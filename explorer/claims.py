@@ -43,7 +43,7 @@ from typing import Callable
 
 import pandas as pd
 
-from explorer import catalog
+from explorer import catalog, prices
 from explorer.history import check_claims as _history_claims
 from explorer.model import estimate
 from explorer.presets import presets, published_run
@@ -452,7 +452,7 @@ def _hundred_b_cny() -> Finding:
     ok = in_range(cny, 1e6, 1e8) and cheap_cny < 1e6
     return Finding(cny, "CNY, compute of a 100B dense run on demand", HOLDS if ok else CONDITIONAL,
                    f"100B dense on 2T tokens (20 per parameter, Chinchilla) on H800 at "
-                   f"${catalog.accelerator('h800').on_demand_usd_per_gpu_hour}/GPU-hour: "
+                   f"${prices.quote('h800', 'on_demand').usd_per_gpu_hour:.2f}/GPU-hour (specialist-cloud median): "
                    f"{cny / 1e6:,.1f}M CNY; FP8 + MoE (a quarter active) + continual training on 200B tokens: "
                    f"{cheap_cny / 1e6:,.2f}M CNY. The 'under a million' needs all three and a small "
                    "continual-training corpus",

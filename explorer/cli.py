@@ -13,11 +13,11 @@ import math
 import sys
 from typing import Sequence
 
-from explorer import catalog
+from explorer import catalog, prices
 from explorer.errors import ScenarioError
-from explorer.model import COST_DIMENSIONS, Estimate, estimate
-from explorer.scenario import (ARCHITECTURES, CURRENCIES, MAX_JSON_CHARS, PRICING_MODES, RECOMPUTE_MODES,
-                               TRAINING_KINDS, Scenario)
+from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate
+from explorer.scenario import (AMORTIZATION_RULES, ARCHITECTURES, CURRENCIES, MAX_JSON_CHARS, PAY_BASES,
+                               PRICING_MODES, RECOMPUTE_MODES, TRAINING_KINDS, Scenario)
 
 __all__ = ["main", "format_estimate"]
 
@@ -44,6 +44,13 @@ _OPTION_FIELDS = {
     "layers": "n_layers",
     "d_model": "d_model",
     "recompute": "recompute",
+    "rate": "rate_usd_per_gpu_hour",
+    "project_months": "project_months",
+    "team_pay": "team_pay_basis",
+    "amortization": "amortization",
+    "utilization": "owned_utilization",
+    "financing_rate": "financing_rate",
+    "purchase_usd": "purchase_usd_per_gpu",
 }
 
 
@@ -80,13 +87,26 @@ def _scenario_options(p: argparse.ArgumentParser) -> None:
     count.add_argument("--gpus", type=_number, help="number of accelerators")
     count.add_argument("--days", type=_number, help="deadline in days (solves the GPU count)")
     p.add_argument("--mfu", type=_number, help="model FLOPs utilization, 0-1 (default: catalog)")
-    p.add_argument("--pricing", choices=PRICING_MODES)
+    p.add_argument("--pricing", choices=PRICING_MODES,
+                   help="price basis (default on_demand: the median of specialist GPU clouds; explorer.prices)")
+    p.add_argument("--rate", type=_number, help="the rate you pay per GPU-hour [USD], replacing the basis price")
+    p.add_argument("--purchase-usd", type=_number, help="owned: purchase price per accelerator [USD]")
+    p.add_argument("--amortization", choices=AMORTIZATION_RULES,
+                   help="owned: straight_line over the depreciation years (default) or epoch (0.322 a year)")
+    p.add_argument("--utilization", type=_number,
+                   help="owned: fraction of the cluster's life it does paid work, (0, 1] (default 1)")
+    p.add_argument("--financing-rate", type=_number, help="owned: annual cost of capital, 0-1 (default 0)")
     p.add_argument("--region", help="region id (python -m explorer catalog regions)")
     p.add_argument("--currency", choices=CURRENCIES)
     p.add_argument("--usd-to-cny", type=_number, help="exchange rate for --currency CNY")
     p.add_argument("--experiments", type=_number,
-                   help="total development compute / final run (>= 1; default 2.2, Epoch AI; 1 = final run only)")
+                   help="total development compute / final run (>= 1; default 2.2 for pre-training, Epoch AI, "
+                        "1 for fine-tuning; 1 = final run only)")
     p.add_argument("--team", type=_number, help="full-time people on the project (default 2.8, defaults.csv)")
+    p.add_argument("--team-pay", choices=PAY_BASES,
+                   help="loaded pay per person: ai_lab (default, Cottier et al. 2024) or industry (BLS)")
+    p.add_argument("--project-months", type=_number,
+                   help="months the team is paid (default 8.3, Cottier et al. 2024; never below the run)")
     p.add_argument("--data-usd-per-1m-tokens", type=_number,
                    help="data acquisition and cleaning per 1M training tokens [USD] (default 0.0333, FineWeb)")
 
@@ -201,15 +221,22 @@ def format_estimate(e: Estimate) -> str:
         f"  energy               {_fmt(e.energy_mwh, 'MWh')} (IT {_fmt(e.energy_it_mwh, 'MWh')})",
         f"  carbon               {_fmt(e.co2_tonnes, 'tCO2')}",
         f"  whole project        {_fmt(e.energy_project_mwh, 'MWh')}, {_fmt(e.co2_project_tonnes, 'tCO2')} "
-        f"(x{s.experiments_multiplier:g} experiments)",
+        f"(x{s.experiments_multiplier_effective:g} experiments, {e.project_months:.3g} months of people)",
+        f"  price basis          {_basis_line(e)}",
         "",
         f"  {'cost (' + cur + ')':<20} {'amount':>12}  {'share':>6}",
     ]
+    fx = e.usd_to_currency
     for d in COST_DIMENSIONS:
         share = cost[d] / total if total and not math.isnan(total) else math.nan
         lines.append(f"  {d:<20} {_fmt(cost[d]):>12}  {'' if math.isnan(share) else f'{share:6.1%}'}")
+        if d == "hidden":
+            for part in HIDDEN_PARTS:
+                lines.append(f"    {_HIDDEN_NAMES[part]:<18} {_fmt(e.details_usd[part] * fx):>12}")
     lines.append(f"  {'total':<20} {_fmt(total):>12}")
-    fx = e.usd_to_currency
+    lines.append(f"  {'final run only':<20} {_fmt(e.final_run_usd * fx):>12}  (compute, losses, energy, hardware)")
+    if s.pricing == "owned":
+        lines += ["", *_owned_lines(e, cur, fx)]
     lines += [
         "",
         f"  {cur} per 1M tokens     {_fmt(e.usd_per_1m_tokens * fx)}",
@@ -221,6 +248,39 @@ def format_estimate(e: Estimate) -> str:
     return "\n".join(lines)
 
 
+_HIDDEN_NAMES = {"experiments": "experiments (R&D)", "failure_loss": "failures+restarts",
+                 "other_loss": "other losses", "storage": "storage"}
+
+
+def _basis_line(e: Estimate) -> str:
+    """The price basis and the rate it gives, in words."""
+    s = e.scenario
+    if s.pricing == "owned":
+        return f"owned: {_fmt(e.rate_usd_per_gpu_hour * e.usd_to_currency)} {s.currency}/GPU-hour of capital and hardware"
+    estimated = " (estimated)" if "cloud price" in e.estimated else ""
+    typed = " (typed)" if s.rate_usd_per_gpu_hour is not None else ""
+    return f"{s.pricing}: {e.rate_usd_per_gpu_hour * e.usd_to_currency:.3g} {s.currency}/GPU-hour{estimated}{typed}"
+
+
+def _owned_lines(e: Estimate, cur: str, fx: float) -> list[str]:
+    """Owning the cluster: capex, amortization, utilisation and the buy-versus-rent break-even."""
+    o = e.owned
+    rule = (f"straight line over {o['years']:g} years" if o["amortization"] == "straight_line"
+            else "Epoch AI, 0.322 of the value a year")
+    months = ", ".join(f"{b} {_months(m)}" for b, m in o["breakeven_months"].items())
+    return [f"  owned: capex         {_fmt(o['capex_usd'] * fx)} {cur} ({_fmt(o['capital_usd_per_gpu'] * fx)} per GPU "
+            "with servers and network)",
+            f"  amortization         {rule}, utilisation {o['utilization']:.0%}, financing {o['financing_rate']:.1%}"
+            " a year",
+            f"  all-in per GPU-hour  {_fmt(o['usd_per_gpu_hour'] * fx)} {cur} (capital, hosting "
+            f"{_fmt(o['hosting_usd_per_gpu_hour'] * fx)}, electricity)",
+            f"  break-even vs rent   {months}"]
+
+
+def _months(m: float) -> str:
+    return "never" if not math.isfinite(m) else f"{m:.0f} months"
+
+
 def _catalog_table(which: str, as_json: bool) -> str:
     if which == "gpus":
         rows = [
@@ -230,15 +290,18 @@ def _catalog_table(which: str, as_json: bool) -> str:
                 **{f"{p}_tflops": a.peak_tflops.get(p) for p in catalog.PRECISIONS},
                 "memory_gb": a.memory_gb,
                 "tdp_w": a.tdp_w,
-                "on_demand_usd_per_gpu_hour": a.on_demand_usd_per_gpu_hour,
-                "price_date": a.price_date,
+                **{f"{b}_usd_per_gpu_hour": prices.quote(a.id, b).usd_per_gpu_hour for b in prices.CLOUD_BASES},
+                "estimated": [b for b in prices.CLOUD_BASES if prices.quote(a.id, b).estimated],
+                "purchase_usd": a.purchase_usd,
             }
             for a in catalog.accelerators().values()
         ]
-        header = f"{'id':<12} {'precisions':<28} {'mem GB':>7} {'TDP W':>6} {'$/GPU-h':>8}  price date"
+        header = (f"{'id':<12} {'precisions':<28} {'mem GB':>7} {'TDP W':>6}  "
+                  + " ".join(f"{b[:10]:>10}" for b in prices.CLOUD_BASES) + "   (USD/GPU-hour; * estimated)")
         body = [
-            f"{a.id:<12} {','.join(a.precisions):<28} {a.memory_gb:>7g} {_fmt(a.tdp_w):>6} "
-            f"{_fmt(a.on_demand_usd_per_gpu_hour):>8}  {a.price_date[:60]}"
+            f"{a.id:<12} {','.join(a.precisions):<28} {a.memory_gb:>7g} {_fmt(a.tdp_w):>6}  "
+            + " ".join(f"{_fmt(q.usd_per_gpu_hour) + ('*' if q.estimated else ' '):>10}"
+                       for q in (prices.quote(a.id, b) for b in prices.CLOUD_BASES))
             for a in catalog.accelerators().values()
         ]
     elif which == "regions":
@@ -327,4 +390,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ScenarioError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader stopped early (``| head``): not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python docs, "Note on SIGPIPE"
+        return 0
     return 0

@@ -19,7 +19,7 @@ import ipywidgets as w
 from ipympl.backend_nbagg import FigureManager
 from matplotlib.figure import Figure
 
-from explorer import catalog
+from explorer import catalog, prices
 from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.app import controls as c
 from explorer.app import export, query, views
@@ -37,14 +37,15 @@ from explorer.plots.history import (enable_marker_blitting, history_figure, redr
                                     set_history_currency, set_scenario_marker)
 from explorer.plots.history import set_marker_interval
 from explorer.presets import presets, published_run
-from explorer.scenario import PRICING_MODES, TRAINING_KINDS, Scenario, field_spec
+from explorer.scenario import AMORTIZATION_RULES, PAY_BASES, PRICING_MODES, TRAINING_KINDS, Scenario, field_spec
 from explorer.text import label, number_text, readable_number
 
 __all__ = ["ExplorerApp"]
 
 _OPTIONAL_DEFAULTS = {  # blank box -> the named default it stands for (shown as its placeholder)
     "spot_preemption_per_gpu_hour": "spot_preemption_per_gpu_hour", "depreciation_years": "depreciation_years",
-    "hosting_usd_per_gpu_hour": "hosting_usd_per_gpu_hour", "storage_usd_per_gb_month": "storage_usd_per_gb_month",
+    "owned_utilization": "owned_utilization", "financing_rate": "financing_rate",
+    "storage_usd_per_gb_month": "storage_usd_per_gb_month",
     "failure_rate_per_gpu_hour": "failure_rate_per_gpu_hour", "restart_minutes": "restart_minutes",
     "usd_to_cny": "usd_to_cny", "team_loaded_usd_per_year": "team_loaded_usd_per_year",
 }
@@ -366,6 +367,10 @@ class ExplorerApp:
             return [(label(f"kind_{k}", lang), k) for k in TRAINING_KINDS]
         if name == "pricing":
             return [(label(f"pricing_{p}", lang), p) for p in PRICING_MODES]
+        if name == "amortization":
+            return [(label(f"amortization_{k}", lang), k) for k in AMORTIZATION_RULES]
+        if name == "team_pay_basis":
+            return [(label(f"team_pay_basis_{k}", lang), k) for k in PAY_BASES]
         if name == "count_mode":
             return [(label("count_gpus", lang), "gpus"), (label("count_deadline", lang), "deadline")]
         if name == "scope":
@@ -594,17 +599,20 @@ class ExplorerApp:
             used[name] = catalog.default(default_name)
         if reg.pue is None:
             used["pue"] = catalog.default("pue")
+        if v.get("team_pay_basis") == "ai_lab":
+            used["team_loaded_usd_per_year"] = catalog.default("team_loaded_usd_per_year_ai_lab")
+        used["hosting_usd_per_gpu_hour"] = self.estimate.owned.get("hosting_usd_per_gpu_hour") \
+            if self.estimate.scenario.gpu == v["gpu"] else None
         e = self.estimate
         if e.scenario.gpu == v["gpu"] and e.scenario.pricing == v["pricing"] and e.ideal_gpu_hours > 0:
             rate = e.cost_usd["compute"] / e.ideal_gpu_hours
             used["rate_usd_per_gpu_hour"] = rate if math.isfinite(rate) else None
-            used["project_months"] = e.wall_days / 30.4375
+            used["project_months"] = e.project_months
+            used["experiments_multiplier"] = e.scenario.experiments_multiplier_effective
         else:
-            used["rate_usd_per_gpu_hour"] = acc.on_demand_usd_per_gpu_hour
-        if acc.spot_usd_per_gpu_hour and acc.on_demand_usd_per_gpu_hour:
-            used["spot_discount"] = 1 - acc.spot_usd_per_gpu_hour / acc.on_demand_usd_per_gpu_hour
-        else:
-            used["spot_discount"] = catalog.default("spot_discount")
+            pricing = v["pricing"] if v["pricing"] in prices.CLOUD_BASES else "on_demand"
+            used["rate_usd_per_gpu_hour"] = prices.quote(acc.id, pricing).usd_per_gpu_hour
+        used["spot_discount"] = catalog.default("spot_discount")
         for b in BINDINGS:
             if b.kind != "optional":
                 continue
