@@ -48,7 +48,7 @@ __all__ = [
     "LEVERS", "PRECISION", "ARCHITECTURE", "MODEL_SIZE", "TOKENS", "ACCELERATOR", "CLUSTER", "PRICING",
     "REGION", "MFU", "RELIABILITY", "DATA", "TEAM", "EXPERIMENTS", "TRAINING_KIND", "OTHER",
     "REVIEW_RATIO", "COMPARE_COLUMNS",
-    "compare", "Attribution", "attribute", "uncertainty_ranges", "sensitivity", "Simulation", "simulate",
+    "basis_warnings", "compare", "Attribution", "attribute", "uncertainty_ranges", "sensitivity", "Simulation", "simulate",
     "BudgetStatus", "budget_status", "budget_verdict", "savings_recipe", "recipe_verdicts",
 ]
 
@@ -106,6 +106,24 @@ def _named(scenarios, names) -> tuple[list[str], list[Scenario]]:
     return names, scenarios
 
 
+def basis_warnings(scenarios) -> list[str]:
+    """Warnings for a comparison of accelerators priced on different bases.
+
+    Two accelerators compared on two price bases differ by who sells them as
+    much as by the hardware (a hyperscaler's list price is about 3x a
+    specialist cloud's for the same H100; explorer.prices). Empty when every
+    scenario uses one basis or one accelerator.
+    """
+    scenarios = list(scenarios.values()) if isinstance(scenarios, Mapping) else list(scenarios)
+    bases = sorted({s.pricing for s in scenarios if s.rate_usd_per_gpu_hour is None})
+    gpus = sorted({s.gpu for s in scenarios})
+    if len(bases) > 1 and len(gpus) > 1:
+        return [f"These scenarios compare accelerators ({', '.join(gpus)}) on different price bases "
+                f"({', '.join(bases)}): part of the difference is the seller, not the hardware; put them on one "
+                "basis to compare the hardware."]
+    return []
+
+
 def compare(scenarios, names=None) -> pd.DataFrame:
     """Side-by-side results of several scenarios.
 
@@ -125,6 +143,7 @@ def compare(scenarios, names=None) -> pd.DataFrame:
         wall-clock [days]; ``gpus`` [1]; ``gpu_hours`` billed [GPU-hour];
         ``energy_mwh`` [MWh] and ``co2_tonnes`` [tCO2] of the final run;
         ``usd_per_1m_tokens`` total per million training tokens [USD].
+        ``df.attrs["warnings"]``: :func:`basis_warnings` of the scenarios.
 
     Examples
     --------
@@ -143,6 +162,7 @@ def compare(scenarios, names=None) -> pd.DataFrame:
                    usd_per_1m_tokens=e.usd_per_1m_tokens)
         rows.append(row)
     df = pd.DataFrame(rows, index=pd.Index(names, name="scenario"), columns=list(COMPARE_COLUMNS))
+    df.attrs["warnings"] = basis_warnings(scenarios)
     return df
 
 

@@ -335,9 +335,12 @@ def _analysis_command(args: argparse.Namespace) -> str:
         files = args.scenario or []
         scenarios = [_scenario_from_args(args, _read_scenario(f)) for f in files] or [_scenario_from_args(args, {})]
         df = analysis.compare(scenarios, names=args.name)
+        warnings = df.attrs.get("warnings", [])
         if args.json:
-            return _dumps({name: {k: float(v) for k, v in row.items()} for name, row in df.iterrows()})
-        return df.T.to_string(float_format=lambda x: _fmt(x))
+            out = {name: {k: float(v) for k, v in row.items()} for name, row in df.iterrows()}
+            return _dumps({**out, "warnings": warnings} if warnings else out)
+        text = df.T.to_string(float_format=lambda x: _fmt(x))
+        return text + ("\n\nWarnings:\n" + "\n".join(f"  - {w}" for w in warnings) if warnings else "")
     if args.command == "attribute":
         base = _read_scenario(args.scenario) if args.scenario else {}
         baseline = Scenario.from_dict(base)

@@ -33,6 +33,7 @@ from explorer import catalog
 from explorer.analysis import (Simulation, attribute, budget_status, compare, recipe_verdicts, sensitivity,
                                simulate)
 from explorer.app import export
+from explorer.app.views import translate
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, PLAIN, TEXT_STYLE, shared
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
@@ -571,7 +572,10 @@ class AnalysisViews:
         pinned = self._pinned()
         self.table = compare({s: est.scenario for s, est in pinned.items()}) if pinned else None
         cur, fx = e.scenario.currency, e.usd_to_currency
-        self.compare_html.value = compare_html(self.slots, self.table, cur, fx, self.language, self.slot_names)
+        warned = self.table.attrs.get("warnings", []) if self.table is not None else []
+        self.compare_html.value = (compare_html(self.slots, self.table, cur, fx, self.language, self.slot_names)
+                                   + "".join(f'<div class="explorer-message">{html.escape(translate(m, self.language))}'
+                                             "</div>" for m in warned))
         if self.table is not None:
             titled = self.table.rename(index=lambda s: slot_title(s, self.slot_names[s]))
             self.compare_plot.update(titled, cur, fx, draw=False, styles=[SLOTS.index(s) for s in self.table.index])

@@ -273,9 +273,38 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
         total=money(total, cur),
         per_token=money(total / (s.tokens / 1e6), cur),
     )
+    sep = "" if language == "zh" else " "
     if scope == "project" and math.isfinite(total) and total > 0:  # lets a viewer test the "data is 30-40%" claim
-        text += ("" if language == "zh" else " ") + label("summary_data_share", language).format(share=_share(e.cost()["data"] / total))
+        text += sep + label("summary_data_share", language).format(share=_share(e.cost()["data"] / total))
+        text += sep + hidden_text(e, language)
+    if "cloud price" in e.estimated:
+        text += sep + label("summary_basis_estimated", language).format(pricing=label(f"pricing_{s.pricing}", language))
+    if s.pricing == "owned" and e.owned:
+        text += sep + owned_text(e, language)
     return text.replace("unknown", label("unit_unknown", language))
+
+
+def hidden_text(e: Estimate, language: str = "en") -> str:
+    """The hidden-cost dimension in words: its named parts (they add up to it), and people over the project."""
+    cur, fx = e.scenario.currency, e.usd_to_currency
+    d = e.details_usd
+    return label("summary_hidden", language).format(
+        hidden=money(e.cost_usd["hidden"] * fx, cur), mult=f"{e.scenario.experiments_multiplier_effective:g}",
+        experiments=money(d["experiments"] * fx, cur), failures=money(d["failure_loss"] * fx, cur),
+        other=money(d["other_loss"] * fx, cur), storage=money(d["storage"] * fx, cur),
+        people=money(e.cost_usd["people"] * fx, cur), months=f"{e.project_months:.3g}")
+
+
+def owned_text(e: Estimate, language: str = "en") -> str:
+    """Owning the cluster in words: capex, the amortization rule, utilisation and the break-even against on-demand."""
+    o, cur, fx = e.owned, e.scenario.currency, e.usd_to_currency
+    months = o["breakeven_months"]["on_demand"]
+    when = label("owned_never", language) if not math.isfinite(months) else \
+        f"{months:.0f} {label('months', language)}"
+    rule = label(f"rule_{o['amortization']}", language).format(years=f"{o['years']:g}")
+    return label("summary_owned", language).format(
+        capex=money(o["capex_usd"] * fx, cur), per_gpu=money(o["capital_usd_per_gpu"] * fx, cur), rule=rule,
+        utilization=f"{o['utilization']:.0%}", months=when)
 
 
 def _share(fraction: float) -> str:
