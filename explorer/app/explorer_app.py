@@ -726,7 +726,9 @@ class ExplorerApp:
         """Put the history figure in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
         lang = self.language
         run_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
-        run_label += f", {label('marker_scope', lang)} ({label(f'pricing_{e.scenario.pricing}', lang)})"
+        basis = label("term:rate_usd_per_gpu_hour" if e.scenario.rate_usd_per_gpu_hour is not None
+                      else f"pricing_{e.scenario.pricing}", lang)
+        run_label += f", {label('marker_scope', lang)} ({basis})"
         run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
         set_history_currency(self.history_fig, e.scenario.currency, e.usd_to_currency)
         set_scenario_marker(self.history_fig, run_usd, self.marker_year, run_label, draw=False)

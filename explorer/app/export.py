@@ -9,7 +9,7 @@ import io
 import math
 from decimal import Decimal
 
-from explorer.model import COST_DIMENSIONS, Estimate
+from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate
 from explorer.scenario import field_spec
 
 __all__ = ["data_url", "scenario_json", "breakdown_csv", "compare_csv", "download_link", "plain_decimal"]
@@ -65,6 +65,21 @@ def breakdown_csv(estimate: Estimate) -> str:
     for d in (*COST_DIMENSIONS, "total"):
         writer.writerow([f"cost_{d}", plain_decimal(cost[d], 2), currency])
     writer.writerow(["cost_final_run", plain_decimal(estimate.final_run_usd * fx, 2), currency])
+    for part in HIDDEN_PARTS:  # the hidden dimension's named parts; they add up to cost_hidden
+        writer.writerow([f"hidden_{part}", plain_decimal(estimate.details_usd[part] * fx, 2), currency])
+    writer.writerow(["price_basis", estimate.price_basis, ""])
+    writer.writerow(["rate_per_gpu_hour", plain_decimal(estimate.rate_usd_per_gpu_hour * fx, 4),
+                     f"{currency}/GPU-hour"])
+    writer.writerow(["project_months", plain_decimal(round(estimate.project_months, 6)), "months"])
+    o = estimate.owned
+    if o:
+        writer.writerow(["owned_capex", plain_decimal(o["capex_usd"] * fx, 2), currency])
+        writer.writerow(["owned_capital_per_gpu", plain_decimal(o["capital_usd_per_gpu"] * fx, 2), currency])
+        writer.writerow(["owned_amortization", o["amortization"], ""])
+        writer.writerow(["owned_utilization", plain_decimal(o["utilization"]), "1"])
+        writer.writerow(["owned_financing_rate", plain_decimal(o["financing_rate"]), "1/year"])
+        for basis, months in o["breakeven_months"].items():
+            writer.writerow([f"owned_breakeven_vs_{basis}", plain_decimal(round(months, 3)), "months"])
     for k, v in estimate.in_rate_usd.items():
         writer.writerow([f"in_rate_{k}", plain_decimal(v * fx, 2), currency])
     for name, unit in (("train_flop", "FLOP"), ("gpu_hours", "GPU-hour"), ("wall_days", "days"),
