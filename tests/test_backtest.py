@@ -25,7 +25,7 @@ import statistics
 
 import pytest
 
-from explorer import Scenario, catalog, estimate
+from explorer import Scenario, catalog, estimate, prices
 from explorer.catalog import default
 from explorer.model import compute
 
@@ -227,7 +227,7 @@ def _gpt4_committed_usd():
                 mfu=_num(row["reported_mfu"]), other_losses_factor=default("other_losses_factor"),
                 gpus=_num(row["n_accelerators"]), failure_rate_per_gpu_hour=default("failure_rate_per_gpu_hour"),
                 checkpoint_write_hours=default("checkpoint_write_minutes") / 60,
-                restart_hours=default("restart_minutes") / 60, rate_usd_per_gpu_hour=acc.reserved_3y_usd_per_gpu_hour)
+                restart_hours=default("restart_minutes") / 60, rate_usd_per_gpu_hour=prices.quote(acc.id, "reserved_3y").usd_per_gpu_hour)
     return float(r["final_run_usd"])
 
 

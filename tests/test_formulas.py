@@ -12,8 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from explorer import COST_DIMENSIONS, Scenario, estimate
-from explorer import catalog
+from explorer import COST_DIMENSIONS, Scenario, catalog, estimate, prices
 from explorer.catalog import default
 from explorer.model import compute
 
@@ -288,50 +287,50 @@ def _cloud(pricing, **kw):
     return estimate(Scenario(**{**base, **kw, "pricing": pricing}))
 
 
+#: H100 SXM prices by basis, from the providers' listed prices (Epoch AI price DB 2025-02/03; CoreWeave 2026-02):
+#: specialist on-demand median of 2.45, 2.94, 2.99, 3.29, 3.95, 6.155 = 3.14; hyperscaler on-demand median of
+#: AWS 12.29, Google 11.06, Oracle 10.00 = 11.06; committed use: Google's listed 7.67 (1y) and 4.86 (3y).
+H100 = {"on_demand": 3.14, "hyperscaler_on_demand": 11.06, "reserved_1y": 7.67, "reserved_3y": 4.86}
+
+
 def test_on_demand_compute_cost():
     acc = catalog.accelerator("h100-sxm")
     e = _cloud("on_demand")
     flop = 6 * 7e9 * 1e12 + 12 * 32 * 4096 * 4096 * 1e12
     ideal = flop / (acc.peak_tflops["bf16"] * 1e12 * default("mfu_dense") * 3600)
     assert e.gpu_hours == approx(ideal)
-    assert e.cost_usd["compute"] == approx(ideal * acc.on_demand_usd_per_gpu_hour)
+    assert e.cost_usd["compute"] == approx(ideal * H100["on_demand"])
 
 
-#: GCP a3-highgpu us-central1, 2025-03-17 (Epoch AI price DB): on-demand 11.06, 1y 7.67, 3y 4.86 per H100-hour.
-GCP_H100 = {"on_demand": 11.06, "reserved_1y": 7.67, "reserved_3y": 4.86}
-
-
-@pytest.mark.parametrize("mode", ["reserved_1y", "reserved_3y"])
-def test_reserved_prices_on_one_basis(mode):
+@pytest.mark.parametrize("mode", ["hyperscaler_on_demand", "reserved_1y", "reserved_3y"])
+def test_listed_prices_per_basis(mode):
     e = _cloud(mode)
-    assert e.cost_usd["compute"] == approx(e.gpu_hours * GCP_H100[mode])
-    assert _cloud("on_demand").cost_usd["compute"] == approx(e.gpu_hours * GCP_H100["on_demand"])
+    assert e.cost_usd["compute"] == approx(e.gpu_hours * H100[mode])
 
 
 @pytest.mark.parametrize("mode", ["reserved_1y", "reserved_3y"])
-def test_reserved_discounts_where_no_reserved_price(mode):
-    acc = catalog.accelerator("h200")
-    assert getattr(acc, f"{mode}_usd_per_gpu_hour") is None
+def test_committed_discount_where_no_committed_price_is_listed(mode):
+    # H200: AWS lists on-demand only (10.60, 2025-03-17); committed use = that x (1 - the median listed discount)
+    assert not prices.market_prices("h200", mode)
     e = _cloud(mode, gpu="h200")
-    rate = acc.on_demand_usd_per_gpu_hour * (1 - default(f"{mode}_discount"))
+    rate = 10.60 * (1 - prices.committed_discount(mode))
     assert e.cost_usd["compute"] == approx(e.gpu_hours * rate)
+    # the median discount over offers that list both: about a third (1 year) and a half (3 years) off
+    assert 0.25 < prices.committed_discount("reserved_1y") < 0.45 < prices.committed_discount("reserved_3y") < 0.65
 
 
 def test_spot_adds_preemptions_to_failures():
-    acc = catalog.accelerator("h100-sxm")
     e = _cloud("spot")
-    assert e.cost_usd["compute"] == approx(e.ideal_gpu_hours * acc.on_demand_usd_per_gpu_hour * (1 - default("spot_discount")))
+    assert e.cost_usd["compute"] == approx(e.ideal_gpu_hours * H100["on_demand"] * (1 - default("spot_discount")))
     # preemptions are a failure rate on top of failures
     lam, n, delta, R = 3e-5, 256, 0.5 / 60, 10 / 60
     e2 = _cloud("spot", spot_preemption_per_gpu_hour=lam, checkpoint_write_minutes=0.5, restart_minutes=10.0)
     assert e2.goodput == approx(daly_goodput(lam * n, delta, R))
 
 
-def test_spot_discount_default_when_no_catalog_spot_price():
-    acc = catalog.accelerator("v100")
-    assert acc.spot_usd_per_gpu_hour is None
-    e = _cloud("spot", gpu="v100", precision="fp16")
-    assert e.cost_usd["compute"] == approx(e.gpu_hours * acc.on_demand_usd_per_gpu_hour * (1 - default("spot_discount")))
+def test_typed_spot_discount_applies_to_the_specialist_on_demand_price():
+    e = _cloud("spot", spot_discount=0.7)
+    assert e.cost_usd["compute"] == approx(e.ideal_gpu_hours * H100["on_demand"] * 0.3)
 
 
 def test_owned_cost_with_explicit_inputs():
@@ -359,10 +358,10 @@ def test_owned_cost_with_catalog_defaults():
     e = _cloud("owned", gpu="a100-80gb")
     life_h = default("depreciation_years") * 365.25 * 24
     cluster = acc.purchase_usd * default("server_overhead") / (1 - default("network_fraction"))
+    # colocation: CBRE H2 2024 $184.06 per kW-month x A100 400 W x its server factor, over 730.5 hours a month
+    hosting = 184.06 * 0.4 * acc.server_power_factor / 730.5
     assert e.cost_usd["compute"] == approx(e.ideal_gpu_hours * acc.purchase_usd / life_h)
-    assert e.cost_usd["hardware"] == approx(
-        e.gpu_hours * ((cluster - acc.purchase_usd) / life_h + default("hosting_usd_per_gpu_hour"))
-    )
+    assert e.cost_usd["hardware"] == approx(e.gpu_hours * ((cluster - acc.purchase_usd) / life_h + hosting))
     assert e.cost_usd["energy"] == approx(e.energy_mwh * 1000 * reg.electricity_usd_per_kwh)
 
 
@@ -444,7 +443,10 @@ def test_people_cost():
                           project_months=6.0))
     assert e.cost_usd["people"] == approx(10 * 240000 / 12 * 6)  # 1.2 M USD
     e2 = estimate(Scenario(params=7e9, tokens=1e11, gpus=64, team_headcount=10, team_loaded_usd_per_year=240000.0))
-    assert e2.cost_usd["people"] == approx(10 * 240000 / 12 * e2.wall_days / (365.25 / 12))
+    assert e2.cost_usd["people"] == approx(10 * 240000 / 12 * 8.3)  # Cottier et al. 2024's median project length
+    e3 = estimate(Scenario(params=7e9, tokens=1e11, gpus=64, team_headcount=10, team_loaded_usd_per_year=240000.0,
+                           project_months=0.01))  # never shorter than the run itself
+    assert e3.cost_usd["people"] == approx(10 * 240000 / 12 * e3.wall_days / (365.25 / 12))
 
 
 def test_data_cost():

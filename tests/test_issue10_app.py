@@ -137,8 +137,8 @@ def test_pinning_slot_a_is_the_what_changed_baseline(app):
 
 # ---------------------------------------------------------------------------------------- by lever
 def test_by_lever_waterfall_after_a_change(app):
-    # no data cost: it is paid per token, not per hour; every other cost of this scenario scales with its time
-    app.set_scenario(Scenario(data_usd_per_1m_tokens=0))
+    # no data cost (paid per token) and no team (paid per project month): every other cost scales with the run's time
+    app.set_scenario(Scenario(data_usd_per_1m_tokens=0, team_headcount=0))
     app.pin_baseline()
     app.tabs.selected_index = TABS["waterfall"]
     base = app.estimate.total_usd
@@ -149,7 +149,7 @@ def test_by_lever_waterfall_after_a_change(app):
     plot = app.analysis.lever_plot
     # only the precision lever differs: it carries the whole change (Shapley: a single player gets everything)
     assert plot.keys == ["baseline", "precision", "current"]
-    after = estimate(Scenario(precision="fp8", data_usd_per_1m_tokens=0)).total_usd
+    after = estimate(Scenario(precision="fp8", data_usd_per_1m_tokens=0, team_headcount=0)).total_usd
     assert plot.texts[1].get_text() == "-" + money(base - after, "USD").replace("$", r"\$")
     # bars are scaled to the largest; every cost of this run scales with its time, and FP8 runs 1.28x faster
     # (explorer/data/defaults.csv fp8_speedup): the change is 1/1.28 - 1 of the baseline

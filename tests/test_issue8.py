@@ -32,14 +32,15 @@ def test_palm_energy_within_30_percent_of_measured_system_power():
 def test_owned_b200_system_price_gets_no_server_overhead():
     """DGX B200 at $47,409 per GPU is a system price (Epoch uses DGX prices as-is): only the cluster
     network (19% of cluster capital) is added. Straight-line over 5 years of 8,766 h."""
-    e = estimate(Scenario(params=7e9, tokens=1e12, gpu="b200", gpus=256, pricing="owned"))
+    e = estimate(Scenario(params=7e9, tokens=1e12, gpu="b200", gpus=256, pricing="owned", hosting_usd_per_gpu_hour=0))
     life_h = 5 * 8766
     assert e.cost_usd["compute"] / e.ideal_gpu_hours == pytest.approx(47409 / life_h, rel=1e-9)  # 1.0817
     assert e.cost_usd["hardware"] / e.gpu_hours == pytest.approx((47409 / 0.81 - 47409) / life_h, rel=1e-9)  # 0.2537
 
 
 def test_owned_chip_price_keeps_server_overhead():
-    e = estimate(Scenario(params=7e9, tokens=1e12, gpu="h100-sxm", gpus=256, pricing="owned"))
+    e = estimate(Scenario(params=7e9, tokens=1e12, gpu="h100-sxm", gpus=256, pricing="owned",
+                          hosting_usd_per_gpu_hour=0))
     life_h = 5 * 8766
     assert e.cost_usd["hardware"] / e.gpu_hours == pytest.approx((33810 * 1.64 / 0.81 - 33810) / life_h, rel=1e-9)
 
@@ -108,12 +109,12 @@ def test_project_energy_and_carbon_follow_the_experiments_multiplier():
     assert e.to_dict()["energy_project_mwh"] == pytest.approx(3 * e.energy_mwh)
 
 
-def test_people_cost_over_the_run_only_is_said():
+def test_people_are_paid_over_the_sourced_project_length():
     e = estimate(Scenario(params=7e9, tokens=1e12, gpus=256, team_headcount=10, team_loaded_usd_per_year=3e5))
-    assert any("project length" in w for w in e.warnings)
+    assert not any("project length" in w for w in e.warnings)
+    assert e.cost_usd["people"] == pytest.approx(10 * 3e5 * 8.3 / 12)  # Cottier et al. 2024: median 8.3 months
     e = estimate(Scenario(params=7e9, tokens=1e12, gpus=256, team_headcount=10, team_loaded_usd_per_year=3e5,
                           project_months=12))
-    assert not any("project length" in w for w in e.warnings)
     assert e.cost_usd["people"] == pytest.approx(10 * 3e5)
 
 
@@ -202,22 +203,14 @@ def test_goodput_zero_is_said_not_a_silent_unknown_total():
 
 
 # ------------------------------------------------ modelling 4: price basis
-def test_mixed_price_basis_is_said():
-    acc = catalog.accelerator("mi300x")
-    assert acc.price_basis_mixed  # a median across providers
-    e = estimate(Scenario(params=7e9, tokens=1e11, gpu="mi300x", gpus=64))
-    assert any("one provider and one date" in w for w in e.warnings), e.warnings
-    e = estimate(Scenario(params=7e9, tokens=1e11, gpu="h100-sxm", gpus=64))
-    assert not any("one provider and one date" in w for w in e.warnings)
+def test_every_price_names_its_providers_and_committed_use_is_below_on_demand():
+    from explorer import prices
 
-
-def test_every_accelerator_names_its_price_basis():
-    for acc in catalog.accelerators().values():
-        if acc.on_demand_usd_per_gpu_hour is not None:
-            assert acc.price_basis, acc.id
+    for acc in catalog.accelerators():
+        listed = prices.quote(acc, "on_demand")
+        assert listed.rule and (listed.providers or listed.estimated), acc
         for mode in ("reserved_1y", "reserved_3y"):
-            listed = getattr(acc, f"{mode}_usd_per_gpu_hour")
-            assert listed is None or listed < acc.on_demand_usd_per_gpu_hour, acc.id
+            assert prices.quote(acc, mode).usd_per_gpu_hour < prices.quote(acc, "hyperscaler_on_demand").usd_per_gpu_hour
 
 
 def test_h100_three_year_reservation_is_not_cheaper_than_owning():

@@ -27,15 +27,14 @@ def app():
 
 def test_default_scenario_is_a_whole_project_with_sourced_data_people_and_experiments():
     s = Scenario()
-    assert s.experiments_multiplier == EXPERIMENTS_MEDIAN
+    assert s.experiments_multiplier_effective == EXPERIMENTS_MEDIAN  # pre-training's default (None: by kind)
     assert s.data_usd_per_1m_tokens == pytest.approx(FINEWEB_USD / (FINEWEB_TOKENS / 1e6), rel=1e-3)
     assert s.team_headcount == pytest.approx(LLAMA_AUTHORS * FTE_PER_CONTRIBUTOR)
     e = estimate(s)
     # data: 1T tokens x $0.0333 per 1M tokens = $33,300 (by hand)
     assert e.cost_usd["data"] == pytest.approx(1e12 / 1e6 * 0.0333, rel=1e-9)
-    # people: 2.8 people x $189,000 / 12 per month x the run's wall-clock months
-    months = e.wall_days / (365.25 / 12)
-    assert e.cost_usd["people"] == pytest.approx(2.8 * US_LOADED_USD / 12 * months, rel=1e-3)
+    # people: 2.8 people x an AI lab's $388,000 / 12 per month x 8.3 project months (Cottier et al. 2024)
+    assert e.cost_usd["people"] == pytest.approx(2.8 * 388_000 / 12 * 8.3, rel=1e-9)
     # hidden costs: experiments are (2.2 - 1) x the final run
     assert e.details_usd["experiments"] == pytest.approx(1.2 * e.final_run_usd, rel=1e-9)
     for dim in ("compute", "data", "people", "hidden"):
@@ -106,7 +105,10 @@ def test_negative_out_of_range_or_garbage_gets_a_message_never_a_clamp(typed):
 
 def test_optional_boxes_take_readable_numbers_too():
     a = ExplorerApp(query_string="")
-    assert a.controls["team_loaded_usd_per_year"].placeholder.endswith("189,000")  # the value in use, readable
+    # the value in use, readable: an AI lab's loaded pay (Cottier et al. 2024), the default pay basis
+    assert a.controls["team_loaded_usd_per_year"].placeholder.endswith("388,000")
+    a.controls["team_pay_basis"].value = "industry"
+    assert a.controls["team_loaded_usd_per_year"].placeholder.endswith("189,000")  # BLS
     a.controls["team_loaded_usd_per_year"].value = "250k"
     assert a.scenario.team_loaded_usd_per_year == 250_000
     a.controls["team_headcount"].set_state({"value": "12"})
@@ -186,7 +188,7 @@ def test_assumptions_table_names_values_and_units_are_chinese_sources_stay():
     rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td class=\"src\">", a.assumptions.value)
     assert rows
     names, values, units = zip(*rows)
-    assert "层数（由参数量推算）" in names and "云端租价（gaudi2，估算）" in names
+    assert "层数（由参数量推算）" in names and "按需价格（专业 GPU 云）（gaudi2，估算）" in names
     assert "选择性" in values  # activation recomputation "selective"
     for unit in units:  # no English unit left (TFLOP/s, gCO2 and 1 are symbols)
         assert not re.search(r"USD|GPU-hour|tokens|years|people|bytes|min\b|kWh", unit), unit

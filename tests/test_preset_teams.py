@@ -12,6 +12,8 @@ from explorer.presets import presets
 
 FTE_SHARE = 0.20  # Cottier et al. 2024 section 2.5.1, the median; same rule as defaults.csv team_headcount
 US_LOADED_USD_PER_YEAR = 189_000  # defaults.csv team_loaded_usd_per_year (BLS $133,080 / 0.704 = $189,034)
+AI_LAB_LOADED_USD_PER_YEAR = 388_000.0  # Cottier et al. 2024: median salary x overhead + median equity
+
 DAYS_PER_MONTH = 365.25 / 12  # 30.4375
 
 AUTHORS = {
@@ -45,15 +47,16 @@ def test_team_is_the_listed_authors_times_twenty_percent(preset_id):
 
 
 @pytest.mark.parametrize("preset_id", sorted(AUTHORS))
-def test_people_cost_is_headcount_times_loaded_cost_times_the_run_months(preset_id):
+def test_people_cost_is_headcount_times_loaded_cost_times_the_project_months(preset_id):
     count, _ = AUTHORS[preset_id]
     s = presets()[preset_id].scenario
-    # no cost per person and no project length typed: the US default, over the run's wall-clock months
+    # no cost per person and no project length typed: a US AI lab's loaded pay over the project's months
     assert s.team_loaded_usd_per_year is None and s.project_months is None
     e = estimate(s)
-    months = e.wall_days / DAYS_PER_MONTH
-    # e.g. GPT-3: 31 x 0.2 = 6.2 people x $189,000 / 12 = $97,650 a month x the run's months
-    by_hand = count * FTE_SHARE * US_LOADED_USD_PER_YEAR / 12 * months
+    # Cottier et al. 2024 project lengths (GPT-3 8.3, OPT-175B 6.3, GPT-4 12 months): median 8.3, never below the run
+    months = max(8.3, e.wall_days / DAYS_PER_MONTH)
+    # e.g. GPT-3: 31 x 0.2 = 6.2 people x $388,000 / 12 x 8.3 months
+    by_hand = count * FTE_SHARE * AI_LAB_LOADED_USD_PER_YEAR / 12 * months
     assert e.cost_usd["people"] == pytest.approx(by_hand, rel=1e-9)
     assert e.cost_usd["people"] > 0
 

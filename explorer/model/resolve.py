@@ -184,8 +184,8 @@ def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
             used.append(_assumption("spot_discount"))
     if q.estimated and s.pricing != "spot":
         estimated.append("cloud price")
-        warnings.append(f"No {basis} market price for {acc.name}: {rate:.3g} USD/GPU-hour is an estimate "
-                        f"({q.rule.split(' (')[0]}).")
+        warnings.append(f"No market price for {acc.name} on this price basis: {rate:.3g} USD/GPU-hour is an "
+                        "estimate (see the assumptions for how it was derived).")
     return rate
 
 
