@@ -13,6 +13,7 @@ __all__ = [
     "HOURS_PER_YEAR",
     "DAYS_PER_MONTH",
     "model_shape",
+    "moe_shape",
     "attention_flop_per_token",
     "train_flop",
     "ideal_gpu_hours",
@@ -57,6 +58,39 @@ def model_shape(params):
     params = np.asarray(params, dtype=float)
     d = np.cbrt(128.0 * params / 12.0)
     return np.maximum(np.round(d / 128.0), 1.0), np.round(d)
+
+
+def moe_shape(active_params):
+    """Layers and width of a Mixture-of-Experts transformer from its *active* parameters.
+
+    The experts multiply the feed-forward weights but not the layers, the
+    width or the attention, so an MoE has roughly the shape of a dense model
+    of its active size: :func:`model_shape` of ``Na``. Sizing it from the total
+    count would give attention for a dense model of that total (DeepSeek-V3's
+    671B: 151 layers and d = 19,272).
+
+    Checked against published shapes (not fitted): DeepSeek-V3, 37B active,
+    61 layers, d = 7168 (DeepSeek-AI 2024, arXiv 2412.19437, section 4.2) gives
+    57 and 7335; Mixtral 8x7B, 12.9B active, 32 layers, d = 4096 (Jiang et al.
+    2024, arXiv 2401.04088, table 1 and section 2.1) gives 40 and 5163.
+
+    Parameters
+    ----------
+    active_params : array_like
+        Parameters active per token Na [1].
+
+    Returns
+    -------
+    n_layers, d_model : ndarray
+        Layers L [1] and width d [1].
+
+    Examples
+    --------
+    >>> L, d = moe_shape(37e9)  # DeepSeek-V3
+    >>> int(L), int(d)
+    (57, 7335)
+    """
+    return model_shape(active_params)
 
 
 def attention_flop_per_token(n_layers, d_model, seq_len):

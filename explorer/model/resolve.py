@@ -101,9 +101,14 @@ def _shape(s: Scenario, used: list[Assumption]) -> tuple[int, int, int]:
     seq = int(_pick(s.seq_len, "seq_len", used))
     if s.n_layers is not None:
         return s.n_layers, s.d_model, seq
-    L, d = (int(x) for x in F.model_shape(s.params))
-    used.append(Assumption("n_layers (derived from params)", L, "1", "N = 12 L d^2 with d = 128 L (Kaplan et al. 2020)"))
-    used.append(Assumption("d_model (derived from params)", d, "1", "d = (128 N / 12)^(1/3) (Kaplan et al. 2020)"))
+    if s.architecture == "moe":  # attention and width follow the active parameters, not the experts
+        L, d = (int(x) for x in F.moe_shape(s.active_params_effective))
+        what, how = "active params", "Na = 12 L d^2 with d = 128 L over the active parameters (moe_shape)"
+    else:
+        L, d = (int(x) for x in F.model_shape(s.params))
+        what, how = "params", "N = 12 L d^2 with d = 128 L (Kaplan et al. 2020)"
+    used.append(Assumption(f"n_layers (derived from {what})", L, "1", how))
+    used.append(Assumption(f"d_model (derived from {what})", d, "1", how))
     return L, d, seq
 
 
