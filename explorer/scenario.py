@@ -25,6 +25,7 @@ __all__ = [
     "ARCHITECTURES",
     "CURRENCIES",
     "RECOMPUTE_MODES",
+    "FACILITIES",
     "field_spec",
 ]
 
@@ -33,6 +34,9 @@ PRICING_MODES = ("on_demand", "reserved_1y", "reserved_3y", "spot", "owned")
 ARCHITECTURES = ("dense", "moe")
 RECOMPUTE_MODES = ("selective", "none", "full")
 CURRENCIES = ("USD", "CNY")
+#: Data-centre types with a sourced default PUE (``defaults.csv`` ``pue_<facility>``); ``regional_average``
+#: takes the region's surveyed average (``regions.csv`` typical_pue), else the industry average.
+FACILITIES = ("hyperscale", "industry_average", "regional_average")
 
 _INF = math.inf
 
@@ -78,9 +82,12 @@ class Scenario:
         ``spot_preemption_per_gpu_hour``; owned ``purchase_usd_per_gpu`` [USD],
         ``server_overhead`` [x], ``network_fraction`` [0-1],
         ``depreciation_years`` [years], ``hosting_usd_per_gpu_hour``.
-    Region
-        ``region`` id, or overrides ``electricity_usd_per_kwh``, ``pue``,
-        ``grid_gco2_per_kwh``.
+    Region and facility
+        ``region`` id (grid price and carbon), or overrides
+        ``electricity_usd_per_kwh``, ``grid_gco2_per_kwh``; ``facility`` the
+        data centre's type, which sets its PUE (``"hyperscale"`` 1.1,
+        ``"industry_average"``, or ``"regional_average"`` of the region), or
+        ``pue`` [1] typed, which wins over the facility.
     Data, team, storage, experiments
         ``data_usd_per_1m_tokens`` (acquisition and cleaning) [USD/1M tokens], ``labelled_examples``
         x ``usd_per_labelled_example``, ``synthetic_tokens`` x
@@ -138,6 +145,7 @@ class Scenario:
     electricity_usd_per_kwh: float | None = _num(None, 0.0, 10.0, optional=True)
     pue: float | None = _num(None, 1.0, 5.0, optional=True)
     grid_gco2_per_kwh: float | None = _num(None, 0.0, 2000.0, optional=True)
+    facility: str = _choice("hyperscale", FACILITIES)
     # data
     data_usd_per_1m_tokens: float = _num(catalog.default("data_usd_per_1m_tokens"), 0.0, 1e6)
     labelled_examples: float = _num(0.0, 0.0, 1e12)

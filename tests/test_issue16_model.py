@@ -38,3 +38,27 @@ def test_moe_toggle_shape_follows_active_parameters():
     # the app's MoE toggle sets no shape: a 671B MoE at the default active fraction (37B)
     e = estimate(Scenario(params=671e9, architecture="moe", tokens=14.8e12, gpus=2048, seq_len=4096))
     assert e.shape[0] < 80 and e.shape[1] < 9000  # DeepSeek-V3: 61 layers, 7168
+
+
+# ---------------------------------------------------------------- item 3: facility PUE
+def test_region_does_not_change_the_facility_pue():
+    # same run in Virginia, Germany and China's average grid: same building, same IT and facility energy
+    runs = [estimate(Scenario(region=r, gpus=512)) for r in ("us-virginia", "de", "cn-avg")]
+    assert len({round(e.energy_mwh, 6) for e in runs}) == 1
+    assert runs[0].energy_mwh / runs[0].energy_it_mwh == pytest.approx(1.1)  # Epoch AI: hyperscale PUE 1.1
+    # carbon still follows the grid (regions.csv: OWID/Ember 2023, Germany vs US average)
+    assert runs[1].co2_tonnes != runs[0].co2_tonnes
+
+
+def test_facility_type_sets_pue_and_typed_pue_wins():
+    e = estimate(Scenario(gpus=512, facility="industry_average"))
+    assert e.energy_mwh / e.energy_it_mwh == pytest.approx(1.58)  # Uptime Institute 2023 survey average
+    e = estimate(Scenario(gpus=512, region="de", facility="regional_average"))
+    assert e.energy_mwh / e.energy_it_mwh == pytest.approx(1.46)  # Uptime 2020, Europe (regions.csv)
+    e = estimate(Scenario(gpus=512, facility="industry_average", pue=1.3))
+    assert e.energy_mwh / e.energy_it_mwh == pytest.approx(1.3)
+
+
+def test_unknown_facility_is_a_scenario_error():
+    with pytest.raises(ScenarioError, match="facility"):
+        Scenario(facility="igloo")

@@ -92,6 +92,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("hosting_usd_per_gpu_hour", "optional", "pricing", visible=_is("pricing", "owned")),
     Binding("region", "choice", "region"),
     Binding("electricity_usd_per_kwh", "optional", "region"),
+    Binding("facility", "choice", "region"),
     Binding("pue", "optional", "region"),
     Binding("grid_gco2_per_kwh", "optional", "region"),
     Binding("experiments_multiplier", "log", "advanced"),

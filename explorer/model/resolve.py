@@ -258,13 +258,28 @@ def _power(s: Scenario, acc, used, warnings) -> dict:
     return dict(tdp_w=_nan(acc.tdp_w), server_power_factor=factor, avg_power_fraction=fraction)
 
 
+def facility_pue(s: Scenario, used: list[Assumption]) -> float:
+    """PUE of the scenario's data centre: typed ``pue``, else the facility type's sourced default [1].
+
+    The region sets the grid (price and carbon), not the building: a hyperscale
+    facility in Germany has the PUE of one in Virginia. Only ``"regional_average"``
+    takes the region's surveyed average (``regions.csv`` typical_pue), falling
+    back to the industry average where the region has none.
+    """
+    if s.pue is not None:
+        return s.pue
+    if s.facility == "regional_average":
+        reg = catalog.region(s.region)
+        if reg.pue is not None:
+            used.append(Assumption(f"PUE ({reg.id}, regional average)", reg.pue, "1", reg.source))
+            return reg.pue
+        return _pick(None, "pue_industry_average", used)
+    return _pick(None, "pue" if s.facility == "hyperscale" else f"pue_{s.facility}", used)
+
+
 def _region(s: Scenario, owned: bool, used, warnings) -> dict:
     reg = catalog.region(s.region)
-    pue = s.pue if s.pue is not None else reg.pue
-    if pue is None:
-        pue = _pick(None, "pue", used)
-    elif s.pue is None:
-        used.append(Assumption(f"PUE ({reg.id})", pue, "1", reg.source))
+    pue = facility_pue(s, used)
     gco2 = s.grid_gco2_per_kwh if s.grid_gco2_per_kwh is not None else reg.grid_gco2_per_kwh
     if gco2 is None:
         warnings.append(f"No sourced grid carbon intensity for {reg.name}: CO2 unknown; type the grid's carbon "
