@@ -62,3 +62,18 @@ def test_facility_type_sets_pue_and_typed_pue_wins():
 def test_unknown_facility_is_a_scenario_error():
     with pytest.raises(ScenarioError, match="facility"):
         Scenario(facility="igloo")
+
+
+# ---------------------------------------------------------------- item 8: unmeasured MFU warns
+@pytest.mark.parametrize("gpu", ["mi300x", "gaudi3", "ascend-910b", "b200", "tpu-v5p"])
+def test_mfu_never_measured_on_the_accelerator_warns(gpu):
+    # mfu_dense's sources (Epoch AI median over 62 runs; Llama 3.1 on H100) measured none of these
+    from explorer import catalog
+    precision = catalog.accelerator(gpu).nearest_precision("bf16")
+    e = estimate(Scenario(gpu=gpu, precision=precision, gpus=512))
+    assert any(w.startswith("No measured MFU for") for w in e.warnings), e.warnings
+
+
+def test_measured_mfu_does_not_warn():
+    e = estimate(Scenario(gpu="h100-sxm", gpus=512))
+    assert not any("No measured MFU" in w for w in e.warnings)
