@@ -77,3 +77,17 @@ def test_mfu_never_measured_on_the_accelerator_warns(gpu):
 def test_measured_mfu_does_not_warn():
     e = estimate(Scenario(gpu="h100-sxm", gpus=512))
     assert not any("No measured MFU" in w for w in e.warnings)
+
+
+# ---------------------------------------------------------------- item 8: FP8 memory
+def test_fp8_keeps_bf16_weights_and_caches_only_linear_inputs_in_fp8():
+    bf16 = estimate(Scenario(gpus=64, n_layers=32, d_model=4096, seq_len=4096))
+    fp8 = estimate(Scenario(gpus=64, n_layers=32, d_model=4096, seq_len=4096, precision="fp8"))
+    # Micikevicius et al. 2022; DeepSeek-V3 section 3.3: weights, master weights and moments not in FP8: 16 bytes
+    assert fp8.memory_gb_per_gpu["weights"] == pytest.approx(bf16.memory_gb_per_gpu["weights"])
+    total_state = sum(fp8.memory_gb_per_gpu[k] for k in ("weights", "gradients", "optimizer"))
+    assert total_state == pytest.approx(7e9 * 16 / 64 / 1e9)
+    # Korthikanti et al. 2022 section 4.1: 34 s d bytes per layer, of which the linear inputs are
+    # 2 + 2 + 2 + 8 = 14; FP8 halves those: 27 / 34 (hand calculation)
+    ratio = fp8.memory_gb_per_gpu["activations"] / bf16.memory_gb_per_gpu["activations"]
+    assert ratio == pytest.approx(27 / 34, rel=1e-3)

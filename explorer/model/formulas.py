@@ -241,8 +241,9 @@ def training_state_bytes_per_param(weight_bytes, grad_bytes, optimizer_bytes, tr
     """Training state per parameter: weights, plus gradients and optimizer state of trainable ones [bytes].
 
     Mixed-precision AdamW keeps ``2 + 2 + 12 = 16`` bytes per parameter
-    (Rajbhandari et al. 2020, 'ZeRO', section 3.1). FP8 halves the weights
-    only: ``1 + 2 + 12 = 15``.
+    (Rajbhandari et al. 2020, 'ZeRO', section 3.1). FP8 mixed precision keeps
+    these 16 (BF16 weights, FP32 master copy; ``precisions.csv``); a format
+    storing 1-byte weights would hold ``1 + 2 + 12 = 15``.
 
     Examples
     --------
