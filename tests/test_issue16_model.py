@@ -91,3 +91,23 @@ def test_fp8_keeps_bf16_weights_and_caches_only_linear_inputs_in_fp8():
     # 2 + 2 + 2 + 8 = 14; FP8 halves those: 27 / 34 (hand calculation)
     ratio = fp8.memory_gb_per_gpu["activations"] / bf16.memory_gb_per_gpu["activations"]
     assert ratio == pytest.approx(27 / 34, rel=1e-3)
+
+
+# ---------------------------------------------------------------- item 8: GPU-only energy
+def test_gpu_only_energy_is_the_model_card_figure():
+    from explorer.model import compute
+    # Llama 3.1 model card: 30.84M H100 GPU-hours at 700 W (TDP) -> 21,588 MWh GPU-only (hand: 30.84e6 * 0.7 / 1e3)
+    r = compute(params=405e9, active_params=405e9, tokens=30.84e6 * 3600 * 989e12 * 0.4 / (6 * 405e9),
+                peak_flop_per_s=989e12, mfu=0.4, gpus=16384, tdp_w=700.0, chip_power_w=700.0,
+                server_power_factor=1.82, avg_power_fraction=0.75, pue=1.1)
+    assert float(r["gpu_hours"]) == pytest.approx(30.84e6)
+    assert float(r["energy_gpu_mwh"]) == pytest.approx(21588.0)
+    # facility energy: x 1.82 (DGX H100 10.2 kW / 8 / 700 W) x 0.75 (Epoch) x 1.1 = 1.50x the GPU-only figure
+    assert float(r["energy_mwh"]) / float(r["energy_gpu_mwh"]) == pytest.approx(1.82 * 0.75 * 1.1)
+
+
+def test_estimate_reports_gpu_only_energy_beside_facility_energy():
+    e = estimate(Scenario(gpus=512))
+    assert e.energy_gpu_mwh == pytest.approx(e.gpu_hours * 700 / 1e6)  # H100 SXM TDP 700 W (datasheet)
+    assert e.to_dict()["energy_gpu_mwh"] == pytest.approx(e.energy_gpu_mwh)
+    assert 1.5 <= e.energy_mwh / e.energy_gpu_mwh <= 2.4

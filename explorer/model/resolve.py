@@ -379,6 +379,7 @@ def resolve(s: Scenario) -> Resolved:
         tensor_parallel=tensor_parallel,
         memory_gb=acc.memory_gb,
         **_power(s, acc, used, warnings),
+        chip_power_w=_nan(acc.tdp_w),
         **region,
         **prices,
         data_usd=data_usd,

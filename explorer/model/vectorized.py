@@ -34,6 +34,7 @@ def compute(
     tensor_parallel=8.0,
     memory_gb=np.nan,
     tdp_w=np.nan,
+    chip_power_w=np.nan,
     server_power_factor=1.0,
     avg_power_fraction=1.0,
     pue=1.0,
@@ -93,6 +94,9 @@ def compute(
         and fraction 1; NaN, the default, leaves energy unknown),
         server-to-accelerator power ratio [x], average fraction of server max
         power while training [1], facility PUE [1].
+    chip_power_w : array_like
+        Rated power of the accelerator alone (its TDP) [W], for the GPU-only
+        energy that model cards publish; NaN (the default) leaves it unknown.
     grid_gco2_per_kwh : array_like
         Grid carbon intensity [gCO2/kWh].
     rate_usd_per_gpu_hour : array_like
@@ -120,6 +124,7 @@ def compute(
         ``goodput`` [1], ``gpus`` [1], ``wall_days`` [days],
         ``deadline_impossible`` [bool], ``min_gpus_memory`` [1],
         ``state_gb_per_gpu``, ``activation_gb_per_gpu`` [GB] at the GPU count,
+        ``energy_gpu_mwh`` (GPU-hours x chip TDP, the model-card figure),
         ``energy_it_mwh``, ``energy_mwh`` [MWh], ``co2_tonnes`` [t] of the final
         run, ``energy_project_mwh`` [MWh], ``co2_project_tonnes`` [t] of the whole
         project (x experiments), ``cost_<dimension>_usd`` for the six dimensions
@@ -135,7 +140,7 @@ def compute(
         failure_rate_per_gpu_hour=failure_rate_per_gpu_hour, checkpoint_write_hours=checkpoint_write_hours,
         checkpoint_interval_hours=checkpoint_interval_hours, restart_hours=restart_hours,
         state_bytes_per_param=state_bytes_per_param, activation_bytes=activation_bytes,
-        tensor_parallel=tensor_parallel, memory_gb=memory_gb, tdp_w=tdp_w,
+        tensor_parallel=tensor_parallel, memory_gb=memory_gb, tdp_w=tdp_w, chip_power_w=chip_power_w,
         server_power_factor=server_power_factor, avg_power_fraction=avg_power_fraction, pue=pue,
         grid_gco2_per_kwh=grid_gco2_per_kwh, rate_usd_per_gpu_hour=rate_usd_per_gpu_hour,
         accelerator_usd_per_gpu_hour=accelerator_usd_per_gpu_hour,
@@ -237,6 +242,7 @@ def _compute(f, owned):
         min_gpus_memory=floor,
         state_gb_per_gpu=state_bytes / n / 1e9,
         activation_gb_per_gpu=f["activation_bytes"] / tp / 1e9,
+        energy_gpu_mwh=gpu_hours * f["chip_power_w"] / 1e6,
         energy_it_mwh=energy_it_kwh / 1000.0,
         energy_mwh=energy_kwh / 1000.0,
         co2_tonnes=co2_tonnes,
