@@ -221,6 +221,8 @@ def _atoms(s: Scenario) -> dict[str, dict[str, float]]:
         MFU: dict(override=float(s.mfu is not None), mfu=_nan(s.mfu)),
         RELIABILITY: dict(failure=base_failure, write_h=x["checkpoint_write_hours"],
                           interval_h=x["checkpoint_interval_hours"], restart_h=x["restart_hours"],
+                          above=x["recovery_above_gpus"], write_mem_h=x["checkpoint_write_hours_in_memory"],
+                          restart_mem_h=x["restart_hours_in_memory"],
                           other=x["other_losses_factor"]),
         DATA: dict(per_1m=s.data_usd_per_1m_tokens,
                    fixed=s.labelled_examples * s.usd_per_labelled_example
@@ -254,6 +256,9 @@ def _compose(a: Mapping[str, Mapping[str, np.ndarray]]) -> dict:
         checkpoint_write_hours=rel["write_h"],
         checkpoint_interval_hours=rel["interval_h"],
         restart_hours=rel["restart_h"],
+        recovery_above_gpus=rel["above"],
+        checkpoint_write_hours_in_memory=rel["write_mem_h"],
+        restart_hours_in_memory=rel["restart_mem_h"],
         state_bytes_per_param=p["weight_bytes"] + tk["trainable"] * p["update_bytes"],
         activation_bytes=m["act_ref"] * p["act_scale"],
         tensor_parallel=a[CLUSTER]["tensor_parallel"],

@@ -26,6 +26,7 @@ __all__ = [
     "CURRENCIES",
     "RECOMPUTE_MODES",
     "FACILITIES",
+    "RECOVERY_MODES",
     "field_spec",
 ]
 
@@ -37,6 +38,9 @@ CURRENCIES = ("USD", "CNY")
 #: Data-centre types with a sourced default PUE (``defaults.csv`` ``pue_<facility>``); ``regional_average``
 #: takes the region's surveyed average (``regions.csv`` typical_pue), else the industry average.
 FACILITIES = ("hyperscale", "industry_average", "regional_average")
+#: How a job recovers from an interruption: ``auto`` (storage up to the ``in_memory_recovery_above_gpus``
+#: default, in-memory beyond), ``storage`` (checkpoints reloaded from storage), ``in_memory`` (redundant state).
+RECOVERY_MODES = ("auto", "storage", "in_memory")
 
 _INF = math.inf
 
@@ -75,7 +79,11 @@ class Scenario:
     Reliability
         ``failure_rate_per_gpu_hour`` [1/GPU-hour]; ``checkpoint_interval_hours``
         (None = Young/Daly optimum) [h]; ``checkpoint_write_minutes`` and
-        ``restart_minutes`` [min].
+        ``restart_minutes`` [min] (None: the sourced defaults of the recovery
+        technique); ``recovery`` ``"auto"``, ``"storage"`` (Llama 3: checkpoints
+        on storage) or ``"in_memory"`` (Gemini 1.0: redundant in-memory state,
+        no write stall, short restarts); ``auto`` uses storage up to the
+        largest job documented with it and in-memory beyond.
     Pricing
         ``pricing`` mode; ``rate_usd_per_gpu_hour`` is the rate actually paid,
         replacing the catalog price and its discounts [USD/GPU-hour]; spot ``spot_discount`` [0-1] and
@@ -130,6 +138,7 @@ class Scenario:
     checkpoint_interval_hours: float | None = _num(None, 0.01, 1000.0, optional=True)
     checkpoint_write_minutes: float | None = _num(None, 0.0, 600.0, optional=True)
     restart_minutes: float | None = _num(None, 0.0, 1440.0, optional=True)
+    recovery: str = _choice("auto", RECOVERY_MODES)
     # pricing
     pricing: str = _choice("on_demand", PRICING_MODES)
     rate_usd_per_gpu_hour: float | None = _num(None, 0.0, 1000.0, optional=True)

@@ -111,3 +111,25 @@ def test_estimate_reports_gpu_only_energy_beside_facility_energy():
     assert e.energy_gpu_mwh == pytest.approx(e.gpu_hours * 700 / 1e6)  # H100 SXM TDP 700 W (datasheet)
     assert e.to_dict()["energy_gpu_mwh"] == pytest.approx(e.energy_gpu_mwh)
     assert 1.5 <= e.energy_mwh / e.energy_gpu_mwh <= 2.4
+
+
+# ---------------------------------------------------------------- item 2: goodput at scale
+def test_goodput_at_100k_gpus_with_in_memory_recovery():
+    # Gemini 1.0 (arXiv 2312.11805, section 3): 97% goodput at its largest scale with in-memory replicas.
+    # Hand: 1e5 GPUs x 1.97e-5 = 1.97 interruptions/h; no write stall; exp(-1.97 x 2.4 / 60) = 0.924
+    e = estimate(Scenario(params=1e12, tokens=20e12, gpus=100_000))
+    assert e.goodput >= 0.85
+    assert e.goodput == pytest.approx(math.exp(-1.97e-5 * 1e5 * 2.4 / 60), rel=1e-3)
+
+
+def test_goodput_at_llama3_scale_stays_below_95_percent():
+    # Llama 3 405B on 16,384 H100 (Llama Team 2024, 3.3.4): >90% effective time, with storage checkpoints
+    e = estimate(Scenario(params=405e9, tokens=15.6e12, gpus=16_384))
+    assert 0.80 <= e.goodput <= 0.95
+
+
+def test_recovery_choice_is_validated_and_storage_keeps_the_old_behaviour():
+    with pytest.raises(ScenarioError, match="recovery"):
+        Scenario(recovery="prayer")
+    storage = estimate(Scenario(params=1e12, tokens=20e12, gpus=100_000, recovery="storage"))
+    assert storage.goodput < 0.85  # 10-minute restarts every 30 minutes (Llama 3's storage recovery)

@@ -107,6 +107,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("checkpoints_kept", "number", "advanced"),
     Binding("storage_usd_per_gb_month", "optional", "advanced"),
     Binding("failure_rate_per_gpu_hour", "optional", "advanced"),
+    Binding("recovery", "choice", "advanced"),
     Binding("restart_minutes", "optional", "advanced"),
     Binding("checkpoint_interval_hours", "optional", "advanced"),
     Binding("usd_to_cny", "optional", "footer", visible=_is("currency", "CNY")),

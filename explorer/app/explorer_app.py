@@ -37,7 +37,7 @@ from explorer.plots.history import (enable_marker_blitting, history_figure, redr
                                     set_history_currency, set_scenario_marker)
 from explorer.plots.history import set_marker_interval
 from explorer.presets import presets, published_run
-from explorer.scenario import FACILITIES, PRICING_MODES, TRAINING_KINDS, Scenario, field_spec
+from explorer.scenario import FACILITIES, PRICING_MODES, RECOVERY_MODES, TRAINING_KINDS, Scenario, field_spec
 from explorer.text import label, number_text, readable_number
 
 __all__ = ["ExplorerApp"]
@@ -366,6 +366,8 @@ class ExplorerApp:
             return [(label(f"kind_{k}", lang), k) for k in TRAINING_KINDS]
         if name == "pricing":
             return [(label(f"pricing_{p}", lang), p) for p in PRICING_MODES]
+        if name == "recovery":
+            return [(label(f"recovery_{r}", lang), r) for r in RECOVERY_MODES]
         if name == "facility":
             return [(label(f"facility_{f}", lang), f) for f in FACILITIES]
         if name == "count_mode":

@@ -195,6 +195,11 @@ def goodput(cluster_failures_per_hour, write_hours, restart_hours, interval_hour
     goodput is ``tau / (M e^(R/M) (e^((tau + d)/M) - 1))``. Without failures it is
     ``tau / (tau + d)`` (1 when never checkpointing).
 
+    With no write stall (``d = 0``, recovery from a live in-memory replica of
+    the state, as Gemini 1.0 does) and no interval given, the optimum interval
+    tends to 0 and the goodput to its limit ``e^(-R/M)``: each interruption
+    costs only the restart.
+
     Parameters
     ----------
     cluster_failures_per_hour : array_like
@@ -211,6 +216,12 @@ def goodput(cluster_failures_per_hour, write_hours, restart_hours, interval_hour
 
     >>> round(1 / float(goodput(1 / 24, 5 / 60, 10 / 60, 117 / 60)), 4)
     1.0958
+
+    No write stall: one interruption per hour and 3-minute restarts keep
+    ``e^(-0.05) = 0.9512`` (by hand).
+
+    >>> round(float(goodput(1.0, 0.0, 0.05)), 4)
+    0.9512
     """
     rate = np.asarray(cluster_failures_per_hour, float)
     d = np.asarray(write_hours, float)
@@ -221,6 +232,7 @@ def goodput(cluster_failures_per_hour, write_hours, restart_hours, interval_hour
         failing = np.exp(r * rate) * np.expm1((tau + d) * rate) / rate
         free = np.where(np.isfinite(tau) & (tau > 0), tau / (tau + d), 1.0)
         g = np.where(rate > 0, tau / failing, free)
+        g = np.where((d <= 0.0) & np.isnan(interval_hours), np.exp(-r * rate), g)
     return np.clip(np.nan_to_num(g, nan=0.0), 0.0, 1.0)
 
 

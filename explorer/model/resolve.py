@@ -315,6 +315,36 @@ def country_price_region(reg):
     return peers[0] if peers else None
 
 
+def _recovery(s: Scenario, write_h: float, restart_h: float, used) -> dict:
+    """Where the job recovers from redundant in-memory state instead of storage, and its times [h].
+
+    ``storage``: checkpoints written to storage and reloaded after every
+    interruption (Llama 3). ``in_memory``: the state is recovered from an intact
+    replica in memory (Gemini 1.0), no write stall and a short restart.
+    ``auto``: storage up to the largest job that documents it, in-memory
+    beyond. Typed write and restart times apply to both.
+    """
+    if s.recovery == "storage":
+        above = math.inf
+    elif s.recovery == "in_memory":
+        above = 0.0
+    else:
+        above = _pick(None, "in_memory_recovery_above_gpus", used)
+    write_mem = write_h if s.checkpoint_write_minutes is not None else math.nan
+    restart_mem = restart_h if s.restart_minutes is not None else math.nan
+    if above < math.inf:
+        if math.isnan(write_mem):
+            write_mem = _pick(None, "checkpoint_write_minutes_in_memory", used) / 60.0
+        if math.isnan(restart_mem):
+            restart_mem = _pick(None, "restart_minutes_in_memory", used) / 60.0
+    return dict(recovery_above_gpus=above, checkpoint_write_hours_in_memory=_nan_to(write_mem, write_h),
+                restart_hours_in_memory=_nan_to(restart_mem, restart_h))
+
+
+def _nan_to(x: float, other: float) -> float:
+    return other if math.isnan(x) else x
+
+
 def resolve(s: Scenario) -> Resolved:
     """Inputs of :func:`~explorer.model.compute` for scenario ``s``, with assumptions and warnings."""
     acc = catalog.accelerator(s.gpu)
@@ -330,6 +360,7 @@ def resolve(s: Scenario) -> Resolved:
     failure_rate = _pick(s.failure_rate_per_gpu_hour, "failure_rate_per_gpu_hour", used) + prices.pop("extra_failures")
     write_h = _pick(s.checkpoint_write_minutes, "checkpoint_write_minutes", used) / 60.0
     restart_h = _pick(s.restart_minutes, "restart_minutes", used) / 60.0
+    recovery = _recovery(s, write_h, restart_h, used)
     storage = _pick(s.storage_usd_per_gb_month, "storage_usd_per_gb_month", used) if s.checkpoints_kept else 0.0
     data_usd = (s.tokens / 1e6 * s.data_usd_per_1m_tokens + s.labelled_examples * s.usd_per_labelled_example
                 + s.synthetic_tokens / 1e6 * s.synthetic_usd_per_1m_tokens)
@@ -374,6 +405,7 @@ def resolve(s: Scenario) -> Resolved:
         checkpoint_write_hours=write_h,
         checkpoint_interval_hours=_nan(s.checkpoint_interval_hours),
         restart_hours=restart_h,
+        **recovery,
         state_bytes_per_param=sum(parts.values()),
         activation_bytes=activation,
         tensor_parallel=tensor_parallel,

@@ -29,6 +29,9 @@ def compute(
     checkpoint_write_hours=0.0,
     checkpoint_interval_hours=np.nan,
     restart_hours=0.0,
+    recovery_above_gpus=np.inf,
+    checkpoint_write_hours_in_memory=0.0,
+    restart_hours_in_memory=0.0,
     state_bytes_per_param=16.0,
     activation_bytes=0.0,
     tensor_parallel=8.0,
@@ -81,6 +84,11 @@ def compute(
         Stall per checkpoint and restart time per interruption [h].
     checkpoint_interval_hours : array_like
         Checkpoint interval [h]; NaN = Daly's optimum.
+    recovery_above_gpus : array_like
+        Above this many accelerators the job recovers from redundant in-memory
+        state [1]: ``inf`` never (checkpoints on storage), 0 always.
+    checkpoint_write_hours_in_memory, restart_hours_in_memory : array_like
+        Stall per checkpoint and restart time with in-memory recovery [h].
     state_bytes_per_param : array_like
         Training state per parameter (weights, gradients, optimizer) [bytes].
     activation_bytes : array_like
@@ -139,6 +147,8 @@ def compute(
         other_losses_factor=other_losses_factor, gpus=gpus, deadline_days=deadline_days, max_gpus=max_gpus,
         failure_rate_per_gpu_hour=failure_rate_per_gpu_hour, checkpoint_write_hours=checkpoint_write_hours,
         checkpoint_interval_hours=checkpoint_interval_hours, restart_hours=restart_hours,
+        recovery_above_gpus=recovery_above_gpus, checkpoint_write_hours_in_memory=checkpoint_write_hours_in_memory,
+        restart_hours_in_memory=restart_hours_in_memory,
         state_bytes_per_param=state_bytes_per_param, activation_bytes=activation_bytes,
         tensor_parallel=tensor_parallel, memory_gb=memory_gb, tdp_w=tdp_w, chip_power_w=chip_power_w,
         server_power_factor=server_power_factor, avg_power_fraction=avg_power_fraction, pue=pue,
@@ -155,16 +165,22 @@ def compute(
 
 
 def _goodput_at(n, f):
-    return F.goodput(f["failure_rate_per_gpu_hour"] * n, f["checkpoint_write_hours"], f["restart_hours"],
+    """Goodput at ``n`` accelerators, with in-memory recovery above ``recovery_above_gpus``."""
+    mem = n > f["recovery_above_gpus"]
+    return F.goodput(f["failure_rate_per_gpu_hour"] * n,
+                     np.where(mem, f["checkpoint_write_hours_in_memory"], f["checkpoint_write_hours"]),
+                     np.where(mem, f["restart_hours_in_memory"], f["restart_hours"]),
                      f["checkpoint_interval_hours"])
 
 
 def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
     """GPU count: ``gpus`` where given, else the smallest count >= ``floor`` that meets the deadline.
 
-    ``n -> max(floor, ceil(hours / (24 days goodput(n))))`` only grows (goodput
-    falls with n), so from the failure-free count it climbs to the smallest
-    count that meets the deadline, if there is one; the caller flags counts
+    ``n -> max(n, floor, ceil(hours / (24 days goodput(n))))`` only grows, so
+    from the failure-free count it climbs to a count that meets the deadline,
+    if there is one (the smallest one while goodput falls with n; where
+    in-memory recovery starts above a size, goodput jumps up there and the
+    count found may be a little above the smallest); the caller flags counts
     above the largest cluster and missed deadlines. Only the elements still
     moving are iterated.
     """
@@ -185,7 +201,7 @@ def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
         if active.size == 0:
             break
         sub = {k: v[active] for k, v in b.items()}
-        new = need(active, _goodput_at(n[active], sub))
+        new = np.maximum(need(active, _goodput_at(n[active], sub)), n[active])
         moving = new != n[active]
         n[active] = new
         active = active[moving]
