@@ -190,3 +190,18 @@ def test_budget_rule_applies_per_experiment_with_the_project_total_beside():
     assert b.status == "within" and b.total_usd == pytest.approx(e.total_usd)
     b = budget_status(s, 10 * e.total_usd, experiment_budget_usd=e.final_run_usd / 1.1)
     assert b.experiment_status == "over"
+
+
+# ---------------------------------------------------------------- item 8: H20 in the catalog
+def test_h20_specs_from_nvidia_figures_and_no_price():
+    from explorer import catalog
+    a = catalog.accelerator("h20")
+    # NVIDIA HGX H20 spec sheet (Tom's Hardware, TweakTown 2024): 96 GB, FP8 296, BF16 148 TFLOPS dense, 400 W
+    assert (a.memory_gb, a.peak_tflops["fp8"], a.peak_tflops["bf16"], a.tdp_w) == (96, 296, 148, 400)
+    assert a.on_demand_usd_per_gpu_hour is None and a.purchase_usd is None  # the lead derives prices
+    e = estimate(Scenario(gpu="h20", gpus=512))
+    assert any("No measured MFU for NVIDIA H20" in w for w in e.warnings)
+    # 989.5 / 148 = 6.69x the H100's ideal hours at the same MFU (hand)
+    h100 = estimate(Scenario(gpu="h100-sxm", gpus=512, mfu=0.38))
+    assert estimate(Scenario(gpu="h20", gpus=512, mfu=0.38)).ideal_gpu_hours / h100.ideal_gpu_hours == \
+        pytest.approx(989.5 / 148)
