@@ -226,14 +226,26 @@ def goodput(cluster_failures_per_hour, write_hours, restart_hours, interval_hour
     rate = np.asarray(cluster_failures_per_hour, float)
     d = np.asarray(write_hours, float)
     r = np.asarray(restart_hours, float)
+    interval = np.asarray(interval_hours, float)
+    optimal = np.isnan(interval)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        m = 1.0 / rate
-        tau = np.where(np.isnan(interval_hours), daly_checkpoint_interval_hours(m, d), interval_hours)
-        failing = np.exp(r * rate) * np.expm1((tau + d) * rate) / rate
-        free = np.where(np.isfinite(tau) & (tau > 0), tau / (tau + d), 1.0)
-        g = np.where(rate > 0, tau / failing, free)
-        g = np.where((d <= 0.0) & np.isnan(interval_hours), np.exp(-r * rate), g)
-    return np.clip(np.nan_to_num(g, nan=0.0), 0.0, 1.0)
+        if d.ndim == 0 and d <= 0.0 and optimal.ndim == 0 and optimal:  # no write stall: the limit
+            g = np.exp(-r * rate)
+        else:
+            m = 1.0 / rate
+            tau = daly_checkpoint_interval_hours(m, d)
+            if not (optimal.ndim == 0 and optimal):
+                tau = np.where(optimal, tau, interval)
+            failing = np.exp(r * rate) * np.expm1((tau + d) * rate) / rate
+            free = np.where(np.isfinite(tau) & (tau > 0), tau / (tau + d), 1.0)
+            g = np.where(rate > 0, tau / failing, free)
+            if np.any(d <= 0.0):
+                g = np.where((d <= 0.0) & optimal, np.exp(-r * rate), g)
+    g = np.asarray(g, float)
+    if g.ndim == 0:
+        return np.clip(np.nan_to_num(g, nan=0.0), 0.0, 1.0)
+    g = np.nan_to_num(g, copy=False, nan=0.0)  # a fresh array here: clean it in place
+    return np.clip(g, 0.0, 1.0, out=g)
 
 
 def billed_gpu_hours(ideal_hours, goodput_fraction, other_losses_factor=1.0):

@@ -164,13 +164,31 @@ def compute(
         return _compute(f, np.asarray(owned, dtype=bool))
 
 
+#: Inputs of :func:`_goodput_at` (the only ones the deadline solve iterates over).
+_GOODPUT_KEYS = ("failure_rate_per_gpu_hour", "checkpoint_write_hours", "restart_hours", "checkpoint_interval_hours",
+                 "recovery_above_gpus", "checkpoint_write_hours_in_memory", "restart_hours_in_memory")
+
+
 def _goodput_at(n, f):
     """Goodput at ``n`` accelerators, with in-memory recovery above ``recovery_above_gpus``."""
-    mem = n > f["recovery_above_gpus"]
-    return F.goodput(f["failure_rate_per_gpu_hour"] * n,
-                     np.where(mem, f["checkpoint_write_hours_in_memory"], f["checkpoint_write_hours"]),
-                     np.where(mem, f["restart_hours_in_memory"], f["restart_hours"]),
-                     f["checkpoint_interval_hours"])
+    rate = f["failure_rate_per_gpu_hour"] * n
+    g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
+    mem = np.flatnonzero(n > f["recovery_above_gpus"])  # usually few: recompute only those
+    if mem.size:
+        if g.ndim == 0:
+            return F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
+                             f["checkpoint_interval_hours"])
+        shape = g.shape
+        g, rate = g.ravel(), np.broadcast_to(rate, shape).ravel()
+
+        def at(k):
+            v = f[k]
+            return v if np.ndim(v) == 0 else np.broadcast_to(v, shape).ravel()[mem]
+
+        g[mem] = F.goodput(rate[mem], at("checkpoint_write_hours_in_memory"), at("restart_hours_in_memory"),
+                           at("checkpoint_interval_hours"))
+        g = g.reshape(shape)
+    return g
 
 
 def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
@@ -185,22 +203,27 @@ def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
     moving are iterated.
     """
     shape = np.broadcast_shapes(*(np.shape(a) for a in (billed_ideal, floor, *f.values())))
-    b = {k: np.broadcast_to(v, shape).ravel() for k, v in f.items()}
+
+    def flat(v):  # scalars stay scalars: no copy of a broadcast value, no indexing in the loop
+        return v if np.ndim(v) == 0 else np.broadcast_to(v, shape).ravel()
+
+    b = {k: flat(f[k]) for k in _GOODPUT_KEYS}
     hours = np.broadcast_to(billed_ideal, shape).ravel()
     low = np.nan_to_num(np.broadcast_to(floor, shape).ravel(), nan=1.0)
-    days = b["deadline_days"]
-    given = ~np.isnan(b["gpus"])
+    days = np.broadcast_to(f["deadline_days"], shape).ravel()
+    given = ~np.isnan(np.broadcast_to(f["gpus"], shape).ravel())
+    gpus = np.broadcast_to(f["gpus"], shape).ravel()
 
     def need(idx, g):
         raw = np.ceil(hours[idx] / (24.0 * days[idx] * g))
         return np.clip(np.maximum(raw, low[idx]), 1.0, GPU_COUNT_CEILING)
 
-    n = np.where(given, b["gpus"], need(slice(None), 1.0))
+    n = np.where(given, gpus, need(slice(None), 1.0))
     active = np.flatnonzero(~given)
     for _ in range(max_steps):
         if active.size == 0:
             break
-        sub = {k: v[active] for k, v in b.items()}
+        sub = {k: v if np.ndim(v) == 0 else v[active] for k, v in b.items()}
         new = np.maximum(need(active, _goodput_at(n[active], sub)), n[active])
         moving = new != n[active]
         n[active] = new
