@@ -97,8 +97,12 @@ def sweep_inputs(n: int, seed: int = 0) -> dict[str, np.ndarray]:
         failure_rate_per_gpu_hour=rng.uniform(0, 5e-5, n),
         checkpoint_write_hours=0.5 / 60,
         restart_hours=10 / 60,
+        recovery_above_gpus=16384.0,  # issue 16: in-memory recovery above Llama 3's scale
+        checkpoint_write_hours_in_memory=0.0,
+        restart_hours_in_memory=2.4 / 60,
         memory_gb=rng.choice([32.0, 80.0, 192.0], n),
-        tdp_w=rng.choice([300.0, 400.0, 700.0, 1000.0], n),
+        tdp_w=(tdp := rng.choice([300.0, 400.0, 700.0, 1000.0], n)),
+        chip_power_w=tdp,
         server_power_factor=1.82,
         avg_power_fraction=0.75,
         pue=rng.uniform(1.05, 1.6, n),

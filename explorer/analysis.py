@@ -240,6 +240,8 @@ def _atoms(s: Scenario) -> dict[str, dict[str, float]]:
         MFU: dict(override=float(s.mfu is not None), mfu=_nan(s.mfu)),
         RELIABILITY: dict(failure=base_failure, write_h=x["checkpoint_write_hours"],
                           interval_h=x["checkpoint_interval_hours"], restart_h=x["restart_hours"],
+                          above=x["recovery_above_gpus"], write_mem_h=x["checkpoint_write_hours_in_memory"],
+                          restart_mem_h=x["restart_hours_in_memory"],
                           other=x["other_losses_factor"]),
         DATA: dict(per_1m=s.data_usd_per_1m_tokens,
                    fixed=s.labelled_examples * s.usd_per_labelled_example
@@ -273,6 +275,9 @@ def _compose(a: Mapping[str, Mapping[str, np.ndarray]]) -> dict:
         checkpoint_write_hours=rel["write_h"],
         checkpoint_interval_hours=rel["interval_h"],
         restart_hours=rel["restart_h"],
+        recovery_above_gpus=rel["above"],
+        checkpoint_write_hours_in_memory=rel["write_mem_h"],
+        restart_hours_in_memory=rel["restart_mem_h"],
         state_bytes_per_param=p["weight_bytes"] + tk["trainable"] * p["update_bytes"],
         activation_bytes=m["act_ref"] * p["act_scale"],
         tensor_parallel=a[CLUSTER]["tensor_parallel"],
@@ -459,9 +464,18 @@ def _check_ranges(ranges: pd.DataFrame | None) -> pd.DataFrame:
 
 
 def _lognormal(row) -> tuple[float, float]:
-    """Mean and standard deviation of log(value) for a sourced interval."""
+    """Mean and standard deviation of log(multiplier) for a sourced interval: centred on the point value.
+
+    One central value per quantity: the point estimate's value (the named
+    default or the scenario's) is the median of every draw, so the mean of
+    ``log`` is 0; the interval gives only the spread, ``sigma = ln(high / low)
+    / (2 z)``. An interval whose own middle is not the point's value (other
+    losses: 0.862-1.322 around 1.16, middle 1.067) is read for its width only.
+    For an ``absolute`` interval (the experiments multiplier) the draw is the
+    same multiplier on the scenario's own value.
+    """
     lo, hi = math.log(float(row["low"])), math.log(float(row["high"]))
-    return (lo + hi) / 2.0, (hi - lo) / (2.0 * _Z[row["distribution"]])
+    return 0.0, (hi - lo) / (2.0 * _Z[row["distribution"]])
 
 
 def _p5_p95(row) -> tuple[float, float]:
@@ -470,13 +484,52 @@ def _p5_p95(row) -> tuple[float, float]:
     return math.exp(mu - z * sigma), math.exp(mu + z * sigma)
 
 
+def _half_width(key: str, atoms: Mapping[str, Mapping[str, float]]) -> float:
+    """Largest |log(multiplier)| a draw of ``key`` may take: the distance to its physical bound [1].
+
+    MFU is bounded above by the highest MFU seen in published runs
+    (``calibrated_mfu_max``, 0.55, against the 16-bit peak; 1.0 for a typed
+    MFU at or above it); the other-losses factor and the experiments
+    multiplier below by 1. The draw is truncated at the same distance on the
+    other side, so it stays symmetric in log space around the point value and
+    the median of the total stays on the point estimate (a one-sided bound
+    would move it up: +2.6% on the default scenario). Infinite for the other
+    inputs.
+    """
+    if key == "mfu":
+        override = float(np.asarray(atoms[MFU]["override"]).flat[0]) > 0
+        m0 = float(np.asarray(atoms[MFU]["mfu"] if override else atoms[ACCELERATOR]["mfu_base"]).flat[0])
+        ceiling = default("calibrated_mfu_max")
+        return math.log((ceiling if m0 < ceiling else 1.0) / m0) if 0 < m0 < 1 else 0.0
+    if key == "other_losses":
+        return math.log(max(float(np.asarray(atoms[RELIABILITY]["other"]).flat[0]), 1.0))
+    if key == "experiments":
+        return math.log(max(float(np.asarray(atoms[EXPERIMENTS]["mult"]).flat[0]), 1.0))
+    return math.inf
+
+
+def _truncated_normal(rng: np.random.Generator, n: int, k: float) -> np.ndarray:
+    """``n`` standard normal draws truncated to ``[-k, k]`` (redrawn until inside) [1]."""
+    z = rng.standard_normal(n)
+    if not math.isfinite(k):
+        return z
+    if k <= 0.0:
+        return np.zeros(n)
+    bad = np.flatnonzero(np.abs(z) > k)
+    while bad.size:
+        z[bad] = rng.standard_normal(bad.size)
+        bad = bad[np.abs(z[bad]) > k]
+    return z
+
+
 def _applies(key: str, s: Scenario) -> bool:
+    if key == "spot_discount":  # the spot rate's spread; a typed rate is what is paid
+        return s.pricing == "spot" and s.rate_usd_per_gpu_hour is None
     return key != "experiments" or s.experiments_multiplier_effective > 1.0
 
 
 def _apply(atoms: dict, key: str, value, scale: str) -> None:
     """Set uncertain input ``key`` in ``atoms`` (in place) to ``value`` (a multiplier when relative)."""
-    rel = scale == "relative"
     if key == "accelerator_price":
         pr = atoms[PRICING]
         atoms[ACCELERATOR]["od_ref"] = atoms[ACCELERATOR]["od_ref"] * value
@@ -487,20 +540,24 @@ def _apply(atoms: dict, key: str, value, scale: str) -> None:
         atoms[REGION]["electricity"] = atoms[REGION]["electricity"] * value
     elif key == "mfu":
         acc, m = atoms[ACCELERATOR], atoms[MFU]
-        # the MFU cap applies to the composed value: scale both the default and any override
-        acc["mfu_base"] = acc["mfu_base"] * value
-        m["mfu"] = np.minimum(m["mfu"] * value, 1.0)
-        cap = 1.0 / (atoms[PRECISION]["mfu_factor"] * atoms[ARCHITECTURE]["moe_factor"])
-        acc["mfu_base"] = np.minimum(acc["mfu_base"], cap)
+        # bounded by the highest MFU seen in published runs (calibrated_mfu_max, against the 16-bit peak),
+        # or the scenario's own higher value: draws above it are censored at it (the median is unchanged)
+        ceiling = default("calibrated_mfu_max")
+        base = acc["mfu_base"]
+        acc["mfu_base"] = np.minimum(base * value, np.maximum(ceiling, base))
+        m["mfu"] = np.minimum(m["mfu"] * value, np.maximum(ceiling, m["mfu"]))
     elif key == "other_losses":
         atoms[RELIABILITY]["other"] = np.maximum(atoms[RELIABILITY]["other"] * value, 1.0)
     elif key == "failure_rate":
         atoms[RELIABILITY]["failure"] = atoms[RELIABILITY]["failure"] * value
+    elif key == "spot_discount":
+        pr = atoms[PRICING]
+        pr["rate_factor"] = pr["rate_factor"] * value
     elif key == "spot_preemption":
         atoms[PRICING]["spot_failures"] = atoms[PRICING]["spot_failures"] * value
     elif key == "experiments":
-        mult = atoms[EXPERIMENTS]["mult"]
-        atoms[EXPERIMENTS]["mult"] = np.maximum(mult * value if rel else np.full(np.shape(value), 1.0) * value, 1.0)
+        # absolute intervals are read for their width only (see _lognormal): a multiplier on the scenario's value
+        atoms[EXPERIMENTS]["mult"] = np.maximum(atoms[EXPERIMENTS]["mult"] * value, 1.0)
     else:  # pragma: no cover - _check_ranges refuses unknown ids
         raise KeyError(key)
 
@@ -533,11 +590,14 @@ def sensitivity(scenario: Scenario, ranges: pd.DataFrame | None = None) -> pd.Da
     """
     df = _check_ranges(ranges)
     keys = [k for k in df.index if _applies(k, scenario)]
-    atoms = _broadcast_atoms(_atoms(scenario), 2 * len(keys) + 1)
+    base = _atoms(scenario)
+    atoms = _broadcast_atoms(base, 2 * len(keys) + 1)
     ends = []
     for i, key in enumerate(keys):
         row = df.loc[key]
         lo, hi = _p5_p95(row)
+        bound = _half_width(key, base)
+        lo, hi = max(lo, math.exp(-bound)), min(hi, math.exp(bound))
         ends.append((lo, hi))
         for j, value in ((1 + 2 * i, lo), (2 + 2 * i, hi)):
             one = {lv: {q: v[j:j + 1] for q, v in g.items()} for lv, g in atoms.items()}
@@ -663,7 +723,8 @@ def simulate(scenario: Scenario, n: int = 10_000, seed: int | None = 0,
             continue
         row = df.loc[key]
         mu, sigma = _lognormal(row)
-        value = np.exp(mu + sigma * rng.standard_normal(n))
+        k = _half_width(key, base) / sigma if sigma > 0 else math.inf
+        value = np.exp(mu + sigma * _truncated_normal(rng, n, k))
         draws[key] = value
         _apply(atoms, key, value, row["scale"])
     out = compute(**_compose(atoms))
@@ -718,6 +779,23 @@ class BudgetStatus:
         ``gpus_needed <= gpu_cap``; None without a cap.
     days : float
         Wall-clock of the final run at ``gpus_needed`` [days].
+    median_usd : float
+        Median (P50) of the simulated totals [USD]; the draws are centred on
+        the point estimate, so it is within a few percent of ``total_usd``.
+    note : str
+        Why ``status`` and ``probability_over`` read differently, when they
+        do (the point total within the budget but more than half the draws
+        over it, or the reverse); empty otherwise.
+    experiment_usd : float
+        Machine cost of one experiment the size of the final run [USD]
+        (``Estimate.final_run_usd``): what the first source article's rule
+        checks ("单次实验超过预算的120%即触发复核", a single experiment over 120% of
+        its budget goes to review). The project total is ``total_usd``.
+    experiment_budget_usd : float or None
+        Budget of one experiment [USD], as given.
+    experiment_status : {"within", "over", "review"} or None
+        The rule applied to ``experiment_usd`` against ``experiment_budget_usd``;
+        None without an experiment budget.
     """
 
     status: str
@@ -730,10 +808,15 @@ class BudgetStatus:
     deadline_feasible: bool | None
     within_gpu_cap: bool | None
     days: float
+    median_usd: float = math.nan
+    note: str = ""
+    experiment_usd: float = math.nan
+    experiment_budget_usd: float | None = None
+    experiment_status: str | None = None
 
 
 def budget_status(scenario: Scenario, budget_usd: float, simulation: Simulation | None = None,
-                  gpu_cap: float | None = None) -> BudgetStatus:
+                  gpu_cap: float | None = None, experiment_budget_usd: float | None = None) -> BudgetStatus:
     """Budget guardrails of a scenario: status, probability of overrun, deadline under a GPU cap.
 
     Parameters
@@ -746,6 +829,9 @@ def budget_status(scenario: Scenario, budget_usd: float, simulation: Simulation 
     gpu_cap : float, optional
         Most GPUs available [1]; for a deadline scenario the GPU count is
         solved under this cap.
+    experiment_budget_usd : float, optional
+        Budget of one experiment [USD], > 0: the 120% review rule is applied
+        to the final run's machine cost against it (``experiment_status``).
 
     Returns
     -------
@@ -775,10 +861,23 @@ def budget_status(scenario: Scenario, budget_usd: float, simulation: Simulation 
         feasible = not bool(np.asarray(out["deadline_impossible"]))
         gpus, days = int(np.asarray(out["gpus"])), float(np.asarray(out["wall_days"]))
     within = None if gpu_cap is None else bool(gpus <= gpu_cap)
+    p_over = simulation.probability_over(budget_usd)
+    median = float(np.median(simulation.totals_usd))
+    note = ""
+    if (status == "within") == (p_over > 0.5) and math.isfinite(e.total_usd):
+        note = (f"The status compares the point estimate ({e.total_usd / budget_usd:.1%} of the budget) with the "
+                f"budget; P(over) counts the draws, whose median is {median / e.total_usd - 1:+.1%} from the point "
+                "estimate: at a budget this close to the estimate the two can fall on either side.")
+    exp_status = None
+    if experiment_budget_usd is not None:
+        exp_status = budget_verdict(e.final_run_usd, experiment_budget_usd)
     return BudgetStatus(status=status, total_usd=e.total_usd, budget_usd=float(budget_usd),
-                        ratio=e.total_usd / budget_usd, probability_over=simulation.probability_over(budget_usd),
+                        ratio=e.total_usd / budget_usd, probability_over=p_over,
                         gpus_needed=gpus, gpu_cap=None if gpu_cap is None else float(gpu_cap),
-                        deadline_feasible=feasible, within_gpu_cap=within, days=days)
+                        deadline_feasible=feasible, within_gpu_cap=within, days=days, median_usd=median, note=note,
+                        experiment_usd=e.final_run_usd,
+                        experiment_budget_usd=None if experiment_budget_usd is None else float(experiment_budget_usd),
+                        experiment_status=exp_status)
 
 
 # ----------------------------------------------------------------- savings recipe

@@ -284,10 +284,10 @@ def _fp8_memory() -> Finding:
     saved_total = 1 - f8["total"] / bf["total"]
     verdict = graded(verdict_of(saved_state, 0.5) == HOLDS, verdict_of(saved_weights, 0.5) == HOLDS)
     return Finding(saved_state, "fraction of training state (weights+grads+optimizer) saved", verdict,
-                   f"FP8 halves weights ({saved_weights:.0%}) and cached activations, but AdamW keeps FP32 "
-                   f"master weights and moments (12 bytes/param), so the training state shrinks only "
-                   f"{saved_state:.1%}; total memory per GPU falls {saved_total:.0%} here only because "
-                   "activations dominate at 1,024-way sharding",
+                   f"FP8 mixed precision computes in FP8 but keeps BF16 weights ({saved_weights:.0%} saved), "
+                   f"FP32 master weights and moments (12 bytes/param), so the training state shrinks "
+                   f"{saved_state:.1%}; only the linear layers' cached inputs are FP8 (7 of 34 bytes per "
+                   f"activation value saved), so total memory per GPU falls {saved_total:.0%} here",
                    "70B dense on 1,024 H100, BF16 vs FP8: Estimate.memory_gb_per_gpu", "model")
 
 

@@ -27,6 +27,8 @@ __all__ = [
     "RECOMPUTE_MODES",
     "AMORTIZATION_RULES",
     "PAY_BASES",
+    "FACILITIES",
+    "RECOVERY_MODES",
     "field_spec",
 ]
 
@@ -40,6 +42,12 @@ PAY_BASES = ("ai_lab", "industry")
 ARCHITECTURES = ("dense", "moe")
 RECOMPUTE_MODES = ("selective", "none", "full")
 CURRENCIES = ("USD", "CNY")
+#: Data-centre types with a sourced default PUE (``defaults.csv`` ``pue_<facility>``); ``regional_average``
+#: takes the region's surveyed average (``regions.csv`` typical_pue), else the industry average.
+FACILITIES = ("hyperscale", "industry_average", "regional_average")
+#: How a job recovers from an interruption: ``auto`` (storage up to the ``in_memory_recovery_above_gpus``
+#: default, in-memory beyond), ``storage`` (checkpoints reloaded from storage), ``in_memory`` (redundant state).
+RECOVERY_MODES = ("auto", "storage", "in_memory")
 
 _INF = math.inf
 
@@ -78,7 +86,11 @@ class Scenario:
     Reliability
         ``failure_rate_per_gpu_hour`` [1/GPU-hour]; ``checkpoint_interval_hours``
         (None = Young/Daly optimum) [h]; ``checkpoint_write_minutes`` and
-        ``restart_minutes`` [min].
+        ``restart_minutes`` [min] (None: the sourced defaults of the recovery
+        technique); ``recovery`` ``"auto"``, ``"storage"`` (Llama 3: checkpoints
+        on storage) or ``"in_memory"`` (Gemini 1.0: redundant in-memory state,
+        no write stall, short restarts); ``auto`` uses storage up to the
+        largest job documented with it and in-memory beyond.
     Pricing
         ``pricing``, the price basis (:data:`PRICING_MODES`; ``explorer.prices``): ``on_demand`` is the median
         of specialist GPU clouds; ``rate_usd_per_gpu_hour`` is the rate actually paid,
@@ -88,9 +100,12 @@ class Scenario:
         ``depreciation_years`` [years], ``hosting_usd_per_gpu_hour`` (None: colocation at the sourced rate
         per kW), ``amortization`` ``"straight_line"`` or ``"epoch"`` (Epoch AI's 0.322 a year),
         ``owned_utilization`` of the cluster's life [0-1] and ``financing_rate`` a year [0-1].
-    Region
-        ``region`` id, or overrides ``electricity_usd_per_kwh``, ``pue``,
-        ``grid_gco2_per_kwh``.
+    Region and facility
+        ``region`` id (grid price and carbon), or overrides
+        ``electricity_usd_per_kwh``, ``grid_gco2_per_kwh``; ``facility`` the
+        data centre's type, which sets its PUE (``"hyperscale"`` 1.1,
+        ``"industry_average"``, or ``"regional_average"`` of the region), or
+        ``pue`` [1] typed, which wins over the facility.
     Data, team, storage, experiments
         ``data_usd_per_1m_tokens`` (acquisition and cleaning) [USD/1M tokens], ``labelled_examples``
         x ``usd_per_labelled_example``, ``synthetic_tokens`` x
@@ -134,6 +149,7 @@ class Scenario:
     checkpoint_interval_hours: float | None = _num(None, 0.01, 1000.0, optional=True)
     checkpoint_write_minutes: float | None = _num(None, 0.0, 600.0, optional=True)
     restart_minutes: float | None = _num(None, 0.0, 1440.0, optional=True)
+    recovery: str = _choice("auto", RECOVERY_MODES)
     # pricing
     pricing: str = _choice("on_demand", PRICING_MODES)
     rate_usd_per_gpu_hour: float | None = _num(None, 0.0, 1000.0, optional=True)
@@ -152,6 +168,7 @@ class Scenario:
     electricity_usd_per_kwh: float | None = _num(None, 0.0, 10.0, optional=True)
     pue: float | None = _num(None, 1.0, 5.0, optional=True)
     grid_gco2_per_kwh: float | None = _num(None, 0.0, 2000.0, optional=True)
+    facility: str = _choice("hyperscale", FACILITIES)
     # data
     data_usd_per_1m_tokens: float = _num(catalog.default("data_usd_per_1m_tokens"), 0.0, 1e6)
     labelled_examples: float = _num(0.0, 0.0, 1e12)

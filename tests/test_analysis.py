@@ -164,9 +164,11 @@ def test_tornado_widest_bar_is_the_dominant_input():
     df = sensitivity(simple(), ranges=r)
     assert df.loc[0, "name"] == "accelerator_price"
     assert df.loc[0, "swing_usd"] == pytest.approx(1.5 * hand_cost(), rel=1e-9)
-    # MFU 0.99-1.01: cost V/0.99 - V/1.01
+    # MFU 0.99-1.01, read for its width around the point (issue 16): multipliers sqrt(0.99/1.01) and
+    # sqrt(1.01/0.99), cost V/lo - V/hi
     mfu = df.set_index("name").loc["mfu"]
-    assert mfu["swing_usd"] == pytest.approx(hand_cost() * (1 / 0.99 - 1 / 1.01), rel=1e-6)
+    lo, hi = (0.99 / 1.01) ** 0.5, (1.01 / 0.99) ** 0.5
+    assert mfu["swing_usd"] == pytest.approx(hand_cost() * (1 / lo - 1 / hi), rel=1e-6)
     assert df.set_index("name").loc["failure_rate", "swing_usd"] == 0.0
     assert list(df["swing_usd"]) == sorted(df["swing_usd"], reverse=True)
 
@@ -202,7 +204,7 @@ def test_simulation_is_reproducible_by_seed():
     assert not np.array_equal(a.totals_usd, c.totals_usd)
     pd.testing.assert_frame_equal(a.percentiles, b.percentiles)
     assert set(a.draws) == {"accelerator_price", "electricity", "mfu", "other_losses", "failure_rate",
-                            "spot_preemption", "experiments"}
+                            "spot_preemption", "experiments", "spot_discount"}
 
 
 def test_simulation_price_only_matches_lognormal_by_hand():
@@ -224,7 +226,7 @@ def test_simulate_refuses_bad_n():
 def test_uncertainty_catalog_is_sourced():
     r = uncertainty_ranges()
     assert set(r.index) == {"accelerator_price", "electricity", "mfu", "other_losses", "failure_rate",
-                            "spot_preemption", "experiments"}
+                            "spot_preemption", "experiments", "spot_discount"}
     assert (r["source"].str.len() > 20).all()
     assert (r["low"] <= r["high"]).all()
 

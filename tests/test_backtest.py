@@ -127,8 +127,11 @@ def backtest():
     return out
 
 
-def _summary(errors):
-    return f"median {statistics.median(errors):.3f}, worst {max(errors):.3f} over {len(errors)} runs"
+def _summary(errors, signed=None):
+    text = f"median {statistics.median(errors):.3f}, worst {max(errors):.3f} over {len(errors)} runs"
+    if signed is not None:
+        text += f" ({sum(x > 0 for x in signed)} over-predicted, {sum(x < 0 for x in signed)} under-predicted)"
+    return text
 
 
 def test_backtest_gpu_hours(record_property):
@@ -141,9 +144,9 @@ def test_backtest_gpu_hours(record_property):
     errors = [abs(r[5]) for r in rows]
     held_out = [abs(r[5]) for r in rows if not r[6]]
     informing = [abs(r[5]) for r in rows if r[6]]
-    lines.append(f"|log10(predicted/reported)|: all runs {_summary(errors)}")
-    lines.append(f"  runs that informed no hours default: {_summary(held_out)}")
-    lines.append(f"  runs named in an hours default's source: {_summary(informing)}")
+    lines.append(f"|log10(predicted/reported)|: all runs {_summary(errors, [r[5] for r in rows])}")
+    lines.append(f"  runs that informed no hours default: {_summary(held_out, [r[5] for r in rows if not r[6]])}")
+    lines.append(f"  runs named in an hours default's source: {_summary(informing, [r[5] for r in rows if r[6]])}")
     table = "\n".join(lines)
     print("\n" + table)
     record_property("backtest_gpu_hours", table)

@@ -200,8 +200,10 @@ def test_deadline_solution_through_scenario_spot():
     assert not e.deadline_impossible, e.warnings
     assert e.wall_days <= 10.0
     assert estimate(s.replace(gpus=e.gpus - 1, deadline_days=None)).wall_days > 10.0
-    # infeasible: spot preemptions on top of failures beyond ~70k GPUs; flagged with its cause
-    big = Scenario(params=1e12, tokens=20e12, gpu="h100-sxm", gpus=None, deadline_days=120.0, pricing="spot")
+    # infeasible with storage checkpoints: spot preemptions on top of failures beyond ~70k GPUs; flagged with
+    # its cause (with in-memory recovery, the default above 16,384 GPUs, about 40,000 GPUs meet it)
+    big = Scenario(params=1e12, tokens=20e12, gpu="h100-sxm", gpus=None, deadline_days=120.0, pricing="spot",
+                   recovery="storage")
     e = estimate(big)
     assert e.deadline_impossible
     assert any(w.startswith("Deadline impossible") for w in e.warnings), e.warnings
@@ -264,7 +266,7 @@ WALL_W = {"h100-sxm": 10200 / 8 * 0.75, "a100-80gb": 6500 / 8 * 0.75, "tpu-v4": 
 def test_energy_and_carbon_from_catalog(gpu, region):
     reg = catalog.region(region)
     e = estimate(Scenario(params=7e9, tokens=1e11, gpu=gpu, region=region, gpus=64, failure_rate_per_gpu_hour=0.0))
-    pue = reg.pue if reg.pue is not None else default("pue")
+    pue = 1.1  # the default facility is hyperscale (Epoch AI), whatever the region (issue 16: region sets the grid)
     kwh = e.gpu_hours * WALL_W[gpu] / 1000 * pue
     rel = 0.01  # the catalog's 1.82 and 2.03 are the ratios rounded to two decimals
     assert e.energy_mwh == approx(kwh / 1000, rel)
@@ -371,7 +373,7 @@ def test_cloud_modes_charge_no_energy_or_hardware_but_report_energy(mode):
     e = _cloud(mode, region="de")
     assert e.cost_usd["energy"] == 0.0
     assert e.cost_usd["hardware"] == 0.0
-    kwh = e.gpu_hours * acc.tdp_w / 1000 * default("server_power_factor_gpu") * default("avg_power_fraction_gpu") * reg.pue
+    kwh = e.gpu_hours * acc.tdp_w / 1000 * default("server_power_factor_gpu") * default("avg_power_fraction_gpu") * 1.1
     assert e.energy_mwh == approx(kwh / 1000) and e.energy_mwh > 0
     assert e.co2_tonnes == approx(kwh * reg.grid_gco2_per_kwh / 1e6) and e.co2_tonnes > 0
 

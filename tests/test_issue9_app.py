@@ -319,7 +319,9 @@ def test_the_app_stays_light_on_widgets():
     ExplorerApp(query_string="")
     # 595 with issue 10's views; 259 since the layouts and styles that never change are shared (made once,
     # when explorer.app.shared is imported: see tests/test_shared_widgets.py)
-    assert len(widget._instances) - before <= 280
+    # 282 with the six controls of money and model v3 (owned: amortization, utilisation, financing; pay basis;
+    # facility; recovery): about 4 models each
+    assert len(widget._instances) - before <= 290
 
 
 def test_refusals_name_the_control_not_the_field(app):

@@ -258,6 +258,10 @@ def budget_html(status, simulation: Simulation | None, currency: str, fx: float,
     if simulation is not None:
         text = label("budget_probability", language).format(p=_share(status.probability_over), n=simulation.n)
         lines.append(f"<div>{html.escape(text)}</div>")
+        if getattr(status, "note", ""):  # status and P(over) on different sides of one half: say why
+            why = label("budget_disagree", language).format(
+                median=f"{status.median_usd / status.total_usd - 1:+.1%}" if status.total_usd else "?")
+            lines.append(f'<div class="explorer-note">{html.escape(why)}</div>')
     if status.gpu_cap is not None:
         cap = f"{int(status.gpu_cap):,}"
         if status.deadline_feasible is not None:

@@ -37,7 +37,8 @@ from explorer.plots.history import (enable_marker_blitting, history_figure, redr
                                     set_history_currency, set_scenario_marker)
 from explorer.plots.history import set_marker_interval
 from explorer.presets import presets, published_run
-from explorer.scenario import AMORTIZATION_RULES, PAY_BASES, PRICING_MODES, TRAINING_KINDS, Scenario, field_spec
+from explorer.scenario import (AMORTIZATION_RULES, FACILITIES, PAY_BASES, PRICING_MODES, RECOVERY_MODES,
+                               TRAINING_KINDS, Scenario, field_spec)
 from explorer.text import label, number_text, readable_number
 
 __all__ = ["ExplorerApp"]
@@ -371,6 +372,10 @@ class ExplorerApp:
             return [(label(f"amortization_{k}", lang), k) for k in AMORTIZATION_RULES]
         if name == "team_pay_basis":
             return [(label(f"team_pay_basis_{k}", lang), k) for k in PAY_BASES]
+        if name == "recovery":
+            return [(label(f"recovery_{r}", lang), r) for r in RECOVERY_MODES]
+        if name == "facility":
+            return [(label(f"facility_{f}", lang), f) for f in FACILITIES]
         if name == "count_mode":
             return [(label("count_gpus", lang), "gpus"), (label("count_deadline", lang), "deadline")]
         if name == "scope":

@@ -238,7 +238,9 @@ def kpi_html(e: Estimate, language: str = "en", scope: str = "project",
         ("", label("kpi_days", language), f"{_num(e.wall_days)} {label('unit_days', language)}", ""),
         ("", label("kpi_gpus", language), f"{e.gpus:,}", ""),
         ("", label("kpi_gpu_hours", language), _num(e.gpu_hours), ""),
-        ("", label("kpi_energy", language), f"{_num(e.energy_mwh)} {label('unit_mwh', language)}", ""),
+        ("", label("kpi_energy", language), f"{_num(e.energy_mwh)} {label('unit_mwh', language)}",
+         f'<div class="range">{html.escape(label("kpi_energy_gpu_only", language))} '
+         f"{html.escape(_num(e.energy_gpu_mwh))} {html.escape(label('unit_mwh', language))}</div>"),
         ("", label("kpi_co2", language), f"{_num(e.co2_tonnes)} {label('unit_tco2', language)}", ""),
         ("", label("kpi_per_token", language), money(total / (e.scenario.tokens / 1e6), cur), ""),
     ]

@@ -73,7 +73,8 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float) -> list[str
     if s.architecture == "moe" and s.active_params is None and s.experts is not None and s.top_k is not None:
         out.append("Active parameters from experts and top-k ignore shared layers: compute is a lower bound.")
     if s.mfu is None and not acc.mfu_default:
-        out.append(f"No measured MFU for {acc.name}: the default comes from later hardware.")
+        out.append(f"No measured MFU for {acc.name}: the default {default('mfu_dense'):.2f} was measured on other "
+                   "hardware (A100, H100, TPU); type the MFU you measure.")
     if s.recompute == "full":
         out.append("Full recomputation repeats the forward pass (about a third more hardware FLOP; Korthikanti "
                    "et al. 2022): the default MFU, measured with selective recomputation, may be too high.")

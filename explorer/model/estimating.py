@@ -58,6 +58,11 @@ class Estimate:
     energy_it_mwh, energy_mwh : float
         IT energy and facility energy (x PUE) of the final run [MWh]; NaN if
         the accelerator's power is unknown.
+    energy_gpu_mwh : float
+        GPU-only energy of the final run, GPU-hours x the accelerator's TDP
+        [MWh]: the figure most model cards publish (Llama 2 and 3: "GPU hours x
+        power consumption", the TDP), without servers, average load or PUE;
+        NaN without a published TDP.
     co2_tonnes : float
         Location-based emissions of the final run [tCO2]; NaN if unknown.
     energy_project_mwh, co2_project_tonnes : float
@@ -136,6 +141,7 @@ class Estimate:
     shape: tuple[int, int, int] = (0, 0, 0)
     estimated: tuple[str, ...] = ()
     in_rate_usd: Mapping[str, float] = field(default_factory=dict)
+    energy_gpu_mwh: float = math.nan
     price_basis: str = "on_demand"
     rate_usd_per_gpu_hour: float = math.nan
     project_months: float = math.nan
@@ -180,6 +186,7 @@ class Estimate:
             "min_gpus_memory": self.min_gpus_memory,
             "memory_gb_per_gpu": dict(self.memory_gb_per_gpu),
             "mfu": self.mfu,
+            "energy_gpu_mwh": self.energy_gpu_mwh,
             "energy_it_mwh": self.energy_it_mwh,
             "energy_mwh": self.energy_mwh,
             "co2_tonnes": self.co2_tonnes,
@@ -266,6 +273,7 @@ def estimate(scenario: Scenario) -> Estimate:
         warnings=tuple(r.warnings + result_warnings(scenario, v, r.mfu)), assumptions=tuple(r.used),
         energy_project_mwh=v["energy_project_mwh"], co2_project_tonnes=v["co2_project_tonnes"],
         memory_gb_per_gpu=parts, shape=r.shape, estimated=tuple(r.estimated), in_rate_usd=in_rate,
+        energy_gpu_mwh=v["energy_gpu_mwh"],
         price_basis=scenario.pricing, project_months=v["project_months"],
         rate_usd_per_gpu_hour=(r.inputs["accelerator_usd_per_gpu_hour"] + r.inputs["hardware_usd_per_gpu_hour"]
                                if r.inputs["owned"] else r.inputs["rate_usd_per_gpu_hour"]),

@@ -15,6 +15,7 @@ __all__ = [
     "HOURS_PER_YEAR",
     "DAYS_PER_MONTH",
     "model_shape",
+    "moe_shape",
     "attention_flop_per_token",
     "train_flop",
     "ideal_gpu_hours",
@@ -59,6 +60,39 @@ def model_shape(params):
     params = np.asarray(params, dtype=float)
     d = np.cbrt(128.0 * params / 12.0)
     return np.maximum(np.round(d / 128.0), 1.0), np.round(d)
+
+
+def moe_shape(active_params):
+    """Layers and width of a Mixture-of-Experts transformer from its *active* parameters.
+
+    The experts multiply the feed-forward weights but not the layers, the
+    width or the attention, so an MoE has roughly the shape of a dense model
+    of its active size: :func:`model_shape` of ``Na``. Sizing it from the total
+    count would give attention for a dense model of that total (DeepSeek-V3's
+    671B: 151 layers and d = 19,272).
+
+    Checked against published shapes (not fitted): DeepSeek-V3, 37B active,
+    61 layers, d = 7168 (DeepSeek-AI 2024, arXiv 2412.19437, section 4.2) gives
+    57 and 7335; Mixtral 8x7B, 12.9B active, 32 layers, d = 4096 (Jiang et al.
+    2024, arXiv 2401.04088, table 1 and section 2.1) gives 40 and 5163.
+
+    Parameters
+    ----------
+    active_params : array_like
+        Parameters active per token Na [1].
+
+    Returns
+    -------
+    n_layers, d_model : ndarray
+        Layers L [1] and width d [1].
+
+    Examples
+    --------
+    >>> L, d = moe_shape(37e9)  # DeepSeek-V3
+    >>> int(L), int(d)
+    (57, 7335)
+    """
+    return model_shape(active_params)
 
 
 def attention_flop_per_token(n_layers, d_model, seq_len):
@@ -163,6 +197,11 @@ def goodput(cluster_failures_per_hour, write_hours, restart_hours, interval_hour
     goodput is ``tau / (M e^(R/M) (e^((tau + d)/M) - 1))``. Without failures it is
     ``tau / (tau + d)`` (1 when never checkpointing).
 
+    With no write stall (``d = 0``, recovery from a live in-memory replica of
+    the state, as Gemini 1.0 does) and no interval given, the optimum interval
+    tends to 0 and the goodput to its limit ``e^(-R/M)``: each interruption
+    costs only the restart.
+
     Parameters
     ----------
     cluster_failures_per_hour : array_like
@@ -179,17 +218,36 @@ def goodput(cluster_failures_per_hour, write_hours, restart_hours, interval_hour
 
     >>> round(1 / float(goodput(1 / 24, 5 / 60, 10 / 60, 117 / 60)), 4)
     1.0958
+
+    No write stall: one interruption per hour and 3-minute restarts keep
+    ``e^(-0.05) = 0.9512`` (by hand).
+
+    >>> round(float(goodput(1.0, 0.0, 0.05)), 4)
+    0.9512
     """
     rate = np.asarray(cluster_failures_per_hour, float)
     d = np.asarray(write_hours, float)
     r = np.asarray(restart_hours, float)
+    interval = np.asarray(interval_hours, float)
+    optimal = np.isnan(interval)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        m = 1.0 / rate
-        tau = np.where(np.isnan(interval_hours), daly_checkpoint_interval_hours(m, d), interval_hours)
-        failing = np.exp(r * rate) * np.expm1((tau + d) * rate) / rate
-        free = np.where(np.isfinite(tau) & (tau > 0), tau / (tau + d), 1.0)
-        g = np.where(rate > 0, tau / failing, free)
-    return np.clip(np.nan_to_num(g, nan=0.0), 0.0, 1.0)
+        if d.ndim == 0 and d <= 0.0 and optimal.ndim == 0 and optimal:  # no write stall: the limit
+            g = np.exp(-r * rate)
+        else:
+            m = 1.0 / rate
+            tau = daly_checkpoint_interval_hours(m, d)
+            if not (optimal.ndim == 0 and optimal):
+                tau = np.where(optimal, tau, interval)
+            failing = np.exp(r * rate) * np.expm1((tau + d) * rate) / rate
+            free = np.where(np.isfinite(tau) & (tau > 0), tau / (tau + d), 1.0)
+            g = np.where(rate > 0, tau / failing, free)
+            if np.any(d <= 0.0):
+                g = np.where((d <= 0.0) & optimal, np.exp(-r * rate), g)
+    g = np.asarray(g, float)
+    if g.ndim == 0:
+        return np.clip(np.nan_to_num(g, nan=0.0), 0.0, 1.0)
+    g = np.nan_to_num(g, copy=False, nan=0.0)  # a fresh array here: clean it in place
+    return np.clip(g, 0.0, 1.0, out=g)
 
 
 def billed_gpu_hours(ideal_hours, goodput_fraction, other_losses_factor=1.0):
@@ -209,8 +267,9 @@ def training_state_bytes_per_param(weight_bytes, grad_bytes, optimizer_bytes, tr
     """Training state per parameter: weights, plus gradients and optimizer state of trainable ones [bytes].
 
     Mixed-precision AdamW keeps ``2 + 2 + 12 = 16`` bytes per parameter
-    (Rajbhandari et al. 2020, 'ZeRO', section 3.1). FP8 halves the weights
-    only: ``1 + 2 + 12 = 15``.
+    (Rajbhandari et al. 2020, 'ZeRO', section 3.1). FP8 mixed precision keeps
+    these 16 (BF16 weights, FP32 master copy; ``precisions.csv``); a format
+    storing 1-byte weights would hold ``1 + 2 + 12 = 15``.
 
     Examples
     --------

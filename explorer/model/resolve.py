@@ -101,9 +101,14 @@ def _shape(s: Scenario, used: list[Assumption]) -> tuple[int, int, int]:
     seq = int(_pick(s.seq_len, "seq_len", used))
     if s.n_layers is not None:
         return s.n_layers, s.d_model, seq
-    L, d = (int(x) for x in F.model_shape(s.params))
-    used.append(Assumption("n_layers (derived from params)", L, "1", "N = 12 L d^2 with d = 128 L (Kaplan et al. 2020)"))
-    used.append(Assumption("d_model (derived from params)", d, "1", "d = (128 N / 12)^(1/3) (Kaplan et al. 2020)"))
+    if s.architecture == "moe":  # attention and width follow the active parameters, not the experts
+        L, d = (int(x) for x in F.moe_shape(s.active_params_effective))
+        what, how = "active params", "Na = 12 L d^2 with d = 128 L over the active parameters (moe_shape)"
+    else:
+        L, d = (int(x) for x in F.model_shape(s.params))
+        what, how = "params", "N = 12 L d^2 with d = 128 L (Kaplan et al. 2020)"
+    used.append(Assumption(f"n_layers (derived from {what})", L, "1", how))
+    used.append(Assumption(f"d_model (derived from {what})", d, "1", how))
     return L, d, seq
 
 
@@ -287,13 +292,28 @@ def _power(s: Scenario, acc, used, warnings) -> dict:
     return dict(tdp_w=_nan(acc.tdp_w), server_power_factor=factor, avg_power_fraction=fraction)
 
 
+def facility_pue(s: Scenario, used: list[Assumption]) -> float:
+    """PUE of the scenario's data centre: typed ``pue``, else the facility type's sourced default [1].
+
+    The region sets the grid (price and carbon), not the building: a hyperscale
+    facility in Germany has the PUE of one in Virginia. Only ``"regional_average"``
+    takes the region's surveyed average (``regions.csv`` typical_pue), falling
+    back to the industry average where the region has none.
+    """
+    if s.pue is not None:
+        return s.pue
+    if s.facility == "regional_average":
+        reg = catalog.region(s.region)
+        if reg.pue is not None:
+            used.append(Assumption(f"PUE ({reg.id}, regional average)", reg.pue, "1", reg.source))
+            return reg.pue
+        return _pick(None, "pue_industry_average", used)
+    return _pick(None, "pue" if s.facility == "hyperscale" else f"pue_{s.facility}", used)
+
+
 def _region(s: Scenario, owned: bool, used, warnings) -> dict:
     reg = catalog.region(s.region)
-    pue = s.pue if s.pue is not None else reg.pue
-    if pue is None:
-        pue = _pick(None, "pue", used)
-    elif s.pue is None:
-        used.append(Assumption(f"PUE ({reg.id})", pue, "1", reg.source))
+    pue = facility_pue(s, used)
     gco2 = s.grid_gco2_per_kwh if s.grid_gco2_per_kwh is not None else reg.grid_gco2_per_kwh
     if gco2 is None:
         warnings.append(f"No sourced grid carbon intensity for {reg.name}: CO2 unknown; type the grid's carbon "
@@ -329,6 +349,36 @@ def country_price_region(reg):
     return peers[0] if peers else None
 
 
+def _recovery(s: Scenario, write_h: float, restart_h: float, used) -> dict:
+    """Where the job recovers from redundant in-memory state instead of storage, and its times [h].
+
+    ``storage``: checkpoints written to storage and reloaded after every
+    interruption (Llama 3). ``in_memory``: the state is recovered from an intact
+    replica in memory (Gemini 1.0), no write stall and a short restart.
+    ``auto``: storage up to the largest job that documents it, in-memory
+    beyond. Typed write and restart times apply to both.
+    """
+    if s.recovery == "storage":
+        above = math.inf
+    elif s.recovery == "in_memory":
+        above = 0.0
+    else:
+        above = _pick(None, "in_memory_recovery_above_gpus", used)
+    write_mem = write_h if s.checkpoint_write_minutes is not None else math.nan
+    restart_mem = restart_h if s.restart_minutes is not None else math.nan
+    if above < math.inf:
+        if math.isnan(write_mem):
+            write_mem = _pick(None, "checkpoint_write_minutes_in_memory", used) / 60.0
+        if math.isnan(restart_mem):
+            restart_mem = _pick(None, "restart_minutes_in_memory", used) / 60.0
+    return dict(recovery_above_gpus=above, checkpoint_write_hours_in_memory=_nan_to(write_mem, write_h),
+                restart_hours_in_memory=_nan_to(restart_mem, restart_h))
+
+
+def _nan_to(x: float, other: float) -> float:
+    return other if math.isnan(x) else x
+
+
 def resolve(s: Scenario) -> Resolved:
     """Inputs of :func:`~explorer.model.compute` for scenario ``s``, with assumptions and warnings."""
     acc = catalog.accelerator(s.gpu)
@@ -344,6 +394,7 @@ def resolve(s: Scenario) -> Resolved:
     failure_rate = _pick(s.failure_rate_per_gpu_hour, "failure_rate_per_gpu_hour", used) + prices.pop("extra_failures")
     write_h = _pick(s.checkpoint_write_minutes, "checkpoint_write_minutes", used) / 60.0
     restart_h = _pick(s.restart_minutes, "restart_minutes", used) / 60.0
+    recovery = _recovery(s, write_h, restart_h, used)
     storage = _pick(s.storage_usd_per_gb_month, "storage_usd_per_gb_month", used) if s.checkpoints_kept else 0.0
     data_usd = (s.tokens / 1e6 * s.data_usd_per_1m_tokens + s.labelled_examples * s.usd_per_labelled_example
                 + s.synthetic_tokens / 1e6 * s.synthetic_usd_per_1m_tokens)
@@ -392,11 +443,13 @@ def resolve(s: Scenario) -> Resolved:
         checkpoint_write_hours=write_h,
         checkpoint_interval_hours=_nan(s.checkpoint_interval_hours),
         restart_hours=restart_h,
+        **recovery,
         state_bytes_per_param=sum(parts.values()),
         activation_bytes=activation,
         tensor_parallel=tensor_parallel,
         memory_gb=acc.memory_gb,
         **_power(s, acc, used, warnings),
+        chip_power_w=_nan(acc.tdp_w),
         **region,
         **prices,
         data_usd=data_usd,

@@ -29,11 +29,15 @@ def compute(
     checkpoint_write_hours=0.0,
     checkpoint_interval_hours=np.nan,
     restart_hours=0.0,
+    recovery_above_gpus=np.inf,
+    checkpoint_write_hours_in_memory=0.0,
+    restart_hours_in_memory=0.0,
     state_bytes_per_param=16.0,
     activation_bytes=0.0,
     tensor_parallel=8.0,
     memory_gb=np.nan,
     tdp_w=np.nan,
+    chip_power_w=np.nan,
     server_power_factor=1.0,
     avg_power_fraction=1.0,
     pue=1.0,
@@ -80,6 +84,11 @@ def compute(
         Stall per checkpoint and restart time per interruption [h].
     checkpoint_interval_hours : array_like
         Checkpoint interval [h]; NaN = Daly's optimum.
+    recovery_above_gpus : array_like
+        Above this many accelerators the job recovers from redundant in-memory
+        state [1]: ``inf`` never (checkpoints on storage), 0 always.
+    checkpoint_write_hours_in_memory, restart_hours_in_memory : array_like
+        Stall per checkpoint and restart time with in-memory recovery [h].
     state_bytes_per_param : array_like
         Training state per parameter (weights, gradients, optimizer) [bytes].
     activation_bytes : array_like
@@ -93,6 +102,9 @@ def compute(
         and fraction 1; NaN, the default, leaves energy unknown),
         server-to-accelerator power ratio [x], average fraction of server max
         power while training [1], facility PUE [1].
+    chip_power_w : array_like
+        Rated power of the accelerator alone (its TDP) [W], for the GPU-only
+        energy that model cards publish; NaN (the default) leaves it unknown.
     grid_gco2_per_kwh : array_like
         Grid carbon intensity [gCO2/kWh].
     rate_usd_per_gpu_hour : array_like
@@ -121,6 +133,7 @@ def compute(
         ``goodput`` [1], ``gpus`` [1], ``wall_days`` [days],
         ``deadline_impossible`` [bool], ``min_gpus_memory`` [1],
         ``state_gb_per_gpu``, ``activation_gb_per_gpu`` [GB] at the GPU count,
+        ``energy_gpu_mwh`` (GPU-hours x chip TDP, the model-card figure),
         ``energy_it_mwh``, ``energy_mwh`` [MWh], ``co2_tonnes`` [t] of the final
         run, ``energy_project_mwh`` [MWh], ``co2_project_tonnes`` [t] of the whole
         project (x experiments), ``cost_<dimension>_usd`` for the six dimensions
@@ -137,8 +150,10 @@ def compute(
         other_losses_factor=other_losses_factor, gpus=gpus, deadline_days=deadline_days, max_gpus=max_gpus,
         failure_rate_per_gpu_hour=failure_rate_per_gpu_hour, checkpoint_write_hours=checkpoint_write_hours,
         checkpoint_interval_hours=checkpoint_interval_hours, restart_hours=restart_hours,
+        recovery_above_gpus=recovery_above_gpus, checkpoint_write_hours_in_memory=checkpoint_write_hours_in_memory,
+        restart_hours_in_memory=restart_hours_in_memory,
         state_bytes_per_param=state_bytes_per_param, activation_bytes=activation_bytes,
-        tensor_parallel=tensor_parallel, memory_gb=memory_gb, tdp_w=tdp_w,
+        tensor_parallel=tensor_parallel, memory_gb=memory_gb, tdp_w=tdp_w, chip_power_w=chip_power_w,
         server_power_factor=server_power_factor, avg_power_fraction=avg_power_fraction, pue=pue,
         grid_gco2_per_kwh=grid_gco2_per_kwh, rate_usd_per_gpu_hour=rate_usd_per_gpu_hour,
         accelerator_usd_per_gpu_hour=accelerator_usd_per_gpu_hour,
@@ -152,38 +167,67 @@ def compute(
         return _compute(f, np.asarray(owned, dtype=bool))
 
 
+#: Inputs of :func:`_goodput_at` (the only ones the deadline solve iterates over).
+_GOODPUT_KEYS = ("failure_rate_per_gpu_hour", "checkpoint_write_hours", "restart_hours", "checkpoint_interval_hours",
+                 "recovery_above_gpus", "checkpoint_write_hours_in_memory", "restart_hours_in_memory")
+
+
 def _goodput_at(n, f):
-    return F.goodput(f["failure_rate_per_gpu_hour"] * n, f["checkpoint_write_hours"], f["restart_hours"],
-                     f["checkpoint_interval_hours"])
+    """Goodput at ``n`` accelerators, with in-memory recovery above ``recovery_above_gpus``."""
+    rate = f["failure_rate_per_gpu_hour"] * n
+    g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
+    mem = np.flatnonzero(n > f["recovery_above_gpus"])  # usually few: recompute only those
+    if mem.size:
+        if g.ndim == 0:
+            return F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
+                             f["checkpoint_interval_hours"])
+        shape = g.shape
+        g, rate = g.ravel(), np.broadcast_to(rate, shape).ravel()
+
+        def at(k):
+            v = f[k]
+            return v if np.ndim(v) == 0 else np.broadcast_to(v, shape).ravel()[mem]
+
+        g[mem] = F.goodput(rate[mem], at("checkpoint_write_hours_in_memory"), at("restart_hours_in_memory"),
+                           at("checkpoint_interval_hours"))
+        g = g.reshape(shape)
+    return g
 
 
 def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
     """GPU count: ``gpus`` where given, else the smallest count >= ``floor`` that meets the deadline.
 
-    ``n -> max(floor, ceil(hours / (24 days goodput(n))))`` only grows (goodput
-    falls with n), so from the failure-free count it climbs to the smallest
-    count that meets the deadline, if there is one; the caller flags counts
+    ``n -> max(n, floor, ceil(hours / (24 days goodput(n))))`` only grows, so
+    from the failure-free count it climbs to a count that meets the deadline,
+    if there is one (the smallest one while goodput falls with n; where
+    in-memory recovery starts above a size, goodput jumps up there and the
+    count found may be a little above the smallest); the caller flags counts
     above the largest cluster and missed deadlines. Only the elements still
     moving are iterated.
     """
     shape = np.broadcast_shapes(*(np.shape(a) for a in (billed_ideal, floor, *f.values())))
-    b = {k: np.broadcast_to(v, shape).ravel() for k, v in f.items()}
+
+    def flat(v):  # scalars stay scalars: no copy of a broadcast value, no indexing in the loop
+        return v if np.ndim(v) == 0 else np.broadcast_to(v, shape).ravel()
+
+    b = {k: flat(f[k]) for k in _GOODPUT_KEYS}
     hours = np.broadcast_to(billed_ideal, shape).ravel()
     low = np.nan_to_num(np.broadcast_to(floor, shape).ravel(), nan=1.0)
-    days = b["deadline_days"]
-    given = ~np.isnan(b["gpus"])
+    days = np.broadcast_to(f["deadline_days"], shape).ravel()
+    given = ~np.isnan(np.broadcast_to(f["gpus"], shape).ravel())
+    gpus = np.broadcast_to(f["gpus"], shape).ravel()
 
     def need(idx, g):
         raw = np.ceil(hours[idx] / (24.0 * days[idx] * g))
         return np.clip(np.maximum(raw, low[idx]), 1.0, GPU_COUNT_CEILING)
 
-    n = np.where(given, b["gpus"], need(slice(None), 1.0))
+    n = np.where(given, gpus, need(slice(None), 1.0))
     active = np.flatnonzero(~given)
     for _ in range(max_steps):
         if active.size == 0:
             break
-        sub = {k: v[active] for k, v in b.items()}
-        new = need(active, _goodput_at(n[active], sub))
+        sub = {k: v if np.ndim(v) == 0 else v[active] for k, v in b.items()}
+        new = np.maximum(need(active, _goodput_at(n[active], sub)), n[active])
         moving = new != n[active]
         n[active] = new
         active = active[moving]
@@ -243,6 +287,7 @@ def _compute(f, owned):
         min_gpus_memory=floor,
         state_gb_per_gpu=state_bytes / n / 1e9,
         activation_gb_per_gpu=f["activation_bytes"] / tp / 1e9,
+        energy_gpu_mwh=gpu_hours * f["chip_power_w"] / 1e6,
         energy_it_mwh=energy_it_kwh / 1000.0,
         energy_mwh=energy_kwh / 1000.0,
         co2_tonnes=co2_tonnes,
