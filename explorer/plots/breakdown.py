@@ -15,7 +15,7 @@ import math
 import numpy as np
 from matplotlib.figure import Figure
 
-from explorer.model import COST_DIMENSIONS, Estimate
+from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate
 from explorer.plots.blit import Blitter
 from explorer.plots.fonts import text_kwargs
 from explorer.text import label, money
@@ -151,10 +151,18 @@ class BreakdownPlot(_Plot):
         y = np.arange(len(COST_DIMENSIONS))[::-1]
         self.bars = self.ax.barh(y, np.zeros(len(y)), color=[DIMENSION_COLORS[d] for d in COST_DIMENSIONS],
                                  height=0.62)
-        self.value_texts = [self.ax.text(0, yi, "", va="center", ha="left", fontsize=10) for yi in y]
+        # plain text: two amounts in one label would otherwise read "$...$" as mathtext
+        self.value_texts = [self.ax.text(0, yi, "", va="center", ha="left", fontsize=10, parse_math=False)
+                            for yi in y]
         # what a cloud rate pays for (hatched, inside compute, not added): energy and hardware rows
         self.rate_bars = self.ax.barh(y, np.zeros(len(y)), height=0.62, fill=False, hatch="///",
                                       edgecolor=[DIMENSION_COLORS[d] for d in COST_DIMENSIONS], linewidth=0.8)
+        # the hidden row is drawn as its named parts, stacked (experiments first, darkest); they add up to it
+        row = y[COST_DIMENSIONS.index("hidden")]
+        self.bars[COST_DIMENSIONS.index("hidden")].set_visible(False)
+        self.hidden_segments = [self.ax.barh([row], [0.0], height=0.62, color=DIMENSION_COLORS["hidden"],
+                                             alpha=a, edgecolor="white", linewidth=0.6)[0]
+                                for a in (1.0, 0.72, 0.5, 0.3)]
         self.ax.set_yticks(y)
         self.ax.set_xlim(0, 1.38)
         self.ax.xaxis.set_visible(False)
@@ -165,7 +173,7 @@ class BreakdownPlot(_Plot):
         self.set_language(language)
 
     def _moving_artists(self) -> list:
-        return [*self.bars, *self.rate_bars, *self.value_texts]
+        return [*self.bars, *self.rate_bars, *self.hidden_segments, *self.value_texts]
 
     def set_language(self, language: str) -> None:
         """Relabel axes and title in ``language``."""
@@ -191,7 +199,7 @@ class BreakdownPlot(_Plot):
             False leaves rendering to the caller (no ``draw_idle``).
         scope : {"project", "run"}
             The whole project, or the final run only (data and people at 0,
-            hidden costs = failure losses only).
+            hidden costs = failure and other losses only).
         language : str, optional
             Relabel in this language first.
 
@@ -204,8 +212,10 @@ class BreakdownPlot(_Plot):
         lang = self.language or "en"
         fx = estimate.usd_to_currency
         cost = estimate.cost()
+        parts = {p: _finite(estimate.details_usd.get(p, 0.0)) * fx for p in HIDDEN_PARTS}
         if scope == "run":
             cost.update(data=0.0, people=0.0, hidden=estimate.details_usd["restart_loss"] * fx)
+            parts.update(experiments=0.0, storage=0.0)
         currency = estimate.scenario.currency
         values = [_finite(cost[d]) for d in COST_DIMENSIONS]
         in_rate = {d: _finite(estimate.in_rate_usd.get(d, 0.0)) * fx for d in ("energy", "hardware")}
@@ -226,8 +236,15 @@ class BreakdownPlot(_Plot):
                 words = f"{money(inside, currency)} {label('in_rate', lang)}"
             else:
                 words = money(raw, currency) + share
+                if d == "hidden" and parts["experiments"] > 0:
+                    words += f" · {label('hidden_experiments', lang)} {money(parts['experiments'], currency)}"
             text.set_text(words)
             text.set_x(max(length, inside / self.scale) + 0.012)
+        left = 0.0
+        for segment, p in zip(self.hidden_segments, HIDDEN_PARTS):
+            segment.set_x(left)
+            segment.set_width(parts[p] / self.scale)
+            left += parts[p] / self.scale
         if draw:
             self.figure.canvas.draw_idle()
 
