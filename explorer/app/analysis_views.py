@@ -353,6 +353,10 @@ class AnalysisViews:
         self.mode.observe(lambda _c: self._safely(self._on_mode), names="value")
         self.lever_plot = LeverWaterfallPlot(make_figure(9.0, 3.7), language=language)
         self.lever_plot.figure.canvas.layout.display = "none"
+        # which levers could not be separated, in words (Attribution.note); its own layout, shown with the chart
+        self.lever_note = shared_html(layout=w.Layout(display="none"))
+        self.lever_note.add_class("explorer-lever-note")
+        self.lever_note.add_class("explorer-analysis-html")
         self.recipe_button = w.Button(icon="magic", layout=_SHARED, style=BUTTON_STYLE)
         self.recipe_button.on_click(lambda _b: self._safely(self.on_recipe))
         self.recipe_html = shared_html()
@@ -395,8 +399,8 @@ class AnalysisViews:
     def what_changed_children(self, pin_button: w.Widget, dimension_canvas: w.Widget) -> list[w.Widget]:
         """The "What changed" tab: pin button, by-dimension/by-lever toggle, both charts (one shown), recipe."""
         self._dimension_canvas = dimension_canvas
-        return [pin_button, self.mode, dimension_canvas, self.lever_plot.figure.canvas, self.recipe_button,
-                self.recipe_html]
+        return [pin_button, self.mode, dimension_canvas, self.lever_plot.figure.canvas, self.lever_note,
+                self.recipe_button, self.recipe_html]
 
     def _safely(self, fn: Callable, *args) -> None:
         """Run a widget callback; an unexpected error becomes a message, never a traceback."""
@@ -560,7 +564,14 @@ class AnalysisViews:
 
     def _update_lever(self) -> None:
         base, e = self.slots["A"] or self.estimate, self.estimate
-        self.attribution = attribute(base.scenario, e.scenario)
+        try:
+            self.attribution = attribute(base.scenario, e.scenario)
+        except ScenarioError as exc:  # an end with no finite cost: say so instead of showing empty bars
+            self.attribution = None
+            self.lever_note.value = f'<div class="explorer-note">{html.escape(str(exc))}</div>'
+            return
+        note = self.attribution.note(self.language)
+        self.lever_note.value = f'<div class="explorer-note">{html.escape(note)}</div>' if note else ""
         self.lever_plot.update(self.attribution, e.scenario.currency, e.usd_to_currency, draw=False)
 
     def _pinned(self) -> dict[str, Estimate]:
@@ -646,6 +657,7 @@ class AnalysisViews:
             if not lever and self._dimension_canvas.deferred:
                 self._dimension_canvas.reveal()
         self.lever_plot.figure.canvas.layout.display = None if lever else "none"
+        self.lever_note.layout.display = None if lever else "none"
         self.render("waterfall")
 
     def show_recipe(self, verdicts: pd.DataFrame | None) -> None:
