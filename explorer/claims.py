@@ -145,12 +145,15 @@ def _history(claim_id: str) -> Callable[[], Finding]:
     def test() -> Finding:
         row = _history_claims().set_index("id").loc[claim_id]
         if row["kind"] == "forecast":
-            from explorer.history import fit_trend
-
-            year = fit_trend(row["method"]).crossing(float(row["claimed_usd"])).year
-            verdict = FAILS if row["flagged"] else HOLDS
-            return Finding(year, "year the fitted trend reaches the figure", verdict, row["verdict"],
-                           f"history.fit_trend('{row['method']}') over explorer/data/history.csv", "data")
+            # judged on each basis: the claim's method over 2016-2023 and 2016-2025, and the cloud-price trend
+            own = [b for b in row["bases"] if b["method"] == row["method"]]
+            year = min(b["year"] for b in own)
+            held = list(row["holds_on"])
+            verdict = HOLDS if all(b["basis"] in held for b in own) else CONDITIONAL if held else FAILS
+            why = row["verdict"] + (f" - holds only on: {', '.join(held)}" if verdict == CONDITIONAL else "")
+            return Finding(year, "year the fitted trend reaches the figure (earliest basis of its method)", verdict,
+                           why, f"history.fit_periods('{row['method']}') and fit_periods('cloud') over Epoch AI's "
+                           "frontier set (explorer/data/epoch_frontier.csv)", "data")
         verdict = HOLDS
         if row["flagged"]:
             verdict = CONDITIONAL if "matches" in row["verdict"] else FAILS
