@@ -956,79 +956,78 @@ def savings_recipe(scenario: Scenario) -> list[tuple[str, Scenario]]:
     return steps
 
 
-def _claims() -> dict[str, Mapping[str, str]]:
-    return {r["id"]: r for r in catalog.read_csv("recipe_claims.csv")}
-
-
-def _verdict(saving: float, low: float | None, high: float | None) -> str:
-    if not math.isfinite(saving):
-        return "unknown"
-    if low is None and high is None:
-        return "unknown"
-    tol = 1e-9
-    if low is not None and saving < low - tol:
-        return "smaller than claimed"
-    if high is not None and saving > high + tol:
-        return "larger than claimed"
-    return "as claimed"
-
-
 def recipe_verdicts(scenario: Scenario) -> pd.DataFrame:
     """What each step of :func:`savings_recipe` saves, against the article's claimed range.
 
-    Each step's saving is measured on the claim's metric (``final_run_usd``,
-    the machine cost of the final run, or ``energy_usd``) relative to the
-    scenario before that step; the FP8 + MoE + data-cleaning row is the
-    combined saving of those steps. The by-lever Shapley parts of the whole
-    recipe (:func:`attribute` from the first to the last scenario) are given
-    in ``shapley_usd``.
+    Each step's saving is measured on the claim's metric relative to the
+    scenario before that step: ``final_run_usd`` (the machine cost of the final
+    run) or, for the move west, ``electricity_usd_per_kwh`` (the electricity
+    price, the lever the article names, as the fact-check measures it); the
+    FP8 + MoE + data-cleaning row is the combined saving of those steps. The
+    verdict comes from the fact-check's own rule and ranges
+    (:func:`explorer.claims.saving_verdict`, ``recipe_claims.csv``,
+    :func:`explorer.claims.sourced_saving`), so the two never disagree on the
+    same number. The by-lever Shapley parts of the whole recipe
+    (:func:`attribute` from the first to the last scenario) are given in
+    ``shapley_usd``.
 
     Returns
     -------
     pandas.DataFrame
         Index: claim id (``recipe_claims.csv``). Columns ``lever``,
-        ``applied`` (bool), ``metric``, ``before_usd``, ``after_usd`` [USD],
-        ``saving`` (fraction of ``before``) [1], ``claimed_low``,
-        ``claimed_high`` [1] (NaN = unbounded or unknown), ``verdict``
-        (``as claimed``, ``smaller than claimed``, ``larger than claimed``,
-        ``not applied``, ``unknown``), ``shapley_usd`` [USD, negative = saving],
-        ``claim_en``, ``source``.
+        ``applied`` (bool), ``metric``, ``before_usd``, ``after_usd`` [USD, or
+        USD/kWh for the electricity price], ``saving`` (fraction of
+        ``before``) [1], ``claimed_low``, ``claimed_high`` [1] (NaN =
+        unbounded or no figure), ``sourced_low``, ``sourced_high`` [1] (the
+        range of sourced figures; NaN = none), ``verdict`` (``as claimed``,
+        ``consistent with the claim``, ``smaller than claimed``, ``larger than
+        claimed``, ``cannot be checked``, ``not applied``), ``claim_id`` and
+        ``fact_check`` (the row of :func:`explorer.claims.check_claims` and the
+        verdict this saving means there), ``shapley_usd`` [USD, negative =
+        saving], ``claim_en``, ``source``.
     """
+    from explorer import claims as C
+
     steps = savings_recipe(scenario)
     ests = {name: estimate(s) for name, s in steps}
+    scen = dict(steps)
     order = [name for name, _ in steps]
     attribution = attribute(steps[0][1], steps[-1][1]) if len(steps) > 1 else None
 
-    def metric(e, m):
+    def metric(name, m):
+        if m == "electricity_usd_per_kwh":
+            return float(_atoms(scen[name])[REGION]["electricity"])
+        e = ests[name]
         return e.final_run_usd if m == "final_run_usd" else e.cost_usd[m.removesuffix("_usd")]
 
     rows = {}
-    for cid, claim in _claims().items():
-        low = float(claim["low"]) if claim["low"].strip() else None
-        high = float(claim["high"]) if claim["high"].strip() else None
+    for cid, claim in C.recipe_claims().items():
+        low, high = claim["low"], claim["high"]
         m = claim["metric"]
         if cid == "fp8_moe_data":
             done = [n for n in ("fp8", "moe") if n in order]
             first, last = (order[order.index(done[0]) - 1], done[-1]) if done else (None, None)
         else:
-            step = "spot" if cid == "spot" else cid
-            first, last = (order[order.index(step) - 1], step) if step in order else (None, None)
+            first, last = (order[order.index(cid) - 1], cid) if cid in order else (None, None)
+        sourced = C.sourced_saving(cid, scenario.gpu)
         if first is None:
             before = after = saving = math.nan
-            verdict = "unknown" if cid == "data_cleaning" else "not applied"
+            verdict = C.CANNOT_CHECK if low is None and high is None and sourced is None else C.NOT_APPLIED
         else:
-            before, after = metric(ests[first], m), metric(ests[last], m)
+            before, after = metric(first, m), metric(last, m)
             saving = 1.0 - after / before if before else math.nan
-            verdict = _verdict(saving, low, high)
-            if m == "energy_usd" and before == 0.0:
-                verdict = "not testable (energy is in the cloud rate)"
+            verdict = C.saving_verdict(saving, low, high, sourced)
         lever = claim["lever"]
         shap = math.nan
         if attribution is not None and first is not None:
             group = (PRECISION, ARCHITECTURE, DATA) if lever == "combined" else (lever,)
-            shap = sum(attribution.parts_usd.get(lv, 0.0) for lv in group)
+            shap = sum(v for k, v in attribution.parts_usd.items() if set(k.split("+")) & set(group))
         rows[cid] = dict(lever=lever, applied=first is not None, metric=m, before_usd=before, after_usd=after,
-                         saving=saving, claimed_low=_nan(low), claimed_high=_nan(high), verdict=verdict,
+                         saving=saving, claimed_low=_nan(low), claimed_high=_nan(high),
+                         sourced_low=_nan(sourced[0] if sourced else None),
+                         sourced_high=_nan(sourced[1] if sourced else None), verdict=verdict,
+                         claim_id=claim["claim_id"],
+                         fact_check=C.fact_check_verdict(verdict) if verdict != C.NOT_APPLIED else "",
                          shapley_usd=shap, claim_en=claim["claim_en"], source=claim["source"])
     df = pd.DataFrame.from_dict(rows, orient="index")
     df.index.name = "claim"

@@ -213,7 +213,8 @@ def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, languag
     for cid, r in verdicts.iterrows():
         claim = claims.get(cid, {}).get("claim_zh" if language == "zh" else "claim_en", r["claim_en"])
         verdict = r["verdict"]
-        cls = {"as claimed": "ok", "smaller than claimed": "less", "larger than claimed": "more"}.get(verdict, "na")
+        cls = {"as claimed": "ok", "consistent with the claim": "ok", "smaller than claimed": "less",
+               "larger than claimed": "more"}.get(verdict, "na")
         part = money(r["shapley_usd"] * fx, currency) if math.isfinite(r["shapley_usd"]) else "–"
         rows.append(f'<tr><td title="{html.escape(claim, quote=True)}">{html.escape(label(f"recipe_step_{cid}", language))}'
                     f'</td><td class="num">{_percent(r["saving"])}</td>'
