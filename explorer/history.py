@@ -774,7 +774,11 @@ def render_report(as_json: bool = False, method: str | None = None) -> str:
         raise _error("method", method, ", ".join(fittable_methods()))
     fit = fit_trend(method)
     if as_json:
-        return json.dumps(fit.as_dict(), ensure_ascii=False, indent=2)
+        out = fit.as_dict()
+        out["selection_rule"] = SELECTION_RULE
+        out["periods"] = {name: {k: f.as_dict()[k] for k in ("growth_per_year", "growth_ci90", "n_points", "years")}
+                          for name, f in fit_periods(method).items()}
+        return json.dumps(out, ensure_ascii=False, indent=2)
 
     d = fit.as_dict()
     ep = d["epoch"]

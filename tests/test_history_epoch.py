@@ -94,3 +94,12 @@ def test_report_names_the_data_the_rule_and_both_periods():
 def test_readme_says_which_data_and_which_rule():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     assert "epoch_frontier.csv" in readme and "top 10 by training compute" in readme
+
+
+def test_json_report_has_both_periods_and_the_rule():
+    import json
+
+    out = json.loads(history.render_report(as_json=True))
+    assert set(out["periods"]) == {"2016-2023", "2016-2025"}
+    assert out["periods"]["2016-2023"]["growth_per_year"] == pytest.approx(2.46, abs=0.02)
+    assert "top 10 by training compute" in out["selection_rule"]
