@@ -40,7 +40,7 @@ from explorer import catalog, prices
 from explorer.catalog import default
 from explorer.errors import ScenarioError
 from explorer.model import COST_DIMENSIONS, estimate
-from explorer.model.resolve import owned_terms, reference_precision, resolve
+from explorer.model.resolve import country_price_region, owned_terms, reference_precision, resolve
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
 
@@ -48,7 +48,8 @@ __all__ = [
     "LEVERS", "PRECISION", "ARCHITECTURE", "MODEL_SIZE", "TOKENS", "ACCELERATOR", "CLUSTER", "PRICING",
     "REGION", "MFU", "RELIABILITY", "DATA", "TEAM", "EXPERIMENTS", "TRAINING_KIND", "OTHER",
     "REVIEW_RATIO", "COMPARE_COLUMNS",
-    "basis_warnings", "compare", "Attribution", "attribute", "uncertainty_ranges", "sensitivity", "Simulation", "simulate",
+    "basis_warnings", "compare", "Attribution", "attribute", "joint_key", "uncertainty_ranges", "sensitivity",
+    "Simulation", "simulate",
     "BudgetStatus", "budget_status", "budget_verdict", "savings_recipe", "recipe_verdicts",
 ]
 
@@ -209,10 +210,15 @@ def _atoms(s: Scenario) -> dict[str, dict[str, float]]:
     on_demand = prices.quote(acc.id, "on_demand").usd_per_gpu_hour
     od_ref = on_demand if math.isfinite(on_demand) and on_demand > 0 else 1.0
     a_ref, h_ref = _owned_reference(s)
+    if not (math.isfinite(a_ref) and a_ref > 0 and math.isfinite(h_ref) and h_ref > 0):
+        # no catalog purchase price (resolve() estimates one from a peer): the pricing lever carries the value
+        a_ref = h_ref = 1.0
     base_failure = s.failure_rate_per_gpu_hour if s.failure_rate_per_gpu_hour is not None \
         else default("failure_rate_per_gpu_hour")
     reg = catalog.region(s.region)
     electricity = s.electricity_usd_per_kwh if s.electricity_usd_per_kwh is not None else reg.electricity_usd_per_kwh
+    if electricity is None and country_price_region(reg) is not None:  # as resolve() does: the country's price
+        electricity = country_price_region(reg).electricity_usd_per_kwh
     storage = s.storage_usd_per_gb_month if s.storage_usd_per_gb_month is not None \
         else default("storage_usd_per_gb_month")
     rate_override = s.rate_usd_per_gpu_hour is not None
@@ -318,12 +324,39 @@ class Attribution:
     baseline_usd, target_usd, change_usd : float
         Total cost of the whole project before and after, and their
         difference [USD]; the parts add up to ``change_usd``.
+    inseparable : tuple of dict
+        Levers whose parts cannot be separated because a scenario mixing them
+        has no finite cost (e.g. a 1-day deadline with the baseline's 405B
+        parameters cannot be met): each dict has ``levers``, ``key`` (their
+        joint key in ``parts_usd``, :func:`joint_key`), ``from_target`` and
+        ``from_baseline`` (an infeasible mix) and ``reason`` (``deadline`` or
+        ``undefined``). :meth:`note` says it in words.
     """
 
     parts_usd: dict[str, float]
     baseline_usd: float
     target_usd: float
     change_usd: float
+    inseparable: tuple = ()
+
+    def note(self, language: str = "en") -> str:
+        """In words, which levers could not be separated and why ("" when every lever has its own part).
+
+        One sentence per joint part (``labels.csv`` ``attribution_inseparable``), e.g. "Model size, Training
+        tokens and GPU count / deadline cannot be separated: with the target's Model size and the baseline's
+        ... the run cannot meet its deadline. Their joint part is one bar (model_size+tokens+cluster)."
+        """
+        from explorer.text import label
+
+        def names(levers):
+            return label("list_and", language).join(label(f"lever_{lv}", language) for lv in levers)
+
+        out = []
+        for group in self.inseparable:
+            out.append(label("attribution_inseparable", language).format(
+                levers=names(group["levers"]), on=names(group["from_target"]), off=names(group["from_baseline"]),
+                reason=label(f"attribution_reason_{group['reason']}", language), key=joint_key(group["levers"])))
+        return " ".join(out)
 
     def to_frame(self) -> pd.DataFrame:
         """Parts as a table: index lever; ``usd`` [USD] and ``share`` of the change [1]."""
@@ -336,6 +369,51 @@ class Attribution:
     def differing(self) -> tuple[str, ...]:
         """Levers with a nonzero part."""
         return tuple(k for k, v in self.parts_usd.items() if v != 0.0)
+
+
+def joint_key(levers) -> str:
+    """Key of the part of levers that cannot be separated: ``"model_size+tokens+cluster"``."""
+    return "+".join(levers)
+
+
+def _consistent(groups: list[list[int]], k: int) -> np.ndarray:
+    """Coalitions (bitmasks over ``k`` players) in which each group is wholly on or wholly off."""
+    masks = np.arange(1 << k)
+    ok = np.ones(1 << k, bool)
+    for g in groups:
+        bits = [(masks >> i) & 1 for i in g]
+        for b in bits[1:]:
+            ok &= b == bits[0]
+    return ok
+
+
+def _merge_infeasible(values: np.ndarray, k: int) -> list[list[int]]:
+    """Group players until every coalition the Shapley value needs has a finite value.
+
+    A mixed scenario can be infeasible although both ends are valid (405B
+    parameters on 15.6T tokens with a 1-day deadline: no cluster is large
+    enough), so its total is NaN and so would be the Shapley parts. Greedily,
+    the two groups whose merging removes the most non-finite coalitions are
+    merged (ties: the first in lever order) until none is left; with every
+    player in one group only the two ends remain, which are finite.
+    """
+    groups = [[i] for i in range(k)]
+    masks = np.arange(1 << k)
+    finite = np.isfinite(values)
+    while True:
+        bad = _consistent(groups, k) & ~finite
+        if not bad.any():
+            return groups
+        best, pair = -1, None
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                split = ((masks >> groups[a][0]) & 1) != ((masks >> groups[b][0]) & 1)
+                n = int(np.count_nonzero(bad & split))
+                if n > best:
+                    best, pair = n, (a, b)
+        a, b = pair
+        groups[a] = sorted(groups[a] + groups[b])
+        del groups[b]
 
 
 def _shapley(values: np.ndarray, k: int) -> np.ndarray:
@@ -410,14 +488,54 @@ def attribute(baseline: Scenario, target: Scenario, levers: Iterable[str] | None
         owner = next((i for i, group in enumerate(players) if lv in group), None)
         on = ((masks >> owner) & 1).astype(bool) if owner is not None else np.zeros(1 << k, bool)
         mixed[lv] = {q: np.where(on, tgt[lv][q], base[lv][q]) for q in base[lv]}
-    totals = np.asarray(compute(**_compose(mixed))["total_usd"], dtype=float)
-    parts = dict.fromkeys(chosen, 0.0)
-    if rest:
-        parts[OTHER] = 0.0
-    for name, value in zip(names, _shapley(totals, k) if k else []):
-        parts[name] = float(value)
+    out = compute(**_compose(mixed))
+    totals = np.asarray(out["total_usd"], dtype=float)
     b, t = float(totals[0]), float(totals[-1])
-    return Attribution(parts_usd=parts, baseline_usd=b, target_usd=t, change_usd=t - b)
+    for name, value, s in (("baseline", b, baseline), ("target", t, target)):
+        if not math.isfinite(value):
+            why = "its deadline cannot be met" if bool(np.asarray(out["deadline_impossible"]).ravel()[
+                0 if name == "baseline" else -1]) else "its total cost is not defined"
+            raise ScenarioError(name, why, "a scenario with a finite total cost")
+    groups = _merge_infeasible(totals, k) if k else []
+    impossible = np.broadcast_to(np.asarray(out["deadline_impossible"], bool), totals.shape)
+    inseparable = []
+    keys = []
+    for g in groups:
+        levers = [lv for i in g for lv in ([names[i]] if names[i] != OTHER else [OTHER])]
+        keys.append(names[g[0]] if len(g) == 1 else joint_key(levers))
+        if len(g) > 1:
+            # an example of a mixed scenario of this group that has no finite cost
+            # (one that mixes the group's levers, with the fewest levers switched to the target)
+            masks = np.arange(1 << k)
+            on = sum(((masks >> i) & 1) for i in g)
+            mixed_group = (on > 0) & (on < len(g))
+            bad = np.flatnonzero(mixed_group & ~np.isfinite(totals))
+            m = int(bad[np.argmin([bin(int(x)).count("1") for x in bad])]) if bad.size else 0
+            inseparable.append(dict(
+                levers=tuple(levers), key=keys[-1],
+                from_target=tuple(names[i] for i in g if (m >> i) & 1),
+                from_baseline=tuple(names[i] for i in g if not (m >> i) & 1),
+                reason="deadline" if bad.size and bool(impossible[m]) else "undefined"))
+    parts = {lv: 0.0 for lv in chosen if not any(lv in grp["levers"] for grp in inseparable)}
+    if rest and not any(OTHER in grp["levers"] for grp in inseparable):
+        parts[OTHER] = 0.0
+    if groups:
+        bits = np.array([sum(1 << i for i in g) for g in groups])
+        gm = np.arange(1 << len(groups))
+        player_masks = np.zeros(1 << len(groups), dtype=int)
+        for j, bit in enumerate(bits):
+            player_masks |= np.where((gm >> j) & 1, bit, 0)
+        for key, value in zip(keys, _shapley(totals[player_masks], len(groups))):
+            parts[key] = float(value)
+    ordered = {}
+    for lv in (*LEVERS, OTHER):
+        if lv in parts:
+            ordered[lv] = parts[lv]
+        for grp in inseparable:
+            if grp["levers"][0] == lv:
+                ordered[grp["key"]] = parts[grp["key"]]
+    return Attribution(parts_usd=ordered, baseline_usd=b, target_usd=t, change_usd=t - b,
+                       inseparable=tuple(inseparable))
 
 
 # ----------------------------------------------------------------- uncertainty
@@ -957,79 +1075,78 @@ def savings_recipe(scenario: Scenario) -> list[tuple[str, Scenario]]:
     return steps
 
 
-def _claims() -> dict[str, Mapping[str, str]]:
-    return {r["id"]: r for r in catalog.read_csv("recipe_claims.csv")}
-
-
-def _verdict(saving: float, low: float | None, high: float | None) -> str:
-    if not math.isfinite(saving):
-        return "unknown"
-    if low is None and high is None:
-        return "unknown"
-    tol = 1e-9
-    if low is not None and saving < low - tol:
-        return "smaller than claimed"
-    if high is not None and saving > high + tol:
-        return "larger than claimed"
-    return "as claimed"
-
-
 def recipe_verdicts(scenario: Scenario) -> pd.DataFrame:
     """What each step of :func:`savings_recipe` saves, against the article's claimed range.
 
-    Each step's saving is measured on the claim's metric (``final_run_usd``,
-    the machine cost of the final run, or ``energy_usd``) relative to the
-    scenario before that step; the FP8 + MoE + data-cleaning row is the
-    combined saving of those steps. The by-lever Shapley parts of the whole
-    recipe (:func:`attribute` from the first to the last scenario) are given
-    in ``shapley_usd``.
+    Each step's saving is measured on the claim's metric relative to the
+    scenario before that step: ``final_run_usd`` (the machine cost of the final
+    run) or, for the move west, ``electricity_usd_per_kwh`` (the electricity
+    price, the lever the article names, as the fact-check measures it); the
+    FP8 + MoE + data-cleaning row is the combined saving of those steps. The
+    verdict comes from the fact-check's own rule and ranges
+    (:func:`explorer.claims.saving_verdict`, ``recipe_claims.csv``,
+    :func:`explorer.claims.sourced_saving`), so the two never disagree on the
+    same number. The by-lever Shapley parts of the whole recipe
+    (:func:`attribute` from the first to the last scenario) are given in
+    ``shapley_usd``.
 
     Returns
     -------
     pandas.DataFrame
         Index: claim id (``recipe_claims.csv``). Columns ``lever``,
-        ``applied`` (bool), ``metric``, ``before_usd``, ``after_usd`` [USD],
-        ``saving`` (fraction of ``before``) [1], ``claimed_low``,
-        ``claimed_high`` [1] (NaN = unbounded or unknown), ``verdict``
-        (``as claimed``, ``smaller than claimed``, ``larger than claimed``,
-        ``not applied``, ``unknown``), ``shapley_usd`` [USD, negative = saving],
-        ``claim_en``, ``source``.
+        ``applied`` (bool), ``metric``, ``before_usd``, ``after_usd`` [USD, or
+        USD/kWh for the electricity price], ``saving`` (fraction of
+        ``before``) [1], ``claimed_low``, ``claimed_high`` [1] (NaN =
+        unbounded or no figure), ``sourced_low``, ``sourced_high`` [1] (the
+        range of sourced figures; NaN = none), ``verdict`` (``as claimed``,
+        ``consistent with the claim``, ``smaller than claimed``, ``larger than
+        claimed``, ``cannot be checked``, ``not applied``), ``claim_id`` and
+        ``fact_check`` (the row of :func:`explorer.claims.check_claims` and the
+        verdict this saving means there), ``shapley_usd`` [USD, negative =
+        saving], ``claim_en``, ``source``.
     """
+    from explorer import claims as C
+
     steps = savings_recipe(scenario)
     ests = {name: estimate(s) for name, s in steps}
+    scen = dict(steps)
     order = [name for name, _ in steps]
     attribution = attribute(steps[0][1], steps[-1][1]) if len(steps) > 1 else None
 
-    def metric(e, m):
+    def metric(name, m):
+        if m == "electricity_usd_per_kwh":
+            return float(_atoms(scen[name])[REGION]["electricity"])
+        e = ests[name]
         return e.final_run_usd if m == "final_run_usd" else e.cost_usd[m.removesuffix("_usd")]
 
     rows = {}
-    for cid, claim in _claims().items():
-        low = float(claim["low"]) if claim["low"].strip() else None
-        high = float(claim["high"]) if claim["high"].strip() else None
+    for cid, claim in C.recipe_claims().items():
+        low, high = claim["low"], claim["high"]
         m = claim["metric"]
         if cid == "fp8_moe_data":
             done = [n for n in ("fp8", "moe") if n in order]
             first, last = (order[order.index(done[0]) - 1], done[-1]) if done else (None, None)
         else:
-            step = "spot" if cid == "spot" else cid
-            first, last = (order[order.index(step) - 1], step) if step in order else (None, None)
+            first, last = (order[order.index(cid) - 1], cid) if cid in order else (None, None)
+        sourced = C.sourced_saving(cid, scenario.gpu)
         if first is None:
             before = after = saving = math.nan
-            verdict = "unknown" if cid == "data_cleaning" else "not applied"
+            verdict = C.CANNOT_CHECK if low is None and high is None and sourced is None else C.NOT_APPLIED
         else:
-            before, after = metric(ests[first], m), metric(ests[last], m)
+            before, after = metric(first, m), metric(last, m)
             saving = 1.0 - after / before if before else math.nan
-            verdict = _verdict(saving, low, high)
-            if m == "energy_usd" and before == 0.0:
-                verdict = "not testable (energy is in the cloud rate)"
+            verdict = C.saving_verdict(saving, low, high, sourced)
         lever = claim["lever"]
         shap = math.nan
         if attribution is not None and first is not None:
             group = (PRECISION, ARCHITECTURE, DATA) if lever == "combined" else (lever,)
-            shap = sum(attribution.parts_usd.get(lv, 0.0) for lv in group)
+            shap = sum(v for k, v in attribution.parts_usd.items() if set(k.split("+")) & set(group))
         rows[cid] = dict(lever=lever, applied=first is not None, metric=m, before_usd=before, after_usd=after,
-                         saving=saving, claimed_low=_nan(low), claimed_high=_nan(high), verdict=verdict,
+                         saving=saving, claimed_low=_nan(low), claimed_high=_nan(high),
+                         sourced_low=_nan(sourced[0] if sourced else None),
+                         sourced_high=_nan(sourced[1] if sourced else None), verdict=verdict,
+                         claim_id=claim["claim_id"],
+                         fact_check=C.fact_check_verdict(verdict) if verdict != C.NOT_APPLIED else "",
                          shapley_usd=shap, claim_en=claim["claim_en"], source=claim["source"])
     df = pd.DataFrame.from_dict(rows, orient="index")
     df.index.name = "claim"

@@ -348,10 +348,13 @@ def _analysis_command(args: argparse.Namespace) -> str:
         a = analysis.attribute(baseline, target)
         if args.json:
             return _dumps({"baseline_usd": a.baseline_usd, "target_usd": a.target_usd, "change_usd": a.change_usd,
-                           "parts_usd": a.parts_usd})
+                           "parts_usd": a.parts_usd, "inseparable": [dict(g) for g in a.inseparable],
+                           "note": a.note()})
         lines = [f"baseline {_fmt(a.baseline_usd)} USD -> target {_fmt(a.target_usd)} USD "
                  f"(change {a.change_usd:+,.0f} USD)", ""]
         lines += [f"  {k:<14} {v:>+16,.0f}" for k, v in a.parts_usd.items() if v != 0.0]
+        if a.inseparable:
+            lines += ["", a.note()]
         return "\n".join(lines)
     s = _scenario_from_args(args)
     sim = analysis.simulate(s, n=args.n, seed=args.seed)

@@ -136,6 +136,9 @@ def _check_grows(s1, s2):
 @SETTINGS
 @given(scenarios(), log_uniform(1.0, 100.0))
 def test_cost_and_time_grow_with_params(s, k):
+    # one recovery technique: under "auto" a bigger model's deadline can need a cluster past the in-memory threshold
+    # (16,384 GPUs), whose better goodput then needs fewer GPU-hours, a switch of technique, not a growth law
+    s = s.replace(recovery="storage")
     bigger = min(s.params * k, field_spec("params")["max"])
     _check_grows(s, s.replace(params=bigger))
 

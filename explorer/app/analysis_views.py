@@ -34,7 +34,7 @@ from explorer.analysis import (Simulation, attribute, budget_status, compare, re
                                simulate)
 from explorer.app import export
 from explorer.app.views import translate
-from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, PLAIN, TEXT_STYLE, shared
+from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, TEXT_STYLE, shared
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
 from explorer.model import COST_DIMENSIONS, Estimate
@@ -214,7 +214,8 @@ def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, languag
     for cid, r in verdicts.iterrows():
         claim = claims.get(cid, {}).get("claim_zh" if language == "zh" else "claim_en", r["claim_en"])
         verdict = r["verdict"]
-        cls = {"as claimed": "ok", "smaller than claimed": "less", "larger than claimed": "more"}.get(verdict, "na")
+        cls = {"as claimed": "ok", "consistent with the claim": "ok", "smaller than claimed": "less",
+               "larger than claimed": "more"}.get(verdict, "na")
         part = money(r["shapley_usd"] * fx, currency) if math.isfinite(r["shapley_usd"]) else "–"
         rows.append(f'<tr><td title="{html.escape(claim, quote=True)}">{html.escape(label(f"recipe_step_{cid}", language))}'
                     f'</td><td class="num">{_percent(r["saving"])}</td>'
@@ -358,6 +359,10 @@ class AnalysisViews:
         self.mode.observe(lambda _c: self._safely(self._on_mode), names="value")
         self.lever_plot = LeverWaterfallPlot(make_figure(9.0, 3.7), language=language)
         self.lever_plot.figure.canvas.layout.display = "none"
+        # which levers could not be separated, in words (Attribution.note); its own layout, shown with the chart
+        self.lever_note = shared_html(layout=HIDDEN)  # shown by swapping shared layouts, as rows are
+        self.lever_note.add_class("explorer-lever-note")
+        self.lever_note.add_class("explorer-analysis-html")
         self.recipe_button = w.Button(icon="magic", layout=_SHARED, style=BUTTON_STYLE)
         self.recipe_button.on_click(lambda _b: self._safely(self.on_recipe))
         self.recipe_html = shared_html()
@@ -400,8 +405,8 @@ class AnalysisViews:
     def what_changed_children(self, pin_button: w.Widget, dimension_canvas: w.Widget) -> list[w.Widget]:
         """The "What changed" tab: pin button, by-dimension/by-lever toggle, both charts (one shown), recipe."""
         self._dimension_canvas = dimension_canvas
-        return [pin_button, self.mode, dimension_canvas, self.lever_plot.figure.canvas, self.recipe_button,
-                self.recipe_html]
+        return [pin_button, self.mode, dimension_canvas, self.lever_plot.figure.canvas, self.lever_note,
+                self.recipe_button, self.recipe_html]
 
     def _safely(self, fn: Callable, *args) -> None:
         """Run a widget callback; an unexpected error becomes a message, never a traceback."""
@@ -565,7 +570,14 @@ class AnalysisViews:
 
     def _update_lever(self) -> None:
         base, e = self.slots["A"] or self.estimate, self.estimate
-        self.attribution = attribute(base.scenario, e.scenario)
+        try:
+            self.attribution = attribute(base.scenario, e.scenario)
+        except ScenarioError as exc:  # an end with no finite cost: say so instead of showing empty bars
+            self.attribution = None
+            self.lever_note.value = f'<div class="explorer-note">{html.escape(str(exc))}</div>'
+            return
+        note = self.attribution.note(self.language)
+        self.lever_note.value = f'<div class="explorer-note">{html.escape(note)}</div>' if note else ""
         self.lever_plot.update(self.attribution, e.scenario.currency, e.usd_to_currency, draw=False)
 
     def _pinned(self) -> dict[str, Estimate]:
@@ -654,6 +666,7 @@ class AnalysisViews:
             if not lever and self._dimension_canvas.deferred:
                 self._dimension_canvas.reveal()
         self.lever_plot.figure.canvas.layout.display = None if lever else "none"
+        self.lever_note.layout = PLAIN if lever else HIDDEN
         self.render("waterfall")
 
     def show_recipe(self, verdicts: pd.DataFrame | None) -> None:

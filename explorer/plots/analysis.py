@@ -175,7 +175,8 @@ class LeverWaterfallPlot(_Labelled):
         return [*self.bars, *self.texts, self.connectors]
 
     def _relabel(self) -> None:
-        names = [label(k if k in ("baseline", "current") else f"lever_{k}", self.lang) for k in self.keys]
+        names = [label(k, self.lang) if k in ("baseline", "current")
+                 else " + ".join(label(f"lever_{part}", self.lang) for part in k.split("+")) for k in self.keys]
         self.ax.set_xticks(np.arange(len(names)))
         self.ax.set_xticklabels(names, rotation=20, ha="right", fontsize=9, **self.kw)
 

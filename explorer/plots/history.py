@@ -25,7 +25,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MultipleLocator
 
 from explorer import history
 from explorer.plots.blit import Blitter
@@ -152,6 +152,25 @@ def _runs(data) -> list:
         out.append((float(year[rows[0]]), float(cost[rows].min()), float(cost[rows].max()), len(rows), model,
                     data["estimate"].iat[top], float(cost[top])))
     return out
+
+
+def _labelled_runs(data, runs) -> set:
+    """Indices of the runs of :func:`_runs` that get a name on the chart.
+
+    Epoch AI's frontier set has 82 models, too many to name: a run is named if
+    it has an estimate outside that set (the AI Index, developer and other
+    figures of ``history.csv``, which the article's claims refer to), or if it
+    is the costliest run of its publication year in the set.
+    """
+    outside = set(zip(data.loc[~data["id"].str.startswith("epochf_"), "model"],
+                      data.loc[~data["id"].str.startswith("epochf_"), "date"]))
+    keys = list(dict.fromkeys(zip(data["model"], data["date"])))
+    top: dict = {}
+    for j, (x, _lo, _hi, _n, _model, _est, cost) in enumerate(runs):
+        year = int(x)
+        if year not in top or cost > runs[top[year]][6]:
+            top[year] = j
+    return {j for j, key in enumerate(keys) if key in outside} | set(top.values())
 
 
 def _renderer(fig: Figure):
@@ -344,8 +363,10 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
 
     data = history.load_history()
     in_fit = {(m, round(float(y), 6)) for m, y in zip(fit.labels, fit.year)}
+    frontier_fit = "frontier" in fit.subset
     data["in_fit"] = [
         (r.method == fit.method) and ((r.model, round(float(r.year), 6)) in in_fit) and r.scope == "final_run"
+        and (r.frontier or not frontier_fit)
         for r in data.itertuples()
     ]
 
@@ -397,8 +418,14 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     # axes, titles, legend
     ymin = min(1e2, float(data["cost_usd_target"].min()) / 3)
     ax.set_ylim(ymin, max(3e11, crossings[-1].cost_usd * 3))
-    ax.set_xlim(math.floor(min(fit.year.min(), data["year"].min())) - 0.3, x_end)
+    # whole-year limits at least a year from any 5-year tick, so no tick label sticks out of the axes: the
+    # constrained layout then does not depend on the axes' previous width (a language switched back lays out the same)
+    right = math.ceil(x_end) + (1 if math.ceil(x_end) % 5 == 0 else 0)
+    ax.set_xlim(math.floor(min(fit.year.min(), data["year"].min())) - 1, right)
     ax.yaxis.set_major_formatter(FuncFormatter(_usd_axis))
+    # whole years every 5, whatever the axes' size: the layout then does not depend on the figure's previous state
+    ax.xaxis.set_major_locator(MultipleLocator(5))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos=None: f"{x:.0f}"))
     ax.grid(True, which="major", color="0.88", lw=0.8)
     ax.set_axisbelow(True)
     ax.tick_params(labelsize=11)
@@ -407,8 +434,10 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     glo, ghi = fit.growth_ci
     method_words = lab["method_words"].get(fit.method, fit.method)
     fig.suptitle(lab["title"], fontsize=16, fontweight="bold", **text_kw)
+    period = f"{int(fit.year.min())}–{int(fit.year.max())}"
     ax.set_title(lab["subtitle"].format(method=method_words, g=fit.growth_per_year, lo=glo, hi=ghi,
-                                        d=fit.doubling_months), fontsize=11.5, **text_kw)
+                                        d=fit.doubling_months, period=period, n=fit.n_points),
+                 fontsize=11.5, **text_kw)
     ax.annotate(lab["footer"], xy=(0, 0), xycoords="axes fraction", xytext=(0, -42),
                 textcoords="offset points", fontsize=9, color="0.35", ha="left", va="top", **text_kw)
 
@@ -424,11 +453,15 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     ax.legend(handles=handles, loc="upper left", fontsize=10, framealpha=0.95,
               prop={"family": text_kw["fontfamily"], "size": 10} if text_kw else None)
 
-    # one label per run: estimates of the same model and date are joined by a thin line
+    # one label per labelled run (see _labelled_runs): estimates of the same model and date are joined by a thin line
     lx, ly, names = [], [], []
-    for x, y_lo, y_hi, n, model, estimate, cost in _runs(data):
+    runs = _runs(data)
+    named = _labelled_runs(data, runs)
+    for j, (x, y_lo, y_hi, n, model, estimate, cost) in enumerate(runs):
         if n > 1:
             ax.plot([x, x], [y_lo, y_hi], color="0.55", lw=1.0, zorder=2.5)
+        if j not in named:
+            continue
         name = _short_name(model, language)
         if str(estimate).startswith("2023 re-training"):
             name += lab["retrain"]

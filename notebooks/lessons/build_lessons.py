@@ -963,17 +963,17 @@ CLAIMS_CELLS = [
 
 Each claim of `shared/sources/000_1c7b37d5a0a3fefc.txt` (article A) and `004_4901b62f9f99ebaa.txt`
 (article B) is tested by a scenario of the cost model or by sourced data in `explorer/data/`, and given a
-verdict that is computed, not typed in: **holds**, **holds only under stated conditions**, or
-**does not hold**. The code is `explorer/claims.py`; the dated cost figures come from
+verdict that is computed, not typed in: **holds**, **holds only under stated conditions**,
+**does not hold**, or **cannot be checked** (no sourced figure to test it against). The code is `explorer/claims.py`; the dated cost figures come from
 `explorer.history.check_claims`.
 
 两篇源文章中的每个论断都用成本模型的场景或 `explorer/data/` 中有出处的数据检验，并给出计算得出（而非手写）的结论：
-**成立**、**仅在所述条件下成立**、**不成立**。代码见 `explorer/claims.py`。""", ""),
+**成立**、**仅在所述条件下成立**、**不成立**、**无法核实**（没有可靠数据可供检验）。代码见 `explorer/claims.py`。""", ""),
     code('''
 import html
 import ipywidgets as W
 from IPython.display import HTML, display
-from explorer.claims import CONDITIONAL, FAILS, HOLDS, check_claims
+from explorer.claims import CANNOT_CHECK, CONDITIONAL, FAILS, HOLDS, check_claims
 
 claims = check_claims()
 assert len(claims) >= 27
@@ -981,7 +981,7 @@ claims["verdict"].value_counts()
 '''),
     md("## All claims · 全部论断", ""),
     code('''
-COLORS = {HOLDS: "#1a7f37", CONDITIONAL: "#9a6700", FAILS: "#cf222e"}
+COLORS = {HOLDS: "#1a7f37", CONDITIONAL: "#9a6700", FAILS: "#cf222e", CANNOT_CHECK: "#57606a"}
 
 def fmt(x):
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
