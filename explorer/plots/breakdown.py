@@ -163,6 +163,9 @@ class BreakdownPlot(_Plot):
         self.hidden_segments = [self.ax.barh([row], [0.0], height=0.62, color=DIMENSION_COLORS["hidden"],
                                              alpha=a, edgecolor="white", linewidth=0.6)[0]
                                 for a in (1.0, 0.72, 0.5, 0.3)]
+        # the experiments part named inside its segment when it is wide enough (the summary names every part)
+        self.hidden_text = self.ax.text(0.012, row, "", va="center", ha="left", fontsize=9, color="white",
+                                        parse_math=False)
         self.ax.set_yticks(y)
         self.ax.set_xlim(0, 1.38)
         self.ax.xaxis.set_visible(False)
@@ -173,7 +176,7 @@ class BreakdownPlot(_Plot):
         self.set_language(language)
 
     def _moving_artists(self) -> list:
-        return [*self.bars, *self.rate_bars, *self.hidden_segments, *self.value_texts]
+        return [*self.bars, *self.rate_bars, *self.hidden_segments, *self.value_texts, self.hidden_text]
 
     def set_language(self, language: str) -> None:
         """Relabel axes and title in ``language``."""
@@ -236,10 +239,13 @@ class BreakdownPlot(_Plot):
                 words = f"{money(inside, currency)} {label('in_rate', lang)}"
             else:
                 words = money(raw, currency) + share
-                if d == "hidden" and parts["experiments"] > 0:
-                    words += f" · {label('hidden_experiments', lang)} {money(parts['experiments'], currency)}"
             text.set_text(words)
             text.set_x(max(length, inside / self.scale) + 0.012)
+        experiments = parts["experiments"] / self.scale
+        kw, drawable = text_kwargs(lang)
+        self.hidden_text.set_text(f"{label('hidden_experiments', drawable)} {money(parts['experiments'], currency)}"
+                                  if experiments > 0.55 else "")
+        self.hidden_text.set_fontfamily(kw.get("fontfamily", ["DejaVu Sans"]))
         left = 0.0
         for segment, p in zip(self.hidden_segments, HIDDEN_PARTS):
             segment.set_x(left)
