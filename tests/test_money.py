@@ -183,3 +183,19 @@ def test_cli_refuses_bad_money_input_with_exit_code_2():
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     assert r.stderr.startswith("error: financing_rate") and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_history_marker_states_its_basis_and_sits_near_epochs_cloud_point(lang):
+    from explorer.app import ExplorerApp
+    from explorer.text import label
+
+    app = ExplorerApp(query_string=f"preset=llama31_405b&pricing=reserved_3y&lang={lang}")
+    app.tabs.selected_index = 2  # History: its marker is placed when the tab is shown
+    h = app.history_fig.history_handles
+    assert label("pricing_reserved_3y", lang) in h.scenario_label.get_text()
+    y = float(h.scenario_marker.get_ydata()[0])
+    # Epoch AI's cloud estimate for Llama 3.1 405B with committed-use discounts: $169.8M (model_costs.csv)
+    assert 0.5 <= y / 169_828_008 <= 2.0
+    app.controls["rate_usd_per_gpu_hour"].value = "2"
+    assert label("term:rate_usd_per_gpu_hour", lang) in h.scenario_label.get_text()  # a typed rate says so
