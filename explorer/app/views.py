@@ -118,9 +118,10 @@ STYLE = """
   .explorer-assumptions table, .explorer-assumptions tbody, .explorer-assumptions tr {display:block; width:100%;}
   .explorer-assumptions tr:first-child {display:none;}
   .explorer-assumptions tr {border-bottom:1px solid #e5e8e8; padding:4px 0;}
-  .explorer-assumptions td {display:inline; border:none; padding:0 6px 0 0;}
+  .explorer-assumptions td {display:inline; border:none; padding:0 6px 0 0; overflow-wrap:anywhere;}
   .explorer-assumptions td:first-child {font-weight:600;}
-  .explorer-assumptions td.src {display:block; max-width:none; padding:2px 0 0 0; font-size:11px; line-height:1.35;}
+  .explorer-assumptions td.src {display:block; max-width:none; padding:2px 0 0 0; font-size:11px; line-height:1.35;
+                                overflow-wrap:anywhere;}
 }
 .explorer-glossary dt {font-weight:600; font-size:12.5px; margin-top:6px;}
 .explorer-glossary dd {margin:0 0 0 12px; font-size:12.5px; color:#333;}
