@@ -38,8 +38,10 @@ class Server:
         self.log = ARTIFACTS / f"voila-{name}.log"
         self.pool_size = pool_size
         ARTIFACTS.mkdir(exist_ok=True)
+        # every test client comes from 127.0.0.1: no per-address seat cap unless a test sets one
+        per_address = [] if any("seats_per_address" in o for o in options) else ["--ExplorerVoila.seats_per_address=0"]
         args = [sys.executable, "-m", "explorer.hosting", notebook, "--Voila.ip=127.0.0.1",
-                f"--port={self.port}", "--port_retries=0", "--no-browser", *options]
+                f"--port={self.port}", "--port_retries=0", "--no-browser", *per_address, *options]
         if pool_size is not None:
             args.append(f"--pool_size={pool_size}" if pool_size else "--preheat_kernel=False")
         with open(self.log, "w") as out:

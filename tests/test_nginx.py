@@ -321,3 +321,54 @@ def test_browser_through_nginx(stack, chromium):
         time.sleep(0.2)
     assert channels, "no upgraded kernel websocket in nginx's access log"
     assert all(re.search(r"route=[0-9a-f]{32}", line) for line in channels)  # the sticky cookie was sent
+
+
+# --- issue 20: attacks through nginx ----------------------------------------------------------------------------
+
+def test_the_query_socket_is_not_reachable_through_nginx(stack):
+    """Preheated kernels reach Voila directly; from outside, /voila/query/<id> (the stranding attack) is 404."""
+    status, _, _ = _request(stack.url, path=f"/voila/query/{uuid.uuid4()}", timeout=30,
+                            headers={"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+                                     "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})
+    assert status == 404
+
+
+def test_slow_request_heads_from_one_address_do_not_lock_out_another(stack):
+    """1,100 connections from 127.0.0.2 that never finish their head; 127.0.0.3 is still served."""
+    import resource
+    import socket
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 1400:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    slow: list[socket.socket] = []
+    try:
+        for _ in range(1100):  # the review's figure; nginx's old worker_connections was 1,024
+            s = socket.socket()
+            s.bind(("127.0.0.2", 0))
+            s.settimeout(10)
+            s.connect(("127.0.0.1", stack.port))
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # never the blank line
+            slow.append(s)
+        served = 0
+        for _ in range(8):
+            s = socket.socket()
+            s.bind(("127.0.0.3", 0))
+            s.settimeout(30)
+            s.connect(("127.0.0.1", stack.port))
+            s.sendall(b"GET /voila/static/voila.js HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            served += s.recv(64).startswith(b"HTTP/1.1 200")
+            s.close()
+        assert served == 8
+        # and the slow ones are closed after the head timeout (5 s)
+        s = slow[0]
+        s.settimeout(60)
+        try:
+            closed = s.recv(1024) == b""
+        except ConnectionResetError:  # reset_timedout_connection: nginx resets it
+            closed = True
+        assert closed
+    finally:
+        for s in slow:
+            s.close()
+    assert "worker_connections are not enough" not in (stack.prefix / "logs" / "error.log").read_text()

@@ -93,14 +93,45 @@ def request_query_string() -> str:
     """The query string of the page request this kernel serves ("" outside Voila).
 
     A preheated Voila kernel runs the notebook before any viewer asks for it;
-    there this waits for the request (``voila.utils.get_query_string``). A
-    kernel started for a request finds the query in ``QUERY_STRING``.
+    there this waits for the request on the server's query socket. A kernel
+    started for a request finds the query in ``QUERY_STRING``. When the socket
+    cannot be opened, closes, or nothing comes within ``EXPLORER_QUERY_WAIT_S``
+    seconds (unset: as long as the socket is open), the app shows the defaults
+    rather than wait for ever.
     """
-    if os.environ.get("VOILA_PREHEAT") == "True":
-        from voila.utils import get_query_string
+    if os.environ.get("VOILA_PREHEAT") != "True":
+        return os.environ.get("QUERY_STRING", "")
+    return _wait_for_query(float(os.environ.get("EXPLORER_QUERY_WAIT_S") or 0) or None)
 
-        return get_query_string() or ""
-    return os.environ.get("QUERY_STRING", "")
+
+def _wait_for_query(timeout: float | None) -> str:
+    """Voila's ``get_query_string`` with a bound on the wait and without its uncaught errors."""
+    import asyncio
+    import json
+    import threading
+
+    import websockets
+
+    base = os.environ.get("VOILA_WS_BASE_URL", os.environ.get("VOILA_SERVER_URL", "/"))
+    url = (f"{os.environ.get('VOILA_WS_PROTOCOL', 'ws')}://{os.environ.get('VOILA_APP_IP', '127.0.0.1')}:"
+           f"{os.environ.get('VOILA_APP_PORT', '8866')}{base}voila/query/{os.environ.get('VOILA_KERNEL_ID', '')}")
+    found: dict[str, str] = {}
+
+    async def receive() -> None:
+        async with websockets.connect(url, open_timeout=5) as socket:
+            found.update(json.loads(await asyncio.wait_for(socket.recv(), timeout)))
+
+    def run() -> None:
+        try:
+            asyncio.run(receive())
+        except Exception:  # noqa: BLE001 - no query: the defaults
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)  # the kernel's own event loop is running here
+    thread.start()
+    thread.join()
+    os.environ.update({k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, str)})
+    return found.get("QUERY_STRING", "")
 
 
 def query_from_scenario(scenario: Scenario, **extras: str) -> str:
