@@ -9,6 +9,7 @@ cannot use shows a message beside its control and the last good result stays.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as _dt
 import html
@@ -51,6 +52,8 @@ _OPTIONAL_DEFAULTS = {  # blank box -> the named default it stands for (shown as
 _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
 #: The tabs, in order (their titles are ``tab_<key>`` in labels.csv).
 _GROUP_OF = {b.name: b.group for b in BINDINGS}
+#: In a running kernel, chart widths from the page are laid out at most this often, the latest one only [s].
+WIDTH_COALESCE_SECONDS = 0.25
 _TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share")
 
 
@@ -319,6 +322,7 @@ class ExplorerApp:
         # narrow screens: the page reports the chart box's width and the charts are laid out again for it
         self.sizer = responsive.ChartSizer((self.breakdown.figure, self.waterfall.figure),
                                            on_resize={self.waterfall.figure: self.waterfall.fit_width})
+        self._pending_width, self._width_scheduled = None, False
         self.sizer.input.observe(self._on_width, names="value")
         for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
             fig.canvas.add_class("explorer-chart")
@@ -558,12 +562,30 @@ class ExplorerApp:
     def _on_width(self, change: dict) -> None:
         """Lay the charts out for the width of their box (see :mod:`explorer.app.responsive`).
 
-        Garbage is ignored; the visible chart is laid out now (one layout per message), the others
-        when their tab opens.
+        Garbage is ignored. In a running kernel, widths are coalesced: the latest one is laid out
+        at most every :data:`WIDTH_COALESCE_SECONDS` (a flood of widths costs one layout, not one
+        each); the visible chart is laid out then, the others when their tab opens.
         """
         width = responsive.parse_width(change["new"])
         if width is None:
             return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (headless use): lay out now
+            self._apply_width(width)
+            return
+        self._pending_width = width
+        if not self._width_scheduled:
+            self._width_scheduled = True
+            loop.call_later(WIDTH_COALESCE_SECONDS, self._apply_pending_width)
+
+    def _apply_pending_width(self) -> None:
+        self._width_scheduled = False
+        if self._pending_width is not None:
+            width, self._pending_width = self._pending_width, None
+            self._apply_width(width)
+
+    def _apply_width(self, width) -> None:
         try:
             changed = self.sizer.apply(width)
             if changed:
