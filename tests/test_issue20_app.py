@@ -26,3 +26,18 @@ def test_chart_widths_in_a_running_kernel_are_coalesced_to_the_latest():
 
     asyncio.run(flood())
     assert len(applied) == 1 and app.sizer.width_px == 360  # 372 px rounds down to the 20 px step
+
+
+def test_absurd_link_values_are_refused_with_a_message_not_clamped():
+    for build in (lambda: ExplorerApp(query_string="tokens=1e309&gpus=1e99"),
+                  lambda: _applied("tokens=1e309&gpus=1e99")):
+        app = build()
+        assert app.scenario.tokens == 1e12 and app.scenario.gpus != 10_000_000  # the defaults, not the clamps
+        assert "tokens" in app.error or "gpus" in app.error
+        assert "explorer-banner" in app.banner.value
+
+
+def _applied(link: str) -> ExplorerApp:
+    app = ExplorerApp(query_string="")
+    app.apply_query(link)
+    return app

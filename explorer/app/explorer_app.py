@@ -196,8 +196,8 @@ class ExplorerApp:
         self._refusal: tuple | None = None  # (field, message, ScenarioError or None) of the refusal shown
         self.marker_year = _today_year()
         self.marker_label = ""
-        self.estimate, preset_id = self._estimate_from_query(
-            scenario or Scenario(), query.request_query_string() if query_string is None else query_string)
+        link = query.request_query_string() if query_string is None else query_string
+        self.estimate, preset_id = self._estimate_from_query(scenario or Scenario(), link)
         self.baseline = self.estimate
         start = self.scenario
 
@@ -216,6 +216,13 @@ class ExplorerApp:
         self.groups.observe(self._on_group, names="selected_index")
         for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
             _fix_initial_image(fig.canvas)
+        self._refuse_link_values(link)
+
+    def _refuse_link_values(self, query_string: str) -> None:
+        """Say which numbers of a share link were out of range and left out (they are not clamped silently)."""
+        refused = query.refused_fields_from_query(query_string)
+        if refused:
+            self._reject(refused[0].field, str(refused[0]), refused[0])
 
     def _estimate_from_query(self, start: Scenario, query_string: str) -> tuple[Estimate, str]:
         """The first result for ``query_string`` on top of ``start``, and the preset it names ("" for none).
@@ -254,6 +261,7 @@ class ExplorerApp:
             self.controls["scope"].value = self.scope
         self.baseline = result
         self.set_scenario(result.scenario, keep_preset=True)
+        self._refuse_link_values(query_string)
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:

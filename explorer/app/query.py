@@ -14,10 +14,12 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from explorer import catalog
+from explorer.errors import ScenarioError
 from explorer.scenario import Scenario, field_spec
 from explorer.text import number_text
 
-__all__ = ["scenario_fields_from_query", "query_from_scenario", "request_query_string", "EXTRA_KEYS"]
+__all__ = ["scenario_fields_from_query", "query_from_scenario", "request_query_string", "EXTRA_KEYS",
+           "refused_fields_from_query"]
 
 EXTRA_KEYS = ("lang", "preset", "scope")
 _FIELD_ORDER = [f.name for f in dataclasses.fields(Scenario)]  # keys are applied in this order, not the URL's
@@ -48,6 +50,8 @@ def _clamp(name: str, text: str) -> Any:
     if math.isnan(value):
         raise KeyError(name)
     lo, hi = spec["min"], spec["max"]
+    if not lo <= value <= hi:  # an absurd link (1e309, 1e99 GPUs) is refused, as the controls refuse it
+        raise KeyError(name)
     if spec["lo_open"] and value <= lo:
         value = lo + (1 if kind == "int" else max(abs(lo) * 1e-9, 1e-12))
     value = min(max(value, lo), hi)
@@ -87,6 +91,27 @@ def scenario_fields_from_query(query: str) -> tuple[dict[str, Any], dict[str, st
     if fields.get("gpus") is not None and "deadline_days" not in fields:
         fields["deadline_days"] = None
     return {name: fields[name] for name in _FIELD_ORDER if name in fields}, extras
+
+
+def refused_fields_from_query(query: str) -> list[ScenarioError]:
+    """Why each number of ``query`` outside its field's range was left out (an error per field)."""
+    refused = []
+    parsed = parse_qs((query or "")[:_MAX_QUERY_CHARS].lstrip("?"), keep_blank_values=True)
+    for key, values in parsed.items():
+        if key not in _FIELD_ORDER:
+            continue
+        spec = field_spec(key)
+        if spec.get("kind", "str") not in ("int", "float"):
+            continue
+        text = values[-1].strip()
+        try:
+            value = float(text)
+        except ValueError:
+            continue
+        if not math.isnan(value) and not spec["min"] <= value <= spec["max"]:
+            refused.append(ScenarioError(key, text, f"a number from {number_text(spec['min'])} "
+                                                    f"to {number_text(spec['max'])}"))
+    return refused
 
 
 def request_query_string() -> str:
