@@ -205,6 +205,7 @@ def test_the_rate_limit_is_per_kernel_not_per_connection(guarded):
     for ws in sockets:
         for _ in range(60):
             ws.send_binary(cl.v1_frame("comm_info_request", {"target_name": "jupyter.widget"}))
+    sending = time.monotonic() - start  # the server takes its tokens as the frames arrive
     replies = 0
     for ws in sockets:  # each reply goes to the socket that asked
         deadline = time.monotonic() + 8
@@ -216,11 +217,10 @@ def test_the_rate_limit_is_per_kernel_not_per_connection(guarded):
                 break
             if isinstance(raw, bytes) and cl.parse_v1_frame(raw)[1]["header"]["msg_type"] == "comm_info_reply":
                 replies += 1
-    elapsed = time.monotonic() - start
     for ws in sockets:
         ws.close()
-    allowed = 20 + 5 * elapsed
-    assert 10 <= replies <= allowed + 5, (replies, allowed)  # per connection it was twice the allowance
+    allowed = 20 + 5 * (sending + 1.0)  # one burst and the refill, for the kernel (per connection: twice that)
+    assert 10 <= replies <= allowed + 3, (replies, allowed)
 
 
 # --- minor: ?template= uses the pool, and the beacon frees only its own page's kernel ---------------------------
@@ -305,12 +305,15 @@ def test_slow_request_heads_are_timed_out(warden_server):
         s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the blank line
         conns.append(s)
     closed = 0
-    for s in conns:  # the server closes each one after header_timeout (3 s here)
-        s.settimeout(30)
+    deadline = time.monotonic() + 45  # one bound for all: the server closes each after header_timeout (3 s here)
+    for s in conns:
+        s.settimeout(max(deadline - time.monotonic(), 0.1))
         try:
             closed += s.recv(1024) == b""
-        except (ConnectionResetError, TimeoutError, OSError):
+        except ConnectionResetError:
             closed += 1
+        except (TimeoutError, OSError):
+            pass  # still open: not timed out
         s.close()
     assert closed == len(conns)
 
