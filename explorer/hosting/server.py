@@ -78,7 +78,8 @@ _REPLACEMENTS = {
 # Voila's page handler hands a preheated kernel its query through this class's send_updates
 voila.handler.RequestInfoSocketHandler = ReadyLoggingRequestInfoHandler
 ZMQ_SOCKETS_PER_WEBSOCKET = 4  # shell, control, stdin, iopub (jupyter_server's ZMQChannelsWebsocketConnection)
-FDS_PER_KERNEL = 12  # the server's side of one kernel: its ZMQ sockets, pipes and the query socket (measured: 9-11)
+FDS_PER_WEBSOCKET = 9  # those 4 ZMQ sockets (2 descriptors each) and the TCP socket (deploy/capacity.py: 9)
+FDS_PER_KERNEL = 12  # the server's side of one kernel (deploy/capacity.py: 4-10), with room for the query socket
 PAGE_TEMPLATE_DIR = Path(__file__).with_name("templates")  # searched before Voila's lab template
 _NOT_OFFERED = (r"/login", r"/logout")
 _MAX_HEADER_BYTES = 65536  # tornado's default request-head limit, stated so that the parser limit can follow it
@@ -145,6 +146,7 @@ class ExplorerVoila(Voila):
         settings["explorer_trusted_proxies"] = list(self.trusted_proxies)
         settings["explorer_exempt_networks"] = list(self.exempt_networks)
         settings["explorer_max_ws_buffer_bytes"] = self.max_ws_buffer_bytes
+        self._raise_limits()  # before the kernel manager's context makes its first socket
         return settings
 
     def init_handlers(self):
@@ -164,10 +166,13 @@ class ExplorerVoila(Voila):
         wanted = self.fd_budget if hard == resource.RLIM_INFINITY else min(self.fd_budget, hard)
         if soft != resource.RLIM_INFINITY and soft < wanted:
             resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-        zmq.Context.instance().set(zmq.MAX_SOCKETS, max(wanted, 1024))
+        # ZMQ sockets (4 per websocket) come from the kernel manager's context; 1,023 by default
+        for context in {id(c): c for c in (zmq.Context.instance(), getattr(self.kernel_manager, "context", None))
+                        if c is not None}.values():
+            context.set(zmq.MAX_SOCKETS, max(wanted, 1024))
         default_total = GuardedKernelWebsocketConnection.class_traits()["max_total"].default_value
         websockets = int(self.config.get("GuardedKernelWebsocketConnection", {}).get("max_total", default_total))
-        needed = websockets * (ZMQ_SOCKETS_PER_WEBSOCKET + 1) + max(self.max_kernels, 1) * FDS_PER_KERNEL + 256
+        needed = websockets * FDS_PER_WEBSOCKET + max(self.max_kernels, 1) * FDS_PER_KERNEL + 256
         self.log.info("File descriptors: limit %d, planned use %d (%d websockets, %d kernels)",
                       resource.getrlimit(resource.RLIMIT_NOFILE)[0], needed, websockets, self.max_kernels)
         if needed > wanted:
@@ -176,7 +181,6 @@ class ExplorerVoila(Voila):
 
     def listen(self):
         _parse_every_query_that_fits()
-        self._raise_limits()
         self.app.listen = functools.partial(self.app.listen, max_body_size=self.max_body_bytes,
                                             max_header_size=_MAX_HEADER_BYTES,
                                             idle_connection_timeout=self.header_timeout,

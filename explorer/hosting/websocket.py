@@ -110,7 +110,7 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
     max_per_kernel = Int(2, config=True, help="Most websockets open on one kernel (a page uses one; a reload "
                                               "overlaps briefly); further ones get HTTP 503.")
     max_total = Int(200, config=True, help="Most kernel websockets open on this server; each holds 4 ZMQ sockets "
-                                           "and 1 file descriptor (docs/deploy.md, capacity).")
+                                           "and about 9 file descriptors (docs/deploy.md, capacity).")
 
     per_kernel: dict[str, int] = {}
     total = 0
