@@ -331,3 +331,29 @@ def test_a_kernel_over_its_memory_limit_is_shut_down(memory_server):
     assert page.status == 200
     assert _wait(lambda: not _kernel_exists(memory_server, page.kernel_id), 60)
     assert "over the limit of 60 MB" in memory_server.log.read_text()
+
+
+def test_a_malformed_widget_message_sends_the_page_no_traceback(guarded):
+    page = _page(guarded, "10.20.0.13")
+    ws = _connect(guarded, page.kernel_id)
+    states = cl.widget_states(ws)
+    some = next(cid for cid, st in states.items() if st.get("model_name", "").endswith("SliderModel")
+                or "Slider" in str(st.get("state", {}).get("_model_name", "")))
+    for data in ({"method": "update", "state": {"layout": "IPY_MODEL_" + "0" * 32}, "buffer_paths": []},
+                 {"method": "update", "state": {"value": {"not": "a number"}}, "buffer_paths": []},
+                 {"method": "update", "state": {"value": 1}, "buffer_paths": [["value", 0]]},
+                 {"method": "custom", "content": None}):
+        ws.send_binary(cl.v1_frame("comm_msg", {"comm_id": some, "data": data}))
+    frames: list[bytes] = []
+    deadline = time.monotonic() + 10
+    while (left := deadline - time.monotonic()) > 0:
+        ws.settimeout(left)
+        try:
+            raw = ws.recv()
+        except websocket.WebSocketTimeoutException:
+            break
+        if isinstance(raw, bytes):
+            frames.append(raw)
+    ws.close()
+    text = b"".join(frames)
+    assert b"Traceback" not in text and b"site-packages" not in text and b"/work/" not in text

@@ -223,7 +223,12 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
             header = message.get("header")
         else:
             header = None
-        if isinstance(header, dict) and header.get("msg_type") == "execute_input":
+        msg_type = header.get("msg_type") if isinstance(header, dict) else None
+        if msg_type == "execute_input":
+            return None
+        if msg_type == "error" or (msg_type == "stream" and _is_stderr(message)):
+            # a kernel traceback (a malformed widget message raises in the kernel) names the server's
+            # install path; the read-only app never shows either to a viewer
             return None
         stream = getattr(self.ws_connection, "stream", None)
         if stream is not None:
@@ -240,6 +245,15 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
             return None
         future.add_done_callback(_retrieve)  # a write that fails when the client leaves is not a logged error
         return future
+
+
+def _is_stderr(message) -> bool:
+    """True for a ``stream`` message to stderr (v1 bytes or a dict)."""
+    if isinstance(message, dict):
+        return message.get("content", {}).get("name") == "stderr"
+    if isinstance(message, bytes) and v1_frame_is_valid(message, max_offsets=1 << 16):
+        return b'"name": "stderr"' in _part(message, 4)[:64] or b'"name":"stderr"' in _part(message, 4)[:64]
+    return False
 
 
 def _retrieve(future) -> None:
