@@ -357,3 +357,39 @@ def test_a_malformed_widget_message_sends_the_page_no_traceback(guarded):
     ws.close()
     text = b"".join(frames)
     assert b"Traceback" not in text and b"site-packages" not in text and b"/work/" not in text
+
+
+@pytest.fixture(scope="module")
+def stuck_server(tmp_path_factory):
+    """A notebook whose kernel stays busy (as a preheated kernel stranded before its query did)."""
+    import nbformat
+
+    folder = tmp_path_factory.mktemp("stuck")
+    notebook = folder / "stuck.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import time\ntime.sleep(600)")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, notebook)
+    srv = Server("stuck", "--ExplorerVoila.busy_cull_timeout=5", "--ExplorerVoila.warden_interval=1",
+                 "--VoilaExecutor.iopub_timeout=600", pool_size=0, notebook=str(notebook))
+    yield srv
+    srv.stop()
+
+
+def test_a_busy_kernel_with_no_connection_is_shut_down(stuck_server):
+    import http.client
+    import re
+
+    conn = http.client.HTTPConnection("127.0.0.1", stuck_server.port, timeout=60)
+    conn.request("GET", "/")
+    response = conn.getresponse()
+    head = b""
+    deadline = time.monotonic() + 60
+    while b'"kernelId"' not in head and time.monotonic() < deadline:  # the page streams while the cell runs
+        chunk = response.read1(65536)
+        if not chunk:
+            break
+        head += chunk
+    kernel_id = re.search(rb'"kernelId":\s*"([0-9a-f-]{36})"', head).group(1).decode()
+    conn.close()  # the viewer leaves; its kernel stays busy with no connection
+    assert _wait(lambda: not _kernel_exists(stuck_server, kernel_id), 90)
+    assert "busy with no connection" in stuck_server.log.read_text()
