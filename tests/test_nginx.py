@@ -372,3 +372,28 @@ def test_slow_request_heads_from_one_address_do_not_lock_out_another(stack):
         for s in slow:
             s.close()
     assert "worker_connections are not enough" not in (stack.prefix / "logs" / "error.log").read_text()
+
+
+def test_seats_are_counted_per_client_address_behind_nginx(stack):
+    """One Voila process, 2 seats per address: 127.0.0.2 gets 2 pages and then the busy page, even when it
+    claims another address in X-Real-IP (nginx replaces it); 127.0.0.3 still gets in."""
+    prefix = stack.prefix.with_name("seats")
+    proc, port = _serve(prefix, "--processes", "1", "--page-rate", "60r/m", "--page-burst", "20", "--",
+                        "--pool_size=0", "--ExplorerVoila.seats_per_address=2")
+
+    def load(source: str, headers: dict | None = None) -> int:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=180, source_address=(source, 0))
+        try:
+            conn.request("GET", "/", headers=headers or {})
+            response = conn.getresponse()
+            response.read()
+            return response.status
+        finally:
+            conn.close()
+
+    try:
+        statuses = [load("127.0.0.2"), load("127.0.0.2"), load("127.0.0.2", {"X-Real-IP": "198.51.100.7"})]
+        assert statuses == [200, 200, 503], statuses
+        assert load("127.0.0.3") == 200
+    finally:
+        _stop(proc)
