@@ -393,3 +393,22 @@ def test_a_busy_kernel_with_no_connection_is_shut_down(stuck_server):
     conn.close()  # the viewer leaves; its kernel stays busy with no connection
     assert _wait(lambda: not _kernel_exists(stuck_server, kernel_id), 90)
     assert "busy with no connection" in stuck_server.log.read_text()
+
+
+def test_a_preheated_kernel_that_waits_too_long_for_its_query_falls_back_to_the_defaults():
+    """EXPLORER_QUERY_WAIT_S bounds the wait: the pool kernel finishes its notebook with the defaults."""
+    import re
+
+    srv = Server("query-wait", pool_size=1, env={"EXPLORER_QUERY_WAIT_S": "3"})
+    try:
+        kernel_id = re.search(r"Kernel started: ([0-9a-f-]{36})", srv.log.read_text()).group(1)
+
+        def state() -> str:
+            with urllib.request.urlopen(f"{srv.url}api/kernels/{kernel_id}", timeout=10) as response:
+                return json.load(response)["execution_state"]
+
+        assert _wait(lambda: state() == "idle", 60)  # it was "busy" for ever, waiting for a query
+        page = _page(srv)  # a viewer still gets it, with the defaults
+        assert page.rendered and page.kernel_id == kernel_id
+    finally:
+        srv.stop()
