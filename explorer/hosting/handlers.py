@@ -35,6 +35,7 @@ __all__ = ["ExplorerPageHandler", "NotFoundHandler", "ReadyLoggingRequestInfoHan
            "message_page", "OwnerShutdownHandler"]
 
 READY_MARK = "is ready: it has run the notebook"  # in the log line of a ready preheated kernel
+GAVE_UP_MARK = "stopped waiting for its query string: it shows the defaults"  # EXPLORER_QUERY_WAIT_S passed
 MAX_QUERY_KEYS = 64
 MAX_QUERY_CHARS = 4096
 _KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]{36})"')
@@ -267,6 +268,9 @@ class ReadyLoggingRequestInfoHandler(RequestInfoSocketHandler):
         kernel_id = getattr(self, "_kernel_id", None)
         if kernel_id is not None and RequestInfoSocketHandler._waiters.get(kernel_id) is self:
             del RequestInfoSocketHandler._waiters[kernel_id]
+            if kernel_id not in self._served:
+                log = self.settings.get("explorer_log") or logging.getLogger("tornado.application")
+                log.info("Preheated kernel %s %s", kernel_id, GAVE_UP_MARK)
 
     @classmethod
     def send_updates(cls, msg: dict) -> None:

@@ -232,7 +232,8 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
             return None
         stream = getattr(self.ws_connection, "stream", None)
         if stream is not None:
-            pending = stream._total_write_index - stream._total_write_done_index  # bytes not yet taken by the client
+            # bytes written but not yet taken by the client (tornado's IOStream counters)
+            pending = getattr(stream, "_total_write_index", 0) - getattr(stream, "_total_write_done_index", 0)
             limit = self.settings.get("explorer_max_ws_buffer_bytes", self.max_buffer_bytes)
             if limit and pending > limit:
                 self.log.warning("Closing a kernel websocket from %s that does not read (%d bytes waiting)",
