@@ -24,7 +24,11 @@ def test_chart_widths_in_a_running_kernel_are_coalesced_to_the_latest():
                 break
         await asyncio.sleep(WIDTH_COALESCE_SECONDS * 2)
 
-    asyncio.run(flood())
+    import threading  # a loop of its own, also when the test process already runs one (playwright)
+
+    runner = threading.Thread(target=lambda: asyncio.run(flood()))
+    runner.start()
+    runner.join(timeout=120)
     assert len(applied) == 1 and app.sizer.width_px == 360  # 372 px rounds down to the 20 px step
 
 
