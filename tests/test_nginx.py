@@ -397,3 +397,55 @@ def test_seats_are_counted_per_client_address_behind_nginx(stack):
         assert load("127.0.0.3") == 200
     finally:
         _stop(proc)
+
+
+def _voila_pid(port: int) -> int | None:
+    """The Voila process serve.py started on ``port`` (from /proc)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"explorer.hosting" in cmd and f"--port={port}".encode() in cmd:
+                return int(entry.name)
+    return None
+
+
+def test_a_websocket_that_does_not_read_is_closed_behind_nginx(stack):
+    """nginx stops reading from Voila when its client does not read; Voila then closes that websocket
+    instead of buffering without bound (the review: 115 -> 1,883 MB in 30 s)."""
+    import websocket
+
+    from tests import clients as cl
+
+    status, headers, body = _request(stack.url, timeout=180)
+    assert status == 200
+    route = next(c for c in headers["set-cookie-all"] if c.startswith("voila_route=")).split(";")[0]
+    kernel_id = re.search(rb'"kernelId": "([0-9a-f-]{36})"', body).group(1).decode()
+    upstream = re.search(r"up=127\.0\.0\.1:(\d+)", _log_lines(stack, '"GET / HTTP', at_least=1)[-1]).group(1)
+    pid = _voila_pid(int(upstream))
+    assert pid
+    url = stack.url.replace("http://", "ws://") + f"api/kernels/{kernel_id}/channels?session_id="
+    silent = websocket.create_connection(url + uuid.uuid4().hex, subprotocols=[cl.V1], cookie=route, timeout=30)
+    sender = websocket.create_connection(url + uuid.uuid4().hex, subprotocols=[cl.V1], cookie=route, timeout=30)
+    before = cl.rss_mb(pid)
+    peak = before
+    control = uuid.uuid4().hex
+    try:
+        sender.send_binary(cl.v1_frame("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control",
+                                                     "data": {}}, metadata={"version": "1.0.0"}))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # 40 a second, inside the rate limit; the replies go to both sockets
+            sender.send_binary(cl.v1_frame("comm_msg", {"comm_id": control, "data": {"method": "request_states"}}))
+            time.sleep(0.025)
+            peak = max(peak, cl.rss_mb(pid))
+            if cl.kill_if_over(pid, 6000):
+                pytest.fail("Voila grew past 6 GB and was killed")
+    except (websocket.WebSocketConnectionClosedException, ConnectionError):
+        pass  # the sender does not read either: closed by the server
+    finally:
+        silent.close()
+        sender.close()
+    assert peak - before < 400, f"Voila grew from {before:.0f} to {peak:.0f} MB"
+    assert "does not read" in (stack.prefix / "logs" / f"voila-{upstream}.log").read_text()
