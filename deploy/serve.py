@@ -38,6 +38,9 @@ DEFAULTS = dict(
     asset_burst=500,       # a cold page fetches ~100 at once; a few tabs at once must not break
     conn_per_ip=40,        # concurrent requests + open websockets per address
     max_args=100,          # query keys; the app knows a few dozen
+    header_timeout="5s",   # a request head must arrive within this (slow-header clients)
+    worker_connections=8192,  # one address must open 8,192 slow heads every 5 s to fill nginx
+    worker_rlimit=16384,   # file descriptors per worker: two per proxied connection
 )
 
 
@@ -104,7 +107,7 @@ def nginx_command(nginx: str, prefix: Path, *extra: str) -> list[str]:
             "-e", str(prefix / "logs" / "error.log"), *extra]
 
 
-def voila_command(port: int, extra: list[str] = (), root: Path = ROOT) -> list[str]:
+def voila_command(port: int, extra: list[str] = (), root: Path = ROOT, exempt: tuple[str, ...] = ()) -> list[str]:
     """The server as `make app` starts it, on 127.0.0.1; port_retries=0 so a busy port fails loudly.
 
     A checkout with the hardened server (``explorer/hosting``: guarded kernel websocket, kernel
@@ -113,8 +116,13 @@ def voila_command(port: int, extra: list[str] = (), root: Path = ROOT) -> list[s
     """
     hardened = (Path(root) / "explorer" / "hosting" / "__main__.py").exists()
     program = [sys.executable, "-m", "explorer.hosting"] if hardened else [find_voila()]
+    proxied = []
+    if hardened and (Path(root) / "explorer" / "hosting" / "seats.py").exists():
+        # nginx on this machine names the client in X-Real-IP: seats are counted per client address
+        proxied = ["--ExplorerVoila.trusted_proxies=127.0.0.1",
+                   *[f"--ExplorerVoila.exempt_networks={net}" for net in exempt]]
     return [*program, NOTEBOOK, "--Voila.ip=127.0.0.1", f"--port={port}", "--no-browser",
-            "--Voila.port_retries=0", *extra]
+            "--Voila.port_retries=0", *proxied, *extra]
 
 
 def wait_for_port(port: int, timeout_s: float, proc: subprocess.Popen | None = None,
@@ -195,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         (prefix / "logs").mkdir(parents=True, exist_ok=True)
         for port in ports:
             log = open(prefix / "logs" / f"voila-{port}.log", "w")
-            procs.append(subprocess.Popen(voila_command(port, voila_extra), cwd=ROOT, stdout=log,
+            procs.append(subprocess.Popen(voila_command(port, voila_extra, exempt=tuple(args.exempt)), cwd=ROOT, stdout=log,
                                           stderr=subprocess.STDOUT, start_new_session=True,
                                           env={**os.environ, "PYTHONUNBUFFERED": "1"}))
             log.close()

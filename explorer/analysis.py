@@ -831,6 +831,8 @@ def simulate(scenario: Scenario, n: int = 10_000, seed: int | None = 0,
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_DRAWS:
         raise ScenarioError("n", n, f"a whole number of draws in [1, {MAX_DRAWS:,}]")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ScenarioError("seed", seed, "a whole number >= 0, or None")
     df = _check_ranges(ranges)
     rng = np.random.default_rng(seed)
     base = _atoms(scenario)
@@ -863,7 +865,8 @@ def budget_verdict(total_usd: float, budget_usd: float) -> str:
     >>> [budget_verdict(t, 100.0) for t in (100.0, 100.5, 120.0, 120.5)]
     ['within', 'over', 'over', 'review']
     """
-    if not (isinstance(budget_usd, (int, float)) and math.isfinite(budget_usd) and budget_usd > 0):
+    if not (isinstance(budget_usd, (int, float)) and not isinstance(budget_usd, bool) and math.isfinite(budget_usd)
+            and budget_usd > 0):
         raise ScenarioError("budget_usd", budget_usd, "a positive number of USD")
     if total_usd <= budget_usd:
         return "within"

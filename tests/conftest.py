@@ -32,19 +32,22 @@ class Server:
     """A hardened Voila server (``python -m explorer.hosting``) on 127.0.0.1, as `make app` starts it."""
 
     def __init__(self, name: str, *options: str, pool_size: int | None = None,
-                 notebook: str = "notebooks/explorer.ipynb", ready_timeout: float = 120.0):
+                 notebook: str = "notebooks/explorer.ipynb", ready_timeout: float = 120.0,
+                 env: dict[str, str] | None = None):
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.log = ARTIFACTS / f"voila-{name}.log"
         self.pool_size = pool_size
         ARTIFACTS.mkdir(exist_ok=True)
+        # every test client comes from 127.0.0.1: no per-address seat cap unless a test sets one
+        per_address = [] if any("seats_per_address" in o for o in options) else ["--ExplorerVoila.seats_per_address=0"]
         args = [sys.executable, "-m", "explorer.hosting", notebook, "--Voila.ip=127.0.0.1",
-                f"--port={self.port}", "--port_retries=0", "--no-browser", *options]
+                f"--port={self.port}", "--port_retries=0", "--no-browser", *per_address, *options]
         if pool_size is not None:
             args.append(f"--pool_size={pool_size}" if pool_size else "--preheat_kernel=False")
         with open(self.log, "w") as out:
             self.proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                         env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
         self._wait_ready(ready_timeout)
 
     def _wait_ready(self, timeout: float = 120.0) -> None:

@@ -183,16 +183,16 @@ def test_share_link_and_downloads_round_trip(app):
     assert float(rows["cost_total"]) == pytest.approx(app.estimate.total_usd, rel=1e-5)
 
 
-def test_query_string_clamps_and_ignores_unknown_keys():
+def test_query_string_refuses_out_of_range_and_ignores_unknown_keys():
     a = ExplorerApp(query_string="params=1e20&tokens=abc&gpu=nonsense&evil=<script>&lang=zh&mfu=0.5&region=se")
-    assert a.scenario.params == 1e14  # clamped to the field's range
+    assert a.scenario.params == Scenario().params and "params" in a.error  # out of range: refused, said (issue 20)
     assert a.scenario.tokens == Scenario().tokens  # unreadable: ignored
     assert a.scenario.gpu == Scenario().gpu
     assert a.scenario.mfu == 0.5 and a.scenario.region == "se"
     assert a.language == "zh"
     b = ExplorerApp(query_string="preset=gpt3")
     assert b.scenario == presets()["gpt3"].scenario
-    assert ExplorerApp(query_string="params=-5").scenario.params == 1e6  # clamped up to the field's minimum
+    assert ExplorerApp(query_string="params=-5").scenario.params == Scenario().params  # refused, not clamped
 
 
 def test_callbacks_never_raise_on_odd_values(app):

@@ -321,3 +321,131 @@ def test_browser_through_nginx(stack, chromium):
         time.sleep(0.2)
     assert channels, "no upgraded kernel websocket in nginx's access log"
     assert all(re.search(r"route=[0-9a-f]{32}", line) for line in channels)  # the sticky cookie was sent
+
+
+# --- issue 20: attacks through nginx ----------------------------------------------------------------------------
+
+def test_the_query_socket_is_not_reachable_through_nginx(stack):
+    """Preheated kernels reach Voila directly; from outside, /voila/query/<id> (the stranding attack) is 404."""
+    status, _, _ = _request(stack.url, path=f"/voila/query/{uuid.uuid4()}", timeout=30,
+                            headers={"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+                                     "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})
+    assert status == 404
+
+
+def test_slow_request_heads_from_one_address_do_not_lock_out_another(stack):
+    """1,100 connections from 127.0.0.2 that never finish their head; 127.0.0.3 is still served."""
+    import resource
+    import socket
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 1400:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    slow: list[socket.socket] = []
+    try:
+        for _ in range(1100):  # the review's figure; nginx's old worker_connections was 1,024
+            s = socket.socket()
+            s.bind(("127.0.0.2", 0))
+            s.settimeout(10)
+            s.connect(("127.0.0.1", stack.port))
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # never the blank line
+            slow.append(s)
+        served = 0
+        for _ in range(8):
+            s = socket.socket()
+            s.bind(("127.0.0.3", 0))
+            s.settimeout(30)
+            s.connect(("127.0.0.1", stack.port))
+            s.sendall(b"GET /voila/static/voila.js HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            served += s.recv(64).startswith(b"HTTP/1.1 200")
+            s.close()
+        assert served == 8
+        # and the slow ones are closed after the head timeout (5 s)
+        s = slow[0]
+        s.settimeout(60)
+        try:
+            closed = s.recv(1024) == b""
+        except ConnectionResetError:  # reset_timedout_connection: nginx resets it
+            closed = True
+        assert closed
+    finally:
+        for s in slow:
+            s.close()
+    assert "worker_connections are not enough" not in (stack.prefix / "logs" / "error.log").read_text()
+
+
+def test_seats_are_counted_per_client_address_behind_nginx(stack):
+    """One Voila process, 2 seats per address: 127.0.0.2 gets 2 pages and then the busy page, even when it
+    claims another address in X-Real-IP (nginx replaces it); 127.0.0.3 still gets in."""
+    prefix = stack.prefix.with_name("seats")
+    proc, port = _serve(prefix, "--processes", "1", "--page-rate", "60r/m", "--page-burst", "20", "--",
+                        "--pool_size=0", "--ExplorerVoila.seats_per_address=2")
+
+    def load(source: str, headers: dict | None = None) -> int:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=180, source_address=(source, 0))
+        try:
+            conn.request("GET", "/", headers=headers or {})
+            response = conn.getresponse()
+            response.read()
+            return response.status
+        finally:
+            conn.close()
+
+    try:
+        statuses = [load("127.0.0.2"), load("127.0.0.2"), load("127.0.0.2", {"X-Real-IP": "198.51.100.7"})]
+        assert statuses == [200, 200, 503], statuses
+        assert load("127.0.0.3") == 200
+    finally:
+        _stop(proc)
+
+
+def _voila_pid(port: int) -> int | None:
+    """The Voila process serve.py started on ``port`` (from /proc)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"explorer.hosting" in cmd and f"--port={port}".encode() in cmd:
+                return int(entry.name)
+    return None
+
+
+def test_a_websocket_that_does_not_read_is_closed_behind_nginx(stack):
+    """nginx stops reading from Voila when its client does not read; Voila then closes that websocket
+    instead of buffering without bound (the review: 115 -> 1,883 MB in 30 s)."""
+    import websocket
+
+    from tests import clients as cl
+
+    status, headers, body = _request(stack.url, timeout=180)
+    assert status == 200
+    route = next(c for c in headers["set-cookie-all"] if c.startswith("voila_route=")).split(";")[0]
+    kernel_id = re.search(rb'"kernelId": "([0-9a-f-]{36})"', body).group(1).decode()
+    upstream = re.search(r"up=127\.0\.0\.1:(\d+)", _log_lines(stack, '"GET / HTTP', at_least=1)[-1]).group(1)
+    pid = _voila_pid(int(upstream))
+    assert pid
+    url = stack.url.replace("http://", "ws://") + f"api/kernels/{kernel_id}/channels?session_id="
+    silent = websocket.create_connection(url + uuid.uuid4().hex, subprotocols=[cl.V1], cookie=route, timeout=30)
+    sender = websocket.create_connection(url + uuid.uuid4().hex, subprotocols=[cl.V1], cookie=route, timeout=30)
+    before = cl.rss_mb(pid)
+    peak = before
+    control = uuid.uuid4().hex
+    try:
+        sender.send_binary(cl.v1_frame("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control",
+                                                     "data": {}}, metadata={"version": "1.0.0"}))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # 40 a second, inside the rate limit; the replies go to both sockets
+            sender.send_binary(cl.v1_frame("comm_msg", {"comm_id": control, "data": {"method": "request_states"}}))
+            time.sleep(0.025)
+            peak = max(peak, cl.rss_mb(pid))
+            if cl.kill_if_over(pid, 6000):
+                pytest.fail("Voila grew past 6 GB and was killed")
+    except (websocket.WebSocketConnectionClosedException, ConnectionError):
+        pass  # the sender does not read either: closed by the server
+    finally:
+        silent.close()
+        sender.close()
+    assert peak - before < 400, f"Voila grew from {before:.0f} to {peak:.0f} MB"
+    assert "does not read" in (stack.prefix / "logs" / f"voila-{upstream}.log").read_text()

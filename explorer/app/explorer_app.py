@@ -9,6 +9,7 @@ cannot use shows a message beside its control and the last good result stays.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as _dt
 import html
@@ -53,6 +54,8 @@ _OPTIONAL_DEFAULTS = {  # blank box -> the named default it stands for (shown as
 _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
 #: The tabs, in order (their titles are ``tab_<key>`` in labels.csv).
 _GROUP_OF = {b.name: b.group for b in BINDINGS}
+#: In a running kernel, chart widths from the page are laid out at most this often, the latest one only [s].
+WIDTH_COALESCE_SECONDS = 0.25
 _TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share")
 
 
@@ -195,8 +198,8 @@ class ExplorerApp:
         self._refusal: tuple | None = None  # (field, message, ScenarioError or None) of the refusal shown
         self.marker_year = _today_year()
         self.marker_label = ""
-        self.estimate, preset_id = self._estimate_from_query(
-            scenario or Scenario(), query.request_query_string() if query_string is None else query_string)
+        link = query.request_query_string() if query_string is None else query_string
+        self.estimate, preset_id = self._estimate_from_query(scenario or Scenario(), link)
         self.baseline = self.estimate
         start = self.scenario
 
@@ -215,6 +218,13 @@ class ExplorerApp:
         self.groups.observe(self._on_group, names="selected_index")
         for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
             _fix_initial_image(fig.canvas)
+        self._refuse_link_values(link)
+
+    def _refuse_link_values(self, query_string: str) -> None:
+        """Say which numbers of a share link were out of range and left out (they are not clamped silently)."""
+        refused = query.refused_fields_from_query(query_string)
+        if refused:
+            self._reject(refused[0].field, str(refused[0]), refused[0])
 
     def _estimate_from_query(self, start: Scenario, query_string: str) -> tuple[Estimate, str]:
         """The first result for ``query_string`` on top of ``start``, and the preset it names ("" for none).
@@ -253,6 +263,7 @@ class ExplorerApp:
             self.controls["scope"].value = self.scope
         self.baseline = result
         self.set_scenario(result.scenario, keep_preset=True)
+        self._refuse_link_values(query_string)
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
@@ -321,6 +332,7 @@ class ExplorerApp:
         # narrow screens: the page reports the chart box's width and the charts are laid out again for it
         self.sizer = responsive.ChartSizer((self.breakdown.figure, self.waterfall.figure),
                                            on_resize={self.waterfall.figure: self.waterfall.fit_width})
+        self._pending_width, self._width_scheduled = None, False
         self.sizer.input.observe(self._on_width, names="value")
         for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
             fig.canvas.add_class("explorer-chart")
@@ -568,12 +580,30 @@ class ExplorerApp:
     def _on_width(self, change: dict) -> None:
         """Lay the charts out for the width of their box (see :mod:`explorer.app.responsive`).
 
-        Garbage is ignored; the visible chart is laid out now (one layout per message), the others
-        when their tab opens.
+        Garbage is ignored. In a running kernel, widths are coalesced: the latest one is laid out
+        at most every :data:`WIDTH_COALESCE_SECONDS` (a flood of widths costs one layout, not one
+        each); the visible chart is laid out then, the others when their tab opens.
         """
         width = responsive.parse_width(change["new"])
         if width is None:
             return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (headless use): lay out now
+            self._apply_width(width)
+            return
+        self._pending_width = width
+        if not self._width_scheduled:
+            self._width_scheduled = True
+            loop.call_later(WIDTH_COALESCE_SECONDS, self._apply_pending_width)
+
+    def _apply_pending_width(self) -> None:
+        self._width_scheduled = False
+        if self._pending_width is not None:
+            width, self._pending_width = self._pending_width, None
+            self._apply_width(width)
+
+    def _apply_width(self, width) -> None:
         try:
             changed = self.sizer.apply(width)
             if changed:

@@ -14,10 +14,12 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from explorer import catalog
+from explorer.errors import ScenarioError
 from explorer.scenario import Scenario, field_spec
 from explorer.text import number_text
 
-__all__ = ["scenario_fields_from_query", "query_from_scenario", "request_query_string", "EXTRA_KEYS"]
+__all__ = ["scenario_fields_from_query", "query_from_scenario", "request_query_string", "EXTRA_KEYS",
+           "refused_fields_from_query"]
 
 EXTRA_KEYS = ("lang", "preset", "scope")
 _FIELD_ORDER = [f.name for f in dataclasses.fields(Scenario)]  # keys are applied in this order, not the URL's
@@ -48,6 +50,8 @@ def _clamp(name: str, text: str) -> Any:
     if math.isnan(value):
         raise KeyError(name)
     lo, hi = spec["min"], spec["max"]
+    if not lo <= value <= hi:  # an absurd link (1e309, 1e99 GPUs) is refused, as the controls refuse it
+        raise KeyError(name)
     if spec["lo_open"] and value <= lo:
         value = lo + (1 if kind == "int" else max(abs(lo) * 1e-9, 1e-12))
     value = min(max(value, lo), hi)
@@ -89,18 +93,70 @@ def scenario_fields_from_query(query: str) -> tuple[dict[str, Any], dict[str, st
     return {name: fields[name] for name in _FIELD_ORDER if name in fields}, extras
 
 
+def refused_fields_from_query(query: str) -> list[ScenarioError]:
+    """Why each number of ``query`` outside its field's range was left out (an error per field)."""
+    refused = []
+    parsed = parse_qs((query or "")[:_MAX_QUERY_CHARS].lstrip("?"), keep_blank_values=True)
+    for key, values in parsed.items():
+        if key not in _FIELD_ORDER:
+            continue
+        spec = field_spec(key)
+        if spec.get("kind", "str") not in ("int", "float"):
+            continue
+        text = values[-1].strip()
+        try:
+            value = float(text)
+        except ValueError:
+            continue
+        if not math.isnan(value) and not spec["min"] <= value <= spec["max"]:
+            refused.append(ScenarioError(key, text, f"a number from {number_text(spec['min'])} "
+                                                    f"to {number_text(spec['max'])}"))
+    return refused
+
+
 def request_query_string() -> str:
     """The query string of the page request this kernel serves ("" outside Voila).
 
     A preheated Voila kernel runs the notebook before any viewer asks for it;
-    there this waits for the request (``voila.utils.get_query_string``). A
-    kernel started for a request finds the query in ``QUERY_STRING``.
+    there this waits for the request on the server's query socket. A kernel
+    started for a request finds the query in ``QUERY_STRING``. When the socket
+    cannot be opened, closes, or nothing comes within ``EXPLORER_QUERY_WAIT_S``
+    seconds (unset: as long as the socket is open), the app shows the defaults
+    rather than wait for ever.
     """
-    if os.environ.get("VOILA_PREHEAT") == "True":
-        from voila.utils import get_query_string
+    if os.environ.get("VOILA_PREHEAT") != "True":
+        return os.environ.get("QUERY_STRING", "")
+    return _wait_for_query(float(os.environ.get("EXPLORER_QUERY_WAIT_S") or 0) or None)
 
-        return get_query_string() or ""
-    return os.environ.get("QUERY_STRING", "")
+
+def _wait_for_query(timeout: float | None) -> str:
+    """Voila's ``get_query_string`` with a bound on the wait and without its uncaught errors."""
+    import asyncio
+    import json
+    import threading
+
+    import websockets
+
+    base = os.environ.get("VOILA_WS_BASE_URL", os.environ.get("VOILA_SERVER_URL", "/"))
+    url = (f"{os.environ.get('VOILA_WS_PROTOCOL', 'ws')}://{os.environ.get('VOILA_APP_IP', '127.0.0.1')}:"
+           f"{os.environ.get('VOILA_APP_PORT', '8866')}{base}voila/query/{os.environ.get('VOILA_KERNEL_ID', '')}")
+    found: dict[str, str] = {}
+
+    async def receive() -> None:
+        async with websockets.connect(url, open_timeout=5) as socket:
+            found.update(json.loads(await asyncio.wait_for(socket.recv(), timeout)))
+
+    def run() -> None:
+        try:
+            asyncio.run(receive())
+        except Exception:  # noqa: BLE001 - no query: the defaults
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)  # the kernel's own event loop is running here
+    thread.start()
+    thread.join()
+    os.environ.update({k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, str)})
+    return found.get("QUERY_STRING", "")
 
 
 def query_from_scenario(scenario: Scenario, **extras: str) -> str:

@@ -26,14 +26,19 @@ import re
 from jupyter_server.base.handlers import FileFindHandler
 from tornado import web
 from voila.request_info_handler import RequestInfoSocketHandler
+from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.tornado.handler import TornadoVoilaHandler
 
+from explorer.hosting import seats
+
 __all__ = ["ExplorerPageHandler", "NotFoundHandler", "ReadyLoggingRequestInfoHandler", "not_found_on_bad_path",
-           "message_page"]
+           "message_page", "OwnerShutdownHandler"]
 
 READY_MARK = "is ready: it has run the notebook"  # in the log line of a ready preheated kernel
+GAVE_UP_MARK = "stopped waiting for its query string: it shows the defaults"  # EXPLORER_QUERY_WAIT_S passed
 MAX_QUERY_KEYS = 64
 MAX_QUERY_CHARS = 4096
+_KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]{36})"')
 
 
 def message_page(title_en: str, text_en: str, title_zh: str, text_zh: str, *, retry_seconds: int | None = None) -> str:
@@ -97,16 +102,72 @@ class ExplorerPageHandler(TornadoVoilaHandler):
         cap = int(self.settings.get("explorer_max_kernels", 0) or 0)
         if cap and not path and self._viewer_kernels() >= cap:
             self.log.warning("Busy: %d viewers' kernels, cap %d", self._viewer_kernels(), cap)
-            self._refuse(503, message_page(
-                "The explorer is busy",
-                "Every seat on this server is taken right now. Please try again in a minute; "
-                "this page retries by itself.",
-                "服务器繁忙",
-                "目前所有席位都已占用。请一分钟后再试；本页会自动重试。",
-                retry_seconds=30), retry_seconds=30)
+            self._busy()
+            return
+        address = seats.client_address(self.request, self.settings.get("explorer_trusted_proxies", []))
+        per_address = int(self.settings.get("explorer_seats_per_address", 0) or 0)
+        if (per_address and not path and not seats.is_exempt(address, self.settings.get("explorer_exempt_networks", []))
+                and seats.seats_of(address, self.kernel_manager.list_kernel_ids()) >= per_address):
+            self.log.warning("Busy: %s holds %d seats, the most one address may", address, per_address)
+            self._busy()
             return
         self.xsrf_token  # sets the _xsrf cookie: the page's unload beacon sends it back to free the kernel
-        await super().get(path)
+        token = self._get_raw_xsrf_token()[1]
+        seats.PENDING[address] = seats.PENDING.get(address, 0) + 1
+        kernel_id = None
+        try:
+            async for html_part in self.get_generator(path=path):  # TornadoVoilaHandler.get, noting the kernel
+                if kernel_id is None:
+                    found = _KERNEL_ID.search(html_part)
+                    if found:
+                        kernel_id = found.group(1)
+                        seats.SEATS[kernel_id] = seats.Seat(address, token)
+                        seats.PENDING[address] -= 1
+                self.write(html_part)
+                self.flush()
+        finally:
+            if kernel_id is None:
+                seats.PENDING[address] -= 1
+            if not seats.PENDING.get(address):
+                seats.PENDING.pop(address, None)
+
+    def should_use_rendered_notebook(self, notebook_data, pool_size, template_name, theme, request_args):
+        """Voila's test, ignoring ``?template=`` and ``?theme=`` when overrides are off (they are ignored anyway)."""
+        config = self.voila_configuration
+        if config.allow_template_override != "YES":
+            template_name = None
+        if config.allow_theme_override != "YES":
+            theme = None
+        return super().should_use_rendered_notebook(notebook_data, pool_size, template_name, theme, request_args)
+
+    def _busy(self) -> None:
+        self._refuse(503, message_page(
+            "The explorer is busy",
+            "Every seat on this server is taken right now. Please try again in a minute; "
+            "this page retries by itself.",
+            "服务器繁忙",
+            "目前所有席位都已占用。请一分钟后再试；本页会自动重试。",
+            retry_seconds=30), retry_seconds=30)
+
+
+class OwnerShutdownHandler(VoilaShutdownKernelHandler):
+    """The unload beacon (``POST /voila/api/shutdown/<kernel>``), honoured only from the page that owns the kernel.
+
+    The page's ``_xsrf`` token was recorded with its seat; another viewer's
+    cookie (which passes tornado's own ``_xsrf`` check) gets 403.
+    """
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        self.set_header("Content-Type", "text/plain; charset=utf-8")
+        self.finish(f"{status_code} {self._reason}\n")
+
+    @web.authenticated
+    async def post(self, kernel_id):
+        seat = seats.SEATS.get(kernel_id)
+        if seat is None or seat.xsrf != self._get_raw_xsrf_token()[1]:
+            raise web.HTTPError(403, "not this page's kernel")
+        seats.SEATS.pop(kernel_id, None)
+        await super().post(kernel_id)
 
 
 class LabExtensionFileHandler(FileFindHandler):
@@ -159,24 +220,79 @@ def not_found_on_bad_path(handler_class: type[web.StaticFileHandler]) -> type[we
 
 
 class ReadyLoggingRequestInfoHandler(RequestInfoSocketHandler):
-    """Voila's request-info websocket, logging when a preheated kernel is ready for a viewer.
+    """Voila's request-info websocket, for waiting kernels only, logging when a preheated kernel is ready.
 
-    A preheated kernel opens this websocket when its notebook reaches
-    :func:`voila.utils.get_query_string`, that is, once everything before it
-    has run. Voila itself logs "Kernel pool ... is filled" when the kernels
-    have only *started*; a viewer who arrives then still waits for the
-    notebook. The line logged here, once per kernel the server started, is
-    the signal to watch before a class arrives (and the one the benchmarks
-    wait for).
+    A preheated kernel opens this websocket (``/voila/query/<kernel id>``)
+    when its notebook reaches :func:`voila.utils.get_query_string`, that is,
+    once everything before it has run, and waits on it for the page request's
+    query string. Voila's handler let anyone open it for any id, and its
+    ``on_close`` deleted the *last* waiter when it did not find itself: two
+    opens and two closes left a preheated kernel waiting for ever, holding a
+    seat. Here:
+
+    * the socket is accepted only for a kernel this server runs that is not
+      already waiting and has not had its query yet (one per kernel, the
+      first one: the kernel itself, which connects before its id is known
+      to anyone); every other open is closed at once;
+    * closing removes only the socket's own entry.
+
+    Voila itself logs "Kernel pool ... is filled" when the kernels have only
+    *started*; the line logged here, once per kernel, says the kernel is
+    ready for a viewer (the benchmarks and tests wait for it).
     """
 
     _logged: set = set()
+    _served: set = set()  # kernels whose query string was handed over (they never wait again)
 
     def open(self, kernel_id: str) -> None:
-        super().open(kernel_id)
         manager = self.settings.get("kernel_manager")
-        if kernel_id in self._logged or manager is None or kernel_id not in manager:
-            return  # an unknown id (anyone can open this socket) is not logged
+        waiters = RequestInfoSocketHandler._waiters
+        if manager is None or kernel_id not in manager or kernel_id in waiters or kernel_id in self._served:
+            self._refused = True
+            self.close(1008, "no kernel waits for its query here")
+            return
+        self._refused = False
+        self._kernel_id = kernel_id
+        waiters[kernel_id] = self
+        cached = RequestInfoSocketHandler._cache.pop(kernel_id, None)
+        if cached is not None:
+            self._served.add(kernel_id)
+            self.write_message(cached)
+        if kernel_id in self._logged:
+            return
         self._logged.add(kernel_id)
         log = self.settings.get("explorer_log") or logging.getLogger("tornado.application")
         log.info("Preheated kernel %s %s and waits for a viewer", kernel_id, READY_MARK)
+
+    def on_close(self) -> None:
+        kernel_id = getattr(self, "_kernel_id", None)
+        if kernel_id is not None and RequestInfoSocketHandler._waiters.get(kernel_id) is self:
+            del RequestInfoSocketHandler._waiters[kernel_id]
+            if kernel_id not in self._served:
+                log = self.settings.get("explorer_log") or logging.getLogger("tornado.application")
+                log.info("Preheated kernel %s %s", kernel_id, GAVE_UP_MARK)
+
+    @classmethod
+    def send_updates(cls, msg: dict) -> None:
+        """Hand a page request's details to its kernel (now, or when the kernel connects)."""
+        kernel_id = msg["kernel_id"]
+        waiter = RequestInfoSocketHandler._waiters.get(kernel_id)
+        if waiter is None:
+            RequestInfoSocketHandler._cache[kernel_id] = msg["payload"]
+            return
+        cls._served.add(kernel_id)
+        try:
+            waiter.write_message(msg["payload"])
+        except Exception:  # noqa: BLE001 - the kernel's socket closed: it falls back to the defaults
+            logging.getLogger("tornado.application").warning("Could not send kernel %s its query", kernel_id)
+
+    @classmethod
+    def prune(cls, live: set) -> None:
+        """Drop what is kept for kernels that have gone (``live``: the kernels still running)."""
+        for kernel_id in [k for k in RequestInfoSocketHandler._cache if k not in live]:
+            RequestInfoSocketHandler._cache.pop(kernel_id, None)
+        cls._served &= live
+        cls._logged &= live
+
+
+seats.ON_GONE.append(ReadyLoggingRequestInfoHandler.prune)

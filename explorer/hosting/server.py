@@ -19,28 +19,49 @@ It runs exactly as ``voila`` does (same options, same ``voila.json``) with:
   the page handler answers a link with thousands of keys with its readable
   400 page, not tornado's empty one.
 
-Settings (command line or ``voila.json``, section ``ExplorerVoila``):
-``max_kernels`` caps viewers' kernels (0: no cap); ``max_body_bytes`` caps a
-request body [bytes].
+* seats per client address, the unload beacon honoured only from the page
+  that owns the kernel, and a warden that frees idle pages, stuck kernels and
+  kernels over their memory limit (:mod:`explorer.hosting.seats`);
+* the preheated kernels' query socket only for a kernel that waits for it
+  (:class:`~explorer.hosting.handlers.ReadyLoggingRequestInfoHandler`);
+* caps on kernel websockets and on what the server buffers for each, and
+  process and ZMQ limits raised to fit the stated file-descriptor budget;
+* tornado timeouts for request heads and bodies, for when it is served
+  without nginx.
+
+Settings (command line or ``voila.json``, section ``ExplorerVoila``; the
+production values and their reasons are in docs/deploy.md): ``max_kernels``
+caps viewers' kernels (0: no cap); ``max_body_bytes`` caps a request body
+[bytes]; ``seats_per_address``, ``trusted_proxies``, ``exempt_networks``,
+``page_idle_timeout``, ``busy_cull_timeout``, ``kernel_memory_mb``,
+``warden_interval``, ``max_ws_buffer_bytes``, ``fd_budget``,
+``header_timeout``, ``body_timeout``.
 """
 
 from __future__ import annotations
 
 import functools
+import resource
 from pathlib import Path
+
+import voila.handler
+import zmq
 
 from jupyter_server.base.handlers import FileFindHandler
 from tornado import httputil
-from traitlets import Int, default
+from tornado.ioloop import IOLoop
+from traitlets import Float, Int, List, Unicode, default
 from voila.app import Voila
 from voila.request_info_handler import RequestInfoSocketHandler
+from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.static_file_handler import AllowListFileHandler, MultiStaticFileHandler, TemplateStaticFileHandler
 from voila.tornado.handler import TornadoVoilaHandler
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
 from explorer.hosting.handlers import (ExplorerPageHandler, LabExtensionFileHandler, NotFoundHandler,
-                                      ReadyLoggingRequestInfoHandler, not_found_on_bad_path)
-from explorer.hosting.websocket import GuardedKernelWebsocketConnection, SafeKernelWebsocketHandler
+                                      OwnerShutdownHandler, ReadyLoggingRequestInfoHandler, not_found_on_bad_path)
+from explorer.hosting.seats import Warden
+from explorer.hosting.websocket import GuardedKernelWebsocketConnection, SafeKernelWebsocketHandler, kernel_connections
 
 __all__ = ["ExplorerVoila", "main"]
 
@@ -52,7 +73,13 @@ _REPLACEMENTS = {
     AllowListFileHandler: not_found_on_bad_path(AllowListFileHandler),
     MultiStaticFileHandler: not_found_on_bad_path(MultiStaticFileHandler),
     FileFindHandler: LabExtensionFileHandler,
+    VoilaShutdownKernelHandler: OwnerShutdownHandler,
 }
+# Voila's page handler hands a preheated kernel its query through this class's send_updates
+voila.handler.RequestInfoSocketHandler = ReadyLoggingRequestInfoHandler
+ZMQ_SOCKETS_PER_WEBSOCKET = 4  # shell, control, stdin, iopub (jupyter_server's ZMQChannelsWebsocketConnection)
+FDS_PER_WEBSOCKET = 9  # those 4 ZMQ sockets (2 descriptors each) and the TCP socket (deploy/capacity.py: 9)
+FDS_PER_KERNEL = 12  # the server's side of one kernel (deploy/capacity.py: 4-10), with room for the query socket
 PAGE_TEMPLATE_DIR = Path(__file__).with_name("templates")  # searched before Voila's lab template
 _NOT_OFFERED = (r"/login", r"/logout")
 _MAX_HEADER_BYTES = 65536  # tornado's default request-head limit, stated so that the parser limit can follow it
@@ -81,6 +108,27 @@ class ExplorerVoila(Voila):
     max_body_bytes = Int(1 << 20, config=True, help="Largest request body accepted [bytes]; the app's own "
                                                       "requests (the unload beacon) are a few hundred bytes.")
 
+    seats_per_address = Int(6, config=True, help="Most kernels one client address may hold at once (0: no cap); "
+                                                  "the rest get the busy page. See trusted_proxies.")
+    trusted_proxies = List(Unicode(), config=True, help="Networks of the reverse proxy whose X-Real-IP header "
+                                                        "names the client (deploy/serve.py passes 127.0.0.1).")
+    exempt_networks = List(Unicode(), config=True, help="Client networks without a per-address seat cap "
+                                                        "(a class behind one NAT).")
+    page_idle_timeout = Float(1800.0, config=True, help="A page with no interaction for this long gets the "
+                                                         "session notice and frees its kernel [s]; 0: never.")
+    busy_cull_timeout = Float(180.0, config=True, help="A viewer's kernel that is busy with no connection for "
+                                                        "this long is shut down [s]; 0: never.")
+    kernel_memory_mb = Float(1024.0, config=True, help="A kernel past this resident memory is shut down and "
+                                                        "its page shows the session notice [MB]; 0: no limit.")
+    warden_interval = Float(5.0, config=True, help="How often the idle, stuck and memory checks run [s].")
+    max_ws_buffer_bytes = Int(8 << 20, config=True, help="Bytes the server may hold for one kernel websocket "
+                                                         "that does not read before it closes it.")
+    fd_budget = Int(4096, config=True, help="File descriptors the server plans for; the process and ZMQ "
+                                            "limits are raised to fit it, and the websocket cap must fit in it.")
+    header_timeout = Float(20.0, config=True, help="Seconds a client may take to send a request head (and "
+                                                   "that an idle keep-alive connection stays open).")
+    body_timeout = Float(20.0, config=True, help="Seconds a client may take to send a request body.")
+
     @default("kernel_websocket_connection_class")
     def _default_connection_class(self):
         return GuardedKernelWebsocketConnection
@@ -94,6 +142,11 @@ class ExplorerVoila(Voila):
         settings = super().init_settings()
         settings["explorer_max_kernels"] = self.max_kernels
         settings["explorer_log"] = self.log  # handlers log as the server does
+        settings["explorer_seats_per_address"] = self.seats_per_address
+        settings["explorer_trusted_proxies"] = list(self.trusted_proxies)
+        settings["explorer_exempt_networks"] = list(self.exempt_networks)
+        settings["explorer_max_ws_buffer_bytes"] = self.max_ws_buffer_bytes
+        self._raise_limits()  # before the kernel manager's context makes its first socket
         return settings
 
     def init_handlers(self):
@@ -107,10 +160,35 @@ class ExplorerVoila(Voila):
         return not_offered + handlers
 
 
+    def _raise_limits(self) -> None:
+        """Make room for ``fd_budget`` descriptors: the process limit and ZMQ's socket limit (1,023 by default)."""
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = self.fd_budget if hard == resource.RLIM_INFINITY else min(self.fd_budget, hard)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        # ZMQ sockets (4 per websocket) come from the kernel manager's context; 1,023 by default
+        for context in {id(c): c for c in (zmq.Context.instance(), getattr(self.kernel_manager, "context", None))
+                        if c is not None}.values():
+            context.set(zmq.MAX_SOCKETS, max(wanted, 1024))
+        default_total = GuardedKernelWebsocketConnection.class_traits()["max_total"].default_value
+        websockets = int(self.config.get("GuardedKernelWebsocketConnection", {}).get("max_total", default_total))
+        needed = websockets * FDS_PER_WEBSOCKET + max(self.max_kernels, 1) * FDS_PER_KERNEL + 256
+        self.log.info("File descriptors: limit %d, planned use %d (%d websockets, %d kernels)",
+                      resource.getrlimit(resource.RLIMIT_NOFILE)[0], needed, websockets, self.max_kernels)
+        if needed > wanted:
+            self.log.warning("The websocket and kernel caps need about %d file descriptors; fd_budget "
+                             "(or the hard limit) allows %d", needed, wanted)
+
     def listen(self):
         _parse_every_query_that_fits()
         self.app.listen = functools.partial(self.app.listen, max_body_size=self.max_body_bytes,
-                                            max_header_size=_MAX_HEADER_BYTES)
+                                            max_header_size=_MAX_HEADER_BYTES,
+                                            idle_connection_timeout=self.header_timeout,
+                                            body_timeout=self.body_timeout)
+        warden = Warden(self.kernel_manager, self.log, interval=self.warden_interval,
+                        page_idle_timeout=self.page_idle_timeout, busy_cull_timeout=self.busy_cull_timeout,
+                        kernel_memory_mb=self.kernel_memory_mb, connections=kernel_connections)
+        IOLoop.current().add_callback(warden.start)
         super().listen()
 
 

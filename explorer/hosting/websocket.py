@@ -15,22 +15,36 @@ grow until the OOM killer stopped it.
   so no old-format frame ever reaches Voila's reader;
 * it checks each incoming v1 frame's layout (offset count, order and bounds)
   before jupyter_server parses it, and drops text frames;
-* it drops messages beyond a per-connection rate (a token bucket), so one
-  client cannot keep a kernel and the shared CPU busy.
+* it drops messages beyond a rate (a token bucket) shared by all the
+  connections of a kernel, so more sockets do not buy more messages;
+* it refuses a connection beyond ``max_per_kernel`` websockets on one kernel
+  or ``max_total`` on the server (HTTP 503), which bounds the server's ZMQ
+  sockets and file descriptors (each connection opens four ZMQ sockets);
+* it drops ``comm_open`` for ``jupyter.widget`` from the page: the app
+  creates all its widgets in the kernel, and models created from the page
+  grew a kernel by gigabytes;
+* it notes each message other than the page's heartbeat as interaction
+  (:func:`explorer.hosting.seats.note_interaction`).
 
 :class:`SafeKernelWebsocketHandler` is Voila's handler with a bounded header
-reader, in case another connection class is configured.
+reader, in case another connection class is configured, and a bound on
+what it buffers for a client that does not read (``max_buffer_bytes``): such
+a connection is closed instead of growing the server.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from tornado import web
+from tornado.websocket import WebSocketClosedError
 from traitlets import Float, Int
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
+
+from explorer.hosting.seats import note_interaction
 
 __all__ = ["V1_PROTOCOL", "GuardedKernelWebsocketConnection", "SafeKernelWebsocketHandler", "v1_frame_is_valid"]
 
@@ -66,6 +80,23 @@ def v1_frame_is_valid(frame: object, max_offsets: int = MAX_V1_OFFSETS) -> bool:
     return all(a <= b for a, b in zip(offsets, offsets[1:]))
 
 
+_HEARTBEAT = re.compile(rb'"value"\s*:\s*"ping \d+"')  # the page's heartbeat (explorer.app.views.session_html)
+_MAX_PARSED_BYTES = 4096  # parts longer than this are not parsed to classify a message
+
+
+def _part(frame: bytes, index: int) -> bytes:
+    """Part ``index`` of a valid v1 frame (0 channel, 1 header, 2 parent, 3 metadata, 4 content)."""
+    start = int.from_bytes(frame[8 * (index + 1):8 * (index + 2)], "little")
+    count = int.from_bytes(frame[:8], "little")
+    end = int.from_bytes(frame[8 * (index + 2):8 * (index + 3)], "little") if index + 1 < count else len(frame)
+    return frame[start:end]
+
+
+def kernel_connections(kernel_id: str) -> int:
+    """Open (or opening) kernel websockets of ``kernel_id`` on this server."""
+    return GuardedKernelWebsocketConnection.per_kernel.get(kernel_id, 0)
+
+
 class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
     """A kernel websocket connection for anonymous, possibly hostile viewers.
 
@@ -73,30 +104,59 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
     project's ``voila.json`` does).
     """
 
-    messages_per_second = Float(50.0, config=True, help="Sustained incoming messages a connection may send [1/s].")
-    burst_messages = Int(400, config=True, help="Incoming messages a connection may send at once.")
+    messages_per_second = Float(50.0, config=True, help="Sustained incoming messages a kernel may receive, "
+                                                        "over all its connections [1/s].")
+    burst_messages = Int(400, config=True, help="Incoming messages a kernel may receive at once.")
+    max_per_kernel = Int(2, config=True, help="Most websockets open on one kernel (a page uses one; a reload "
+                                              "overlaps briefly); further ones get HTTP 503.")
+    max_total = Int(200, config=True, help="Most kernel websockets open on this server; each holds 4 ZMQ sockets "
+                                           "and about 9 file descriptors (docs/deploy.md, capacity).")
+
+    per_kernel: dict[str, int] = {}
+    total = 0
+    _buckets: dict[str, list[float]] = {}  # kernel id -> [tokens, last refill]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.kernel_ws_protocol = V1_PROTOCOL  # never negotiate the old protocol
-        self._tokens = float(self.burst_messages)
-        self._last_refill = time.monotonic()
         self._dropped = 0
+        self._counted = False
 
     async def prepare(self):
-        """Refuse clients that do not offer the v1 subprotocol, before any frame is read."""
+        """Refuse clients that do not offer the v1 subprotocol, and connections beyond the caps."""
         offered = self.websocket_handler.request.headers.get("Sec-WebSocket-Protocol", "")
         if V1_PROTOCOL not in [p.strip() for p in offered.split(",")]:
             self.log.warning("Refused a kernel websocket without the %s subprotocol", V1_PROTOCOL)
             raise web.HTTPError(400, f"this server speaks only the {V1_PROTOCOL} subprotocol")
+        cls = GuardedKernelWebsocketConnection
+        if cls.total >= self.max_total or cls.per_kernel.get(self.kernel_id, 0) >= self.max_per_kernel:
+            self.log.warning("Refused a kernel websocket: %d open on kernel %s, %d on the server",
+                             cls.per_kernel.get(self.kernel_id, 0), self.kernel_id, cls.total)
+            raise web.HTTPError(503, "too many connections")
+        cls.per_kernel[self.kernel_id] = cls.per_kernel.get(self.kernel_id, 0) + 1
+        cls.total += 1
+        self._counted = True
         await super().prepare()
+
+    def disconnect(self):
+        if self._counted:
+            self._counted = False
+            cls = GuardedKernelWebsocketConnection
+            cls.total -= 1
+            left = cls.per_kernel.get(self.kernel_id, 1) - 1
+            if left > 0:
+                cls.per_kernel[self.kernel_id] = left
+            else:
+                cls.per_kernel.pop(self.kernel_id, None)
+        return super().disconnect()
 
     def _take_token(self) -> bool:
         now = time.monotonic()
-        self._tokens = min(float(self.burst_messages), self._tokens + (now - self._last_refill) * self.messages_per_second)
-        self._last_refill = now
-        if self._tokens >= 1.0:
-            self._tokens -= 1.0
+        bucket = self._buckets.setdefault(self.kernel_id, [float(self.burst_messages), now])
+        bucket[0] = min(float(self.burst_messages), bucket[0] + (now - bucket[1]) * self.messages_per_second)
+        bucket[1] = now
+        if bucket[0] >= 1.0:
+            bucket[0] -= 1.0
             return True
         return False
 
@@ -108,6 +168,19 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
         if not self._take_token():
             self._drop("rate limit")
             return
+        header = _part(incoming_msg, 1)
+        if b'"comm_open"' in header[:_MAX_PARSED_BYTES]:
+            content = _part(incoming_msg, 4)
+            try:
+                target = json.loads(content).get("target_name") if len(content) <= 1 << 16 else None
+            except (ValueError, AttributeError):
+                target = None
+            if target != "jupyter.widget.control":  # the page's widget manager asks for states through it
+                self._drop(f"comm_open {str(target)[:40]!r} from the page")
+                return
+        content = _part(incoming_msg, 4)
+        if not (len(content) < 512 and _HEARTBEAT.search(content)):
+            note_interaction(self.kernel_id)
         super().handle_incoming_message(incoming_msg)
 
     def _drop(self, why: str) -> None:
@@ -141,6 +214,8 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
         self.set_header("Content-Type", "text/plain; charset=utf-8")
         self.finish(f"{status_code} {self._reason}\n")
 
+    max_buffer_bytes = 8 << 20  # set from ExplorerVoila.max_ws_buffer_bytes
+
     def write_message(self, message, binary: bool = False):
         if isinstance(message, bytes):
             header = _bounded_header(message)
@@ -148,6 +223,40 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
             header = message.get("header")
         else:
             header = None
-        if isinstance(header, dict) and header.get("msg_type") == "execute_input":
+        msg_type = header.get("msg_type") if isinstance(header, dict) else None
+        if msg_type == "execute_input":
             return None
-        return super(VoilaKernelWebsocketHandler, self).write_message(message, binary)
+        if msg_type == "error" or (msg_type == "stream" and _is_stderr(message)):
+            # a kernel traceback (a malformed widget message raises in the kernel) names the server's
+            # install path; the read-only app never shows either to a viewer
+            return None
+        stream = getattr(self.ws_connection, "stream", None)
+        if stream is not None:
+            # bytes written but not yet taken by the client (tornado's IOStream counters)
+            pending = getattr(stream, "_total_write_index", 0) - getattr(stream, "_total_write_done_index", 0)
+            limit = self.settings.get("explorer_max_ws_buffer_bytes", self.max_buffer_bytes)
+            if limit and pending > limit:
+                self.log.warning("Closing a kernel websocket from %s that does not read (%d bytes waiting)",
+                                 self.request.remote_ip, pending)
+                self.close(1008, "not reading")
+                return None
+        try:
+            future = super(VoilaKernelWebsocketHandler, self).write_message(message, binary)
+        except WebSocketClosedError:  # the client has gone: nothing to send, nothing to log
+            return None
+        future.add_done_callback(_retrieve)  # a write that fails when the client leaves is not a logged error
+        return future
+
+
+def _is_stderr(message) -> bool:
+    """True for a ``stream`` message to stderr (v1 bytes or a dict)."""
+    if isinstance(message, dict):
+        return message.get("content", {}).get("name") == "stderr"
+    if isinstance(message, bytes) and v1_frame_is_valid(message, max_offsets=1 << 16):
+        return b'"name": "stderr"' in _part(message, 4)[:64] or b'"name":"stderr"' in _part(message, 4)[:64]
+    return False
+
+
+def _retrieve(future) -> None:
+    if not future.cancelled():
+        future.exception()
