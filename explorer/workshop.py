@@ -187,10 +187,53 @@ class Lesson:
         self.LANG = lang
         self.TEXT_KW, self.FIG_LANG = text_kwargs(lang)  # Chinese chart text only where a CJK font is installed
         self.exercises: dict[int, Exercise] = {}
+        self.panels: list = []  # every panel of the lesson, in order (tests drive them)
 
     def t(self, en: str, zh: str) -> str:
         """The text in this lesson's language."""
         return zh if self.LANG == "zh" else en
+
+    def label(self, key: str) -> str:
+        """A label of ``explorer/data/labels.csv`` in this lesson's language (e.g. ``pricing_spot``, ``dim_people``)."""
+        from explorer.text import label
+
+        return label(key, self.LANG)
+
+    def options(self, ids, prefix: str = ""):
+        """Dropdown options as (label, id) pairs: readers see words, the code gets the id."""
+        from explorer.text import label
+
+        return [(label(f"{prefix}{i}", self.LANG) if f"{prefix}{i}" in _labels() else i, i) for i in ids]
+
+    def warnings(self, estimate) -> list:
+        """The model's warnings for ``estimate`` as table rows, in this lesson's language."""
+        from explorer.app.views import translate
+
+        return [(self.t("warning", "提示"), f"<span style='color:#9a3412'>{html.escape(translate(w, self.LANG))}</span>")
+                for w in estimate.warnings]
+
+    def session(self):
+        """The app's session-ended notice with Reload, and the heartbeat that shows it when the kernel is gone.
+
+        The page pings the kernel every few seconds through a hidden text box; with no answer (the kernel
+        was culled or crashed, the server restarted) a bar with a Reload button covers the top of the page,
+        instead of a lesson whose sliders move while its numbers stay.
+        """
+        from explorer.app.views import session_html
+
+        hidden = widgets.Layout(display="none")
+        ping = widgets.Text(value="", continuous_update=False, layout=hidden)
+        ping.add_class("explorer-heartbeat-in")
+        pong = widgets.HTML(layout=hidden)
+        pong.add_class("explorer-heartbeat-out")
+
+        def answer(change):
+            pong.value = f'<span data-beat="{html.escape(str(change["new"])[:24])}"></span>'
+
+        ping.observe(answer, names="value")
+        self._heartbeat = (ping, pong)
+        return widgets.VBox([widgets.HTML(_SESSION_STYLE + session_html()), ping, pong],
+                            layout=widgets.Layout(margin="0"))
 
     def money(self, x: float) -> str:
         """An amount of US dollars, e.g. ``$8.06M`` (put it in :meth:`table` or :func:`no_math` HTML)."""
@@ -225,7 +268,9 @@ class Lesson:
             if getattr(c, "description", None):  # long labels wrap instead of being cut
                 c.style.description_width = "initial"
         update()
-        return widgets.VBox([*controls.values(), out])
+        box = widgets.VBox([*controls.values(), out])
+        self.panels.append(box)
+        return box
 
     def table(self, rows) -> str:
         """A small two-column HTML table from (label, value) pairs; dollar signs never become math."""
@@ -238,14 +283,13 @@ class Lesson:
 
     # ------------------------------------------------------------ exercises
     def exercise(self, number: int, answer: float, *, tolerance: float, mistakes=(), solution: str = "",
-                 given=()) -> Exercise:
-        """Register exercise ``number`` with its computed ``answer`` (see :class:`Exercise`)."""
+                 given=()) -> None:
+        """Register exercise ``number`` with its computed ``answer`` (see :class:`Exercise`); shows nothing."""
         answer = float(answer)
         if not math.isfinite(answer) or answer == 0:
             raise ValueError(f"answer: {answer!r} must be a finite non-zero number")
         ex = Exercise(self, number, answer, float(tolerance), list(mistakes), solution, list(given))
         self.exercises[number] = ex
-        return ex
 
     def check(self, number: int, value=None):
         """The answer box of exercise ``number``; with ``value`` (the student's variable), judged at once."""
@@ -257,6 +301,19 @@ class Lesson:
             ex.box.value = str(value)
             ex.submit(value)
         return ex.widget
+
+
+_SESSION_STYLE = """<style>
+.explorer-session-ended {display:none; position:fixed; top:0; left:0; right:0; z-index:10000; background:#7b241c;
+  color:white; padding:12px 16px; font-size:14px; box-shadow:0 2px 8px rgba(0,0,0,.3);}
+.explorer-session-ended button {margin-left:12px; font-size:14px; padding:4px 14px; cursor:pointer;}
+</style>"""
+
+
+def _labels():
+    from explorer.text import labels
+
+    return labels()
 
 
 def _fmt(x: float) -> str:

@@ -120,7 +120,8 @@ def test_answer_box_reads_what_students_type():
         with pytest.raises(ValueError):
             parse_answer(bad)
     ws = Lesson("zh")
-    ex = ws.exercise(1, 100.0, tolerance=0.01)
+    assert ws.exercise(1, 100.0, tolerance=0.01) is None  # the checker cell shows nothing
+    ex = ws.exercises[1]
     assert "无法读取" in ex.judge("一百")[1]
     assert not ex.judge(None)[0]
 
@@ -150,3 +151,56 @@ def test_chinchilla_refit_puts_the_optimum_near_20_tokens_per_parameter(lesson):
     grid = [10 ** (i / 100) for i in range(301)]
     old = min(grid, key=lambda r: (lambda n, d: 1.69 + 406.4 / n**0.34 + 410.7 / d**0.28)(*split(r)))
     assert old > 60 and not math.isclose(old, ns["best"], rel_tol=0.5)
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_chinese_readers_see_labels_not_ids():
+    """Dropdowns show words (按需, 宁夏), tables name the cost dimensions, warnings are translated."""
+    l4 = run("zh", "04_buying_compute")["ws"]
+    pricing = l4.panels[0].children[0]
+    assert dict(pricing.options)  # (label, id) pairs
+    assert all(CJK.search(text) and text != value for text, value in pricing.options), pricing.options
+    assert pricing.value == "on_demand"
+    l5 = run("zh", "05_energy_region_carbon")["ws"]
+    region = l5.panels[0].children[0]
+    assert all(CJK.search(text) for text, _ in region.options), region.options
+    region.value = "cn-ningxia"
+    assert "宁夏" in region.label
+    l6 = run("zh", "06_budgeting_governance")
+    table = _text(l6["ws"].panels[0].children[-1].value)
+    for word in ("算力", "人才", "隐性成本"):
+        assert word in table
+    assert not re.search(r"\b(compute|people|hidden)\b", table), table
+    l1 = run("zh", "01_flops_to_dollars")["ws"]
+    params, tokens, gpus, out = l1.panels[0].children
+    assert params.value == 7  # the slider selects 7B exactly (v1 showed 6.31)
+    params.value, gpus.value = 671, 8
+    assert "显存" in _text(out.value) and "Does not fit" not in out.value  # the memory warning, in Chinese
+
+
+def test_restart_loss_is_zero_without_failures():
+    """v1 showed USD 53.8M 'lost to restarts' at zero failures and 100% goodput."""
+    l4 = run("en", "04_buying_compute")["ws"]
+    failures, restart, out = l4.panels[1].children
+    failures.value = 0
+    text = _text(out.value)
+    assert "goodput100.0%" in text.replace(" ", "") or "100.0%" in text
+    assert re.search(r"lost to failures \(work since the checkpoint, restarts\)\$0(?!\.\d*[1-9])", text), text
+
+
+def test_no_money_is_written_as_math():
+    """Voila and JupyterLab typeset $...$: no lesson text carries a dollar sign, and every HTML output that
+    may carry one (tables, feedback, solutions) is marked tex2jax_ignore."""
+    from tests.workshop_run import LESSONS
+    import json
+
+    paths = [*LESSONS.glob("*/*.ipynb"), LESSONS / "index.ipynb", LESSONS.parent / "claims.ipynb"]
+    for path in paths:
+        for c in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if c["cell_type"] == "markdown":
+                assert "$" not in c["source"], (path.name, c["source"][:80])
+    ns = run("en", "06_budgeting_governance")
+    assert "$" in ns["ws"].panels[0].children[-1].value  # money is there ...
+    assert ns["ws"].panels[0].children[-1].value.startswith('<div class="tex2jax_ignore">')  # ... and not math

@@ -81,6 +81,7 @@ from explorer.workshop import Lesson
 # every helper of the lesson lives in ws (ws.t, ws.W, ws.panel, ws.table, ws.money, ws.check):
 # your own variables (t, W, e, ...) never break the lesson
 ws = Lesson(LANG)
+ws.session()  # a notice with Reload if this page loses its kernel (culled, crashed, server restarted)
 '''
 
 
@@ -187,16 +188,18 @@ def render(params_b, tokens_t, gpus):
         (ws.t("days", "天数"), f"{e.wall_days:,.1f}"),
         (ws.t("compute cost (H100 on demand)", "算力成本（H100 按需）"), ws.money(e.cost_usd["compute"])),
         (ws.t("USD per 1M tokens", "每百万 token 美元"), f"{e.usd_per_1m_tokens:.3f}"),
-    ])
+    ] + ws.warnings(e))  # e.g. "does not fit in memory" when there are too few GPUs
 
 ws.panel(render,
-      params_b=ws.W.FloatLogSlider(value=7, base=10, min=0, max=3, description=ws.t("params [B]", "参数 [十亿]")),
-      tokens_t=ws.W.FloatLogSlider(value=2, base=10, min=-1, max=1.5, description=ws.t("tokens [T]", "token [万亿]")),
+      params_b=ws.W.SelectionSlider(options=[1, 3, 7, 13, 34, 70, 175, 405, 671], value=7,
+                                    description=ws.t("params [B]", "参数 [十亿]")),
+      tokens_t=ws.W.SelectionSlider(options=[0.3, 1, 1.4, 2, 3, 15], value=2,
+                                    description=ws.t("tokens [T]", "token [万亿]")),
       gpus=ws.W.IntSlider(value=256, min=8, max=8192, step=8, description=ws.t("GPUs", "GPU 数")))
 '''),
     md("""## Checking the recipe against history
 
-The first article's dated costs (2017 ≈ \\$900 … 2023 ≈ \\$191M) are compared with the AI Index and Epoch AI
+The first article's dated costs (2017 ≈ USD 900 … 2023 ≈ USD 191M) are compared with the AI Index and Epoch AI
 estimates in `explorer.history`. The chart shows the frontier trend; the full fact-check is in
 `claims.ipynb`.""",
        """## 用历史数据检验
@@ -309,7 +312,7 @@ def render(mfu):
         (ws.t("USD per 1M tokens", "每百万 token 美元"), f"{e.usd_per_1m_tokens:.3f}"),
         (ws.t("vs the median MFU 0.38", "相对 MFU 中位数 0.38"), f"{e.usd_per_1m_tokens / ref.usd_per_1m_tokens:.2f}x"),
         (ws.t("days on 1,024 H100", "1024 张 H100 天数"), f"{e.wall_days:.1f}"),
-    ] + [(ws.t("warning", "提示"), w) for w in e.warnings])
+    ] + ws.warnings(e))
 
 ws.panel(render, mfu=ws.W.FloatSlider(value=0.38, min=0.1, max=0.8, step=0.01, description="MFU"))
 '''),
@@ -334,7 +337,7 @@ def render(precision, gpus):
     return ws.table([(ws.t(k, {"weights": "权重", "gradients": "梯度", "optimizer": "优化器状态",
                           "activations": "激活", "total": "合计"}[k]), f"{m[k]:.2f} GB") for k in m]
                  + [(ws.t("GPU-hours", "卡时"), f"{e.gpu_hours:,.0f}"), (ws.t("MFU vs this precision's peak",
-                     "相对该精度峰值的 MFU"), f"{e.mfu:.3f}")])
+                     "相对该精度峰值的 MFU"), f"{e.mfu:.3f}")] + ws.warnings(e))
 
 ws.panel(render, precision=ws.W.ToggleButtons(options=["bf16", "fp8"], description=ws.t("precision", "精度")),
       gpus=ws.W.IntSlider(value=64, min=16, max=1024, step=16, description=ws.t("GPUs", "GPU 数")))
@@ -615,8 +618,9 @@ def render(pricing):
                   for k in ("compute", "energy", "hardware", "total")]
                  + [(ws.t("USD per GPU-hour (machine)", "每卡时美元（机器）"), f"{e.final_run_usd / e.gpu_hours:.2f}")])
 
-ws.panel(render, pricing=ws.W.Dropdown(options=["on_demand", "reserved_1y", "reserved_3y", "spot", "owned"],
-                                 description=ws.t("pricing", "计价")))
+ws.panel(render, pricing=ws.W.Dropdown(options=ws.options(["on_demand", "hyperscaler_on_demand", "reserved_1y",
+                                                     "reserved_3y", "spot", "owned"], "pricing_"),
+                                    value="on_demand", description=ws.t("pricing", "计价")))
 '''),
     md("""## Failures, checkpoints and goodput
 
@@ -634,7 +638,10 @@ big = presets()["llama31_405b"].scenario
 def render(failures_per_million, restart_minutes):
     e = estimate(big.replace(failure_rate_per_gpu_hour=failures_per_million / 1e6, restart_minutes=restart_minutes))
     return ws.table([(ws.t("goodput", "有效产出"), f"{e.goodput:.1%}"), (ws.t("GPU-hours", "卡时"), f"{e.gpu_hours:,.0f}"),
-                  (ws.t("lost to restarts", "重启损失"), ws.money(e.details_usd["restart_loss"]))])
+                  (ws.t("lost to failures (work since the checkpoint, restarts)", "故障损失（检查点之后的工作、重启）"),
+                   ws.money(e.details_usd["failure_loss"])),
+                  (ws.t("other lost hours (evaluations, stragglers, stack restarts)", "其他损失工时（评估、慢节点、软件重启）"),
+                   ws.money(e.details_usd["other_loss"]))])
 
 ws.panel(render,
       failures_per_million=ws.W.FloatSlider(value=19.7, min=0, max=100, step=0.1,
@@ -757,7 +764,9 @@ def render(region, pue):
                   (ws.t("energy cost", "电费"), ws.money(e.cost_usd["energy"])),
                   (ws.t("emissions", "排放"), f"{e.co2_tonnes:,.1f} tCO2")])
 
-ws.panel(render, region=ws.W.Dropdown(options=priced, value="cn-avg", description=ws.t("region", "地区")),
+region_names = [(ws.label("term:" + catalog.region(r).name) if ws.LANG == "zh" else catalog.region(r).name, r)
+                for r in priced]
+ws.panel(render, region=ws.W.Dropdown(options=region_names, value="cn-avg", description=ws.t("region", "地区")),
       pue=ws.W.FloatSlider(value=1.3, min=1.0, max=2.0, step=0.05, description="PUE"))
 '''),
     code('''
@@ -858,7 +867,7 @@ L6 = header(
     md("""## Six dimensions
 
 The first article splits cost into compute, energy, data, people, hardware and hidden costs. Published figures
-such as DeepSeek-V3's \\$5.576M (2.788M H800-hours × \\$2) are the final run only. Add a team, data and
+such as DeepSeek-V3's USD 5.576M (2.788M H800-hours × USD 2) are the final run only. Add a team, data and
 experiments (total development compute is ≈ 1.2–4× the final run, Epoch AI) and watch the shares move.""",
        """## 六个维度
 
@@ -1049,18 +1058,25 @@ claims["verdict"].value_counts()
     md("## All claims · 全部论断", ""),
     code('''
 COLORS = {HOLDS: "#1a7f37", CONDITIONAL: "#9a6700", FAILS: "#cf222e", CANNOT_CHECK: "#57606a"}
+VERDICT_ZH = {HOLDS: "成立", CONDITIONAL: "仅在所述条件下成立", FAILS: "不成立", CANNOT_CHECK: "无法核实"}
 
-def fmt(x):
+def fmt(x, unit=""):
+    if unit.startswith("year"):
+        return f"{x:.0f}"  # 2031, not 2,031
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 
+def verdict(v):
+    return f"<b style='color:{COLORS[v]}'>{html.escape(v)}<br><span lang='zh'>{VERDICT_ZH[v]}</span></b>"
+
 rows = "".join(
-    f"<tr><td>{html.escape(r.id)}</td><td>{html.escape(r.claim_en)}<br><span lang='zh'>{html.escape(r.claim_zh)}</span></td>"
-    f"<td>{fmt(r.number)}<br><small>{html.escape(r.unit)}</small></td>"
-    f"<td style='color:{COLORS[r.verdict]}'><b>{html.escape(r.verdict)}</b></td></tr>"
+    f"<tr><td>{html.escape(r.claim_en)}<br><span lang='zh'>{html.escape(r.claim_zh)}</span>"
+    f"<br><small><code>{html.escape(r.id)}</code></small></td><td>{verdict(r.verdict)}</td>"
+    f"<td>{fmt(r.number, r.unit)}<br><small>{html.escape(r.unit)}</small></td></tr>"
     for r in claims.itertuples())
-display(HTML("<style>.claims td, .claims th {text-align: left !important; vertical-align: top}</style>"
-             "<table class='claims'><tr><th>id</th><th>claim · 论断</th><th>number · 数值</th><th>verdict · 结论</th></tr>"
-             + rows + "</table>"))
+# the verdict is the second column so that it stays on screen on a phone; tex2jax_ignore: "$900" is money, not math
+display(HTML("<style>.claims td, .claims th {text-align: left !important; vertical-align: top; padding: 4px}</style>"
+             "<div class='tex2jax_ignore' style='overflow-x:auto'><table class='claims'>"
+             "<tr><th>claim · 论断</th><th>verdict · 结论</th><th>number · 数值</th></tr>" + rows + "</table></div>"))
 '''),
     md("## Why: pick a claim · 原因：选择一个论断", ""),
     code('''
@@ -1069,8 +1085,10 @@ why = W.HTML()
 
 def show(_=None):
     r = claims.set_index("id").loc[pick.value]
-    why.value = (f"<p><b>{html.escape(r.claim_en)}</b><br>{html.escape(r.claim_zh)}</p>"
-                 f"<p><b>test</b>: {html.escape(r.test)} ({r.basis})</p><p>{html.escape(r.why)}</p>")
+    why.value = ("<div class='tex2jax_ignore'>"
+                 f"<p><b>{html.escape(r.claim_en)}</b><br><span lang='zh'>{html.escape(r.claim_zh)}</span></p>"
+                 f"<p>{verdict(r.verdict)}</p>"
+                 f"<p><b>test · 检验</b>: {html.escape(r.test)} ({r.basis})</p><p>{html.escape(r.why)}</p></div>")
 
 pick.observe(show, "value")
 show()
