@@ -40,7 +40,7 @@ def no_math(html_text: str) -> str:
     math. MathJax skips elements of class ``tex2jax_ignore`` (its default
     ``ignoreHtmlClass``).
     """
-    return f'<div class="tex2jax_ignore">{html_text}</div>'
+    return f'<div class="tex2jax_ignore mathjax_ignore">{html_text}</div>'
 
 
 def parse_answer(text) -> float:

@@ -203,4 +203,4 @@ def test_no_money_is_written_as_math():
                 assert "$" not in c["source"], (path.name, c["source"][:80])
     ns = run("en", "06_budgeting_governance")
     assert "$" in ns["ws"].panels[0].children[-1].value  # money is there ...
-    assert ns["ws"].panels[0].children[-1].value.startswith('<div class="tex2jax_ignore">')  # ... and not math
+    assert ns["ws"].panels[0].children[-1].value.startswith('<div class="tex2jax_ignore mathjax_ignore">')  # ... and not math

@@ -1075,7 +1075,7 @@ rows = "".join(
     for r in claims.itertuples())
 # the verdict is the second column so that it stays on screen on a phone; tex2jax_ignore: "$900" is money, not math
 display(HTML("<style>.claims td, .claims th {text-align: left !important; vertical-align: top; padding: 4px}</style>"
-             "<div class='tex2jax_ignore' style='overflow-x:auto'><table class='claims'>"
+             "<div class='tex2jax_ignore mathjax_ignore' style='overflow-x:auto'><table class='claims'>"
              "<tr><th>claim · 论断</th><th>verdict · 结论</th><th>number · 数值</th></tr>" + rows + "</table></div>"))
 '''),
     md("## Why: pick a claim · 原因：选择一个论断", ""),
@@ -1085,7 +1085,7 @@ why = W.HTML()
 
 def show(_=None):
     r = claims.set_index("id").loc[pick.value]
-    why.value = ("<div class='tex2jax_ignore'>"
+    why.value = ("<div class='tex2jax_ignore mathjax_ignore'>"
                  f"<p><b>{html.escape(r.claim_en)}</b><br><span lang='zh'>{html.escape(r.claim_zh)}</span></p>"
                  f"<p>{verdict(r.verdict)}</p>"
                  f"<p><b>test · 检验</b>: {html.escape(r.test)} ({r.basis})</p><p>{html.escape(r.why)}</p></div>")
@@ -1102,7 +1102,7 @@ The notebook fails if a hand-checked verdict changes (see also `tests/test_claim
 v = claims.set_index("id")["verdict"]
 assert v["a_2018_bert"] == FAILS              # AI Index: $3,288, not $300k
 assert v["a_2020_gpt3_cost"] == CONDITIONAL   # $1.4M is a 2023 re-training estimate; AI Index 2020: $4.3M
-assert v["b_fp8_memory"] == CONDITIONAL       # weights halve, optimizer state does not
+assert v["b_fp8_memory"] == FAILS             # FP8 keeps BF16 weights and FP32 optimizer state
 assert v["a_util_50_80"] == HOLDS
 '''),
 ]
