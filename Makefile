@@ -3,6 +3,7 @@
 #                (make app POOL=30: a preheated kernel for each of 30 viewers arriving at once)
 #   make test  - create .venv, install with the test extra, run the whole test suite
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
+#                (make workshop POOL=15: 15 preheated kernels for lesson 1 in each language)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -25,11 +26,20 @@ app: $(STAMP)
 		$(if $(POOL),--pool_size=$(POOL) --VoilaKernelManager.fill_delay=60)
 
 # Lessons and the claims notebook, read-only, as the app is served (hardened Voila, voila.json) but over
-# the notebooks directory. Kernels are not preheated: a pool per notebook would start dozens of kernels.
+# the notebooks directory, with the kernel cap of voila.json (MAX_KERNELS=60 raises it).
+# POOL=15 preheats 15 kernels for each lesson in FIRST (a class opening lesson 1 at once, half in Chinese);
+# without POOL no kernel is preheated (a pool for each of the 15 notebooks would start dozens).
 WORKSHOP_PORT ?= 8867
+FIRST ?= lessons/en/01_flops_to_dollars.ipynb lessons/zh/01_flops_to_dollars.ipynb
+MAX_KERNELS ?=
+comma := ,
+WORKSHOP_POOLS = {"default": {"pool_size": 0}$(foreach nb,$(FIRST),$(comma) "$(nb)": {"pool_size": $(POOL)})}
 workshop: $(STAMP)
 	@echo "Workshop index: http://127.0.0.1:$(WORKSHOP_PORT)/voila/render/lessons/index.ipynb"
-	$(BIN)/python -m explorer.hosting notebooks --Voila.ip=127.0.0.1 --port=$(WORKSHOP_PORT) --no-browser --preheat_kernel=False
+	$(BIN)/python -m explorer.hosting notebooks --Voila.ip=127.0.0.1 --port=$(WORKSHOP_PORT) --no-browser \
+		$(if $(MAX_KERNELS),--ExplorerVoila.max_kernels=$(MAX_KERNELS)) \
+		$(if $(POOL),--preheat_kernel=True --VoilaKernelManager.fill_delay=60 \
+			'--VoilaKernelManager.kernel_pools_config=$(WORKSHOP_POOLS)',--preheat_kernel=False)
 
 # Regenerate the English and Chinese lesson notebooks from their one source (tests/test_lessons.py checks it)
 lessons: $(STAMP)

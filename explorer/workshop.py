@@ -281,6 +281,21 @@ class Lesson:
         """:meth:`table` as a displayed output."""
         return HTML(self.table(rows))
 
+    def wait_for_viewer(self) -> None:
+        """In a preheated Voila kernel, wait here for the student's request; elsewhere return at once.
+
+        A pool kernel runs the whole lesson before anyone asks for it, then waits in this call: busy, so the
+        idle culler leaves it alone, and Voila's request-info socket logs it as ready for a viewer. In
+        JupyterLab, JupyterHub or a plain Voila page (``VOILA_PREHEAT`` unset) it does nothing.
+        """
+        import os
+
+        if os.environ.get("VOILA_PREHEAT", "False") == "False":
+            return
+        from voila.utils import wait_for_request
+
+        wait_for_request()
+
     # ------------------------------------------------------------ exercises
     def exercise(self, number: int, answer: float, *, tolerance: float, mistakes=(), solution: str = "",
                  given=()) -> None:

@@ -104,6 +104,8 @@ def footer(summary_en, summary_zh, next_en, next_zh, refs_en, refs_zh) -> list:
         md("---\n\n## Summary\n\n" + summary_en, "---\n\n## 小结\n\n" + summary_zh),
         md("### What's next?\n\n" + next_en, "### 下一步\n\n" + next_zh),
         md("## Resources and references\n\n" + refs_en, "## 资料与参考文献\n\n" + refs_zh),
+        # a preheated Voila kernel (make workshop POOL=...) has run the lesson and waits here for its student
+        code("ws.wait_for_viewer()", hidden=True, tags=("preheat",)),
     ]
 
 
