@@ -53,6 +53,7 @@ HUB_STAMP := $(VENV)/.hub-installed
 PROXY := deploy/jupyterhub/node_modules/.bin/configurable-http-proxy
 $(HUB_STAMP): $(STAMP) pyproject.toml
 	$(BIN)/pip install --quiet -e '.[hub]'
+	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
 	touch $(HUB_STAMP)
 $(PROXY): deploy/jupyterhub/package.json
 	npm install --prefix deploy/jupyterhub --no-audit --no-fund --silent
