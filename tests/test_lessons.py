@@ -94,3 +94,16 @@ def test_index_links_every_lesson_in_order_and_the_claims():
     assert positions == sorted(positions)
     assert all(f"zh/{stem}.ipynb" in text for stem in STEMS)
     assert "../claims.ipynb" in text
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_chinese_paragraphs_have_no_soft_line_breaks(stem):
+    """A line break inside a Chinese paragraph renders as a stray space between two characters."""
+    cjk = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+    for c in _nb("zh", stem)["cells"]:
+        if c["cell_type"] == "markdown":
+            for para in c["source"].split("\n\n"):
+                for a, b in zip(para.split("\n"), para.split("\n")[1:]):
+                    if re.match(r"\s*(?:[-*+>|#]|\d+\.)", b):
+                        continue  # a list item, table row, heading: a block, not a soft break
+                    assert not (re.search(f"[{cjk}]$", a) or re.match(f"[{cjk}]", b)), (stem, a[-20:], b[:20])

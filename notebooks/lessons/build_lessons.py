@@ -18,6 +18,7 @@ Importing this module writes nothing.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -28,9 +29,15 @@ KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": 
 
 
 # ------------------------------------------------------------------ cell constructors
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+# a line break inside a Chinese paragraph renders as a space ("成本 从"): join such lines, keeping
+# breaks before a block (list item, table row, heading, quote) and around blank lines
+_ZH_SOFT_BREAK = re.compile(rf"(?<=[{_CJK}])\n(?![ \t]*(?:[-*+>|#]|\d+\.|\n))|(?<=[^\n])\n(?=[{_CJK}])")
+
+
 def md(en: str, zh: str) -> dict:
-    """A markdown cell, in both languages."""
-    return {"kind": "markdown", "text": {"en": en.strip("\n"), "zh": zh.strip("\n")}}
+    """A markdown cell, in both languages (Chinese paragraphs without soft line breaks)."""
+    return {"kind": "markdown", "text": {"en": en.strip("\n"), "zh": _ZH_SOFT_BREAK.sub("", zh.strip("\n"))}}
 
 
 def code(source: str, *, hidden: bool = False, tags: tuple[str, ...] = ()) -> dict:
