@@ -169,7 +169,8 @@ display(HTML(ws.table([
     (ws.t("training compute", "训练计算量"), f"{e.train_flop:.3g} FLOP"),
     (ws.t("of which attention", "其中注意力"), f"{e.train_flop / C - 1:.1%}"),
     (ws.t("GPU-hours (billed)", "卡时（计费）"), f"{e.gpu_hours:,.0f}"),
-    (ws.t("MFU assumed", "假设的 MFU"), f"{e.mfu:.3f}"),
+    (ws.t("MFU assumed (the model's V100 default, Megatron-LM; GPT-3 itself measured 0.197)",
+          "假设的 MFU（模型的 V100 默认值，来自 Megatron-LM；GPT-3 实测为 0.197）"), f"{e.mfu:.3f}"),
 ])))
 '''),
     md("""## GPU-hours and dollars
@@ -304,11 +305,11 @@ L2 = header(
     md("""## MFU: how much of the peak a run uses
 
 Across 62 runs in Epoch AI's database the median MFU is 0.38 and the middle half lies between 0.30 and 0.50;
-GPT-3 on V100 reached about 0.2 (Patterson et al. 2021), PaLM 0.46 (Chowdhery et al. 2022). Cost per token is
+GPT-3 on V100 measured 0.197 (Patterson et al. 2021), PaLM 0.46 (Chowdhery et al. 2022). Cost per token is
 proportional to 1 / MFU: move the slider.""",
        """## MFU：训练用到了多少峰值
 
-Epoch AI 数据库中 62 次训练的 MFU 中位数为 0.38，中间一半在 0.30 到 0.50 之间；GPT-3 在 V100 上约为 0.2
+Epoch AI 数据库中 62 次训练的 MFU 中位数为 0.38，中间一半在 0.30 到 0.50 之间；GPT-3 在 V100 上实测为 0.197
 （Patterson 等 2021），PaLM 为 0.46（Chowdhery 等 2022）。每个 token 的成本与 1 / MFU 成正比：拖动滑块看看。"""),
     code('''
 # the compute bill alone: no data or team (their costs do not depend on MFU)
@@ -1097,7 +1098,8 @@ def show(_=None):
     why.value = ("<div class='tex2jax_ignore mathjax_ignore'>"
                  f"<p><b>{html.escape(r.claim_en)}</b><br><span lang='zh'>{html.escape(r.claim_zh)}</span></p>"
                  f"<p>{verdict(r.verdict)}</p>"
-                 f"<p><b>test · 检验</b>: {html.escape(r.test)} ({r.basis})</p><p>{html.escape(r.why)}</p></div>")
+                 f"<p><b>test · 检验</b>: {html.escape(r.test)} ({r.basis})</p>"
+                 f"<p><b>why · 原因</b> <small>(in English · 英文)</small>: {html.escape(r.why)}</p></div>")
 
 pick.observe(show, "value")
 show()
