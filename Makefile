@@ -2,13 +2,15 @@
 #   make app   - create .venv, install, serve the app read-only on http://127.0.0.1:8866
 #                (make app POOL=30: a preheated kernel for each of 30 viewers arriving at once)
 #   make test  - create .venv, install with the test extra, run the whole test suite
+#   make hub      - a JupyterHub for the class on http://127.0.0.1:8000 (WORKSHOP_PASSWORD=... make hub)
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
+#                (make workshop POOL=15: 15 preheated kernels for lesson 1 in each language)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test bench clean workshop lessons
+.PHONY: app test bench clean workshop lessons hub
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,15 +27,41 @@ app: $(STAMP)
 		$(if $(POOL),--pool_size=$(POOL) --VoilaKernelManager.fill_delay=60)
 
 # Lessons and the claims notebook, read-only, as the app is served (hardened Voila, voila.json) but over
-# the notebooks directory. Kernels are not preheated: a pool per notebook would start dozens of kernels.
+# the notebooks directory, with the kernel cap of voila.json (MAX_KERNELS=60 raises it).
+# POOL=15 preheats 15 kernels for each lesson in FIRST (a class opening lesson 1 at once, half in Chinese);
+# without POOL no kernel is preheated (a pool for each of the 15 notebooks would start dozens).
 WORKSHOP_PORT ?= 8867
+FIRST ?= lessons/en/01_flops_to_dollars.ipynb lessons/zh/01_flops_to_dollars.ipynb
+MAX_KERNELS ?=
+# a used pool kernel is replaced after FILL_DELAY s: late arrivals find one, and the rush is not slowed by refills
+FILL_DELAY ?= 600
+comma := ,
+WORKSHOP_POOLS = {"default": {"pool_size": 0}$(foreach nb,$(FIRST),$(comma) "$(nb)": {"pool_size": $(POOL)})}
 workshop: $(STAMP)
 	@echo "Workshop index: http://127.0.0.1:$(WORKSHOP_PORT)/voila/render/lessons/index.ipynb"
-	$(BIN)/python -m explorer.hosting notebooks --Voila.ip=127.0.0.1 --port=$(WORKSHOP_PORT) --no-browser --preheat_kernel=False
+	$(BIN)/python -m explorer.hosting notebooks --Voila.ip=127.0.0.1 --port=$(WORKSHOP_PORT) --no-browser \
+		$(if $(MAX_KERNELS),--ExplorerVoila.max_kernels=$(MAX_KERNELS)) \
+		$(if $(POOL),--preheat_kernel=True --VoilaKernelManager.fill_delay=$(FILL_DELAY) \
+			'--VoilaKernelManager.kernel_pools_config=$(WORKSHOP_POOLS)',--preheat_kernel=False)
 
 # Regenerate the English and Chinese lesson notebooks from their one source (tests/test_lessons.py checks it)
 lessons: $(STAMP)
 	$(BIN)/python notebooks/lessons/build_lessons.py
+
+# The class server: JupyterHub with JupyterLab, the lessons copied to each student's home (deploy/jupyterhub/)
+HUB_STAMP := $(VENV)/.hub-installed
+PROXY := deploy/jupyterhub/node_modules/.bin/configurable-http-proxy
+$(HUB_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/pip install --quiet -e '.[hub]'
+	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
+	touch $(HUB_STAMP)
+$(PROXY): deploy/jupyterhub/package.json
+	npm install --prefix deploy/jupyterhub --no-audit --no-fund --silent
+	touch $(PROXY)
+hub: $(HUB_STAMP) $(PROXY)
+	@test $${#WORKSHOP_PASSWORD} -ge 8 || { echo "set WORKSHOP_PASSWORD (8 or more characters): WORKSHOP_PASSWORD=... make hub"; exit 1; }
+	@echo "Class server: http://127.0.0.1:$${WORKSHOP_HUB_PORT:-8000}/ (any user name, the workshop password)"
+	$(BIN)/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests notebooks explorer --doctest-modules --nbval-lax --nbval-current-env -p no:cacheprovider
@@ -42,4 +70,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info deploy/jupyterhub/node_modules

@@ -73,14 +73,18 @@ def test_exercises_have_checked_revealable_answers_and_no_outputs(stem, lang):
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     answers = [c for c in code if "answer" in c["metadata"].get("tags", [])]
     assert len(answers) >= 2
-    for c in answers:
-        assert "assert " in c["source"] and "reveal(" in c["source"]
+    for c in answers:  # a checker: computes and asserts the answer, registers it with its tolerance
+        assert "assert " in c["source"] and "ws.exercise(" in c["source"] and "tolerance=" in c["source"]
         assert c["metadata"]["jupyter"]["source_hidden"] is True
+    exercises = [c for c in code if "exercise" in c["metadata"].get("tags", [])]
+    assert len(exercises) == len(answers)
+    for c in exercises:  # the student's cell: their variable, read by the check
+        assert re.search(r"^(\w+) = None\nws\.check\(\d, \1\)$", c["source"], re.M), c["source"]
     assert all(c["outputs"] == [] and c["execution_count"] is None for c in code)
-    assert any("W." in c["source"] and "panel(" in c["source"] for c in code), "an interactive widget"
+    assert any("ws.W." in c["source"] and "ws.panel(" in c["source"] for c in code), "an interactive widget"
     for c in code:  # every image carries alt text
-        if "figure_html(" in c["source"] and "def figure_html" not in c["source"]:
-            assert re.search(r"figure_html\(fig, t\(", c["source"])
+        if "figure_html(" in c["source"]:
+            assert re.search(r"figure_html\(fig, ws\.t\(", c["source"])
 
 
 def test_index_links_every_lesson_in_order_and_the_claims():
@@ -90,3 +94,16 @@ def test_index_links_every_lesson_in_order_and_the_claims():
     assert positions == sorted(positions)
     assert all(f"zh/{stem}.ipynb" in text for stem in STEMS)
     assert "../claims.ipynb" in text
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_chinese_paragraphs_have_no_soft_line_breaks(stem):
+    """A line break inside a Chinese paragraph renders as a stray space between two characters."""
+    cjk = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+    for c in _nb("zh", stem)["cells"]:
+        if c["cell_type"] == "markdown":
+            for para in c["source"].split("\n\n"):
+                for a, b in zip(para.split("\n"), para.split("\n")[1:]):
+                    if re.match(r"\s*(?:[-*+>|#]|\d+\.)", b):
+                        continue  # a list item, table row, heading: a block, not a soft break
+                    assert not (re.search(f"[{cjk}]$", a) or re.match(f"[{cjk}]", b)), (stem, a[-20:], b[:20])

@@ -22,6 +22,7 @@ STEMS = sorted(p.stem for p in (ROOT / "notebooks" / "lessons" / "en").glob("*.i
 INDEX = "voila/render/lessons/index.ipynb"
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
+_SERVER: dict = {}
 
 
 def _free_port() -> int:
@@ -50,6 +51,7 @@ def workshop_url():
                 proc.kill()
                 pytest.fail(f"voila did not start; see {log}")
             time.sleep(0.3)
+    _SERVER["pid"] = proc.pid
     yield f"http://127.0.0.1:{port}/"
     from tests.clients import children
 
@@ -87,6 +89,9 @@ def _render(chromium, url: str, *, wait_widgets: bool, shot: str | None = None):
     for bad in ("Traceback", "There was an error when executing cell", "Error", "NameError", "Assertion"):
         assert bad not in body, (url, bad)
     assert not page.query_selector(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"), url
+    # nothing is typeset as math: the lessons write formulas in Unicode, so any MathJax output is money
+    # ("$5.576M ... $2") read as TeX
+    assert page.locator("mjx-container, .MathJax").count() == 0, (url, page.locator("mjx-container").first.inner_text())
     if shot:
         page.screenshot(path=str(ARTIFACTS / shot), full_page=False)
     return page, errors, body
@@ -109,7 +114,7 @@ def test_lesson_renders(chromium, workshop_url, stem, lang):
     page, errors, body = _render(chromium, workshop_url + f"voila/render/lessons/{lang}/{stem}.ipynb",
                                  wait_widgets=True, shot=shot)
     assert ("Summary" if lang == "en" else "小结") in body
-    assert page.eval_on_selector_all("img", "els => els.filter(e => !e.alt).length") == 0, "an image without alt text"
+    assert page.eval_on_selector_all("img", "els => els.filter(e => !e.alt && e.offsetParent !== null).length") == 0, "an image without alt text"
     # the answers are folded away until the student opens them
     titles = page.locator(".lm-AccordionPanel-title, .p-Accordion-title, .jupyter-widget-Collapse-header")
     assert titles.count() >= 2
@@ -128,9 +133,62 @@ def test_claims_notebook_renders(chromium, workshop_url):
 def test_reveal_shows_the_answer(chromium, workshop_url):
     page, errors, _ = _render(chromium, workshop_url + f"voila/render/lessons/en/{STEMS[0]}.ipynb",
                               wait_widgets=True)
-    answer = page.get_by_text("1.003 times the reported figure")
+    answer = page.get_by_text("1.003 times the reported")
     assert not answer.is_visible(), "the answer shows before the student opens it"
-    page.get_by_text("Show the answer").first.click()
+    page.get_by_text("Show the solution").first.click()
     answer.wait_for(state="visible", timeout=10_000)
     page.close()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_student_answers_an_exercise_in_voila(chromium, workshop_url, lang):
+    """As a student: a wrong answer (10³ too small), then the right one, then the solution on request."""
+    page, errors, _ = _render(chromium, workshop_url + f"voila/render/lessons/{lang}/{STEMS[0]}.ipynb",
+                              wait_widgets=True)
+    box = page.locator("input[placeholder*='3.2e23']").first
+    check = page.locator("button.mod-primary").first
+    solution = page.get_by_text("1.003" if lang == "en" else "1.003 倍").first
+    box.fill("3.15e20")
+    check.click()
+    page.get_by_text("10³ times too small" if lang == "en" else "太小了 10³ 倍").wait_for(timeout=20_000)
+    assert not solution.is_visible()
+    box.fill("3.15 × 10^23")
+    check.click()
+    page.get_by_text("Correct" if lang == "en" else "正确").first.wait_for(timeout=20_000)
+    assert not solution.is_visible(), "the solution opens only when the student asks"
+    page.get_by_text("Show the solution" if lang == "en" else "显示解答").first.click()
+    solution.wait_for(state="visible", timeout=10_000)
+    page.screenshot(path=str(ARTIFACTS / f"workshop-exercise-{lang}.png"))
+    page.close()
+    assert not errors, errors
+
+
+def test_claims_verdicts_fit_a_phone_in_both_languages(chromium, workshop_url):
+    page = chromium.new_page(viewport={"width": 390, "height": 800})
+    page.route("**/*", _local_only)
+    page.goto(workshop_url + "voila/render/claims.ipynb", wait_until="domcontentloaded", timeout=120_000)
+    page.wait_for_selector("table.claims", timeout=120_000)
+    first = page.locator("table.claims tr").nth(1).locator("td").nth(1)
+    box = first.bounding_box()
+    assert box["x"] + box["width"] <= 390, box  # the verdict column is on screen without scrolling
+    assert "成立" in first.inner_text() or "无法核实" in first.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "workshop-claims-390.png"))
+    page.close()
+
+
+def test_lesson_shows_session_ended_when_its_kernel_dies(chromium, workshop_url):
+    """A dead kernel is not silent: the notice with Reload covers the top of the lesson."""
+    from tests.clients import children
+
+    before = set(children(_SERVER["pid"]))
+    page, errors, _ = _render(chromium, workshop_url + f"voila/render/lessons/zh/{STEMS[1]}.ipynb",
+                              wait_widgets=True)
+    notice = page.locator(".explorer-session-ended")
+    assert not notice.is_visible()
+    mine = set(children(_SERVER["pid"])) - before
+    assert len(mine) == 1, mine
+    os.kill(mine.pop(), 9)
+    notice.wait_for(state="visible", timeout=60_000)
+    assert "Reload" in notice.inner_text() and "重新加载" in notice.inner_text()
+    page.close()

@@ -68,9 +68,10 @@ class ExplorerPageHandler(TornadoVoilaHandler):
         """
         km = self.kernel_manager
         ready_in_pool = set()
-        for task in getattr(km, "_pools", {}).get(self.notebook_path, []):  # Voila's pool of preheated kernels
-            if task.done() and not task.cancelled() and task.exception() is None:
-                ready_in_pool.add(task.result().get("kernel_id"))
+        for pool in getattr(km, "_pools", {}).values():  # Voila's pools of preheated kernels, one per notebook
+            for task in pool:
+                if task.done() and not task.cancelled() and task.exception() is None:
+                    ready_in_pool.add(task.result().get("kernel_id"))
         return len(set(km.list_kernel_ids()) - ready_in_pool)
 
     def _refuse(self, status: int, page: str, retry_seconds: int | None = None) -> None:
@@ -100,7 +101,8 @@ class ExplorerPageHandler(TornadoVoilaHandler):
                 "再用“分享”标签生成新链接。"))
             return
         cap = int(self.settings.get("explorer_max_kernels", 0) or 0)
-        if cap and not path and self._viewer_kernels() >= cap:
+        starts_kernel = not (self.notebook_path and path)  # one-notebook mode redirects other paths to files
+        if cap and starts_kernel and self._viewer_kernels() >= cap:
             self.log.warning("Busy: %d viewers' kernels, cap %d", self._viewer_kernels(), cap)
             self._busy()
             return

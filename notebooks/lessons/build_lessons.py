@@ -18,6 +18,7 @@ Importing this module writes nothing.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -28,9 +29,15 @@ KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": 
 
 
 # ------------------------------------------------------------------ cell constructors
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+# a line break inside a Chinese paragraph renders as a space ("成本 从"): join such lines, keeping
+# breaks before a block (list item, table row, heading, quote) and around blank lines
+_ZH_SOFT_BREAK = re.compile(rf"(?<=[{_CJK}])\n(?![ \t]*(?:[-*+>|#]|\d+\.|\n))|(?<=[^\n])\n(?=[{_CJK}])")
+
+
 def md(en: str, zh: str) -> dict:
-    """A markdown cell, in both languages."""
-    return {"kind": "markdown", "text": {"en": en.strip("\n"), "zh": zh.strip("\n")}}
+    """A markdown cell, in both languages (Chinese paragraphs without soft line breaks)."""
+    return {"kind": "markdown", "text": {"en": en.strip("\n"), "zh": _ZH_SOFT_BREAK.sub("", zh.strip("\n"))}}
 
 
 def code(source: str, *, hidden: bool = False, tags: tuple[str, ...] = ()) -> dict:
@@ -38,78 +45,50 @@ def code(source: str, *, hidden: bool = False, tags: tuple[str, ...] = ()) -> di
     return {"kind": "code", "source": source.strip("\n"), "hidden": hidden, "tags": tags}
 
 
-def exercise(n: int, question: md, workspace: str, answer: str, explain_en: str, explain_zh: str) -> list:
-    """An exercise: the question, a cell for the student, and an answer the student reveals.
+def exercise(n: int, question: dict, var: str, answer: str, explain_en: str, explain_zh: str, *,
+             tol: float, unit_en: str, unit_zh: str, mistakes: str = "[]", given: str = "[]") -> list:
+    """An exercise a student answers in Voila (a box and a Check button) or in JupyterLab (a variable).
 
-    The answer cell computes the answer, checks it with ``assert`` and shows
-    it behind a "show the answer" fold (its source is collapsed in JupyterLab,
-    stripped in Voila).
+    ``answer`` is code that computes ``answer`` (and checks it against a paper or a hand calculation
+    with ``assert``); ``mistakes`` is code for a list of ``(value, why_en, why_zh)``: answers a student
+    is likely to give, each with the reason it is wrong; ``given`` is code for ``(label, value)`` pairs
+    the student needs and cannot compute without code (Voila shows no code). ``tol`` is the accepted
+    relative error. The checker cell's first line is a comment: JupyterLab shows the first line of a
+    folded cell, and it must not give the answer away.
     """
-    reveal = (f"reveal(t({explain_en!r}, {explain_zh!r}).format(**globals()))")
+    tol_text = f"{tol:.0%}" if tol >= 0.01 else f"{tol:.1%}"
+    how_en = (f"\n\n**Answer**: {unit_en}, within ±{tol_text}. In the web page, type it in the box and press "
+              f"**Check**. In JupyterLab, set `{var}` in the cell below and run it.")
+    how_zh = (f"\n\n**作答**：{unit_zh}，允许误差 ±{tol_text}。网页中，在框里输入后按 **检查**。"
+              f"JupyterLab 中，在下面的单元格里给 `{var}` 赋值并运行。")
+    checker = (f"# Exercise {n}: the checker. Run it; open it only to see how the answer is computed.\n"
+               + answer.strip("\n") + "\n"
+               + f"ws.exercise({n}, answer, tolerance={tol!r}, mistakes={mistakes}, given={given},\n"
+               + f"            solution=ws.t({explain_en!r},\n                          {explain_zh!r}).format(**globals()))")
+    student = (f"# your answer / 你的答案: replace None, then run this cell\n{var} = None\n"
+               f"ws.check({n}, {var})")
     return [
-        md(f"### Exercise {n}\n\n" + question["text"]["en"], f"### 练习 {n}\n\n" + question["text"]["zh"]),
-        code(workspace, tags=("exercise",)),
-        code(answer + "\n" + reveal, hidden=True, tags=("answer",)),
+        md(f"### Exercise {n}\n\n" + question["text"]["en"] + how_en,
+           f"### 练习 {n}\n\n" + question["text"]["zh"] + how_zh),
+        code(checker, hidden=True, tags=("answer",)),
+        code(student, tags=("exercise",)),
     ]
 
 
 SETUP = '''
 LANG = "{lang}"  # this notebook's language: "en" or "zh" (written by build_lessons.py)
 
-import base64, html, io
-import ipywidgets as W
 from IPython.display import HTML, display
 from matplotlib.figure import Figure
 
 import explorer
 from explorer import Scenario, estimate
-from explorer.plots.fonts import text_kwargs
-from explorer.text import money
+from explorer.workshop import Lesson
 
-TEXT_KW, FIG_LANG = text_kwargs(LANG)  # Chinese chart text only where a CJK font is installed
-
-
-def t(en, zh):
-    """The text in this notebook's language."""
-    return zh if LANG == "zh" else en
-
-
-def reveal(answer_html):
-    """An answer hidden behind a fold the student opens."""
-    fold = W.Accordion(children=[W.HTML(answer_html)])
-    fold.set_title(0, t("Show the answer", "显示答案"))
-    fold.selected_index = None
-    return fold
-
-
-def figure_html(fig, alt):
-    """A figure as an image with alt text (screen readers read it)."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=96, bbox_inches="tight")
-    data = base64.b64encode(buf.getvalue()).decode()
-    return HTML(f'<img src="data:image/png;base64,{{data}}" alt="{{html.escape(alt)}}" style="max-width:100%">')
-
-
-def panel(render, **controls):
-    """Controls above a result: ``render(**values)`` returns HTML and reruns on every change."""
-    out = W.HTML()
-
-    def update(_=None):
-        try:
-            out.value = render(**{{name: c.value for name, c in controls.items()}})
-        except ValueError as exc:  # a ScenarioError names the field and what is allowed
-            out.value = f"<p style='color:#a00'>{{html.escape(str(exc))}}</p>"
-
-    for c in controls.values():
-        c.observe(update, "value")
-    update()
-    return W.VBox([*controls.values(), out])
-
-
-def table(rows):
-    """A small two-column HTML table from (label, value) pairs."""
-    body = "".join(f"<tr><td style='padding:2px 12px 2px 0'>{{k}}</td><td><b>{{v}}</b></td></tr>" for k, v in rows)
-    return f"<table>{{body}}</table>"
+# every helper of the lesson lives in ws (ws.t, ws.W, ws.panel, ws.table, ws.money, ws.check):
+# your own variables (t, W, e, ...) never break the lesson
+ws = Lesson(LANG)
+ws.session()  # a notice with Reload if this page loses its kernel (culled, crashed, server restarted)
 '''
 
 
@@ -132,6 +111,8 @@ def footer(summary_en, summary_zh, next_en, next_zh, refs_en, refs_zh) -> list:
         md("---\n\n## Summary\n\n" + summary_en, "---\n\n## 小结\n\n" + summary_zh),
         md("### What's next?\n\n" + next_en, "### 下一步\n\n" + next_zh),
         md("## Resources and references\n\n" + refs_en, "## 资料与参考文献\n\n" + refs_zh),
+        # a preheated Voila kernel (make workshop POOL=...) has run the lesson and waits here for its student
+        code("ws.wait_for_viewer()", hidden=True, tags=("preheat",)),
     ]
 
 
@@ -173,7 +154,7 @@ GPT-3 有 N = 175B（1750 亿）参数，训练了 D = 300B（3000 亿）token�
     code('''
 N, D = 175e9, 300e9
 C = 6 * N * D
-print(t(f"6·N·D = {C:.3g} FLOP", f"6·N·D = {C:.3g} FLOP"))
+print(ws.t(f"6·N·D = {C:.3g} FLOP", f"6·N·D = {C:.3g} FLOP"))
 '''),
     md("""The model adds the attention term (12·L·d·s per token) when the shape is known; for GPT-3 it is a few
 percent. `estimate()` does all of this for a whole scenario:""",
@@ -184,11 +165,12 @@ from explorer.presets import presets
 
 gpt3 = presets()["gpt3"].scenario          # GPT-3 as published: V100, FP16, 10,000 GPUs
 e = estimate(gpt3)
-display(HTML(table([
-    (t("training compute", "训练计算量"), f"{e.train_flop:.3g} FLOP"),
-    (t("of which attention", "其中注意力"), f"{e.train_flop / C - 1:.1%}"),
-    (t("GPU-hours (billed)", "卡时（计费）"), f"{e.gpu_hours:,.0f}"),
-    (t("MFU assumed", "假设的 MFU"), f"{e.mfu:.3f}"),
+display(HTML(ws.table([
+    (ws.t("training compute", "训练计算量"), f"{e.train_flop:.3g} FLOP"),
+    (ws.t("of which attention", "其中注意力"), f"{e.train_flop / C - 1:.1%}"),
+    (ws.t("GPU-hours (billed)", "卡时（计费）"), f"{e.gpu_hours:,.0f}"),
+    (ws.t("MFU assumed (the model's V100 default, Megatron-LM; GPT-3 itself measured 0.197)",
+          "假设的 MFU（模型的 V100 默认值，来自 Megatron-LM；GPT-3 实测为 0.197）"), f"{e.mfu:.3f}"),
 ])))
 '''),
     md("""## GPU-hours and dollars
@@ -210,22 +192,24 @@ hardly moves.""",
     code('''
 def render(params_b, tokens_t, gpus):
     e = estimate(Scenario(params=params_b * 1e9, tokens=tokens_t * 1e12, gpu="h100-sxm", gpus=gpus))
-    return table([
-        (t("compute", "计算量"), f"{e.train_flop:.3g} FLOP"),
-        (t("GPU-hours", "卡时"), f"{e.gpu_hours:,.0f}"),
-        (t("days", "天数"), f"{e.wall_days:,.1f}"),
-        (t("compute cost (H100 on demand)", "算力成本（H100 按需）"), money(e.cost_usd["compute"])),
-        (t("USD per 1M tokens", "每百万 token 美元"), f"{e.usd_per_1m_tokens:.3f}"),
-    ])
+    return ws.table([
+        (ws.t("compute", "计算量"), f"{e.train_flop:.3g} FLOP"),
+        (ws.t("GPU-hours", "卡时"), f"{e.gpu_hours:,.0f}"),
+        (ws.t("days", "天数"), f"{e.wall_days:,.1f}"),
+        (ws.t("compute cost (H100 on demand)", "算力成本（H100 按需）"), ws.money(e.cost_usd["compute"])),
+        (ws.t("USD per 1M tokens", "每百万 token 美元"), f"{e.usd_per_1m_tokens:.3f}"),
+    ] + ws.warnings(e))  # e.g. "does not fit in memory" when there are too few GPUs
 
-panel(render,
-      params_b=W.FloatLogSlider(value=7, base=10, min=0, max=3, description=t("params [B]", "参数 [十亿]")),
-      tokens_t=W.FloatLogSlider(value=2, base=10, min=-1, max=1.5, description=t("tokens [T]", "token [万亿]")),
-      gpus=W.IntSlider(value=256, min=8, max=8192, step=8, description=t("GPUs", "GPU 数")))
+ws.panel(render,
+      params_b=ws.W.SelectionSlider(options=[1, 3, 7, 13, 34, 70, 175, 405, 671], value=7,
+                                    description=ws.t("params [B]", "参数 [十亿]")),
+      tokens_t=ws.W.SelectionSlider(options=[0.3, 1, 1.4, 2, 3, 15], value=2,
+                                    description=ws.t("tokens [T]", "token [万亿]")),
+      gpus=ws.W.IntSlider(value=256, min=8, max=8192, step=8, description=ws.t("GPUs", "GPU 数")))
 '''),
     md("""## Checking the recipe against history
 
-The first article's dated costs (2017 ≈ \\$900 … 2023 ≈ \\$191M) are compared with the AI Index and Epoch AI
+The first article's dated costs (2017 ≈ USD 900 … 2023 ≈ USD 191M) are compared with the AI Index and Epoch AI
 estimates in `explorer.history`. The chart shows the frontier trend; the full fact-check is in
 `claims.ipynb`.""",
        """## 用历史数据检验
@@ -237,43 +221,56 @@ from explorer.history import fit_trend
 from explorer.plots.history import history_figure
 
 fit = fit_trend()
-fig = history_figure(fit, language=FIG_LANG)
+fig = history_figure(fit, language=ws.FIG_LANG)
 y0, y1, g = int(fit.year.min()), int(fit.year.max()), fit.growth_per_year
-figure_html(fig, t(f"Training cost of notable AI models from {y0} to {y1} on a log scale; the fitted frontier "
+ws.figure_html(fig, ws.t(f"Training cost of notable AI models from {y0} to {y1} on a log scale; the fitted frontier "
                    f"trend grows about {g:.1f} times a year.",
                    f"{y0}–{y1} 年重要 AI 模型的训练成本（对数坐标）；拟合的前沿趋势每年约增长 {g:.1f} 倍。"))
 '''),
 ] + exercise(1, md(
-    """Compute 6·N·D for GPT-3 yourself and compare it with the 3.14 × 10²³ FLOP that Brown et al. (2020)
-report (`published_runs.csv`). How far apart are they?""",
-    """自己计算 GPT-3 的 6·N·D，并与 Brown 等（2020）报告的 3.14 × 10²³ FLOP 比较（`published_runs.csv`）。
-两者相差多少？"""),
-    "# your code here / 在这里写代码\nmy_flop = None",
+    """Compute 6·N·D for GPT-3 (N = 175B parameters, D = 300B tokens) in FLOP, then compare it with the
+3.14 × 10²³ FLOP that Brown et al. (2020) report (`published_runs.csv`).""",
+    """计算 GPT-3 的 6·N·D（N = 175B 即 1750 亿参数，D = 300B 即 3000 亿 token），单位 FLOP，再与 Brown 等（2020）
+报告的 3.14 × 10²³ FLOP 比较（`published_runs.csv`）。"""),
+    "my_flop",
     '''
 from explorer.presets import published_run
 reported = float(published_run("GPT-3 175B (davinci)")["train_flop"])
-answer = 6 * 175e9 * 300e9 / reported
-assert abs(answer - 1) < 0.01, answer
+answer = 6 * 175e9 * 300e9
+ratio = answer / reported
+assert abs(ratio - 1) < 0.01, ratio
 ''',
-    "6 × 175e9 × 300e9 = 3.15e23 FLOP, {answer:.3f} times the reported figure: the rule is good to about 0.3% here.",
-    "6 × 175e9 × 300e9 = 3.15e23 FLOP，是报告值的 {answer:.3f} 倍：这里的误差约 0.3%。",
+    "6 × 175e9 × 300e9 = {answer:.3g} FLOP, {ratio:.3f} times the reported {reported:.3g}: the rule is good to "
+    "about 0.3% here.",
+    "6 × 175e9 × 300e9 = {answer:.3g} FLOP，是报告值 {reported:.3g} 的 {ratio:.3f} 倍：这里的误差约 0.3%。",
+    tol=0.01, unit_en="training compute in FLOP", unit_zh="训练计算量，单位 FLOP",
+    mistakes='''[(answer / 6, "that is N·D; each token costs about 6 FLOP per parameter (2 forward, 4 backward).",
+             "这是 N·D；每个 token 每个参数约 6 FLOP（前向 2、反向 4）。"),
+            (answer / 3, "that is 2·N·D, the forward pass only; training also runs backward (4·N·D).",
+             "这是 2·N·D，只算了前向；训练还要反向（4·N·D）。")]''',
 ) + exercise(2, md(
     """A 7B model on 2T tokens, H100 at its BF16 peak of 989.5 TFLOP/s and MFU 0.38: compute the ideal
-GPU-hours by hand with 6·N·D and compare with `estimate(...).ideal_gpu_hours`. Why is the model's number
-larger?""",
-    """一个 7B 模型训练 2T token，H100 BF16 峰值 989.5 TFLOP/s，MFU 0.38：用 6·N·D 手算理想卡时，并与
-`estimate(...).ideal_gpu_hours` 比较。为什么模型给出的数更大？"""),
-    "# your code here / 在这里写代码\nmy_hours = None",
+GPU-hours by hand with 6·N·D. Then open the solution: why is `estimate(...).ideal_gpu_hours` larger?""",
+    """一个 7B 模型训练 2T token，H100 BF16 峰值 989.5 TFLOP/s，MFU 0.38：用 6·N·D 手算理想卡时。
+然后打开解答：为什么 `estimate(...).ideal_gpu_hours` 更大？"""),
+    "my_hours",
     '''
-by_hand = 6 * 7e9 * 2e12 / (989.5e12 * 0.38 * 3600)
+answer = 6 * 7e9 * 2e12 / (989.5e12 * 0.38 * 3600)
 model = estimate(Scenario(params=7e9, tokens=2e12, gpu="h100-sxm", gpus=256)).ideal_gpu_hours
-answer = model / by_hand
-assert 1.0 < answer < 1.2, answer
+ratio = model / answer
+assert 1.0 < ratio < 1.2, ratio
 ''',
-    "By hand {by_hand:,.0f} GPU-hours; the model {model:,.0f} ({answer:.2f}x): it adds attention FLOP "
-    "(12·L·d·s per token), which grows with the sequence length.",
-    "手算 {by_hand:,.0f} 卡时；模型 {model:,.0f}（{answer:.2f} 倍）：模型加上了注意力计算量（每个 token 12·L·d·s），"
-    "它随序列长度增长。",
+    "By hand 6 × 7e9 × 2e12 / (989.5e12 × 0.38 × 3600) = {answer:,.0f} GPU-hours; the model {model:,.0f} "
+    "({ratio:.2f}x): it adds attention FLOP (12·L·d·s per token), which grows with the sequence length.",
+    "手算 6 × 7e9 × 2e12 / (989.5e12 × 0.38 × 3600) = {answer:,.0f} 卡时；模型 {model:,.0f}（{ratio:.2f} 倍）："
+    "模型加上了注意力计算量（每个 token 12·L·d·s），它随序列长度增长。",
+    tol=0.01, unit_en="GPU-hours", unit_zh="卡时",
+    mistakes='''[(answer * 3600, "that is GPU-seconds; divide by 3,600 seconds per hour.",
+             "这是卡秒；再除以每小时 3600 秒。"),
+            (answer * 0.38 ** 2, "you multiplied by the MFU; divide by it: a GPU delivers only 38% of its peak.",
+             "你乘以了 MFU；应除以它：一张卡只发挥峰值的 38%。"),
+            (answer * 0.38, "you left out the MFU: a GPU delivers only 38% of its peak, so divide by 0.38.",
+             "你漏掉了 MFU：一张卡只发挥峰值的 38%，要除以 0.38。")]''',
 ) + footer(
     """- Training compute is about 6 × parameters × tokens; attention adds a few percent at common lengths.
 - GPU-hours = compute / (peak × MFU × 3600); cost = GPU-hours × price.
@@ -308,11 +305,11 @@ L2 = header(
     md("""## MFU: how much of the peak a run uses
 
 Across 62 runs in Epoch AI's database the median MFU is 0.38 and the middle half lies between 0.30 and 0.50;
-GPT-3 on V100 reached about 0.2 (Patterson et al. 2021), PaLM 0.46 (Chowdhery et al. 2022). Cost per token is
+GPT-3 on V100 measured 0.197 (Patterson et al. 2021), PaLM 0.46 (Chowdhery et al. 2022). Cost per token is
 proportional to 1 / MFU: move the slider.""",
        """## MFU：训练用到了多少峰值
 
-Epoch AI 数据库中 62 次训练的 MFU 中位数为 0.38，中间一半在 0.30 到 0.50 之间；GPT-3 在 V100 上约为 0.2
+Epoch AI 数据库中 62 次训练的 MFU 中位数为 0.38，中间一半在 0.30 到 0.50 之间；GPT-3 在 V100 上实测为 0.197
 （Patterson 等 2021），PaLM 为 0.46（Chowdhery 等 2022）。每个 token 的成本与 1 / MFU 成正比：拖动滑块看看。"""),
     code('''
 # the compute bill alone: no data or team (their costs do not depend on MFU)
@@ -321,42 +318,46 @@ base = Scenario(params=70e9, tokens=1.4e12, gpu="h100-sxm", gpus=1024, data_usd_
 def render(mfu):
     e = estimate(base.replace(mfu=mfu))
     ref = estimate(base.replace(mfu=0.38))
-    return table([
-        (t("USD per 1M tokens", "每百万 token 美元"), f"{e.usd_per_1m_tokens:.3f}"),
-        (t("vs the median MFU 0.38", "相对 MFU 中位数 0.38"), f"{e.usd_per_1m_tokens / ref.usd_per_1m_tokens:.2f}x"),
-        (t("days on 1,024 H100", "1024 张 H100 天数"), f"{e.wall_days:.1f}"),
-    ] + [(t("warning", "提示"), w) for w in e.warnings])
+    return ws.table([
+        (ws.t("USD per 1M tokens", "每百万 token 美元"), f"{e.usd_per_1m_tokens:.3f}"),
+        (ws.t("vs the median MFU 0.38", "相对 MFU 中位数 0.38"), f"{e.usd_per_1m_tokens / ref.usd_per_1m_tokens:.2f}x"),
+        (ws.t("days on 1,024 H100", "1024 张 H100 天数"), f"{e.wall_days:.1f}"),
+    ] + ws.warnings(e))
 
-panel(render, mfu=W.FloatSlider(value=0.38, min=0.1, max=0.8, step=0.01, description="MFU"))
+ws.panel(render, mfu=ws.W.FloatSlider(value=0.38, min=0.1, max=0.8, step=0.01, description="MFU"))
 '''),
     md("""## What FP8 buys
 
 On paper FP8 doubles the peak (H100: 1,979 vs 989.5 TFLOP/s). Measured end-to-end speed-ups are 1.1–1.35×
 (MosaicML llm-foundry; NVIDIA Megatron-Bridge 1.28×), because much of a step is not matrix multiplication.
-Memory: FP8 halves the weights and the cached activations, but mixed-precision AdamW still keeps FP32 master
-weights and two FP32 moments, 12 bytes per parameter (Rajbhandari et al. 2020, ZeRO).""",
+Memory: FP8 training computes the matrix products in FP8 but keeps the weights in BF16, and mixed-precision
+AdamW keeps FP32 master weights and two FP32 moments, 12 bytes per parameter (Rajbhandari et al. 2020, ZeRO;
+Micikevicius et al. 2022; DeepSeek-V3 section 3.3). What shrinks is the cached activations: only the inputs of
+the linear layers are stored in FP8.""",
        """## FP8 带来什么
 
 纸面上 FP8 让峰值翻倍（H100：1979 对 989.5 TFLOP/s）。实测端到端加速只有 1.1–1.35 倍（MosaicML llm-foundry；
-NVIDIA Megatron-Bridge 1.28 倍），因为一步训练中很多时间不是矩阵乘法。显存：FP8 让权重和缓存的激活减半，
-但混合精度 AdamW 仍保留 FP32 主权重和两个 FP32 动量，每个参数 12 字节（Rajbhandari 等 2020，ZeRO）。"""),
+NVIDIA Megatron-Bridge 1.28 倍），因为一步训练中很多时间不是矩阵乘法。显存：FP8 训练用 FP8 做矩阵乘法，
+但权重仍以 BF16 保存，混合精度 AdamW 还保留 FP32 主权重和两个 FP32 动量，每个参数 12 字节（Rajbhandari 等 2020，ZeRO；
+Micikevicius 等 2022；DeepSeek-V3 第 3.3 节）。变小的是缓存的激活：只有线性层的输入以 FP8 保存。"""),
     code('''
 def render(precision, gpus):
     e = estimate(base.replace(precision=precision, gpus=gpus))
     m = e.memory_gb_per_gpu
-    return table([(t(k, {"weights": "权重", "gradients": "梯度", "optimizer": "优化器状态",
+    return ws.table([(ws.t(k, {"weights": "权重", "gradients": "梯度", "optimizer": "优化器状态",
                           "activations": "激活", "total": "合计"}[k]), f"{m[k]:.2f} GB") for k in m]
-                 + [(t("GPU-hours", "卡时"), f"{e.gpu_hours:,.0f}"), (t("MFU vs this precision's peak",
-                     "相对该精度峰值的 MFU"), f"{e.mfu:.3f}")])
+                 + [(ws.t("GPU-hours", "卡时"), f"{e.gpu_hours:,.0f}"), (ws.t("MFU vs this precision's peak",
+                     "相对该精度峰值的 MFU"), f"{e.mfu:.3f}")] + ws.warnings(e))
 
-panel(render, precision=W.ToggleButtons(options=["bf16", "fp8"], description=t("precision", "精度")),
-      gpus=W.IntSlider(value=64, min=16, max=1024, step=16, description=t("GPUs", "GPU 数")))
+ws.panel(render, precision=ws.W.ToggleButtons(options=["bf16", "fp8"], description=ws.t("precision", "精度")),
+      gpus=ws.W.IntSlider(value=64, min=16, max=1024, step=16, description=ws.t("GPUs", "GPU 数")))
 '''),
     code('''
 fig = Figure(figsize=(6, 2.6))
 ax = fig.subplots()
-parts = ["weights", "gradients", "optimizer"]
-names = {"weights": t("weights", "权重"), "gradients": t("gradients", "梯度"), "optimizer": t("optimizer", "优化器")}
+parts = ["weights", "gradients", "optimizer", "activations"]
+names = {"weights": ws.t("weights", "权重"), "gradients": ws.t("gradients", "梯度"), "optimizer": ws.t("optimizer", "优化器"),
+         "activations": ws.t("activations", "激活")}
 for row, prec in enumerate(["bf16", "fp8"]):
     m = estimate(base.replace(precision=prec, gpus=64)).memory_gb_per_gpu
     left = 0
@@ -364,49 +365,64 @@ for row, prec in enumerate(["bf16", "fp8"]):
         ax.barh(row, m[p], left=left, color=f"C{i}", label=names[p] if row == 0 else None)
         left += m[p]
 ax.set_yticks([0, 1], ["BF16", "FP8"])
-ax.set_xlabel(t("training state per GPU [GB], 70B on 64 GPUs", "每卡训练状态 [GB]，70B，64 卡"), **TEXT_KW)
-ax.legend(prop={"family": TEXT_KW.get("fontfamily", ["DejaVu Sans"])}, loc="upper center",
-          bbox_to_anchor=(0.5, -0.3), ncol=3, frameon=False)
-figure_html(fig, t("Stacked bars of training state per GPU for BF16 and FP8: only the thin weights segment "
-                   "shrinks; the optimizer state, the largest part, is the same.",
-                   "BF16 与 FP8 每卡训练状态的堆叠条形图：只有较小的权重部分变短；最大的优化器状态不变。"))
+ax.set_xlabel(ws.t("memory per GPU [GB], 70B on 64 GPUs", "每卡显存 [GB]，70B，64 卡"), **ws.TEXT_KW)
+ax.legend(prop={"family": ws.TEXT_KW.get("fontfamily", ["DejaVu Sans"])}, loc="upper center",
+          bbox_to_anchor=(0.5, -0.3), ncol=4, frameon=False)
+ws.figure_html(fig, ws.t("Stacked bars of memory per GPU for BF16 and FP8: weights, gradients and optimizer state are "
+                   "the same; only the activations segment shrinks.",
+                   "BF16 与 FP8 每卡显存的堆叠条形图：权重、梯度和优化器状态不变；只有激活部分变短。"))
 '''),
 ] + exercise(1, md(
-    """The first article says 50% vs 80% utilization changes unit cost by about 60%. Compute the ratio of
-`usd_per_1m_tokens` at MFU 0.5 and 0.8 for `base`. Is "60%" right, and in which direction?""",
-    """第一篇文章说利用率 50% 与 80% 相比，单位成本相差约 60%。对 `base` 计算 MFU 0.5 与 0.8 时
-`usd_per_1m_tokens` 的比值。“60%”对吗？是哪个方向？"""),
-    "# your code here / 在这里写代码\nratio = None",
+    """The first article says 50% vs 80% utilization changes unit cost by about 60%. What is the unit cost at
+MFU 0.5 divided by the unit cost at MFU 0.8? (Cost per token ∝ 1 / MFU; in JupyterLab you can check it with
+`usd_per_1m_tokens` of `base`.) Is "60%" right, and in which direction?""",
+    """第一篇文章说利用率 50% 与 80% 相比，单位成本相差约 60%。MFU 0.5 时的单位成本除以 MFU 0.8 时的单位成本是多少？
+（每个 token 的成本 ∝ 1 / MFU；在 JupyterLab 中可以用 `base` 的 `usd_per_1m_tokens` 验证。）“60%”对吗？是哪个方向？"""),
+    "ratio",
     '''
 answer = estimate(base.replace(mfu=0.5)).usd_per_1m_tokens / estimate(base.replace(mfu=0.8)).usd_per_1m_tokens
-assert abs(answer - 1.6) < 1e-6, answer
+assert abs(answer - 0.8 / 0.5) < 1e-6, answer
 ''',
     "{answer:.2f}x: the 50% run costs 60% more per token; seen from the other side the 80% run costs 37.5% less.",
     "{answer:.2f} 倍：50% 的训练每个 token 贵 60%；反过来看，80% 的训练便宜 37.5%。",
+    tol=0.01, unit_en="a ratio, e.g. 1.25", unit_zh="一个比值，例如 1.25",
+    mistakes='''[(0.5 / 0.8, "that is the 80% run's cost divided by the 50% run's: the ratio upside down.",
+             "这是 80% 训练的成本除以 50% 训练的成本：比值倒过来了。"),
+            (0.6, "that is the difference as a fraction; give the ratio of the two costs (1 + the difference).",
+             "这是差额的比例；请给出两个成本的比值（1 + 差额）。"),
+            (0.375, "that is how much less the 80% run costs; the question asks for the 50% cost over the 80% cost.",
+             "这是 80% 训练便宜的比例；题目问的是 50% 成本除以 80% 成本。")]''',
 ) + exercise(2, md(
-    """The second article says FP8 needs about 50% less memory than FP16. Using `memory_gb_per_gpu` of `base`
-on 64 GPUs, compute how much the training state (weights + gradients + optimizer) shrinks with FP8.""",
-    """第二篇文章说 FP8 比 FP16 少用约 50% 显存。用 `base` 在 64 卡上的 `memory_gb_per_gpu`，
-计算 FP8 让训练状态（权重 + 梯度 + 优化器）减少多少。"""),
-    "# your code here / 在这里写代码\nsaved = None",
+    """The second article says FP8 needs about 50% less memory than FP16. By what fraction does the memory per GPU
+(the "total" row: training state + activations) shrink with FP8? Use the table above with 64 GPUs, switching
+between bf16 and fp8 (in JupyterLab: `memory_gb_per_gpu` of `base` on 64 GPUs).""",
+    """第二篇文章说 FP8 比 FP16 少用约 50% 显存。用 FP8 时，每卡显存（“合计”一行：训练状态 + 激活）减少多少比例？
+用上面的表格（64 卡），在 bf16 与 fp8 之间切换（JupyterLab 中：`base` 在 64 卡上的 `memory_gb_per_gpu`）。"""),
+    "saved",
     '''
-def state(prec):
-    m = estimate(base.replace(precision=prec, gpus=64)).memory_gb_per_gpu
-    return m["weights"] + m["gradients"] + m["optimizer"]
-answer = 1 - state("fp8") / state("bf16")
-assert abs(answer - 1 / 16) < 1e-9, answer
+mem = {p: estimate(base.replace(precision=p, gpus=64)).memory_gb_per_gpu for p in ("bf16", "fp8")}
+state = {p: mem[p]["weights"] + mem[p]["gradients"] + mem[p]["optimizer"] for p in mem}
+answer = 1 - mem["fp8"]["total"] / mem["bf16"]["total"]
+act = 1 - mem["fp8"]["activations"] / mem["bf16"]["activations"]
+assert state["fp8"] == state["bf16"] and 0 < answer < act < 0.5, (answer, act)  # only activations shrink
 ''',
-    "{answer:.2%}: from 16 to 15 bytes per parameter. Only weights (and activations) halve; the 12 bytes of "
-    "optimizer state stay. The claim holds for weights and activations, not for the training state.",
-    "{answer:.2%}：每个参数从 16 字节降到 15 字节。只有权重（和激活）减半；12 字节的优化器状态不变。"
-    "这个说法对权重和激活成立，对训练状态不成立。",
+    "{answer:.1%}: the training state (weights, gradients, optimizer: 16 bytes per parameter) is the same in FP8; "
+    "only the cached activations shrink, by {act:.0%}. The claim holds for the FP8 matrix inputs, not for memory.",
+    "{answer:.1%}：训练状态（权重、梯度、优化器：每个参数 16 字节）在 FP8 下不变；只有缓存的激活减少 {act:.0%}。"
+    "这个说法对 FP8 的矩阵输入成立，对显存不成立。",
+    tol=0.05, unit_en="a fraction (0.1) or a percentage (10%)", unit_zh="一个比例（0.1）或百分数（10%）",
+    mistakes='''[(0.5, "that halves everything; FP8 training keeps BF16 weights, gradients and the 12 bytes of "
+                  "FP32 optimizer state per parameter. Only the cached activations shrink.",
+             "这是全部减半；FP8 训练仍保留 BF16 权重、梯度和每个参数 12 字节的 FP32 优化器状态。只有缓存的激活变小。"),
+            (act, "that is the activations alone; the question asks for the whole memory per GPU (the total row).",
+             "这只是激活；题目问的是每卡全部显存（合计一行）。")]''',
 ) + footer(
     """- MFU of real runs: median 0.38, middle half 0.30–0.50; cost per token ∝ 1 / MFU.
 - 50% vs 80%: the slower run costs 60% more per token.
-- FP8: measured 1.1–1.35× faster; halves weights and activations, not the optimizer state.""",
+- FP8: measured 1.1–1.35× faster; shrinks the cached activations, not the weights or the optimizer state.""",
     """- 真实训练的 MFU：中位数 0.38，中间一半 0.30–0.50；每 token 成本 ∝ 1 / MFU。
 - 50% 对 80%：较慢的训练每个 token 贵 60%。
-- FP8：实测快 1.1–1.35 倍；权重和激活减半，优化器状态不变。""",
+- FP8：实测快 1.1–1.35 倍；缓存的激活变小，权重和优化器状态不变。""",
     "Lesson 3, [Architecture and scaling](03_architecture_scaling.ipynb).",
     "第 3 课，[架构与规模](03_architecture_scaling.ipynb)。",
     """- Epoch AI, *Notable AI Models* database (MFU)
@@ -447,46 +463,56 @@ dense = Scenario(params=70e9, tokens=1.4e12, gpu="h100-sxm", gpus=1024)
 def render(active_share):
     d = estimate(dense)
     m = estimate(dense.replace(architecture="moe", active_params=70e9 * active_share))
-    return table([
-        (t("FLOP vs dense", "计算量相对稠密"), f"{m.train_flop / d.train_flop:.2f}x"),
-        (t("GPU-hours vs dense", "卡时相对稠密"), f"{m.gpu_hours / d.gpu_hours:.2f}x"),
-        (t("fewest GPUs for memory", "显存所需最少 GPU"), f"{m.min_gpus_memory} ({t('dense', '稠密')} {d.min_gpus_memory})"),
+    return ws.table([
+        (ws.t("FLOP vs dense", "计算量相对稠密"), f"{m.train_flop / d.train_flop:.2f}x"),
+        (ws.t("GPU-hours vs dense", "卡时相对稠密"), f"{m.gpu_hours / d.gpu_hours:.2f}x"),
+        (ws.t("fewest GPUs for memory", "显存所需最少 GPU"), f"{m.min_gpus_memory} ({ws.t('dense', '稠密')} {d.min_gpus_memory})"),
     ])
 
-panel(render, active_share=W.FloatSlider(value=0.25, min=0.05, max=1.0, step=0.05,
-                                         description=t("active share", "激活比例")))
+ws.panel(render, active_share=ws.W.FloatSlider(value=0.25, min=0.05, max=1.0, step=0.05,
+                                         description=ws.t("active share", "激活比例")))
 '''),
     md("""## Compute-optimal parameters and tokens
 
 Hoffmann et al. (2022) fitted the loss of a model with N parameters trained on D tokens as
-
-L(N, D) = E + A / N^α + B / D^β, with E = 1.69, A = 406.4, B = 410.7, α = 0.34, β = 0.28,
-
-and found the best split of a fixed compute C = 6·N·D at roughly **20 tokens per parameter**. Move the
-slider: at fixed compute, too few or too many tokens per parameter gives a higher loss.""",
+L(N, D) = E + A / N^α + B / D^β, and found the best split of a fixed compute C = 6·N·D at roughly
+**20 tokens per parameter**. The rounded constants printed in their paper (E = 1.69, A = 406.4, B = 410.7,
+α = 0.34, β = 0.28) do not reproduce that: their optimum lands near 90 tokens per parameter. Besiroglu et al.
+(2024) refitted the same formula to the paper's data: E = 1.82, A = 482.01, B = 2085.43, α = 0.3478,
+β = 0.3658, whose optimum is near 20, in line with Hoffmann et al.'s other two methods. This lesson uses
+the refit. Move the slider: at fixed compute, too few or too many tokens per parameter gives a higher loss.""",
        """## 计算最优的参数量与 token 数
 
-Hoffmann 等（2022）把 N 个参数、D 个 token 训练出的损失拟合为
-
-L(N, D) = E + A / N^α + B / D^β，其中 E = 1.69，A = 406.4，B = 410.7，α = 0.34，β = 0.28，
-
-并发现在固定计算量 C = 6·N·D 下，最优分配大约是**每个参数 20 个 token**。拖动滑块：计算量固定时，
+Hoffmann 等（2022）把 N 个参数、D 个 token 训练出的损失拟合为 L(N, D) = E + A / N^α + B / D^β，
+并发现在固定计算量 C = 6·N·D 下，最优分配大约是**每个参数 20 个 token**。但论文正文中四舍五入后的常数
+（E = 1.69，A = 406.4，B = 410.7，α = 0.34，β = 0.28）并不能得到这个结果：其最优点在每个参数约 90 个 token 附近。
+Besiroglu 等（2024）用论文的数据重新拟合了同一公式：E = 1.82，A = 482.01，B = 2085.43，α = 0.3478，β = 0.3658，
+最优点在 20 附近，与 Hoffmann 等的另外两种方法一致。本课使用重新拟合的结果。拖动滑块：计算量固定时，
 每个参数的 token 太少或太多，损失都会更高。"""),
     code('''
+import numpy as np
+
 def chinchilla_loss(n, d):
-    """Hoffmann et al. 2022, approach 3 fit."""
-    return 1.69 + 406.4 / n**0.34 + 410.7 / d**0.28
+    """Besiroglu et al. 2024 (arXiv 2404.10102), table 1: the refit of Hoffmann et al. 2022's approach 3."""
+    return 1.82 + 482.01 / n**0.3478 + 2085.43 / d**0.3658
 
 C_chin = 5.76e23  # Chinchilla's training compute (published_runs.csv)
 
-def render(tokens_per_param):
+def split(tokens_per_param):
     n = (C_chin / (6 * tokens_per_param)) ** 0.5
-    d = tokens_per_param * n
-    return table([(t("parameters", "参数量"), f"{n / 1e9:.1f} B"), (t("tokens", "token 数"), f"{d / 1e12:.2f} T"),
-                  (t("predicted loss", "预测损失"), f"{chinchilla_loss(n, d):.4f}")])
+    return n, tokens_per_param * n
 
-panel(render, tokens_per_param=W.FloatLogSlider(value=20, base=10, min=0, max=3,
-                                                description=t("tokens/param", "token/参数")))
+grid = np.logspace(0, 3, 3001)
+best = grid[np.argmin([chinchilla_loss(*split(r)) for r in grid])]
+print(ws.t(f"lowest loss at {best:.0f} tokens per parameter", f"损失最低点：每个参数 {best:.0f} 个 token"))
+
+def render(tokens_per_param):
+    n, d = split(tokens_per_param)
+    return ws.table([(ws.t("parameters", "参数量"), f"{n / 1e9:.1f} B"), (ws.t("tokens", "token 数"), f"{d / 1e12:.2f} T"),
+                     (ws.t("predicted loss", "预测损失"), f"{chinchilla_loss(n, d):.4f}")])
+
+ws.panel(render, tokens_per_param=ws.W.FloatLogSlider(value=20, base=10, min=0, max=3,
+                                                      description=ws.t("tokens/param", "token/参数")))
 '''),
     md("""## LoRA and continual pre-training
 
@@ -505,38 +531,49 @@ rows = []
 for key in ("lora_70b", "continual_34b"):
     p = presets()[key]
     e = estimate(p.scenario)
-    rows.append((p.name[LANG], f"{money(e.cost_usd['compute'])}, {e.gpu_hours:,.0f} {t('GPU-hours', '卡时')}"))
-display(HTML(table(rows)))
+    rows.append((p.name[ws.LANG], f"{ws.money(e.cost_usd['compute'])}, {e.gpu_hours:,.0f} {ws.t('GPU-hours', '卡时')}"))
+display(HTML(ws.table(rows)))
 '''),
 ] + exercise(1, md(
     """Chinchilla used C = 5.76 × 10²³ FLOP. With D = 20·N and C = 6·N·D, what N is compute-optimal? Compare
 with Chinchilla's 70B.""",
     """Chinchilla 用了 C = 5.76 × 10²³ FLOP。若 D = 20·N 且 C = 6·N·D，计算最优的 N 是多少？与 Chinchilla 的
 70B 比较。"""),
-    "# your code here / 在这里写代码\nn_opt = None",
+    "n_opt",
     '''
 answer = (5.76e23 / 120) ** 0.5
 assert abs(answer / 70e9 - 1) < 0.02, answer
 ''',
-    "N = √(C / 120) = {answer:.3g}: 69B, the 70B DeepMind trained on 1.4T tokens.",
-    "N = √(C / 120) = {answer:.3g}：690 亿，正是 DeepMind 用 1.4T token 训练的 70B。",
+    "C = 6·N·(20·N) = 120·N², so N = √(C / 120) = {answer:.3g}: 69B, the 70B DeepMind trained on 1.4T tokens.",
+    "C = 6·N·(20·N) = 120·N²，所以 N = √(C / 120) = {answer:.3g}：690 亿，正是 DeepMind 用 1.4T token 训练的 70B。",
+    tol=0.02, unit_en="parameters, e.g. 5e10 or 50B", unit_zh="参数个数，例如 5e10 或 50B",
+    mistakes='''[(20 * answer, "that is D = 20·N, the tokens; the question asks for the parameters N.",
+             "这是 D = 20·N，即 token 数；题目问的是参数量 N。"),
+            (answer ** 2, "that is N², not N: take the square root.", "这是 N²，不是 N：要开平方。"),
+            ((5.76e23 / 6) ** 0.5, "you left out D = 20·N: C = 6·N·(20·N) = 120·N².",
+             "你漏掉了 D = 20·N：C = 6·N·(20·N) = 120·N²。")]''',
 ) + exercise(2, md(
-    """DeepSeek-V3 activates 37B of 671B parameters. What fraction of the dense FLOP does an MoE of the same
-total size need, per `estimate()`? And what fraction of the GPU-hours?""",
+    """DeepSeek-V3 activates 37B of 671B parameters. What fraction of the FLOP of a dense model of the same
+total size does the MoE need, per `estimate()`? (Open the solution for the GPU-hours.)""",
     """DeepSeek-V3 在 671B（6710 亿）参数中激活 37B（370 亿）。按 `estimate()`，同样总规模的 MoE 需要稠密模型多少比例的计算量？
-卡时呢？"""),
-    "# your code here / 在这里写代码\nflop_share = None",
+（卡时见解答。）"""),
+    "flop_share",
     '''
 big = Scenario(params=671e9, tokens=14.8e12, gpu="h800", precision="bf16", gpus=2048)
 d_e = estimate(big)
 m_e = estimate(big.replace(architecture="moe", active_params=37e9))
 answer = m_e.train_flop / d_e.train_flop
 hours = m_e.gpu_hours / d_e.gpu_hours
-assert answer < 0.1 and hours > answer, (answer, hours)
+assert abs(answer - 37 / 671) < 0.005 and hours > answer, (answer, hours)
 ''',
-    "FLOP {answer:.1%} of dense, GPU-hours {hours:.1%}: the MoE's lower MFU eats part of the saving; "
+    "FLOP {answer:.1%} of dense (≈ 37/671), GPU-hours {hours:.1%}: the MoE's lower MFU eats part of the saving; "
     "its memory is still that of 671B parameters.",
-    "计算量为稠密的 {answer:.1%}，卡时为 {hours:.1%}：MoE 较低的 MFU 吃掉了一部分节省；显存仍是 6710 亿参数的。",
+    "计算量为稠密的 {answer:.1%}（≈ 37/671），卡时为 {hours:.1%}：MoE 较低的 MFU 吃掉了一部分节省；显存仍是 6710 亿参数的。",
+    tol=0.02, unit_en="a fraction (0.1) or a percentage (10%)", unit_zh="一个比例（0.1）或百分数（10%）",
+    mistakes='''[(1.0, "that is a dense model: compute follows the active parameters (37B), not the total (671B).",
+             "这是稠密模型：计算量取决于激活参数（37B），而不是总参数（671B）。"),
+            (hours, "that is the share of GPU-hours (lower MFU included); the question asks for FLOP.",
+             "这是卡时的比例（含较低的 MFU）；题目问的是计算量。")]''',
 ) + footer(
     """- MoE: compute follows active parameters, memory total ones; lower MFU trims the saving.
 - Compute-optimal: about 20 tokens per parameter (Chinchilla).
@@ -547,9 +584,11 @@ assert answer < 0.1 and hours > answer, (answer, hours)
     "Lesson 4, [Buying compute](04_buying_compute.ipynb).",
     "第 4 课，[购买算力](04_buying_compute.ipynb)。",
     """- Hoffmann et al. 2022, *Training Compute-Optimal Large Language Models* (arXiv 2203.15556)
+- Besiroglu et al. 2024, *Chinchilla Scaling: A replication attempt* (arXiv 2404.10102)
 - DeepSeek-AI 2024, *DeepSeek-V3 Technical Report* (arXiv 2412.19437)
 - Hu et al. 2021, *LoRA* (arXiv 2106.09685); Rozière et al. 2023, *Code Llama* (arXiv 2308.12950)""",
     """- Hoffmann 等 2022，*Training Compute-Optimal Large Language Models*（arXiv 2203.15556）
+- Besiroglu 等 2024，*Chinchilla Scaling: A replication attempt*（arXiv 2404.10102）
 - DeepSeek-AI 2024，*DeepSeek-V3 Technical Report*（arXiv 2412.19437）
 - Hu 等 2021，*LoRA*（arXiv 2106.09685）；Rozière 等 2023，*Code Llama*（arXiv 2308.12950）""")
 
@@ -585,12 +624,13 @@ run = presets()["startup_7b"].scenario
 def render(pricing):
     e = estimate(run.replace(pricing=pricing))
     c = e.cost_usd
-    return table([(t(k, {"compute": "算力", "energy": "电力", "hardware": "硬件", "total": "合计"}[k]), money(c[k]))
+    return ws.table([(ws.t(k, {"compute": "算力", "energy": "电力", "hardware": "硬件", "total": "合计"}[k]), ws.money(c[k]))
                   for k in ("compute", "energy", "hardware", "total")]
-                 + [(t("USD per GPU-hour (machine)", "每卡时美元（机器）"), f"{e.final_run_usd / e.gpu_hours:.2f}")])
+                 + [(ws.t("USD per GPU-hour (machine)", "每卡时美元（机器）"), f"{e.final_run_usd / e.gpu_hours:.2f}")])
 
-panel(render, pricing=W.Dropdown(options=["on_demand", "reserved_1y", "reserved_3y", "spot", "owned"],
-                                 description=t("pricing", "计价")))
+ws.panel(render, pricing=ws.W.Dropdown(options=ws.options(["on_demand", "hyperscaler_on_demand", "reserved_1y",
+                                                     "reserved_3y", "spot", "owned"], "pricing_"),
+                                    value="on_demand", description=ws.t("pricing", "计价")))
 '''),
     md("""## Failures, checkpoints and goodput
 
@@ -607,20 +647,24 @@ big = presets()["llama31_405b"].scenario
 
 def render(failures_per_million, restart_minutes):
     e = estimate(big.replace(failure_rate_per_gpu_hour=failures_per_million / 1e6, restart_minutes=restart_minutes))
-    return table([(t("goodput", "有效产出"), f"{e.goodput:.1%}"), (t("GPU-hours", "卡时"), f"{e.gpu_hours:,.0f}"),
-                  (t("lost to restarts", "重启损失"), money(e.details_usd["restart_loss"]))])
+    return ws.table([(ws.t("goodput", "有效产出"), f"{e.goodput:.1%}"), (ws.t("GPU-hours", "卡时"), f"{e.gpu_hours:,.0f}"),
+                  (ws.t("lost to failures (work since the checkpoint, restarts)", "故障损失（检查点之后的工作、重启）"),
+                   ws.money(e.details_usd["failure_loss"])),
+                  (ws.t("other lost hours (evaluations, stragglers, stack restarts)", "其他损失工时（评估、慢节点、软件重启）"),
+                   ws.money(e.details_usd["other_loss"]))])
 
-panel(render,
-      failures_per_million=W.FloatSlider(value=19.7, min=0, max=100, step=0.1,
-                                         description=t("fail/1M GPU-h", "每百万卡时故障")),
-      restart_minutes=W.FloatSlider(value=10, min=1, max=120, step=1, description=t("restart [min]", "重启 [分钟]")))
+ws.panel(render,
+      failures_per_million=ws.W.FloatSlider(value=19.7, min=0, max=100, step=0.1,
+                                         description=ws.t("fail/1M GPU-h", "每百万卡时故障")),
+      restart_minutes=ws.W.FloatSlider(value=10, min=1, max=120, step=1, description=ws.t("restart [min]", "重启 [分钟]")))
 '''),
 ] + exercise(1, md(
     """Llama 3's cluster: 16,384 GPUs at 1.97 × 10⁻⁵ failures per GPU-hour, 0.5 minutes to write a checkpoint.
-Compute the mean time between failures of the cluster and the Young/Daly checkpoint interval in minutes.""",
-    """Llama 3 的集群：16384 张 GPU，每卡时故障 1.97 × 10⁻⁵ 次，写一次检查点 0.5 分钟。计算集群的平均故障间隔
-和 Young/Daly 检查点间隔（分钟）。"""),
-    "# your code here / 在这里写代码\ntau_minutes = None",
+Compute the mean time between failures (MTBF) of the cluster, then the Young/Daly checkpoint interval
+τ = √(2·δ·MTBF) in minutes.""",
+    """Llama 3 的集群：16384 张 GPU，每卡时故障 1.97 × 10⁻⁵ 次，写一次检查点 0.5 分钟。先算集群的平均故障间隔（MTBF），
+再算 Young/Daly 检查点间隔 τ = √(2·δ·MTBF)，单位分钟。"""),
+    "tau_minutes",
     '''
 from explorer.model.formulas import daly_checkpoint_interval_hours
 mtbf_h = 1 / (16384 * 1.97e-5)
@@ -632,13 +676,22 @@ assert abs(answer / daly_min - 1) < 0.05, (answer, daly_min)
     "Daly's higher-order formula, which the model uses, gives {daly_min:.1f}.",
     "MTBF = 1 / (16384 × 1.97e-5) = {mtbf_h:.2f} 小时；τ = √(2 × 0.5 分钟 × MTBF) = {answer:.1f} 分钟；"
     "模型使用的 Daly 高阶公式给出 {daly_min:.1f} 分钟。",
+    tol=0.05, unit_en="minutes", unit_zh="分钟",
+    mistakes='''[(answer / 60, "that is hours; the question asks for minutes.", "这是小时；题目要的是分钟。"),
+            (answer * 60, "that is seconds; the question asks for minutes.", "这是秒；题目要的是分钟。"),
+            (answer / 2 ** 0.5, "you left out the factor 2 under the square root: τ = √(2·δ·MTBF).",
+             "你漏掉了根号里的 2：τ = √(2·δ·MTBF)。"),
+            (answer * 128, "you used one GPU's MTBF; a cluster of 16,384 GPUs fails 16,384 times as often.",
+             "你用了单张卡的 MTBF；16384 张卡的集群故障频率是它的 16384 倍。")]''',
 ) + exercise(2, md(
-    """Owning: from `estimate(run.replace(pricing="owned"))` compute the machine cost per GPU-hour
-(`final_run_usd / gpu_hours`). If your GPUs are busy only a fraction f of the year, each busy hour costs that
-divided by f. Below what f does renting at the 3-year reserved rate win?""",
-    """自建：由 `estimate(run.replace(pricing="owned"))` 计算每卡时机器成本（`final_run_usd / gpu_hours`）。
-如果 GPU 一年中只有 f 的时间在忙，每个忙碌小时的成本就要除以 f。f 低于多少时，按 3 年预留价租用更划算？"""),
-    "# your code here / 在这里写代码\nbreak_even = None",
+    """Owning: the machine cost per GPU-hour of owned GPUs (`final_run_usd / gpu_hours` of
+`estimate(run.replace(pricing="owned"))`) assumes they are busy all year. If your GPUs are busy only a fraction f
+of the year, each busy hour costs that divided by f. Below what f does renting at the 3-year committed rate win?
+The two hourly costs are shown under the question.""",
+    """自建：自建 GPU 的每卡时机器成本（`estimate(run.replace(pricing="owned"))` 的 `final_run_usd / gpu_hours`）
+假设它们全年忙碌。如果 GPU 一年中只有 f 的时间在忙，每个忙碌小时的成本就要除以 f。f 低于多少时，按 3 年承诺价租用更划算？
+两个小时成本列在题目下方。"""),
+    "break_even",
     '''
 owned = estimate(run.replace(pricing="owned"))
 owned_hourly = owned.final_run_usd / owned.gpu_hours
@@ -647,10 +700,13 @@ rented_hourly = rented.final_run_usd / rented.gpu_hours
 answer = owned_hourly / rented_hourly
 assert 0 < answer < 1, answer
 ''',
-    "Owned {owned_hourly:.2f} USD per busy GPU-hour vs {rented_hourly:.2f} reserved: owning wins while the GPUs are "
-    "busy more than {answer:.0%} of the time (people, hosting and resale not counted).",
-    "自建每个忙碌卡时 {owned_hourly:.2f} 美元，预留 {rented_hourly:.2f} 美元：GPU 忙碌时间超过 {answer:.0%} 时自建更划算"
+    "f = {owned_hourly:.2f} / {rented_hourly:.2f} = {answer:.2f}: owning wins while the GPUs are busy more than "
+    "{answer:.0%} of the time (people, hosting and resale not counted).",
+    "f = {owned_hourly:.2f} / {rented_hourly:.2f} = {answer:.2f}：GPU 忙碌时间超过 {answer:.0%} 时自建更划算"
     "（未计人力、托管和残值）。",
+    tol=0.02, unit_en="a fraction (0.1) or a percentage (10%)", unit_zh="一个比例（0.1）或百分数（10%）",
+    given='''[(ws.t("owned: USD per busy GPU-hour at f = 1", "自建：f = 1 时每个忙碌卡时美元"), f"{owned_hourly:.2f}"),
+           (ws.t("3-year committed: USD per GPU-hour", "3 年承诺：每卡时美元"), f"{rented_hourly:.2f}")]''',
 ) + footer(
     """- Reserved and spot cut the hourly rate; spot adds preemptions, which large synchronous jobs feel most.
 - Failures cost τ/2 + restart each; checkpoint near √(2·δ·MTBF).
@@ -693,9 +749,9 @@ kWh = 卡时 × TDP × 服务器系数 × 平均功率比例 × PUE。DGX H100 �
     code('''
 from explorer.presets import presets
 e = estimate(presets()["gpt3"].scenario)
-display(HTML(table([(t("model: facility energy", "模型：设施能耗"), f"{e.energy_mwh:,.0f} MWh"),
-                    (t("measured (Patterson et al. 2021)", "实测（Patterson 等 2021）"), "1,287 MWh"),
-                    (t("model: emissions", "模型：排放"), f"{e.co2_tonnes:,.0f} tCO2")])))
+display(HTML(ws.table([(ws.t("model: facility energy", "模型：设施能耗"), f"{e.energy_mwh:,.0f} MWh"),
+                    (ws.t("measured (Patterson et al. 2021)", "实测（Patterson 等 2021）"), "1,287 MWh"),
+                    (ws.t("model: emissions", "模型：排放"), f"{e.co2_tonnes:,.0f} tCO2")])))
 '''),
     md("""## Region: price and carbon
 
@@ -713,54 +769,69 @@ priced = [r for r, reg in catalog.regions().items() if reg.electricity_usd_per_k
 def render(region, pue):
     e = estimate(run.replace(region=region, pue=pue))
     reg = catalog.region(region)
-    return table([(t("electricity", "电价"), f"{reg.electricity_usd_per_kwh} USD/kWh ({reg.price_year})"),
-                  (t("energy", "能耗"), f"{e.energy_mwh:,.1f} MWh"),
-                  (t("energy cost", "电费"), money(e.cost_usd["energy"])),
-                  (t("emissions", "排放"), f"{e.co2_tonnes:,.1f} tCO2")])
+    return ws.table([(ws.t("electricity", "电价"), f"{reg.electricity_usd_per_kwh} USD/kWh ({reg.price_year})"),
+                  (ws.t("energy", "能耗"), f"{e.energy_mwh:,.1f} MWh"),
+                  (ws.t("energy cost", "电费"), ws.money(e.cost_usd["energy"])),
+                  (ws.t("emissions", "排放"), f"{e.co2_tonnes:,.1f} tCO2")])
 
-panel(render, region=W.Dropdown(options=priced, value="cn-avg", description=t("region", "地区")),
-      pue=W.FloatSlider(value=1.3, min=1.0, max=2.0, step=0.05, description="PUE"))
+region_names = [(ws.label("term:" + catalog.region(r).name) if ws.LANG == "zh" else catalog.region(r).name, r)
+                for r in priced]
+ws.panel(render, region=ws.W.Dropdown(options=region_names, value="cn-avg", description=ws.t("region", "地区")),
+      pue=ws.W.FloatSlider(value=1.3, min=1.0, max=2.0, step=0.05, description="PUE"))
 '''),
     code('''
 names = ["cn-avg", "cn-ningxia", "cn-inner-mongolia", "us-avg", "se"]
 fig = Figure(figsize=(6, 2.8))
 ax1, ax2 = fig.subplots(1, 2)
 ax1.barh(names, [catalog.region(r).electricity_usd_per_kwh for r in names], color="C0")
-ax1.set_xlabel(t("USD/kWh", "美元/千瓦时"), **TEXT_KW)
+ax1.set_xlabel(ws.t("USD/kWh", "美元/千瓦时"), **ws.TEXT_KW)
 ax2.barh(names, [catalog.region(r).grid_gco2_per_kwh for r in names], color="C3")
-ax2.set_xlabel(t("gCO2/kWh", "克CO2/千瓦时"), **TEXT_KW)
+ax2.set_xlabel(ws.t("gCO2/kWh", "克CO2/千瓦时"), **ws.TEXT_KW)
 ax2.set_yticks(range(len(names)), [""] * len(names))
 cheap = min(names, key=lambda r: catalog.region(r).electricity_usd_per_kwh)
 clean = min(names, key=lambda r: catalog.region(r).grid_gco2_per_kwh)
-figure_html(fig, t(f"Two bar charts for {', '.join(names)}: electricity price (USD/kWh) and grid carbon "
+ws.figure_html(fig, ws.t(f"Two bar charts for {', '.join(names)}: electricity price (USD/kWh) and grid carbon "
                    f"intensity (gCO2/kWh). Cheapest power: {cheap}; cleanest grid: {clean}.",
                    f"{', '.join(names)} 的两个条形图：电价（美元/千瓦时）与电网碳强度（克CO2/千瓦时）。"
                    f"电价最低：{cheap}；电网最清洁：{clean}。"))
 '''),
 ] + exercise(1, md(
-    """Recompute GPT-3's facility energy by hand from `e.gpu_hours` (V100: 300 W TDP) using the formula and the
-assumptions `estimate` used (`e.assumptions`), and check it equals `e.energy_mwh`.""",
-    """用公式和 `estimate` 使用的假设（`e.assumptions`），由 `e.gpu_hours`（V100：TDP 300 W）手算 GPT-3 的设施能耗，
-并检查它等于 `e.energy_mwh`。"""),
-    "# your code here / 在这里写代码\nmy_mwh = None\nfor a in e.assumptions:\n"
-    "    if 'power' in a.name or 'pue' in a.name.lower():\n        print(a.name, a.value, a.unit)",
+    """Recompute GPT-3's facility energy in MWh by hand with the formula above: GPU-hours × 300 W (V100 TDP) ×
+server factor × average power fraction × PUE. The values `estimate` used are under the question (in JupyterLab:
+`e.gpu_hours` and `e.assumptions`).""",
+    """用上面的公式手算 GPT-3 的设施能耗（MWh）：卡时 × 300 W（V100 TDP）× 服务器系数 × 平均功率比例 × PUE。
+`estimate` 使用的数值列在题目下方（JupyterLab 中：`e.gpu_hours` 和 `e.assumptions`）。"""),
+    "my_mwh",
     '''
-used = {a.name: a.value for a in e.assumptions}
+gpt3_e = estimate(presets()["gpt3"].scenario)
+used = {a.name: a.value for a in gpt3_e.assumptions}
 factor = next(v for k, v in used.items() if "server" in k and "power" in k)
 avg = next(v for k, v in used.items() if k.startswith("avg_power"))
 pue_used = next(v for k, v in used.items() if "pue" in k.lower())
-answer = e.gpu_hours * 300 * factor * avg * pue_used / 1e6
-assert abs(answer / e.energy_mwh - 1) < 0.01, (answer, e.energy_mwh)
+gpu_h = gpt3_e.gpu_hours
+answer = gpu_h * 300 * factor * avg * pue_used / 1e6
+assert abs(answer / gpt3_e.energy_mwh - 1) < 0.01, (answer, gpt3_e.energy_mwh)
 ''',
-    "{answer:,.0f} MWh = GPU-hours × 300 W × {factor} × {avg} × PUE {pue_used}; the measured 1,287 MWh is "
-    "within about 25%.",
-    "{answer:,.0f} MWh = 卡时 × 300 W × {factor} × {avg} × PUE {pue_used}；与实测 1287 MWh 相差约 25% 以内。",
+    "{answer:,.0f} MWh = {gpu_h:,.0f} GPU-hours × 300 W × {factor} × {avg} × PUE {pue_used} / 10⁶; the measured "
+    "1,287 MWh (Patterson et al. 2021) is within about 25%.",
+    "{answer:,.0f} MWh = {gpu_h:,.0f} 卡时 × 300 W × {factor} × {avg} × PUE {pue_used} / 10⁶；与实测 1287 MWh"
+    "（Patterson 等 2021）相差约 25% 以内。",
+    tol=0.01, unit_en="MWh", unit_zh="兆瓦时（MWh）",
+    mistakes='''[(answer / pue_used, "you left out the PUE (cooling and power losses of the facility).",
+             "你漏掉了 PUE（数据中心的冷却与供电损耗）。"),
+            (answer / factor, "you left out the server factor (CPUs, network and fans around the GPUs).",
+             "你漏掉了服务器系数（GPU 之外的 CPU、网络和风扇）。"),
+            (answer / avg, "you left out the average power fraction: GPUs do not draw their TDP all the time.",
+             "你漏掉了平均功率比例：GPU 并非一直满功率运行。")]''',
+    given='''[(ws.t("GPU-hours", "卡时"), f"{gpu_h:,.0f}"), (ws.t("server factor", "服务器系数"), f"{factor}"),
+           (ws.t("average power fraction", "平均功率比例"), f"{avg}"), ("PUE", f"{pue_used}")]''',
 ) + exercise(2, md(
     """The second article: western data centres cut power cost by 40%. Compare the energy cost of `run` in
-`cn-ningxia` and `cn-avg` at the same PUE 1.3. What is the saving, and what happens to emissions?""",
-    """第二篇文章：西部数据中心电力成本可降低 40%。在相同 PUE 1.3 下比较 `run` 在 `cn-ningxia` 与 `cn-avg` 的电费。
-节省多少？排放怎样变化？"""),
-    "# your code here / 在这里写代码\nsaving = None",
+`cn-ningxia` and `cn-avg` at the same PUE 1.3 (the table above, or `estimate` in JupyterLab). By what fraction is
+Ningxia's energy cost lower? Open the solution for what happens to emissions.""",
+    """第二篇文章：西部数据中心电力成本可降低 40%。在相同 PUE 1.3 下比较 `run` 在 `cn-ningxia` 与 `cn-avg` 的电费
+（用上面的表格，或在 JupyterLab 中用 `estimate`）。宁夏的电费低多少比例？排放怎样变化，见解答。"""),
+    "saving",
     '''
 west = estimate(run.replace(region="cn-ningxia", pue=1.3))
 avg_cn = estimate(run.replace(region="cn-avg", pue=1.3))
@@ -771,6 +842,9 @@ assert abs(answer - (1 - 0.0508 / 0.0905)) < 1e-6 and co2 > 1, (answer, co2)
     "{answer:.0%} cheaper power (Ningxia 0.0508 vs 0.0905 USD/kWh), but {co2:.2f}x the emissions: the western grids "
     "emit more CO2 per kWh (regions.csv).",
     "电费便宜 {answer:.0%}（宁夏 0.0508 对 0.0905 美元/千瓦时），但排放是 {co2:.2f} 倍：西部电网每千瓦时排放的 CO2 更多（regions.csv）。",
+    tol=0.02, unit_en="a fraction (0.1) or a percentage (10%)", unit_zh="一个比例（0.1）或百分数（10%）",
+    mistakes='''[(1 - answer, "that is Ningxia's cost as a share of the average (0.0508 / 0.0905); the saving is 1 minus it.",
+             "这是宁夏电费占平均水平的比例（0.0508 / 0.0905）；节省的是 1 减去它。")]''',
 ) + footer(
     """- Energy = GPU-hours × TDP × server factor × average load × PUE; the model is within ~25% of GPT-3's measured 1,287 MWh.
 - Cheaper power and cleaner power are different regions.
@@ -803,7 +877,7 @@ L6 = header(
     md("""## Six dimensions
 
 The first article splits cost into compute, energy, data, people, hardware and hidden costs. Published figures
-such as DeepSeek-V3's \\$5.576M (2.788M H800-hours × \\$2) are the final run only. Add a team, data and
+such as DeepSeek-V3's USD 5.576M (2.788M H800-hours × USD 2) are the final run only. Add a team, data and
 experiments (total development compute is ≈ 1.2–4× the final run, Epoch AI) and watch the shares move.""",
        """## 六个维度
 
@@ -813,100 +887,112 @@ experiments (total development compute is ≈ 1.2–4× the final run, Epoch AI)
     code('''
 from explorer import COST_DIMENSIONS
 from explorer.presets import presets
+from explorer.text import label
 base = presets()["startup_7b"].scenario
+plan = estimate(base)
+used = {a.name: a.value for a in plan.assumptions}
+default_experiments = used["experiments_multiplier"]  # by kind of training: 2.2x for pre-training
 
 def render(headcount, experiments, data_usd_per_1m):
-    e = estimate(base.replace(team_headcount=headcount, team_loaded_usd_per_year=250_000 if headcount else 0,
-                              experiments_multiplier=experiments, data_usd_per_1m_tokens=data_usd_per_1m))
+    e = estimate(base.replace(team_headcount=headcount, experiments_multiplier=experiments,
+                              data_usd_per_1m_tokens=data_usd_per_1m))
     total = e.cost_usd["total"]
-    return table([(d, f"{money(e.cost_usd[d])} ({e.cost_usd[d] / total:.0%})") for d in COST_DIMENSIONS]
-                 + [(t("total", "合计"), money(total))])
+    return ws.table([(label(f"dim_{d}", ws.LANG), f"{ws.money(e.cost_usd[d])} ({e.cost_usd[d] / total:.0%})")
+                     for d in COST_DIMENSIONS] + [(ws.t("total", "合计"), ws.money(total))])
 
-panel(render,
-      headcount=W.IntSlider(value=8, min=0, max=50, description=t("team", "团队人数")),
-      experiments=W.FloatSlider(value=1.0, min=1.0, max=4.0, step=0.1, description=t("experiments ×", "实验倍数")),
-      data_usd_per_1m=W.FloatSlider(value=0.0, min=0.0, max=1.0, step=0.01, description=t("data $/1M tok", "数据 $/百万")))
+ws.panel(render,
+         headcount=ws.W.IntSlider(value=8, min=0, max=50, description=ws.t("team", "团队人数")),
+         experiments=ws.W.FloatSlider(value=default_experiments, min=1.0, max=4.0, step=0.1,
+                                      description=ws.t("experiments ×", "实验倍数")),
+         data_usd_per_1m=ws.W.FloatSlider(value=0.0, min=0.0, max=1.0, step=0.01,
+                                          description=ws.t("data USD/1M tokens", "数据 美元/百万 token")))
 '''),
-    md("""The team's loaded cost of \\$250,000 per person-year in this cell is an **illustrative input, not a sourced
-figure**: put in your own. Fixed costs (cluster, core team) run whatever you do; elastic ones (experiments,
-trial runs, evaluations) should come from elastic supply.""",
-       """本单元格中每人每年 250,000 美元（25 万）的全成本是**示意输入，不是有出处的数字**：请填入你自己的。固定成本（集群、核心团队）
-无论做什么都在发生；弹性成本（实验、试跑、评估）应优先用弹性资源满足。"""),
+    md("""The team's cost is the model's default: a loaded cost per person-year at an AI lab, over the whole
+project, not only the final run (`defaults.csv`, with its source). Put in your own. Fixed costs (cluster, core
+team) run whatever you do; elastic ones (experiments, trial runs, evaluations) should come from elastic supply.""",
+       """团队成本取模型的默认值：AI 实验室每人每年的全成本，按整个项目计算，而不只是最终训练（`defaults.csv`，附出处）。
+请填入你自己的数字。固定成本（集群、核心团队）无论做什么都在发生；弹性成本（实验、试跑、评估）应优先用弹性资源满足。"""),
+    code('''
+ws.show_table([(ws.t("people: loaded cost per person-year", "人员：每人每年全成本"),
+                ws.money(used["team_loaded_usd_per_year_ai_lab"])),
+               (ws.t("project length", "项目时长"), f"{used['project_months']} " + ws.t("months", "个月")),
+               (ws.t("experiments (x the final run)", "实验（最终训练的倍数）"), f"{default_experiments}")])
+'''),
     md("""## Uncertainty and the 120% rule
 
-A plan is a point estimate; MFU alone spreads it widely (middle half of measured runs 0.30–0.50). If
-`explorer.simulate` is available (the analysis module) this cell uses it; otherwise it draws MFU from that
-range itself.""",
+A plan is a point estimate; MFU alone spreads it widely (middle half of measured runs 0.30–0.50). This cell uses
+`explorer.simulate` (the analysis module) to draw the uncertain inputs.""",
        """## 不确定性与 120% 规则
 
-计划只是一个点估计；单是 MFU 就会让它大幅波动（实测训练的中间一半为 0.30–0.50）。如果有 `explorer.simulate`
-（分析模块），本单元格使用它；否则自己在该范围内抽样 MFU。"""),
+计划只是一个点估计；单是 MFU 就会让它大幅波动（实测训练的中间一半为 0.30–0.50）。本单元格用 `explorer.simulate`
+（分析模块）对不确定的输入抽样。"""),
     code('''
 import numpy as np
-plan = estimate(base)
-if hasattr(explorer, "simulate"):
-    sim = explorer.simulate(base, n=2000, seed=0)
-    totals = np.asarray(sim.totals_usd)
-    how = t("explorer.simulate", "explorer.simulate")
-else:
-    rng = np.random.default_rng(0)
-    mfus = rng.uniform(0.30, 0.50, 200)
-    totals = np.array([estimate(base.replace(mfu=float(u))).total_usd for u in mfus])
-    how = t("MFU drawn uniformly from 0.30-0.50 (200 draws)", "MFU 在 0.30–0.50 均匀抽样（200 次）")
+sim = explorer.simulate(base, n=2000, seed=0)
+totals = np.asarray(sim.totals_usd)
 over = float(np.mean(totals > 1.2 * plan.total_usd))
-display(HTML(table([(t("method", "方法"), how), (t("plan", "计划"), money(plan.total_usd)),
-                    ("P5 / P50 / P95", " / ".join(money(v) for v in np.percentile(totals, [5, 50, 95]))),
-                    (t("chance over 120% of plan", "超过计划 120% 的概率"), f"{over:.0%}")])))
+ws.show_table([(ws.t("plan", "计划"), ws.money(plan.total_usd)),
+               ("P5 / P50 / P95", " / ".join(ws.money(v) for v in np.percentile(totals, [5, 50, 95]))),
+               (ws.t("chance over 120% of plan", "超过计划 120% 的概率"), f"{over:.0%}")])
 '''),
     md("""## Attributing a change
 
 "The run got more expensive" is not an explanation. Name the actions: here the baseline moves to FP8 and spot
-pricing, and the team runs twice the final run's compute in experiments. If `explorer.attribute` is available it splits the change fairly (Shapley values);
-otherwise this cell applies the actions one at a time, in order.""",
+pricing, and the team adds one more final run's worth of experiments (from 2.2× to 3.2× the final run's
+compute). `explorer.attribute` splits the change fairly among them (Shapley values).""",
        """## 成本变化归因
 
-“训练变贵了”不是解释。要说出具体动作：这里基线改为 FP8 和竞价实例，同时团队用掉最终训练两倍的算力做实验。如果有 `explorer.attribute`，
-它会公平地分配变化（Shapley 值）；否则本单元格按顺序逐一应用这些动作。"""),
+“训练变贵了”不是解释。要说出具体动作：这里基线改为 FP8 和竞价实例，同时团队多做相当于一次最终训练的实验
+（从最终训练算力的 2.2 倍增加到 3.2 倍）。`explorer.attribute` 把变化公平地分给这些动作（Shapley 值）。"""),
     code('''
-actions = {"precision": "fp8", "pricing": "spot", "experiments_multiplier": 2.0}
+actions = {"precision": "fp8", "pricing": "spot", "experiments_multiplier": default_experiments + 1.0}
 target = base.replace(**actions)
-if hasattr(explorer, "attribute"):
-    parts = dict(explorer.attribute(base, target).parts_usd)
-else:
-    parts, current = {}, base
-    for field, value in actions.items():
-        nxt = current.replace(**{field: value})
-        parts[field] = estimate(nxt).total_usd - estimate(current).total_usd
-        current = nxt
+parts = dict(explorer.attribute(base, target).parts_usd)
 change = estimate(target).total_usd - estimate(base).total_usd
-shown = [(k, money(v)) for k, v in parts.items() if v != 0]  # levers that did not move are left out
-display(HTML(table(shown + [(t("total change", "总变化"), money(change))])))
+names = {"precision": ws.t("FP8 instead of BF16", "FP8 代替 BF16"), "pricing": ws.t("spot pricing", "竞价实例"),
+         "experiments": ws.t(f"experiments {default_experiments:g}x -> {default_experiments + 1:g}x",
+                                        f"实验 {default_experiments:g} 倍 -> {default_experiments + 1:g} 倍")}
+# each action's part of the change: negative saves money, positive adds cost
+ws.show_table([(names.get(k, k), ws.money(v)) for k, v in parts.items() if v != 0])
 '''),
 ] + exercise(1, md(
-    """The 120% rule: at what MFU does `base` (planned at MFU 0.38) cost 120% of its compute plan? Check with
-`estimate`.""",
-    """120% 规则：`base`（按 MFU 0.38 做计划）的 MFU 降到多少时，算力成本达到计划的 120%？用 `estimate` 检验。"""),
-    "# your code here / 在这里写代码\ntrigger = None",
+    """The 120% rule: at what MFU does `base` (planned at MFU 0.38) cost 120% of its compute plan? Cost per token
+is proportional to 1 / MFU; in JupyterLab, check with `estimate`.""",
+    """120% 规则：`base`（按 MFU 0.38 做计划）的 MFU 降到多少时，算力成本达到计划的 120%？每个 token 的成本与 1 / MFU
+成正比；在 JupyterLab 中用 `estimate` 检验。"""),
+    "trigger",
     '''
 answer = 0.38 / 1.2
 ratio = estimate(base.replace(mfu=answer)).cost_usd["compute"] / estimate(base.replace(mfu=0.38)).cost_usd["compute"]
 assert abs(ratio - 1.2) < 1e-6, ratio
 ''',
-    "MFU {answer:.3f}: inside the 0.30-0.50 middle half of real runs, so with an uncertain MFU the rule fires "
-    "often. Use it with a plan whose spread you know.",
-    "MFU {answer:.3f}：落在真实训练 0.30–0.50 的中间一半内，所以 MFU 不确定时这条规则会经常触发。"
+    "MFU 0.38 / 1.2 = {answer:.3f}: inside the 0.30-0.50 middle half of real runs, so with an uncertain MFU the "
+    "rule fires often. Use it with a plan whose spread you know.",
+    "MFU 0.38 / 1.2 = {answer:.3f}：落在真实训练 0.30–0.50 的中间一半内，所以 MFU 不确定时这条规则会经常触发。"
     "应配合已知波动范围的计划使用。",
+    tol=0.01, unit_en="an MFU, e.g. 0.3", unit_zh="一个 MFU，例如 0.3",
+    mistakes='''[(0.38 * 1.2, "a higher MFU makes the run cheaper; the cost grows as the MFU falls, so divide by 1.2.",
+             "MFU 越高训练越便宜；成本随 MFU 下降而上升，所以要除以 1.2。"),
+            (0.38 * 0.8, "cost ∝ 1 / MFU, so 120% of the cost means MFU / 1.2, not MFU × 0.8.",
+             "成本 ∝ 1 / MFU，所以成本为 120% 意味着 MFU / 1.2，而不是 MFU × 0.8。")]''',
 ) + exercise(2, md(
-    """Check the attribution: do the parts add up to the total change? Which action saved the most?""",
-    """检查归因：各部分之和等于总变化吗？哪个动作省得最多？"""),
-    "# your code here / 在这里写代码\nbiggest_saving = None",
+    """Add up the parts of the attribution table above: by how many US dollars does the total change? (A saving
+is negative.) Then open the solution: do the parts add up to the change, and which action saved the most?""",
+    """把上面归因表中的各部分加起来：总成本变化多少美元？（节省为负数。）然后打开解答：各部分之和等于总变化吗？哪个动作省得最多？"""),
+    "total_change",
     '''
 assert abs(sum(parts.values()) - change) <= 1e-6 * max(1.0, abs(change)), (sum(parts.values()), change)
-answer = min(parts, key=parts.get)
+answer = change
+saved_most = names[min(parts, key=parts.get)]
+added = ", ".join(names[k] for k, v in parts.items() if v > 0) or ws.t("none", "无")
 ''',
-    "The parts add up to {change:,.0f} USD; the biggest saving is <b>{answer}</b>. Experiments add cost: "
-    "name them in the budget instead of hiding them.",
-    "各部分之和为 {change:,.0f} 美元；省得最多的是 <b>{answer}</b>。实验会增加成本：要在预算中写明，而不是藏起来。",
+    "The parts add up to the total change, {answer:,.0f} USD. The biggest saving is <b>{saved_most}</b>; the "
+    "action that adds cost: {added}. Name such actions in the budget instead of hiding them in a total.",
+    "各部分之和等于总变化 {answer:,.0f} 美元。省得最多的是 <b>{saved_most}</b>；增加成本的动作：{added}。"
+    "要在预算中写明这些动作，而不是把它们藏在总数里。",
+    tol=0.02, unit_en="US dollars, e.g. -250000 or -250k", unit_zh="美元，例如 -250000 或 -250k",
+    mistakes='''[(sum(v for v in parts.values() if v < 0), "you added only the savings; the added experiments count too.",
+             "你只加了节省的部分；增加的实验成本也要算上。")]''',
 ) + footer(
     """- Published costs are usually the final run; the project also pays for data, people and experiments.
 - A threshold such as 120% only makes sense next to the plan's own spread.
@@ -982,18 +1068,25 @@ claims["verdict"].value_counts()
     md("## All claims · 全部论断", ""),
     code('''
 COLORS = {HOLDS: "#1a7f37", CONDITIONAL: "#9a6700", FAILS: "#cf222e", CANNOT_CHECK: "#57606a"}
+VERDICT_ZH = {HOLDS: "成立", CONDITIONAL: "仅在所述条件下成立", FAILS: "不成立", CANNOT_CHECK: "无法核实"}
 
-def fmt(x):
+def fmt(x, unit=""):
+    if unit.startswith("year"):
+        return f"{x:.0f}"  # 2031, not 2,031
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 
+def verdict(v):
+    return f"<b style='color:{COLORS[v]}'>{html.escape(v)}<br><span lang='zh'>{VERDICT_ZH[v]}</span></b>"
+
 rows = "".join(
-    f"<tr><td>{html.escape(r.id)}</td><td>{html.escape(r.claim_en)}<br><span lang='zh'>{html.escape(r.claim_zh)}</span></td>"
-    f"<td>{fmt(r.number)}<br><small>{html.escape(r.unit)}</small></td>"
-    f"<td style='color:{COLORS[r.verdict]}'><b>{html.escape(r.verdict)}</b></td></tr>"
+    f"<tr><td>{html.escape(r.claim_en)}<br><span lang='zh'>{html.escape(r.claim_zh)}</span>"
+    f"<br><small><code>{html.escape(r.id)}</code></small></td><td>{verdict(r.verdict)}</td>"
+    f"<td>{fmt(r.number, r.unit)}<br><small>{html.escape(r.unit)}</small></td></tr>"
     for r in claims.itertuples())
-display(HTML("<style>.claims td, .claims th {text-align: left !important; vertical-align: top}</style>"
-             "<table class='claims'><tr><th>id</th><th>claim · 论断</th><th>number · 数值</th><th>verdict · 结论</th></tr>"
-             + rows + "</table>"))
+# the verdict is the second column so that it stays on screen on a phone; tex2jax_ignore: "$900" is money, not math
+display(HTML("<style>.claims td, .claims th {text-align: left !important; vertical-align: top; padding: 4px}</style>"
+             "<div class='tex2jax_ignore mathjax_ignore' style='overflow-x:auto'><table class='claims'>"
+             "<tr><th>claim · 论断</th><th>verdict · 结论</th><th>number · 数值</th></tr>" + rows + "</table></div>"))
 '''),
     md("## Why: pick a claim · 原因：选择一个论断", ""),
     code('''
@@ -1002,8 +1095,11 @@ why = W.HTML()
 
 def show(_=None):
     r = claims.set_index("id").loc[pick.value]
-    why.value = (f"<p><b>{html.escape(r.claim_en)}</b><br>{html.escape(r.claim_zh)}</p>"
-                 f"<p><b>test</b>: {html.escape(r.test)} ({r.basis})</p><p>{html.escape(r.why)}</p>")
+    why.value = ("<div class='tex2jax_ignore mathjax_ignore'>"
+                 f"<p><b>{html.escape(r.claim_en)}</b><br><span lang='zh'>{html.escape(r.claim_zh)}</span></p>"
+                 f"<p>{verdict(r.verdict)}</p>"
+                 f"<p><b>test · 检验</b>: {html.escape(r.test)} ({r.basis})</p>"
+                 f"<p><b>why · 原因</b> <small>(in English · 英文)</small>: {html.escape(r.why)}</p></div>")
 
 pick.observe(show, "value")
 show()
@@ -1017,7 +1113,7 @@ The notebook fails if a hand-checked verdict changes (see also `tests/test_claim
 v = claims.set_index("id")["verdict"]
 assert v["a_2018_bert"] == FAILS              # AI Index: $3,288, not $300k
 assert v["a_2020_gpt3_cost"] == CONDITIONAL   # $1.4M is a 2023 re-training estimate; AI Index 2020: $4.3M
-assert v["b_fp8_memory"] == CONDITIONAL       # weights halve, optimizer state does not
+assert v["b_fp8_memory"] == FAILS             # FP8 keeps BF16 weights and FP32 optimizer state
 assert v["a_util_50_80"] == HOLDS
 '''),
 ]
