@@ -94,18 +94,6 @@ def _history_chart(language: str) -> Figure:
     return history_figure(figure=Figure(figsize=(13.0, 7.8), dpi=66, layout="constrained"), language=language)
 
 
-def _fix_initial_image(canvas: GuardedCanvas) -> None:
-    """Give the image drawn before any browser attached its ``data:`` prefix.
-
-    ipympl keeps that first image in ``_data_url`` as bare base64, which the
-    browser cannot load ("broken" image, blank chart) unless a later redraw
-    happens to replace it; with the prefix it shows at once.
-    """
-    url = getattr(canvas, "_data_url", None)
-    if getattr(canvas, "syncing_data_url", False) and url and not url.startswith("data:"):
-        canvas._data_url = "data:image/png;base64," + url
-
-
 def _first_estimate(start: Scenario, fields: dict) -> Estimate:
     """Estimate of ``start`` with the query's ``fields`` on top.
 
@@ -213,8 +201,6 @@ class ExplorerApp:
             (row.twin or row.widget).observe(self._on_change, names="value")
         self.tabs.observe(self._on_tab, names="selected_index")
         self.groups.observe(self._on_group, names="selected_index")
-        for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
-            _fix_initial_image(fig.canvas)
 
     def _estimate_from_query(self, start: Scenario, query_string: str) -> tuple[Estimate, str]:
         """The first result for ``query_string`` on top of ``start``, and the preset it names ("" for none).
@@ -301,8 +287,7 @@ class ExplorerApp:
         self.pin_button = w.Button(icon="thumb-tack", layout=AUTO_WIDTH, style=BUTTON_STYLE)
         self.pin_button.on_click(self._on_pin)
         self.analysis = AnalysisViews(_widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
-                                      on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m),
-                                      after_draw=lambda fig: _fix_initial_image(fig.canvas))
+                                      on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m))
         self.assumptions = shared_html()
         self.downloads = shared_html()
         self.share = shared_html()
@@ -840,7 +825,6 @@ class ExplorerApp:
                 redraw_marker(visible)
             else:
                 (self.breakdown if visible is self.breakdown.figure else self.waterfall).redraw()
-            _fix_initial_image(visible.canvas)  # when this runs before a browser attached
         if hasattr(self, "analysis"):
             self.analysis.render(self._tab_key())  # the analysis views draw their own figures, when shown
 

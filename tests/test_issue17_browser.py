@@ -1,0 +1,70 @@
+"""Issue 17 in a real browser: Chinese share links draw their charts at desktop widths.
+
+Before the fix, ``?lang=zh`` at 1400 and 1920 px opened with a 0 x 0 Breakdown
+canvas: ipympl had stored the image drawn before the page connected as bare
+base64, the page loaded it as a relative URL (``GET /voila/files/iVBORw0KGgo...``,
+403) and threw on ``drawImage`` (explorer/app/canvas.py explains). Each load
+here waits for every visible chart to hold drawn (non-blank) pixels; the
+``chromium`` fixture fails the test on any console error, and no request may
+ask the server for an image's base64 text.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import ARTIFACTS
+
+pytestmark = [pytest.mark.server, pytest.mark.browser]
+
+#: Visible chart canvases, with their size and how many pixels are not blank (not transparent, not white).
+DRAWN = """() => [...document.querySelectorAll('.explorer-app .jupyter-matplotlib-canvas-div canvas:first-child')]
+  .filter(c => c.offsetParent !== null && c.getBoundingClientRect().width > 0)
+  .map(c => {
+    if (!c.width || !c.height) { return [c.width, c.height, 0]; }
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i + 3] > 0 && (d[i] < 250 || d[i + 1] < 250 || d[i + 2] < 250)) { n++; }
+    }
+    return [c.width, c.height, n];
+  })"""
+
+#: A chart counts as drawn when this many of its pixels are inked (the breakdown inks about 60,000 at 864 x 355).
+MIN_INKED = 5000
+
+
+def _load_and_check(chromium, url: str, width: int, shot: str | None = None) -> list:
+    page = chromium.new_page(viewport={"width": width, "height": 1000})
+    file_requests: list[str] = []
+    page.on("request", lambda r: file_requests.append(r.url[:120]) if "/files/" in r.url else None)
+    try:
+        page.goto(url, timeout=120_000)
+        page.wait_for_selector(".explorer-summary p", timeout=120_000)
+        charts = None
+        try:
+            page.wait_for_function(
+                f"() => {{ const c = ({DRAWN})(); return c.length > 0 && c.every(x => x[2] >= {MIN_INKED}); }}",
+                timeout=30_000, polling=200)
+        finally:
+            charts = page.evaluate(DRAWN)
+            if shot:
+                page.screenshot(path=str(ARTIFACTS / shot), full_page=True)
+        assert charts and all(n >= MIN_INKED for _, _, n in charts), (url, width, charts)
+        summary = page.locator(".explorer-summary").inner_text()
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in summary), summary  # the page is in Chinese
+        assert file_requests == [], file_requests
+        return charts
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("width", [1400, 1920])
+@pytest.mark.parametrize("query", ["?lang=zh", "?preset=deepseek_v3&lang=zh"])
+def test_chinese_links_draw_every_visible_chart_at_desktop_widths(voila_url, chromium, query, width):
+    """Five loads each: the Breakdown chart (and anything else visible) is drawn every time, with no console error."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    for attempt in range(5):
+        shot = f"issue17-{query.strip('?').replace('&', '-').replace('=', '_')}-{width}.png" if attempt == 0 else None
+        charts = _load_and_check(chromium, voila_url + query, width, shot)
+        assert charts[0][0] > 0, charts
