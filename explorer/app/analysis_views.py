@@ -37,11 +37,12 @@ from explorer.app.views import translate
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, TEXT_STYLE, shared
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
-from explorer.model import COST_DIMENSIONS, Estimate
+from explorer.scenario import Scenario
+from explorer.model import COST_DIMENSIONS, Estimate, estimate
 from explorer.plots.analysis import (SLOT_COLORS, CompareBarsPlot, LeverWaterfallPlot, SimulationPlot,
                                      TornadoPlot)
 from explorer.plots.breakdown import freeze_layout
-from explorer.text import label, money, quantity
+from explorer.text import label, labels, money, parse_number, quantity, readable_number
 
 __all__ = ["AnalysisViews", "SLOTS", "SLOT_NAME_MAX", "slot_title", "clean_slot_name", "APP_DRAWS", "APP_SEED",
            "compare_html", "recipe_html", "budget_html", "parse_budget", "parse_gpu_cap"]
@@ -69,18 +70,19 @@ _INPUT_STYLE = shared(TextStyle, description_width="initial")
 
 # ---------------------------------------------------------------------------------------------- parsing
 def _parse_number(text: str) -> float | None:
-    """A typed number (commas and spaces allowed); None for a blank box; ValueError when not a number."""
-    text = (text or "").strip().replace(",", "").replace(" ", "")
+    """A typed number as every box reads it (``10M``, ``2.5e6``, ``2,500,000``: :func:`explorer.text.parse_number`);
+    None for a blank box; ValueError when not a number."""
+    text = (text or "").strip()
     if not text:
         return None
-    return float(text)
+    return parse_number(text)
 
 
 def parse_budget(text: str) -> float | None:
     """A typed budget [currency]: None for blank, ValueError unless a finite amount > 0.
 
-    >>> parse_budget("2,500,000"), parse_budget("")
-    (2500000.0, None)
+    >>> parse_budget("2,500,000"), parse_budget("10M"), parse_budget("")
+    (2500000.0, 10000000.0, None)
     """
     value = _parse_number(text)
     if value is not None and not (math.isfinite(value) and value > 0):
@@ -107,6 +109,48 @@ def _scenario_text(e: Estimate, language: str) -> str:
     arch = " MoE" if s.architecture == "moe" else ""
     return (f"{quantity(s.params)}{arch} · {quantity(s.tokens)} tok · {e.gpus:,} × {catalog.accelerator(s.gpu).name}"
             f" · {s.precision.upper()} · {label(f'pricing_{s.pricing}', language)}")
+
+
+#: Fields the scenario line of a slot always shows (:func:`_scenario_text`); other differences are listed.
+_IN_SCENARIO_TEXT = ("params", "architecture", "tokens", "gpu", "precision", "pricing", "gpus", "deadline_days")
+
+
+def _field_value_text(name: str, value, language: str) -> str:
+    """A scenario field's value in words: choices by their label, regions by name, numbers as the boxes show them."""
+    if value is None:
+        return label("compare_default", language)
+    if name == "region":
+        from explorer.app.views import region_name
+
+        return region_name(catalog.regions()[value].name, language)
+    if name == "training_kind":
+        return label(f"kind_{value}", language)
+    if name == "gpu":
+        return catalog.accelerator(value).name
+    for prefix in ("pricing", "amortization", "team_pay_basis", "recovery", "facility"):
+        if name == prefix and f"{prefix}_{value}" in labels():
+            return label(f"{prefix}_{value}", language)
+    if isinstance(value, bool):
+        return "✓" if value else "✗"
+    if isinstance(value, (int, float)):
+        return readable_number(float(f"{value:.6g}"))
+    return str(value)
+
+
+def differing_fields(scenarios: dict[str, Scenario]) -> list[str]:
+    """Scenario fields whose values are not the same in every one of ``scenarios``, in the Scenario's order."""
+    items = list(scenarios.values())
+    if len(items) < 2:
+        return []
+    dicts = [sc.to_dict() for sc in items]
+    return [k for k in dicts[0] if any(d.get(k) != dicts[0].get(k) for d in dicts[1:])]
+
+
+def differences_text(scenario: Scenario, fields: list[str], language: str) -> str:
+    """What sets ``scenario`` apart, beyond :func:`_scenario_text`: ``Region: Ningxia · Training kind: LoRA``."""
+    values = scenario.to_dict()
+    return " · ".join(f"{label(k, language).split(' [')[0] if k in labels() else k}: {_field_value_text(k, values[k], language)}"
+                      for k in fields if k not in _IN_SCENARIO_TEXT)
 
 
 def slot_title(slot: str, name: str = "") -> str:
@@ -148,6 +192,10 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
         return money(x * fx, currency).replace("unknown", unknown)
 
     rows = [(label("compare_scenario", language), [_scenario_text(slots[n], language) for n in names], "desc")]
+    differ = differing_fields({n: slots[n].scenario for n in names})
+    if any(k not in _IN_SCENARIO_TEXT for k in differ):  # what else differs: region, training kind, overrides
+        rows.append((label("compare_differs", language),
+                     [differences_text(slots[n].scenario, differ, language) for n in names], "desc"))
     rows += [(label(f"dim_{d}", language), [cash(table.loc[n, f"{d}_usd"]) for n in names], "")
              for d in COST_DIMENSIONS]
     rows += [
@@ -167,7 +215,9 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
                    + "".join(f"<td>{html.escape(v.replace('unknown', unknown))}</td>" for v in values) + "</tr>"
                    for k, values, cls in rows)
     note = label("compare_note", language).format(currency=currency, fx=f"{fx:.4g}")
-    link = export.download_link(export.compare_csv(titled, currency, fx), "text/csv", "comparison.csv",
+    link = export.download_link(export.compare_csv(titled, currency, fx,
+                                                   scenarios=[slots[n].scenario for n in names]),
+                                "text/csv", "comparison.csv",
                                 label("download_compare", language))
     return (f'<div class="explorer-compare"><table><tr><th></th>{head}</tr>{body}</table></div>'
             f'<div class="explorer-note">{html.escape(note)}</div><div>{link}</div>')
@@ -465,8 +515,7 @@ class AnalysisViews:
             Key of the tab in view (``"waterfall"``, ``"compare"``, ``"uncertainty"``, ...).
         """
         self.estimate = e
-        self.slots["A"] = baseline
-        self.slot_names: dict[str, str] = {s: "" for s in SLOTS}  # the viewer's names, "" for none
+        self.slots["A"] = baseline  # the viewer's names of the slots stay (they name what was pinned)
         currency = (e.scenario.currency, e.usd_to_currency)
         if currency != self._currency:
             self._currency = currency
@@ -684,6 +733,62 @@ class AnalysisViews:
         if self.verdicts is not None:
             e = self.estimate
             self.recipe_html.value = recipe_html(self.verdicts, e.scenario.currency, e.usd_to_currency, self.language)
+
+    # ------------------------------------------------------------------ the decision in a link
+    def decision_items(self) -> dict[str, str]:
+        """The budget, GPU cap and pinned slots (scenario and name) as share-link keys (see :mod:`explorer.app.query`)."""
+        from explorer.app.query import query_from_scenario
+
+        items: dict[str, str] = {}
+        if self.budget_usd is not None:
+            items["budget_usd"] = export.plain_decimal(self.budget_usd)  # exact: the box shows it back in its currency
+        if self.gpu_cap is not None:
+            items["gpu_cap"] = export.plain_decimal(self.gpu_cap)
+        for slot, est in self.slots.items():
+            if est is not None:
+                items[f"slot_{slot}"] = query_from_scenario(est.scenario) or "default"
+                if self.slot_names[slot]:
+                    items[f"name_{slot}"] = self.slot_names[slot]
+        return items
+
+    def apply_decision(self, extras: dict[str, str]) -> None:
+        """Restore what :meth:`decision_items` wrote: budget, GPU cap, slots and their names.
+
+        Anything unusable is left out (a link comes from anyone), the rest is applied.
+        """
+        from explorer.app.query import scenario_from_query
+
+        for slot in SLOTS:
+            text = extras.get(f"slot_{slot}")
+            if text is None:
+                continue
+            scenario = scenario_from_query("" if text == "default" else text)
+            if scenario is None:
+                continue
+            try:
+                est = estimate(scenario)
+            except (ScenarioError, ValueError):
+                continue
+            self.pin(slot, est, name=extras.get(f"name_{slot}", ""))
+        budget = cap = None
+        try:
+            budget = parse_budget(extras.get("budget_usd", ""))
+        except ValueError:
+            pass
+        try:
+            cap = parse_gpu_cap(extras.get("gpu_cap", ""))
+        except ValueError:
+            pass
+        if budget is None and cap is None:
+            return
+        fx = self.estimate.usd_to_currency
+        with self._mute():
+            if budget is not None:
+                self.budget_box.value = export.plain_decimal(round(budget * fx, 2))
+            if cap is not None:
+                self.cap_box.value = export.plain_decimal(cap)
+        self.budget_usd, self.gpu_cap = budget, cap
+        self._update_budget_status()
 
     def _on_budget(self) -> None:
         if self._muted:

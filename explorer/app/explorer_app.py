@@ -201,6 +201,7 @@ class ExplorerApp:
             (row.twin or row.widget).observe(self._on_change, names="value")
         self.tabs.observe(self._on_tab, names="selected_index")
         self.groups.observe(self._on_group, names="selected_index")
+        self.analysis.apply_decision(self._query_extras)
 
     def _estimate_from_query(self, start: Scenario, query_string: str) -> tuple[Estimate, str]:
         """The first result for ``query_string`` on top of ``start``, and the preset it names ("" for none).
@@ -208,6 +209,7 @@ class ExplorerApp:
         Sets the language and the history marker the query asks for.
         """
         fields, extras = query.scenario_fields_from_query(query_string)
+        self._query_extras = extras  # the decision (budget, GPU cap, compare slots), applied once the views exist
         preset_id = extras.get("preset", "")
         if preset_id in presets():
             start = presets()[preset_id].scenario
@@ -239,6 +241,7 @@ class ExplorerApp:
             self.controls["scope"].value = self.scope
         self.baseline = result
         self.set_scenario(result.scenario, keep_preset=True)
+        self.analysis.apply_decision(self._query_extras)
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
@@ -729,6 +732,7 @@ class ExplorerApp:
         extras = {"lang": self.language}
         if self.scope != "project":
             extras["scope"] = self.scope
+        extras.update(self.analysis.decision_items())  # budget, GPU cap, compare slots and their names
         return "?" + query.query_from_scenario(self.scenario, **extras)
 
     # ------------------------------------------------------------------ public actions
@@ -861,6 +865,7 @@ class ExplorerApp:
 
     def _on_tab(self, _change: dict) -> None:
         try:
+            self._stale_pages.add("share")  # slots, names and budget change without a new estimate
             self._render()
             self._write_pages()
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback

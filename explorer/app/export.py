@@ -95,7 +95,7 @@ def breakdown_csv(estimate: Estimate) -> str:
     return out.getvalue()
 
 
-def compare_csv(table, currency: str = "USD", usd_to_currency: float = 1.0) -> str:
+def compare_csv(table, currency: str = "USD", usd_to_currency: float = 1.0, scenarios=None) -> str:
     """Compared slots as plain-decimal CSV: one row per slot, amounts in ``currency``, with the rate used.
 
     Parameters
@@ -106,23 +106,32 @@ def compare_csv(table, currency: str = "USD", usd_to_currency: float = 1.0) -> s
         Currency of the amount columns; every row carries it and ``usd_to_currency``.
     usd_to_currency : float
         Units of ``currency`` per USD [currency/USD].
+    scenarios : sequence of Scenario, optional
+        The scenario of each row, in the table's order: every field is written as a
+        ``scenario.<field>`` column (blank = catalog or default), so the rows can be told apart and rebuilt.
 
     Returns
     -------
     str
         Columns ``slot``, the six dimensions, ``total``, ``final_run``, ``per_1m_tokens`` (amounts, 2 decimals),
-        ``days``, ``gpus``, ``gpu_hours``, ``energy_mwh``, ``co2_tonnes``, ``currency``, ``usd_to_currency``.
+        ``days``, ``gpus``, ``gpu_hours``, ``energy_mwh``, ``co2_tonnes``, ``currency``, ``usd_to_currency``,
+        then ``scenario.<field>`` for every Scenario field when ``scenarios`` are given.
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     amounts = [*(f"{d}_usd" for d in COST_DIMENSIONS), "total_usd", "final_run_usd", "usd_per_1m_tokens"]
     names = [*COST_DIMENSIONS, "total", "final_run", "per_1m_tokens"]
     quantities = ("days", "gpus", "gpu_hours", "energy_mwh", "co2_tonnes")
-    writer.writerow(["slot", *names, *quantities, "currency", "usd_to_currency"])
-    for slot, row in table.iterrows():
+    dicts = [sc.to_dict() for sc in scenarios] if scenarios is not None else None
+    if dicts is not None and len(dicts) != len(table):
+        raise ValueError(f"scenarios: {len(dicts)} given for {len(table)} rows")
+    fields = list(dicts[0]) if dicts else []
+    writer.writerow(["slot", *names, *quantities, "currency", "usd_to_currency", *(f"scenario.{f}" for f in fields)])
+    for i, (slot, row) in enumerate(table.iterrows()):
+        scenario = [plain_decimal(v) if not isinstance(v, str) else v for v in dicts[i].values()] if dicts else []
         writer.writerow([slot, *(plain_decimal(float(row[c]) * usd_to_currency, 2) for c in amounts),
                          *(plain_decimal(round(float(row[q]), 6)) for q in quantities), currency,
-                         plain_decimal(usd_to_currency)])
+                         plain_decimal(usd_to_currency), *scenario])
     return out.getvalue()
 
 

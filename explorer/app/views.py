@@ -184,17 +184,18 @@ def assumption_name(name: str, language: str = "en") -> str:
     '层数（由参数量推算）'
     >>> assumption_name("cloud price (gaudi2, estimated)", "zh")
     '云端租价（gaudi2，估算）'
+    >>> assumption_name("mfu_dense"), assumption_name("seq_len")
+    ('Default MFU, dense run', 'Sequence length')
     """
-    if language == "en":
-        return name
     head, sep, rest = name.partition(" (")
     if not sep:
         return _term(head, language)
+    open_, comma, colon_, close = ("（", "，", "：", "）") if language == "zh" else (" (", ", ", ": ", ")")
     parts = []
     for part in (rest[:-1] if rest.endswith(")") else rest).split(", "):
         what, colon, detail = part.partition(": ")
-        parts.append(_term(what, language) + ("：" + _term(detail, language) if colon else ""))
-    return _term(head, language) + "（" + "，".join(parts) + "）"
+        parts.append(_term(what, language) + (colon_ + _term(detail, language) if colon else ""))
+    return _term(head, language) + open_ + comma.join(parts) + close
 
 
 def unit_text(unit: str, language: str = "en") -> str:

@@ -1,0 +1,141 @@
+"""Issue 17 in the app, headless: a decision travels whole (names, labels, CSV, link), one number parser."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import re
+import subprocess
+import sys
+
+import pytest
+
+from explorer import Scenario, estimate
+from explorer.app import ExplorerApp, views
+from explorer.app.analysis_views import parse_budget
+from explorer.app.query import scenario_fields_from_query
+
+TABS = {"breakdown": 0, "waterfall": 1, "history": 2, "compare": 3, "uncertainty": 4, "assumptions": 5, "share": 6}
+
+
+@pytest.fixture()
+def app():
+    return ExplorerApp(query_string="")
+
+
+def _csv_from_link(html_text: str) -> list[dict]:
+    url = re.search(r'href="data:text/csv;charset=utf-8;base64,([^"]+)"', html_text).group(1)
+    return list(csv.DictReader(io.StringIO(base64.b64decode(url).decode("utf-8"))))
+
+
+def _headers(app) -> list[str]:
+    return re.findall(r"<th><span[^>]*></span>([^<]*)</th>", app.analysis.compare_html.value)
+
+
+# ------------------------------------------------------------------------------------ compare slots
+def test_slot_names_survive_control_changes(app):
+    app.tabs.selected_index = TABS["compare"]
+    app.controls["region"].value = "cn-ningxia"
+    app.analysis.slot_choice.value = "B"
+    app.analysis.slot_name_box.value = "Ningxia"
+    app.analysis.pin_slot_button.click()
+    assert _headers(app) == ["A", "B · Ningxia"]
+    app.controls["params"].value = 13e9  # the next control change used to reset every name
+    app.controls["pricing"].value = "spot"
+    assert app.error == ""
+    assert _headers(app) == ["A", "B · Ningxia"]
+    assert [r["slot"] for r in _csv_from_link(app.analysis.compare_html.value)] == ["A", "B · Ningxia"]
+
+
+def test_slots_that_differ_only_in_region_and_kind_say_so(app):
+    app.tabs.selected_index = TABS["compare"]
+    app.analysis.pin("B", estimate(Scenario(region="cn-ningxia", training_kind="continual_pretrain", mfu=0.3)),
+                     name="")
+    page = app.analysis.compare_html.value
+    row = re.search(r"<th>Also differs</th>(.*?)</tr>", page).group(1)
+    cells = re.findall(r"<td>(.*?)</td>", row)
+    assert "US average" in cells[0] or "us" in cells[0].lower(), cells
+    assert "Ningxia" in cells[1] and "Continual pre-training" in cells[1] and "MFU: 0.3" in cells[1], cells
+    assert "Pre-training" in cells[0] and "MFU: default" in cells[0], cells
+
+
+def test_comparison_csv_carries_every_scenario_field(app):
+    app.tabs.selected_index = TABS["compare"]
+    b = Scenario(region="cn-ningxia", pricing="spot", training_kind="lora")
+    app.analysis.pin("B", estimate(b), name="lora")
+    rows = _csv_from_link(app.analysis.compare_html.value)
+    fields = Scenario().to_dict()
+    assert all(f"scenario.{k}" in rows[0] for k in fields)
+    assert rows[1]["scenario.region"] == "cn-ningxia" and rows[1]["scenario.pricing"] == "spot"
+    assert rows[1]["scenario.training_kind"] == "lora" and rows[0]["scenario.training_kind"] == "pretrain"
+    # a row rebuilds its scenario
+    rebuilt = {k[len("scenario."):]: v for k, v in rows[1].items() if k.startswith("scenario.")}
+    assert rebuilt["params"] == "7000000000"
+
+
+# ------------------------------------------------------------------------------------ the share link
+def test_share_link_restores_budget_cap_slots_and_names():
+    app = ExplorerApp(query_string="lang=zh&currency=CNY")
+    app.analysis.pin("B", estimate(Scenario(region="cn-ningxia", pricing="spot")), name="宁夏 spot")
+    app.analysis.pin("C", estimate(Scenario(precision="fp8")), name="FP8")
+    app.analysis.budget_box.value = "70M"  # CNY
+    app.analysis.cap_box.value = "4,096"
+    app.controls["params"].value = 13e9
+    assert app.error == "" and app.analysis.budget_message.value == ""
+    link = app.share_query()
+    assert "budget_usd=" in link and "gpu_cap=4096" in link and "slot_B=" in link and "name_B=" in link
+    for build in ("init", "apply"):
+        if build == "init":
+            other = ExplorerApp(query_string=link[1:])
+        else:
+            other = ExplorerApp(query_string="")
+            other.apply_query(link[1:])
+        a = other.analysis
+        assert a.slot_names == {"A": "", "B": "宁夏 spot", "C": "FP8", "D": ""}, build
+        assert a.slots["B"].scenario.region == "cn-ningxia" and a.slots["B"].scenario.pricing == "spot"
+        assert a.slots["C"].scenario.precision == "fp8" and a.slots["D"] is None
+        assert a.budget_usd == pytest.approx(app.analysis.budget_usd) and a.gpu_cap == 4096
+        assert a.budget_box.value.replace(",", "") == "70000000" and a.cap_box.value == "4096"
+        assert other.scenario.params == 13e9 and other.language == "zh"
+        assert other.share_query() == link
+
+
+def test_a_link_with_a_broken_slot_keeps_the_rest():
+    app = ExplorerApp(query_string="slot_B=params%3Dbanana%26region%3Dnowhere&slot_C=precision%3Dfp8&"
+                                   "budget_usd=-5&gpu_cap=lots&name_C=" + "x" * 300)
+    assert app.error == ""
+    assert app.analysis.slots["C"].scenario.precision == "fp8" and len(app.analysis.slot_names["C"]) <= 40
+    assert app.analysis.budget_usd is None and app.analysis.gpu_cap is None
+
+
+# ------------------------------------------------------------------------------------ one number parser
+def test_budget_box_accepts_10M(app):
+    assert parse_budget("10M") == 10e6
+    app.tabs.selected_index = TABS["uncertainty"]
+    app.analysis.budget_box.value = "10M"
+    assert app.analysis.budget_message.value == "" and app.analysis.budget_usd == pytest.approx(10e6)
+
+
+def test_link_reads_params_7B():
+    fields, _ = scenario_fields_from_query("params=7B&tokens=2T")
+    assert fields == {"params": 7e9, "tokens": 2e12}
+    assert ExplorerApp(query_string="params=70B").scenario.params == 70e9
+
+
+def test_cli_accepts_params_7B():
+    out = subprocess.run([sys.executable, "-m", "explorer", "estimate", "--params", "7B", "--tokens", "2T"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Scenario: 7e+09 params") and "2e+12 tokens" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "explorer", "estimate", "--params", "7X"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "'7X' is not a number" in bad.stderr
+
+
+# ------------------------------------------------------------------------------------ readable words
+def test_english_assumptions_show_readable_names():
+    page = views.assumptions_html(estimate(Scenario()), "en")
+    names = re.findall(r"<tr><td>([^<]*)</td>", page)
+    assert "Default MFU, dense run" in names and "Sequence length" in names
+    assert not [n for n in names if re.search(r"[a-z]_[a-z]", n)], names
