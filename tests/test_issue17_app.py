@@ -139,3 +139,29 @@ def test_english_assumptions_show_readable_names():
     names = re.findall(r"<tr><td>([^<]*)</td>", page)
     assert "Default MFU, dense run" in names and "Sequence length" in names
     assert not [n for n in names if re.search(r"[a-z]_[a-z]", n)], names
+
+
+# ------------------------------------------------------------------------------------ charts to send
+def test_each_chart_downloads_as_png_and_breakdown_as_svg_with_the_scenario_below(app):
+    import xml.etree.ElementTree as ET
+
+    from PIL import Image
+
+    app.controls["region"].value = "cn-ningxia"
+    app.tabs.selected_index = TABS["share"]
+    assert app.error == ""
+    files = {m.group(1): (m.group(2), base64.b64decode(m.group(3))) for m in re.finditer(
+        r'download="([^"]+)" href="data:([^;]+);base64,([^"]+)"', app.downloads.value)}
+    assert {"breakdown.png", "breakdown.svg", "what-changed.png", "history.png"} <= set(files)
+    for name, fig in (("breakdown.png", app.breakdown.figure), ("what-changed.png", app.waterfall.figure)):
+        img = Image.open(io.BytesIO(files[name][1]))
+        # the caption adds lines below the chart: taller than the chart itself at 1x
+        assert img.height > fig.get_figheight() * 96 * 1.05, (name, img.size)
+        assert img.convert("L").getextrema()[0] < 100  # drawn, not blank
+    ET.fromstring(files["breakdown.svg"][1])  # well-formed SVG
+    caption = app.chart_caption()
+    assert "Ningxia" in caption and "Pre-training" in caption and "7B" in caption and "$" in caption
+    # saving did not disturb the widget canvas: the on-screen chart still draws
+    app.tabs.selected_index = TABS["breakdown"]
+    app.controls["params"].value = 13e9
+    assert app.error == ""

@@ -45,7 +45,7 @@ from explorer.plots.breakdown import freeze_layout
 from explorer.text import label, labels, money, parse_number, quantity, readable_number
 
 __all__ = ["AnalysisViews", "SLOTS", "SLOT_NAME_MAX", "slot_title", "clean_slot_name", "APP_DRAWS", "APP_SEED",
-           "compare_html", "recipe_html", "budget_html", "parse_budget", "parse_gpu_cap"]
+           "compare_html", "recipe_html", "scenario_line", "budget_html", "parse_budget", "parse_gpu_cap"]
 
 #: The compare slots; slot A is the baseline of "What changed".
 SLOTS = ("A", "B", "C", "D")
@@ -103,6 +103,11 @@ def parse_gpu_cap(text: str) -> float | None:
 
 
 # ---------------------------------------------------------------------------------------------- HTML views
+def scenario_line(e: Estimate, language: str) -> str:
+    """One line describing a scenario: size, tokens, cluster, precision, pricing."""
+    return _scenario_text(e, language)
+
+
 def _scenario_text(e: Estimate, language: str) -> str:
     """One line describing a scenario: size, tokens, cluster, precision, pricing."""
     s = e.scenario

@@ -23,7 +23,7 @@ from explorer import catalog, prices
 from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.app import controls as c
 from explorer.app import export, query, views
-from explorer.app.analysis_views import AnalysisViews
+from explorer.app.analysis_views import AnalysisViews, scenario_line
 from explorer.app.bindings import BINDINGS, GROUPS, Binding
 from explorer.app import responsive
 from explorer.app.canvas import GuardedCanvas
@@ -712,8 +712,28 @@ class ExplorerApp:
                 export.download_link(export.scenario_json(e), "application/json", "scenario.json",
                                      label("download_scenario", lang)) + " &nbsp; " +
                 export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
-                                     label("download_breakdown", lang)))
+                                     label("download_breakdown", lang))
+                + "<br>" + self.chart_links())
             self.share.value = views.share_html(self.share_query(), lang)
+
+    def chart_caption(self) -> str:
+        """The scenario in words, written under a downloaded chart (the share link restores it whole)."""
+        e, lang = self.estimate, self.language
+        region = views.region_name(catalog.regions()[e.scenario.region].name, lang)
+        return (f"{label('app_title', lang)}: {scenario_line(e, lang)} · {label('region', lang)}: {region} · "
+                f"{label(f'kind_{e.scenario.training_kind}', lang)}. {views.summary_text(e, lang, self.scope)}")
+
+    def chart_links(self) -> str:
+        """Download links for the Breakdown (PNG, SVG), What changed (PNG) and History (PNG) charts, captioned."""
+        lang, caption = self.language, self.chart_caption()
+        self._mark_history(self.estimate)
+        charts = [(self.breakdown.figure, "breakdown", ("png", "svg")), (self.waterfall.figure, "what-changed", ("png",)),
+                  (self.history_fig, "history", ("png",))]
+        return " &nbsp; ".join(
+            export.figure_link(fig, fmt, f"{name}.{fmt}", label("download_chart", lang).format(
+                chart=label(f"tab_{'waterfall' if name == 'what-changed' else name}", lang), format=fmt.upper()),
+                caption, lang)
+            for fig, name, formats in charts for fmt in formats)
 
     def _mark_history(self, e: Estimate) -> None:
         """Put the history figure in ``e``'s currency and its marker at ``e``'s final run (no draw)."""

@@ -1,4 +1,4 @@
-"""Downloads as data URLs: the scenario (JSON) and the cost breakdown (CSV)."""
+"""Downloads as data URLs: the scenario (JSON), the cost breakdown (CSV) and the charts (PNG, SVG)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,17 @@ import csv
 import html
 import io
 import math
+import textwrap
 from decimal import Decimal
 
+from matplotlib.figure import Figure
+
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate
+from explorer.plots.fonts import text_kwargs
 from explorer.scenario import field_spec
 
-__all__ = ["data_url", "scenario_json", "breakdown_csv", "compare_csv", "download_link", "plain_decimal"]
+__all__ = ["data_url", "scenario_json", "breakdown_csv", "compare_csv", "download_link", "plain_decimal",
+           "figure_file", "figure_link"]
 
 
 def data_url(text: str, mime: str) -> str:
@@ -139,3 +144,42 @@ def download_link(text: str, mime: str, filename: str, caption: str) -> str:
     """An HTML ``<a download>`` link to ``text``."""
     return (f'<a download="{html.escape(filename)}" href="{data_url(text, mime)}" '
             f'class="explorer-download">{html.escape(caption)}</a>')
+
+
+_MIME = {"png": "image/png", "svg": "image/svg+xml"}
+
+
+def figure_file(fig: Figure, fmt: str, caption: str, language: str = "en") -> bytes:
+    """``fig`` as a PNG or SVG file with ``caption`` (the scenario) written below it.
+
+    The figure is saved through a fresh canvas of matplotlib's own (``backend``),
+    so the widget canvas, its renderer and its blitted background are not
+    touched; artists animated for blitting are drawn too, and the caption is
+    removed again. Size: the figure's own at 1x [px].
+    """
+    if fmt not in _MIME:
+        raise ValueError(f"format: {fmt!r} is not one of png, svg")
+    animated = [a for a in fig.findobj(lambda a: a.get_animated())]
+    per_line = int(fig.get_figwidth() * (8 if language == "zh" else 15))  # characters across at 7.5 pt
+    lines = textwrap.wrap(caption.replace("$", r"\$"), width=max(per_line, 40))  # "$" is not mathtext here
+    text = fig.text(0.005, -0.01, "\n".join(lines), ha="left", va="top", fontsize=7.5, color="#333333",
+                    **text_kwargs(language)[0])
+    for a in animated:
+        a.set_animated(False)
+    try:
+        out = io.BytesIO()
+        dpi = getattr(fig, "_original_dpi", fig.dpi)
+        fig.savefig(out, format=fmt, backend="agg" if fmt == "png" else "svg", dpi=dpi, bbox_inches="tight",
+                    pad_inches=0.1, facecolor="white")
+        return out.getvalue()
+    finally:
+        text.remove()
+        for a in animated:
+            a.set_animated(True)
+
+
+def figure_link(fig: Figure, fmt: str, filename: str, link_caption: str, caption: str, language: str = "en") -> str:
+    """An HTML ``<a download>`` link to :func:`figure_file` of ``fig``."""
+    body = base64.b64encode(figure_file(fig, fmt, caption, language)).decode("ascii")
+    return (f'<a download="{html.escape(filename)}" href="data:{_MIME[fmt]};base64,{body}" '
+            f'class="explorer-download">{html.escape(link_caption)}</a>')
