@@ -24,6 +24,7 @@ from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.app import controls as c
 from explorer.app import export, query, views
 from explorer.app.analysis_views import AnalysisViews, scenario_line
+from explorer.app.whatif import WhatIfView
 from explorer.app.bindings import BINDINGS, GROUPS, Binding
 from explorer.app import responsive
 from explorer.app.canvas import GuardedCanvas
@@ -53,7 +54,7 @@ _OPTIONAL_DEFAULTS = {  # blank box -> the named default it stands for (shown as
 _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
 #: The tabs, in order (their titles are ``tab_<key>`` in labels.csv).
 _GROUP_OF = {b.name: b.group for b in BINDINGS}
-_TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share")
+_TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif")
 
 
 def _widget_figure(width_in: float, height_in: float, dpi: float = 96, figure: Figure | None = None) -> Figure:
@@ -289,6 +290,7 @@ class ExplorerApp:
         self._history_figs = {self.history_fig.history_handles.language: self.history_fig}
         self.pin_button = w.Button(icon="thumb-tack", layout=AUTO_WIDTH, style=BUTTON_STYLE)
         self.pin_button.on_click(self._on_pin)
+        self.whatif = WhatIfView(_widget_figure, self.language, on_error=lambda m: self._reject("app", m))
         self.analysis = AnalysisViews(_widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
                                       on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m))
         self.assumptions = shared_html()
@@ -324,6 +326,7 @@ class ExplorerApp:
             self.analysis.uncertainty_tab,
             w.VBox([self.assumptions, self.glossary], layout=PLAIN),
             w.VBox([self.share, self.downloads], layout=PLAIN),
+            self.whatif.widget,
         ], layout=PLAIN)
 
     def _group(self, group: str) -> w.VBox:
@@ -416,6 +419,7 @@ class ExplorerApp:
         self.tabs.titles = tuple(label(f"tab_{key}", lang) for key in _TAB_KEYS)
         self.pin_button.description = label("pin_baseline_a", lang)
         self.analysis.set_language(lang)
+        self.whatif.set_language(lang)
         self.session.value = views.session_html()
         self.breakdown.set_language(lang)
         self.waterfall.set_language(lang)
@@ -676,6 +680,8 @@ class ExplorerApp:
             with self._mute():
                 self.rows["mfu"].widget.value = round(e.mfu, 2)
         self.analysis.update(e, self.baseline, self._tab_key())  # simulates e: the KPI range and the error bar
+        self.whatif.update(e)
+        self.whatif.render(self._tab_key() == "whatif")
         self.kpis.value = views.kpi_html(e, lang, self.scope, interval=self.analysis.interval(self.scope))
         self.warnings.value = views.warnings_html(e, lang)
         self.breakdown.update(e, draw=False, scope=self.scope, language=lang)
@@ -851,6 +857,8 @@ class ExplorerApp:
                 (self.breakdown if visible is self.breakdown.figure else self.waterfall).redraw()
         if hasattr(self, "analysis"):
             self.analysis.render(self._tab_key())  # the analysis views draw their own figures, when shown
+        if hasattr(self, "whatif"):
+            self.whatif.render(self._tab_key() == "whatif")
 
     def _show_history_language(self) -> Figure:
         """Put the history chart of the current language on its canvas, built the first time; return it.
