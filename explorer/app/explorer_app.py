@@ -274,7 +274,9 @@ class ExplorerApp:
     def _build_views(self) -> None:
         self.title = shared_html()
         self.banner = shared_html()
+        self.banner.add_class("explorer-banner-box")
         self.kpis = shared_html()
+        self.kpis.add_class("explorer-kpis-box")  # first on a phone (views.STYLE)
         self.warnings = shared_html()
         self.summary = shared_html()
         self.summary.add_class("explorer-summary")
