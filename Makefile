@@ -3,12 +3,13 @@
 #                (make app POOL=30: a preheated kernel for each of 30 viewers arriving at once)
 #   make test  - create .venv, install with the test extra, run the whole test suite
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
+#   make lab   - install the lab extra and open JupyterLab on notebooks/analyst.ipynb (the API tour)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test bench clean workshop lessons
+.PHONY: app test bench clean workshop lessons lab
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +35,13 @@ workshop: $(STAMP)
 # Regenerate the English and Chinese lesson notebooks from their one source (tests/test_lessons.py checks it)
 lessons: $(STAMP)
 	$(BIN)/python notebooks/lessons/build_lessons.py
+
+# JupyterLab for analysts (optional extra `lab`), opened on the starter notebook; LAB_PORT to change the port
+LAB_PORT ?= 8888
+lab: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[lab,test]'
+	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
+	$(BIN)/jupyter lab notebooks/analyst.ipynb --ServerApp.ip=127.0.0.1 --port=$(LAB_PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests notebooks explorer --doctest-modules --nbval-lax --nbval-current-env -p no:cacheprovider
