@@ -84,7 +84,7 @@ class WhatIfView:
         self.built = False
         # The tab holds an empty box until it is first opened: a page that never opens it builds no model of it
         # (tests/test_issue9_app.py counts them).
-        self.widget = w.Box(layout=PLAIN)
+        self.widget = w.VBox(layout=PLAIN)
         self.widget.add_class("explorer-whatif")
 
     def _build(self) -> None:
