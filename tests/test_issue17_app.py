@@ -165,3 +165,19 @@ def test_each_chart_downloads_as_png_and_breakdown_as_svg_with_the_scenario_belo
     app.tabs.selected_index = TABS["breakdown"]
     app.controls["params"].value = 13e9
     assert app.error == ""
+
+
+# ------------------------------------------------------------------------------------ the savings recipe in words
+def test_recipe_says_every_step_and_each_number_names_its_basis(app):
+    app.controls["params"].value = 70e9
+    app.controls["tokens"].value = 2e12
+    app.tabs.selected_index = TABS["waterfall"]
+    assert app.apply_savings_recipe() and app.error == ""
+    page = re.sub(r"<[^>]+>", " ", app.analysis.recipe_html.value)
+    # the steps that change the question are said: MoE and continual pre-training on 500B tokens
+    assert "Mixture-of-Experts" in page and "Continual pre-training" in page and "500B" in page
+    assert "Reserved 1 year" in page and "reserved 1 year applied instead" in page  # spot "not applied" explained
+    # the saving is a share of the final run; the part is a share of the project: both say so
+    assert "21.9% of the final run" in page
+    m = re.search(r"-\$750k \((-[\d.]+)% of the project\)", page)
+    assert m and abs(float(m.group(1))) < 21.9

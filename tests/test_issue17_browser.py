@@ -68,3 +68,32 @@ def test_chinese_links_draw_every_visible_chart_at_desktop_widths(voila_url, chr
         shot = f"issue17-{query.strip('?').replace('&', '-').replace('=', '_')}-{width}.png" if attempt == 0 else None
         charts = _load_and_check(chromium, voila_url + query, width, shot)
         assert charts[0][0] > 0, charts
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_phone_shows_the_kpis_before_the_controls(voila_url, chromium, lang):
+    page = chromium.new_page(viewport={"width": 390, "height": 900})
+    try:
+        page.goto(voila_url + f"?lang={lang}", timeout=120_000)
+        page.wait_for_selector(".explorer-kpi.total", timeout=120_000)
+        kpi = page.locator(".explorer-kpi.total").bounding_box()
+        control = page.locator(".explorer-control-params").first.bounding_box()
+        assert kpi["y"] + kpi["height"] <= control["y"], (kpi, control)
+        assert kpi["y"] < 900  # on the first screen
+    finally:
+        page.close()
+
+
+def test_what_if_tab_draws_its_table_and_heatmap(voila_url, chromium):
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(voila_url + "?lang=zh&params=70B&tokens=2T", timeout=120_000)
+        page.wait_for_selector(".explorer-summary p", timeout=120_000)
+        page.locator(".lm-TabBar-tab").nth(7).click()
+        page.wait_for_selector(".explorer-whatif-table tr.best", timeout=60_000)
+        assert page.locator(".explorer-whatif-table tr").count() == 13  # header + 12 combinations
+        page.wait_for_function(
+            f"() => {{ const c = ({DRAWN})(); return c.length === 1 && c[0][2] >= {MIN_INKED}; }}",
+            timeout=30_000, polling=200)
+    finally:
+        page.close()

@@ -250,7 +250,32 @@ def _verdict_key(verdict: str) -> str:
     return "verdict_" + verdict.split(" (")[0].replace(" ", "_")
 
 
-def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, language: str = "en") -> str:
+def _changes_text(before: Scenario, after: Scenario, language: str) -> str:
+    """Every field that differs from ``before`` to ``after``, in words: ``Precision: FP8 · Training tokens: 500B``."""
+    a, b = before.to_dict(), after.to_dict()
+    parts = []
+    for k in a:
+        if a[k] != b[k]:
+            value = b[k].upper() if k == "precision" and isinstance(b[k], str) else (
+                label(f"arch_{b[k]}", language) if k == "architecture" else _field_value_text(k, b[k], language))
+            parts.append(f"{label(k, language).split(' [')[0] if k in labels() else k}: {value}")
+    return " · ".join(parts)
+
+
+def recipe_steps_html(steps: list[tuple[str, Scenario]] | None, language: str = "en") -> str:
+    """What the recipe changed, step by step, every field named: the scenario it answers for is this one."""
+    if not steps or len(steps) < 2:
+        return ""
+    items = []
+    for (_, prev), (name, cur) in zip(steps, steps[1:]):
+        title = label(f"recipe_step_{name}", language) if f"recipe_step_{name}" in labels() else name
+        items.append(f"<li><b>{html.escape(title)}</b>: {html.escape(_changes_text(prev, cur, language))}</li>")
+    return (f'<div class="explorer-note"><b>{html.escape(label("recipe_applied", language))}</b>'
+            f'<ol style="margin:2px 0 2px 18px;padding:0">{"".join(items)}</ol></div>')
+
+
+def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, language: str = "en",
+                steps: list[tuple[str, Scenario]] | None = None, project_usd: float | None = None) -> str:
     """What each recipe step saved against the article's claimed range, with the verdict.
 
     Parameters
@@ -259,6 +284,11 @@ def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, languag
         :func:`explorer.analysis.recipe_verdicts` of the scenario before the recipe; None: not applied yet.
     currency : str
         Currency of the by-lever parts; ``fx`` its units per USD [currency/USD].
+    steps : list of (str, Scenario), optional
+        :func:`explorer.analysis.savings_recipe` of that scenario: listed above the table, every change named.
+    project_usd : float, optional
+        The whole-project total before the recipe [USD]: each by-lever part is also given as a share of it
+        (the saving column is a share of the claim's own metric, mostly the final run).
     """
     if verdicts is None:
         return ""
@@ -272,13 +302,22 @@ def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, languag
         cls = {"as claimed": "ok", "consistent with the claim": "ok", "smaller than claimed": "less",
                "larger than claimed": "more"}.get(verdict, "na")
         part = money(r["shapley_usd"] * fx, currency) if math.isfinite(r["shapley_usd"]) else "–"
+        if math.isfinite(r["shapley_usd"]) and project_usd and math.isfinite(project_usd) and project_usd > 0:
+            part += " " + label("recipe_of_project", language).format(share=f"{r['shapley_usd'] / project_usd:+.1%}")
+        saving = _percent(r["saving"])
+        if math.isfinite(r["saving"]) and f"recipe_metric_{r['metric']}" in labels():
+            saving += " " + label(f"recipe_metric_{r['metric']}", language)
+        if verdict == "not applied" and cid == "spot" and steps and any(n.startswith("reserved") for n, _ in steps):
+            verdict_note = " " + label("recipe_spot_instead", language)
+        else:
+            verdict_note = ""
         rows.append(f'<tr><td title="{html.escape(claim, quote=True)}">{html.escape(label(f"recipe_step_{cid}", language))}'
-                    f'</td><td class="num">{_percent(r["saving"])}</td>'
+                    f'</td><td class="num">{html.escape(saving)}</td>'
                     f'<td class="num">{_claimed(r["claimed_low"], r["claimed_high"])}</td>'
-                    f'<td class="verdict {cls}">{html.escape(label(_verdict_key(verdict), language))}</td>'
+                    f'<td class="verdict {cls}">{html.escape(label(_verdict_key(verdict), language) + verdict_note)}</td>'
                     f'<td class="num">{html.escape(part)}</td></tr>')
     return (f'<div class="explorer-recipe"><h4>{html.escape(label("recipe_title", language))}</h4>'
-            f'<table><tr>{head}</tr>{"".join(rows)}</table></div>')
+            f'{recipe_steps_html(steps, language)}<table><tr>{head}</tr>{"".join(rows)}</table></div>')
 
 
 def _share(p: float) -> str:
@@ -723,21 +762,29 @@ class AnalysisViews:
         self.lever_note.layout = PLAIN if lever else HIDDEN
         self.render("waterfall")
 
-    def show_recipe(self, verdicts: pd.DataFrame | None) -> None:
-        """Show the verdicts of an applied recipe (None: nothing could be applied) and the by-lever view."""
+    def show_recipe(self, verdicts: pd.DataFrame | None, steps: list | None = None,
+                    project_usd: float | None = None) -> None:
+        """Show the verdicts of an applied recipe (None: nothing could be applied) and the by-lever view.
+
+        ``steps`` (the recipe's scenarios) are listed with every change; ``project_usd`` (the total before)
+        gives each by-lever part as a share of the project.
+        """
         self.verdicts = verdicts
+        self._recipe_context = (steps, project_usd)
         e = self.estimate
         if verdicts is None:
             self.recipe_html.value = f'<div class="explorer-note">{html.escape(label("recipe_none", self.language))}</div>'
             return
-        self.recipe_html.value = recipe_html(verdicts, e.scenario.currency, e.usd_to_currency, self.language)
+        self.recipe_html.value = recipe_html(verdicts, e.scenario.currency, e.usd_to_currency, self.language,
+                                             *self._recipe_context)
         self.mode.value = "lever"
 
     def refresh_recipe(self) -> None:
         """Show the last verdicts again in the current language and currency."""
         if self.verdicts is not None:
             e = self.estimate
-            self.recipe_html.value = recipe_html(self.verdicts, e.scenario.currency, e.usd_to_currency, self.language)
+            self.recipe_html.value = recipe_html(self.verdicts, e.scenario.currency, e.usd_to_currency, self.language,
+                                                 *getattr(self, "_recipe_context", (None, None)))
 
     # ------------------------------------------------------------------ the decision in a link
     def decision_items(self) -> dict[str, str]:

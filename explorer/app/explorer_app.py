@@ -812,7 +812,7 @@ class ExplorerApp:
         if len(steps) < 2 or not self.set_scenario(steps[-1][1]):
             self.analysis.show_recipe(None)
             return False
-        self.analysis.show_recipe(recipe_verdicts(before.scenario))
+        self.analysis.show_recipe(recipe_verdicts(before.scenario), steps, before.total_usd)
         self.analysis.pin("A", before)
         return True
 
