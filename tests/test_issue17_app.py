@@ -181,3 +181,16 @@ def test_recipe_says_every_step_and_each_number_names_its_basis(app):
     assert "21.9% of the final run" in page
     m = re.search(r"-\$750k \((-[\d.]+)% of the project\)", page)
     assert m and abs(float(m.group(1))) < 21.9
+
+
+def test_within_budget_with_a_real_chance_of_going_over_is_not_green(app):
+    total = app.estimate.total_usd
+    app.tabs.selected_index = TABS["uncertainty"]
+    app.analysis.budget_box.value = f"{total * 1.03:.0f}"
+    status = app.analysis.status
+    assert status.status == "within" and status.probability_over >= 0.2, status
+    page = app.analysis.budget_status_html.value
+    assert "Within budget, at risk" in page and 'class="explorer-budget over"' in page
+    app.analysis.budget_box.value = f"{total * 3:.0f}"
+    assert app.analysis.status.probability_over < 0.2
+    assert 'class="explorer-budget within"' in app.analysis.budget_status_html.value

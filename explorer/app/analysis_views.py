@@ -333,6 +333,11 @@ def _share(p: float) -> str:
     return f"{p:.0%}"
 
 
+#: A budget the point estimate is within, but with at least this probability of being exceeded, is shown
+#: "within budget, at risk" (amber, not green). Our threshold: one chance in five.
+AT_RISK = 0.2
+
+
 def budget_html(status, simulation: Simulation | None, currency: str, fx: float, language: str = "en") -> str:
     """Budget status, probability of exceeding it and the deadline under a GPU cap.
 
@@ -345,10 +350,12 @@ def budget_html(status, simulation: Simulation | None, currency: str, fx: float,
     """
     if status is None:
         return f'<div class="explorer-note">{html.escape(label("budget_none", language))}</div>'
-    key = f"budget_status_{status.status}"
+    key, css = f"budget_status_{status.status}", status.status
+    if status.status == "within" and simulation is not None and status.probability_over >= AT_RISK:
+        key, css = "budget_status_within_risk", "over"  # not a green "within" beside a real chance of going over
     ratio = label("budget_ratio", language).format(ratio=status.ratio, total=money(status.total_usd * fx, currency),
                                                    budget=money(status.budget_usd * fx, currency))
-    lines = [f'<div class="explorer-budget {status.status}"><b>{html.escape(label(key, language))}</b> · '
+    lines = [f'<div class="explorer-budget {css}"><b>{html.escape(label(key, language))}</b> · '
              f"{html.escape(ratio)}</div>"]
     if simulation is not None:
         text = label("budget_probability", language).format(p=_share(status.probability_over), n=simulation.n)
