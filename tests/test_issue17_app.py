@@ -194,3 +194,13 @@ def test_within_budget_with_a_real_chance_of_going_over_is_not_green(app):
     app.analysis.budget_box.value = f"{total * 3:.0f}"
     assert app.analysis.status.probability_over < 0.2
     assert 'class="explorer-budget within"' in app.analysis.budget_status_html.value
+
+
+def test_continual_and_full_finetune_explain_why_the_run_costs_the_same(app):
+    run = app.estimate.final_run_usd
+    for kind in ("continual_pretrain", "full_finetune"):
+        app.controls["training_kind"].value = kind
+        assert app.error == "" and app.estimate.final_run_usd == pytest.approx(run)
+        assert "6·N·D" in app.rows["training_kind"].note and "x1" in app.rows["training_kind"].note
+    app.controls["training_kind"].value = "pretrain"
+    assert app.rows["training_kind"].note == ""

@@ -684,6 +684,11 @@ class ExplorerApp:
         self.analysis.update(e, self.baseline, self._tab_key())  # simulates e: the KPI range and the error bar
         self.whatif.update(e)
         self.whatif.render(self._tab_key() == "whatif")
+        kind = e.scenario.training_kind
+        self.rows["training_kind"].set_note(html.escape(label("kind_note_same_compute", lang).format(
+            mult=f"{e.scenario.experiments_multiplier_effective:g}",
+            pretrain=f"{catalog.default('experiments_multiplier'):g}")) if kind in ("continual_pretrain", "full_finetune")
+            else "")
         self.kpis.value = views.kpi_html(e, lang, self.scope, interval=self.analysis.interval(self.scope))
         self.warnings.value = views.warnings_html(e, lang)
         self.breakdown.update(e, draw=False, scope=self.scope, language=lang)
