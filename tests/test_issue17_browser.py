@@ -97,3 +97,27 @@ def test_what_if_tab_draws_its_table_and_heatmap(voila_url, chromium):
             timeout=30_000, polling=200)
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("lang,words", [("en", "Swipe sideways"), ("zh", "左右滑动")])
+def test_phone_charts_that_scroll_sideways_say_so(voila_url, chromium, lang, words):
+    page = chromium.new_page(viewport={"width": 390, "height": 900})
+    try:
+        page.goto(voila_url + f"?lang={lang}", timeout=120_000)
+        page.wait_for_selector(".explorer-summary p", timeout=120_000)
+        page.locator(".lm-TabBar-tab").nth(2).click()  # History: 858 px wide, scrolls on a phone
+        page.wait_for_function(
+            "() => { const t = document.querySelector('.explorer-history-tab'); return t && t.offsetParent; }",
+            timeout=60_000)
+        hint = page.evaluate("""() => getComputedStyle(document.querySelector('.explorer-history-tab'), '::before')
+                                .content""")
+        assert words in hint, hint
+        box = page.locator(".explorer-history-tab")
+        assert page.evaluate("e => e.scrollWidth > e.clientWidth", box.element_handle())
+        page.wait_for_function(  # the chart is still drawn below the hint
+            f"() => {{ const c = ({DRAWN})(); return c.length === 1 && c[0][2] >= {MIN_INKED}; }}",
+            timeout=60_000, polling=200)
+        box.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"issue17-scroll-hint-{lang}.png"))
+    finally:
+        page.close()

@@ -347,7 +347,7 @@ class ExplorerApp:
         right.add_class("explorer-right")
         body = w.Box([left, right], layout=PLAIN)
         body.add_class("explorer-body")
-        self.widget = w.VBox([shared_html(views.STYLE), self.session, self.heartbeat_in, self.heartbeat_out, self.title,
+        self.widget = w.VBox([shared_html(views.STYLE + views.scroll_hint_css()), self.session, self.heartbeat_in, self.heartbeat_out, self.title,
                               body, self.sizer.input, self.sizer.script],
                              layout=w.Layout(width="100%", max_width="1320px"))
         self.widget.add_class("explorer-app")
@@ -406,6 +406,8 @@ class ExplorerApp:
     def _set_language(self, language: str) -> None:
         self.language = language
         lang = language
+        if hasattr(self, "widget"):  # the phone's scroll hints follow the language (views.scroll_hint_css)
+            (self.widget.add_class if lang == "zh" else self.widget.remove_class)("explorer-lang-zh")
         if self.error and self._refusal:  # a refusal on screen, in the new language
             self._reject(*self._refusal)
         # the controls of closed groups are relabelled when their group opens (_on_group): a language switch

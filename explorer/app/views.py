@@ -136,6 +136,24 @@ STYLE = """
 """
 
 
+def scroll_hint_css() -> str:
+    """CSS that writes a hint above the charts that scroll sideways on a phone, in the app's language.
+
+    The words come from ``labels.csv`` (``scroll_hint``); the app's root carries
+    ``explorer-lang-zh`` while it is in Chinese.
+    """
+    def text(lang: str) -> str:
+        return label("scroll_hint", lang).replace("\\", "").replace('"', "'")
+
+    return ("<style>@media (max-width: 600px) {"
+            ".explorer-app .explorer-chart-scroll {flex-wrap:wrap;}"
+            ".explorer-app .explorer-chart-scroll::before {content:\"" + text("en") + "\"; position:sticky; left:0;"
+            " display:block; flex:0 0 auto; white-space:nowrap; width:max-content; max-width:calc(100vw - 40px); font-size:11.5px; color:#1b4f72;"
+            " background:#eaf2f8; border-radius:4px; padding:2px 8px; margin:2px 0 4px 0;}"
+            ".explorer-app.explorer-lang-zh .explorer-chart-scroll::before {content:\"" + text("zh") + "\";}"
+            "}</style>")
+
+
 # ---------------------------------------------------------------------------------------------- translation
 @functools.cache
 def _patterns() -> tuple[tuple[re.Pattern, str], ...]:
