@@ -146,7 +146,7 @@ def scroll_hint_css() -> str:
         return label("scroll_hint", lang).replace("\\", "").replace('"', "'")
 
     return ("<style>@media (max-width: 600px) {"
-            ".explorer-app .explorer-chart-scroll {flex-wrap:wrap;}"
+            ".explorer-app .explorer-history-tab.explorer-chart-scroll {flex-wrap:wrap;}"  # a row: the hint on its own line
             ".explorer-app .explorer-chart-scroll::before {content:\"" + text("en") + "\"; position:sticky; left:0;"
             " display:block; flex:0 0 auto; white-space:nowrap; width:max-content; max-width:calc(100vw - 40px); font-size:11.5px; color:#1b4f72;"
             " background:#eaf2f8; border-radius:4px; padding:2px 8px; margin:2px 0 4px 0;}"
