@@ -5,12 +5,13 @@
 #   make hub      - a JupyterHub for the class on http://127.0.0.1:8000 (WORKSHOP_PASSWORD=... make hub)
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
 #                (make workshop POOL=15: 15 preheated kernels for lesson 1 in each language)
+#   make lab   - install the lab extra and open JupyterLab on notebooks/analyst.ipynb (the API tour)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test bench clean workshop lessons hub
+.PHONY: app test bench clean workshop lessons hub lab
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +63,12 @@ hub: $(HUB_STAMP) $(PROXY)
 	@test $${#WORKSHOP_PASSWORD} -ge 8 || { echo "set WORKSHOP_PASSWORD (8 or more characters): WORKSHOP_PASSWORD=... make hub"; exit 1; }
 	@echo "Class server: http://127.0.0.1:$${WORKSHOP_HUB_PORT:-8000}/ (any user name, the workshop password)"
 	$(BIN)/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py
+# JupyterLab for analysts (optional extra `lab`), opened on the starter notebook; LAB_PORT to change the port
+LAB_PORT ?= 8888
+lab: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[lab,test]'
+	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
+	$(BIN)/jupyter lab notebooks/analyst.ipynb --ServerApp.ip=127.0.0.1 --port=$(LAB_PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests notebooks explorer --doctest-modules --nbval-lax --nbval-current-env -p no:cacheprovider

@@ -50,7 +50,7 @@ __all__ = [
     "REVIEW_RATIO", "COMPARE_COLUMNS",
     "basis_warnings", "compare", "Attribution", "attribute", "joint_key", "uncertainty_ranges", "sensitivity",
     "Simulation", "simulate",
-    "BudgetStatus", "budget_status", "budget_verdict", "savings_recipe", "recipe_verdicts",
+    "BudgetStatus", "budget_status", "budget_verdict", "savings_recipe", "recipe_verdicts", "WHAT_IF_LEVERS", "what_if",
 ]
 
 # ----------------------------------------------------------------- levers
@@ -1154,3 +1154,97 @@ def recipe_verdicts(scenario: Scenario) -> pd.DataFrame:
     df = pd.DataFrame.from_dict(rows, orient="index")
     df.index.name = "claim"
     return df
+
+
+# ---------------------------------------------------------------------------------------------- what-if grid
+#: Levers a what-if grid can vary: Scenario fields whose values are a closed set.
+WHAT_IF_LEVERS: tuple[str, ...] = ("pricing", "precision", "region", "gpu", "architecture", "facility", "recovery",
+                                   "training_kind")
+
+
+def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
+    """Every combination of the values of two or three levers, computed in one vectorized call.
+
+    Each combination is ``scenario`` with those fields changed; each is
+    resolved from the catalogs (cheap, per combination), and the model then
+    runs once over arrays of all of them (:func:`explorer.model.vectorized.compute`),
+    not once per cell.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The starting point; fields not named in ``levers`` keep its values.
+    levers : mapping of str to iterable
+        Field name (one of :data:`WHAT_IF_LEVERS`) -> the values to try.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per combination, in the order of ``itertools.product``: a column
+        per lever, then ``total_usd`` (whole project), ``final_run_usd``, the six
+        ``<dimension>_usd`` [USD], ``days``, ``gpus``, ``gpu_hours``,
+        ``energy_mwh``, ``co2_tonnes``, ``usd_per_1m_tokens``, ``vs_start``
+        (total / the starting scenario's total [1]) and ``note``: "" or why the
+        combination is not possible (its numbers are then NaN). ``attrs["warnings"]``:
+        :func:`basis_warnings` of the possible combinations.
+
+    Raises
+    ------
+    ScenarioError
+        For an unknown lever, a lever without values, or more than 1,000 combinations.
+
+    Examples
+    --------
+    >>> from explorer import Scenario
+    >>> grid = what_if(Scenario(), {"pricing": ["on_demand", "spot"], "precision": ["bf16", "fp8"]})
+    >>> len(grid), list(grid.columns[:3])
+    (4, ['pricing', 'precision', 'total_usd'])
+    """
+    import itertools
+
+    names = list(levers)
+    for name in names:
+        if name not in WHAT_IF_LEVERS:
+            raise ScenarioError("levers", name, f"one of {', '.join(WHAT_IF_LEVERS)}")
+    values = [list(dict.fromkeys(levers[n])) for n in names]
+    if not names or any(not v for v in values):
+        raise ScenarioError("levers", {n: v for n, v in zip(names, values)}, "at least one value per lever")
+    combos = list(itertools.product(*values))
+    if len(combos) > 1000:
+        raise ScenarioError("levers", len(combos), "at most 1,000 combinations")
+    start = scenario.to_dict()
+    inputs, notes, ok = [], [], []
+    for combo in combos:
+        try:
+            s = Scenario.from_dict({**start, **dict(zip(names, combo))})
+            inputs.append(resolve(s).inputs)
+            notes.append("")
+            ok.append(s)
+        except (ScenarioError, ValueError) as exc:
+            inputs.append(None)
+            notes.append(str(exc))
+    good = [x for x in inputs if x is not None]
+    out_cols = ["total_usd", "final_run_usd", *(f"{d}_usd" for d in COST_DIMENSIONS), "days", "gpus", "gpu_hours",
+                "energy_mwh", "co2_tonnes", "usd_per_1m_tokens"]
+    table = pd.DataFrame({n: [c[i] for c in combos] for i, n in enumerate(names)})
+    for col in out_cols:
+        table[col] = np.nan
+    if good:
+        arrays = {k: np.array([x[k] for x in good]) for k in good[0]}
+        v = compute(**arrays)  # the one call over every possible combination
+        rows = np.array([x is not None for x in inputs])
+        computed = {"total_usd": v["total_usd"], "final_run_usd": v["final_run_usd"],
+                    **{f"{d}_usd": v[f"cost_{d}_usd"] for d in COST_DIMENSIONS}, "days": v["wall_days"],
+                    "gpus": v["gpus"], "gpu_hours": v["gpu_hours"], "energy_mwh": v["energy_mwh"],
+                    "co2_tonnes": v["co2_tonnes"], "usd_per_1m_tokens": v["usd_per_1m_tokens"]}
+        for col, arr in computed.items():
+            table.loc[rows, col] = np.asarray(arr, dtype=float)
+        impossible = np.zeros(len(combos), dtype=bool)
+        impossible[rows] = np.asarray(v["deadline_impossible"], dtype=bool)
+        for i in np.flatnonzero(impossible):
+            notes[i] = "the deadline cannot be met"
+            table.loc[i, out_cols] = np.nan
+    table["vs_start"] = table["total_usd"] / estimate(scenario).total_usd
+    table["note"] = notes
+    table.attrs["warnings"] = basis_warnings(ok) if ok else []
+    return table

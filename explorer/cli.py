@@ -16,6 +16,7 @@ from typing import Sequence
 from explorer import catalog, prices
 from explorer.errors import ScenarioError
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate
+from explorer.text import parse_number
 from explorer.scenario import (AMORTIZATION_RULES, ARCHITECTURES, CURRENCIES, MAX_JSON_CHARS, PAY_BASES,
                                PRICING_MODES, RECOMPUTE_MODES, TRAINING_KINDS, Scenario)
 
@@ -62,15 +63,16 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _number(text: str) -> float:
+    """A number as the app's boxes read it: ``7B``, ``1.5T``, ``70e9``, ``2,048`` (:func:`explorer.text.parse_number`)."""
     try:
-        return float(text)
+        return parse_number(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
 def _scenario_options(p: argparse.ArgumentParser) -> None:
     """The options that set scenario fields (shared by estimate, compare, attribute, simulate)."""
-    p.add_argument("--params", type=_number, help="total parameters, e.g. 70e9")
+    p.add_argument("--params", type=_number, help="total parameters, e.g. 70B or 70e9")
     p.add_argument("--active-params", type=_number, help="active parameters per token (MoE)")
     p.add_argument("--experts", type=_number, help="experts per MoE layer")
     p.add_argument("--top-k", type=_number, help="experts active per token")

@@ -110,9 +110,54 @@ def voila_url(server):
     return server.url
 
 
+class ConsoleCheckedBrowser:
+    """A playwright ``Browser`` whose pages fail the test on any console error or uncaught exception.
+
+    Every page made through :meth:`new_page` or a context of :meth:`new_context`
+    records ``console`` messages of type ``error`` and ``pageerror`` events in
+    :attr:`errors`; the ``chromium`` fixture fails the test at teardown if any
+    was recorded and not expected with :meth:`allow`. Everything else is the
+    browser's own API.
+    """
+
+    def __init__(self, browser):
+        self._browser = browser
+        self.errors: list[str] = []
+        self._allowed: list[str] = []
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+    def allow(self, pattern: str) -> None:
+        """Expect console errors matching the regular expression ``pattern`` (a test that provokes them)."""
+        self._allowed.append(pattern)
+
+    def watch(self, page):
+        """Record ``page``'s console errors and uncaught exceptions; return the page."""
+        url = lambda: page.url  # noqa: E731 - the page's address when the error came
+        page.on("console", lambda msg: self.errors.append(f"console error at {url()}: {msg.text}")
+                if msg.type == "error" else None)
+        page.on("pageerror", lambda exc: self.errors.append(f"page error at {url()}: {exc}"))
+        return page
+
+    def new_page(self, *args, **kwargs):
+        return self.watch(self._browser.new_page(*args, **kwargs))
+
+    def new_context(self, *args, **kwargs):
+        context = self._browser.new_context(*args, **kwargs)
+        context.on("page", self.watch)
+        return context
+
+    def unexpected(self) -> list[str]:
+        """The recorded errors that no :meth:`allow` pattern matches."""
+        import re
+
+        return [e for e in self.errors if not any(re.search(p, e) for p in self._allowed)]
+
+
 @pytest.fixture(scope="session")
-def chromium():
-    """Debian's chromium driven by plain playwright (never `playwright install`)."""
+def _chromium_browser():
+    """Debian's chromium driven by plain playwright (never `playwright install`), one per session."""
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     if executable is None:
         if os.environ.get("CI"):
@@ -124,3 +169,16 @@ def chromium():
         browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def chromium(_chromium_browser):
+    """The session's chromium, for one test: the test fails on any console error or page error.
+
+    A test that provokes an error on purpose says so with ``chromium.allow(pattern)``.
+    """
+    browser = ConsoleCheckedBrowser(_chromium_browser)
+    yield browser
+    unexpected = browser.unexpected()
+    if unexpected:
+        pytest.fail("the browser logged errors:\n" + "\n".join(e[:400] for e in unexpected), pytrace=False)

@@ -114,4 +114,6 @@ def test_every_duplicate_layout_or_style_is_one_that_changes():
     duplicates = {look: ids for look, ids in looks.items() if len(ids) > 1}
     assert duplicates == {}, list(duplicates)[:3]
     models = len(widgets)
-    assert models < 310, models  # 563 before the layouts and styles were shared; 301 with money and model v3
+    # 563 before the layouts and styles were shared; 301 with money and model v3; 321 once the what-if tab (issue 17,
+    # built when first opened, so not on the first page) has been opened too
+    assert models < 330, models

@@ -37,14 +37,15 @@ from explorer.app.views import translate
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, TEXT_STYLE, shared
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
-from explorer.model import COST_DIMENSIONS, Estimate
+from explorer.scenario import Scenario
+from explorer.model import COST_DIMENSIONS, Estimate, estimate
 from explorer.plots.analysis import (SLOT_COLORS, CompareBarsPlot, LeverWaterfallPlot, SimulationPlot,
                                      TornadoPlot)
 from explorer.plots.breakdown import freeze_layout
-from explorer.text import label, money, quantity
+from explorer.text import label, labels, money, parse_number, quantity, readable_number
 
 __all__ = ["AnalysisViews", "SLOTS", "SLOT_NAME_MAX", "slot_title", "clean_slot_name", "APP_DRAWS", "APP_SEED",
-           "compare_html", "recipe_html", "budget_html", "parse_budget", "parse_gpu_cap"]
+           "compare_html", "recipe_html", "scenario_line", "budget_html", "parse_budget", "parse_gpu_cap"]
 
 #: The compare slots; slot A is the baseline of "What changed".
 SLOTS = ("A", "B", "C", "D")
@@ -69,18 +70,19 @@ _INPUT_STYLE = shared(TextStyle, description_width="initial")
 
 # ---------------------------------------------------------------------------------------------- parsing
 def _parse_number(text: str) -> float | None:
-    """A typed number (commas and spaces allowed); None for a blank box; ValueError when not a number."""
-    text = (text or "").strip().replace(",", "").replace(" ", "")
+    """A typed number as every box reads it (``10M``, ``2.5e6``, ``2,500,000``: :func:`explorer.text.parse_number`);
+    None for a blank box; ValueError when not a number."""
+    text = (text or "").strip()
     if not text:
         return None
-    return float(text)
+    return parse_number(text)
 
 
 def parse_budget(text: str) -> float | None:
     """A typed budget [currency]: None for blank, ValueError unless a finite amount > 0.
 
-    >>> parse_budget("2,500,000"), parse_budget("")
-    (2500000.0, None)
+    >>> parse_budget("2,500,000"), parse_budget("10M"), parse_budget("")
+    (2500000.0, 10000000.0, None)
     """
     value = _parse_number(text)
     if value is not None and not (math.isfinite(value) and value > 0):
@@ -101,12 +103,59 @@ def parse_gpu_cap(text: str) -> float | None:
 
 
 # ---------------------------------------------------------------------------------------------- HTML views
+def scenario_line(e: Estimate, language: str) -> str:
+    """One line describing a scenario: size, tokens, cluster, precision, pricing."""
+    return _scenario_text(e, language)
+
+
 def _scenario_text(e: Estimate, language: str) -> str:
     """One line describing a scenario: size, tokens, cluster, precision, pricing."""
     s = e.scenario
     arch = " MoE" if s.architecture == "moe" else ""
     return (f"{quantity(s.params)}{arch} · {quantity(s.tokens)} tok · {e.gpus:,} × {catalog.accelerator(s.gpu).name}"
             f" · {s.precision.upper()} · {label(f'pricing_{s.pricing}', language)}")
+
+
+#: Fields the scenario line of a slot always shows (:func:`_scenario_text`); other differences are listed.
+_IN_SCENARIO_TEXT = ("params", "architecture", "tokens", "gpu", "precision", "pricing", "gpus", "deadline_days")
+
+
+def _field_value_text(name: str, value, language: str) -> str:
+    """A scenario field's value in words: choices by their label, regions by name, numbers as the boxes show them."""
+    if value is None:
+        return label("compare_default", language)
+    if name == "region":
+        from explorer.app.views import region_name
+
+        return region_name(catalog.regions()[value].name, language)
+    if name == "training_kind":
+        return label(f"kind_{value}", language)
+    if name == "gpu":
+        return catalog.accelerator(value).name
+    for prefix in ("pricing", "amortization", "team_pay_basis", "recovery", "facility"):
+        if name == prefix and f"{prefix}_{value}" in labels():
+            return label(f"{prefix}_{value}", language)
+    if isinstance(value, bool):
+        return "✓" if value else "✗"
+    if isinstance(value, (int, float)):
+        return readable_number(float(f"{value:.6g}"))
+    return str(value)
+
+
+def differing_fields(scenarios: dict[str, Scenario]) -> list[str]:
+    """Scenario fields whose values are not the same in every one of ``scenarios``, in the Scenario's order."""
+    items = list(scenarios.values())
+    if len(items) < 2:
+        return []
+    dicts = [sc.to_dict() for sc in items]
+    return [k for k in dicts[0] if any(d.get(k) != dicts[0].get(k) for d in dicts[1:])]
+
+
+def differences_text(scenario: Scenario, fields: list[str], language: str) -> str:
+    """What sets ``scenario`` apart, beyond :func:`_scenario_text`: ``Region: Ningxia · Training kind: LoRA``."""
+    values = scenario.to_dict()
+    return " · ".join(f"{label(k, language).split(' [')[0] if k in labels() else k}: {_field_value_text(k, values[k], language)}"
+                      for k in fields if k not in _IN_SCENARIO_TEXT)
 
 
 def slot_title(slot: str, name: str = "") -> str:
@@ -148,6 +197,10 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
         return money(x * fx, currency).replace("unknown", unknown)
 
     rows = [(label("compare_scenario", language), [_scenario_text(slots[n], language) for n in names], "desc")]
+    differ = differing_fields({n: slots[n].scenario for n in names})
+    if any(k not in _IN_SCENARIO_TEXT for k in differ):  # what else differs: region, training kind, overrides
+        rows.append((label("compare_differs", language),
+                     [differences_text(slots[n].scenario, differ, language) for n in names], "desc"))
     rows += [(label(f"dim_{d}", language), [cash(table.loc[n, f"{d}_usd"]) for n in names], "")
              for d in COST_DIMENSIONS]
     rows += [
@@ -167,7 +220,9 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
                    + "".join(f"<td>{html.escape(v.replace('unknown', unknown))}</td>" for v in values) + "</tr>"
                    for k, values, cls in rows)
     note = label("compare_note", language).format(currency=currency, fx=f"{fx:.4g}")
-    link = export.download_link(export.compare_csv(titled, currency, fx), "text/csv", "comparison.csv",
+    link = export.download_link(export.compare_csv(titled, currency, fx,
+                                                   scenarios=[slots[n].scenario for n in names]),
+                                "text/csv", "comparison.csv",
                                 label("download_compare", language))
     return (f'<div class="explorer-compare"><table><tr><th></th>{head}</tr>{body}</table></div>'
             f'<div class="explorer-note">{html.escape(note)}</div><div>{link}</div>')
@@ -195,7 +250,32 @@ def _verdict_key(verdict: str) -> str:
     return "verdict_" + verdict.split(" (")[0].replace(" ", "_")
 
 
-def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, language: str = "en") -> str:
+def _changes_text(before: Scenario, after: Scenario, language: str) -> str:
+    """Every field that differs from ``before`` to ``after``, in words: ``Precision: FP8 · Training tokens: 500B``."""
+    a, b = before.to_dict(), after.to_dict()
+    parts = []
+    for k in a:
+        if a[k] != b[k]:
+            value = b[k].upper() if k == "precision" and isinstance(b[k], str) else (
+                label(f"arch_{b[k]}", language) if k == "architecture" else _field_value_text(k, b[k], language))
+            parts.append(f"{label(k, language).split(' [')[0] if k in labels() else k}: {value}")
+    return " · ".join(parts)
+
+
+def recipe_steps_html(steps: list[tuple[str, Scenario]] | None, language: str = "en") -> str:
+    """What the recipe changed, step by step, every field named: the scenario it answers for is this one."""
+    if not steps or len(steps) < 2:
+        return ""
+    items = []
+    for (_, prev), (name, cur) in zip(steps, steps[1:]):
+        title = label(f"recipe_step_{name}", language) if f"recipe_step_{name}" in labels() else name
+        items.append(f"<li><b>{html.escape(title)}</b>: {html.escape(_changes_text(prev, cur, language))}</li>")
+    return (f'<div class="explorer-note"><b>{html.escape(label("recipe_applied", language))}</b>'
+            f'<ol style="margin:2px 0 2px 18px;padding:0">{"".join(items)}</ol></div>')
+
+
+def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, language: str = "en",
+                steps: list[tuple[str, Scenario]] | None = None, project_usd: float | None = None) -> str:
     """What each recipe step saved against the article's claimed range, with the verdict.
 
     Parameters
@@ -204,6 +284,11 @@ def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, languag
         :func:`explorer.analysis.recipe_verdicts` of the scenario before the recipe; None: not applied yet.
     currency : str
         Currency of the by-lever parts; ``fx`` its units per USD [currency/USD].
+    steps : list of (str, Scenario), optional
+        :func:`explorer.analysis.savings_recipe` of that scenario: listed above the table, every change named.
+    project_usd : float, optional
+        The whole-project total before the recipe [USD]: each by-lever part is also given as a share of it
+        (the saving column is a share of the claim's own metric, mostly the final run).
     """
     if verdicts is None:
         return ""
@@ -217,13 +302,22 @@ def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, languag
         cls = {"as claimed": "ok", "consistent with the claim": "ok", "smaller than claimed": "less",
                "larger than claimed": "more"}.get(verdict, "na")
         part = money(r["shapley_usd"] * fx, currency) if math.isfinite(r["shapley_usd"]) else "–"
+        if math.isfinite(r["shapley_usd"]) and project_usd and math.isfinite(project_usd) and project_usd > 0:
+            part += " " + label("recipe_of_project", language).format(share=f"{r['shapley_usd'] / project_usd:+.1%}")
+        saving = _percent(r["saving"])
+        if math.isfinite(r["saving"]) and f"recipe_metric_{r['metric']}" in labels():
+            saving += " " + label(f"recipe_metric_{r['metric']}", language)
+        if verdict == "not applied" and cid == "spot" and steps and any(n.startswith("reserved") for n, _ in steps):
+            verdict_note = " " + label("recipe_spot_instead", language)
+        else:
+            verdict_note = ""
         rows.append(f'<tr><td title="{html.escape(claim, quote=True)}">{html.escape(label(f"recipe_step_{cid}", language))}'
-                    f'</td><td class="num">{_percent(r["saving"])}</td>'
+                    f'</td><td class="num">{html.escape(saving)}</td>'
                     f'<td class="num">{_claimed(r["claimed_low"], r["claimed_high"])}</td>'
-                    f'<td class="verdict {cls}">{html.escape(label(_verdict_key(verdict), language))}</td>'
+                    f'<td class="verdict {cls}">{html.escape(label(_verdict_key(verdict), language) + verdict_note)}</td>'
                     f'<td class="num">{html.escape(part)}</td></tr>')
     return (f'<div class="explorer-recipe"><h4>{html.escape(label("recipe_title", language))}</h4>'
-            f'<table><tr>{head}</tr>{"".join(rows)}</table></div>')
+            f'{recipe_steps_html(steps, language)}<table><tr>{head}</tr>{"".join(rows)}</table></div>')
 
 
 def _share(p: float) -> str:
@@ -239,6 +333,11 @@ def _share(p: float) -> str:
     return f"{p:.0%}"
 
 
+#: A budget the point estimate is within, but with at least this probability of being exceeded, is shown
+#: "within budget, at risk" (amber, not green). Our threshold: one chance in five.
+AT_RISK = 0.2
+
+
 def budget_html(status, simulation: Simulation | None, currency: str, fx: float, language: str = "en") -> str:
     """Budget status, probability of exceeding it and the deadline under a GPU cap.
 
@@ -251,10 +350,12 @@ def budget_html(status, simulation: Simulation | None, currency: str, fx: float,
     """
     if status is None:
         return f'<div class="explorer-note">{html.escape(label("budget_none", language))}</div>'
-    key = f"budget_status_{status.status}"
+    key, css = f"budget_status_{status.status}", status.status
+    if status.status == "within" and simulation is not None and status.probability_over >= AT_RISK:
+        key, css = "budget_status_within_risk", "over"  # not a green "within" beside a real chance of going over
     ratio = label("budget_ratio", language).format(ratio=status.ratio, total=money(status.total_usd * fx, currency),
                                                    budget=money(status.budget_usd * fx, currency))
-    lines = [f'<div class="explorer-budget {status.status}"><b>{html.escape(label(key, language))}</b> · '
+    lines = [f'<div class="explorer-budget {css}"><b>{html.escape(label(key, language))}</b> · '
              f"{html.escape(ratio)}</div>"]
     if simulation is not None:
         text = label("budget_probability", language).format(p=_share(status.probability_over), n=simulation.n)
@@ -465,8 +566,7 @@ class AnalysisViews:
             Key of the tab in view (``"waterfall"``, ``"compare"``, ``"uncertainty"``, ...).
         """
         self.estimate = e
-        self.slots["A"] = baseline
-        self.slot_names: dict[str, str] = {s: "" for s in SLOTS}  # the viewer's names, "" for none
+        self.slots["A"] = baseline  # the viewer's names of the slots stay (they name what was pinned)
         currency = (e.scenario.currency, e.usd_to_currency)
         if currency != self._currency:
             self._currency = currency
@@ -669,21 +769,85 @@ class AnalysisViews:
         self.lever_note.layout = PLAIN if lever else HIDDEN
         self.render("waterfall")
 
-    def show_recipe(self, verdicts: pd.DataFrame | None) -> None:
-        """Show the verdicts of an applied recipe (None: nothing could be applied) and the by-lever view."""
+    def show_recipe(self, verdicts: pd.DataFrame | None, steps: list | None = None,
+                    project_usd: float | None = None) -> None:
+        """Show the verdicts of an applied recipe (None: nothing could be applied) and the by-lever view.
+
+        ``steps`` (the recipe's scenarios) are listed with every change; ``project_usd`` (the total before)
+        gives each by-lever part as a share of the project.
+        """
         self.verdicts = verdicts
+        self._recipe_context = (steps, project_usd)
         e = self.estimate
         if verdicts is None:
             self.recipe_html.value = f'<div class="explorer-note">{html.escape(label("recipe_none", self.language))}</div>'
             return
-        self.recipe_html.value = recipe_html(verdicts, e.scenario.currency, e.usd_to_currency, self.language)
+        self.recipe_html.value = recipe_html(verdicts, e.scenario.currency, e.usd_to_currency, self.language,
+                                             *self._recipe_context)
         self.mode.value = "lever"
 
     def refresh_recipe(self) -> None:
         """Show the last verdicts again in the current language and currency."""
         if self.verdicts is not None:
             e = self.estimate
-            self.recipe_html.value = recipe_html(self.verdicts, e.scenario.currency, e.usd_to_currency, self.language)
+            self.recipe_html.value = recipe_html(self.verdicts, e.scenario.currency, e.usd_to_currency, self.language,
+                                                 *getattr(self, "_recipe_context", (None, None)))
+
+    # ------------------------------------------------------------------ the decision in a link
+    def decision_items(self) -> dict[str, str]:
+        """The budget, GPU cap and pinned slots (scenario and name) as share-link keys (see :mod:`explorer.app.query`)."""
+        from explorer.app.query import query_from_scenario
+
+        items: dict[str, str] = {}
+        if self.budget_usd is not None:
+            items["budget_usd"] = export.plain_decimal(self.budget_usd)  # exact: the box shows it back in its currency
+        if self.gpu_cap is not None:
+            items["gpu_cap"] = export.plain_decimal(self.gpu_cap)
+        for slot, est in self.slots.items():
+            if est is not None:
+                items[f"slot_{slot}"] = query_from_scenario(est.scenario) or "default"
+                if self.slot_names[slot]:
+                    items[f"name_{slot}"] = self.slot_names[slot]
+        return items
+
+    def apply_decision(self, extras: dict[str, str]) -> None:
+        """Restore what :meth:`decision_items` wrote: budget, GPU cap, slots and their names.
+
+        Anything unusable is left out (a link comes from anyone), the rest is applied.
+        """
+        from explorer.app.query import scenario_from_query
+
+        for slot in SLOTS:
+            text = extras.get(f"slot_{slot}")
+            if text is None:
+                continue
+            scenario = scenario_from_query("" if text == "default" else text)
+            if scenario is None:
+                continue
+            try:
+                est = estimate(scenario)
+            except (ScenarioError, ValueError):
+                continue
+            self.pin(slot, est, name=extras.get(f"name_{slot}", ""))
+        budget = cap = None
+        try:
+            budget = parse_budget(extras.get("budget_usd", ""))
+        except ValueError:
+            pass
+        try:
+            cap = parse_gpu_cap(extras.get("gpu_cap", ""))
+        except ValueError:
+            pass
+        if budget is None and cap is None:
+            return
+        fx = self.estimate.usd_to_currency
+        with self._mute():
+            if budget is not None:
+                self.budget_box.value = export.plain_decimal(round(budget * fx, 2))
+            if cap is not None:
+                self.cap_box.value = export.plain_decimal(cap)
+        self.budget_usd, self.gpu_cap = budget, cap
+        self._update_budget_status()
 
     def _on_budget(self) -> None:
         if self._muted:

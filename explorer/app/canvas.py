@@ -15,11 +15,28 @@ chart's canvas asks for a full draw, hidden tabs included (six in this
 app, the history chart the dearest). A canvas whose ``shown`` is False
 notes the request instead, and :meth:`GuardedCanvas.reveal` answers it when
 the app shows the chart.
+
+And it keeps the image a page loads first loadable. Until a page has said
+``initialized``, ipympl stores each rendered image in the synced ``_data_url``
+trait as bare base64, without its ``data:image/png;base64,`` prefix
+(``ipympl.backend_nbagg.Canvas.send_binary``, 0.9-0.10). A page that connects
+then sets ``<img src="iVBORw0KGgo...">``: the browser asks the server for that
+relative URL (403), the image is "broken", the model's ``change:_size`` handler
+throws on ``drawImage`` ("Error setting state"), and the chart stays 0 x 0
+until a resize. Any draw between building a figure and the page connecting
+hits it: a share link with ``lang=zh`` relaid every chart in Chinese there.
+:meth:`GuardedCanvas.send_binary` writes the prefix (and sends the PNG, where
+ipympl sent the raw pixel buffer).
 """
 
 from __future__ import annotations
 
+import io
 import math
+from base64 import b64encode
+
+import numpy as np
+from PIL import Image
 
 from ipympl.backend_nbagg import Canvas
 
@@ -78,6 +95,20 @@ class GuardedCanvas(Canvas):
                 super()._handle_message(object, {"type": "resize", "width": int(width), "height": int(height)},
                                         buffers)
         return None
+
+    def send_binary(self, data: bytes) -> None:
+        """Send a rendered image; before a page is there, also keep it whole as a ``data:`` URL.
+
+        ``data`` is the PNG the manager made (whole or a difference from the last
+        image). ``_data_url`` is what a page that connects later loads first, so it
+        holds the whole current buffer, with its ``data:image/png;base64,`` prefix.
+        """
+        if self.syncing_data_url:
+            pixels = self._last_buff.view(dtype=np.uint8).reshape((*self._last_buff.shape, 4))
+            with io.BytesIO() as png:
+                Image.fromarray(pixels).save(png, format="png")
+                self._data_url = "data:image/png;base64," + b64encode(png.getvalue()).decode("ascii")
+        self.send({"data": '{"type": "binary"}'}, buffers=[data])
 
     def reveal(self, *, draw: bool = True) -> None:
         """The chart is on screen: answer the draw request it deferred while hidden, if any.

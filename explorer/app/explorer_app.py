@@ -24,7 +24,8 @@ from explorer import catalog, prices
 from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.app import controls as c
 from explorer.app import export, query, views
-from explorer.app.analysis_views import AnalysisViews
+from explorer.app.analysis_views import AnalysisViews, scenario_line
+from explorer.app.whatif import WhatIfView
 from explorer.app.bindings import BINDINGS, GROUPS, Binding
 from explorer.app import responsive
 from explorer.app.canvas import GuardedCanvas
@@ -56,7 +57,7 @@ _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
 _GROUP_OF = {b.name: b.group for b in BINDINGS}
 #: In a running kernel, chart widths from the page are laid out at most this often, the latest one only [s].
 WIDTH_COALESCE_SECONDS = 0.25
-_TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share")
+_TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif")
 
 
 def _widget_figure(width_in: float, height_in: float, dpi: float = 96, figure: Figure | None = None) -> Figure:
@@ -95,18 +96,6 @@ def _history_chart(language: str) -> Figure:
     whichever language the app started in.
     """
     return history_figure(figure=Figure(figsize=(13.0, 7.8), dpi=66, layout="constrained"), language=language)
-
-
-def _fix_initial_image(canvas: GuardedCanvas) -> None:
-    """Give the image drawn before any browser attached its ``data:`` prefix.
-
-    ipympl keeps that first image in ``_data_url`` as bare base64, which the
-    browser cannot load ("broken" image, blank chart) unless a later redraw
-    happens to replace it; with the prefix it shows at once.
-    """
-    url = getattr(canvas, "_data_url", None)
-    if getattr(canvas, "syncing_data_url", False) and url and not url.startswith("data:"):
-        canvas._data_url = "data:image/png;base64," + url
 
 
 def _first_estimate(start: Scenario, fields: dict) -> Estimate:
@@ -216,9 +205,8 @@ class ExplorerApp:
             (row.twin or row.widget).observe(self._on_change, names="value")
         self.tabs.observe(self._on_tab, names="selected_index")
         self.groups.observe(self._on_group, names="selected_index")
-        for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
-            _fix_initial_image(fig.canvas)
         self._refuse_link_values(link)
+        self.analysis.apply_decision(self._query_extras)
 
     def _refuse_link_values(self, query_string: str) -> None:
         """Say which numbers of a share link were out of range and left out (they are not clamped silently)."""
@@ -232,6 +220,7 @@ class ExplorerApp:
         Sets the language and the history marker the query asks for.
         """
         fields, extras = query.scenario_fields_from_query(query_string)
+        self._query_extras = extras  # the decision (budget, GPU cap, compare slots), applied once the views exist
         preset_id = extras.get("preset", "")
         if preset_id in presets():
             start = presets()[preset_id].scenario
@@ -264,6 +253,7 @@ class ExplorerApp:
         self.baseline = result
         self.set_scenario(result.scenario, keep_preset=True)
         self._refuse_link_values(query_string)
+        self.analysis.apply_decision(self._query_extras)
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
@@ -295,7 +285,9 @@ class ExplorerApp:
     def _build_views(self) -> None:
         self.title = shared_html()
         self.banner = shared_html()
+        self.banner.add_class("explorer-banner-box")
         self.kpis = shared_html()
+        self.kpis.add_class("explorer-kpis-box")  # first on a phone (views.STYLE)
         self.warnings = shared_html()
         self.summary = shared_html()
         self.summary.add_class("explorer-summary")
@@ -311,9 +303,9 @@ class ExplorerApp:
         self._history_figs = {self.history_fig.history_handles.language: self.history_fig}
         self.pin_button = w.Button(icon="thumb-tack", layout=AUTO_WIDTH, style=BUTTON_STYLE)
         self.pin_button.on_click(self._on_pin)
+        self.whatif = WhatIfView(_widget_figure, self.language, on_error=lambda m: self._reject("app", m))
         self.analysis = AnalysisViews(_widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
-                                      on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m),
-                                      after_draw=lambda fig: _fix_initial_image(fig.canvas))
+                                      on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m))
         self.assumptions = shared_html()
         self.downloads = shared_html()
         self.share = shared_html()
@@ -348,6 +340,7 @@ class ExplorerApp:
             self.analysis.uncertainty_tab,
             w.VBox([self.assumptions, self.glossary], layout=PLAIN),
             w.VBox([self.share, self.downloads], layout=PLAIN),
+            self.whatif.widget,
         ], layout=PLAIN)
 
     def _group(self, group: str) -> w.VBox:
@@ -366,7 +359,7 @@ class ExplorerApp:
         right.add_class("explorer-right")
         body = w.Box([left, right], layout=PLAIN)
         body.add_class("explorer-body")
-        self.widget = w.VBox([shared_html(views.STYLE), self.session, self.heartbeat_in, self.heartbeat_out, self.title,
+        self.widget = w.VBox([shared_html(views.STYLE + views.scroll_hint_css()), self.session, self.heartbeat_in, self.heartbeat_out, self.title,
                               body, self.sizer.input, self.sizer.script],
                              layout=w.Layout(width="100%", max_width="1320px"))
         self.widget.add_class("explorer-app")
@@ -425,6 +418,8 @@ class ExplorerApp:
     def _set_language(self, language: str) -> None:
         self.language = language
         lang = language
+        if hasattr(self, "widget"):  # the phone's scroll hints follow the language (views.scroll_hint_css)
+            (self.widget.add_class if lang == "zh" else self.widget.remove_class)("explorer-lang-zh")
         if self.error and self._refusal:  # a refusal on screen, in the new language
             self._reject(*self._refusal)
         # the controls of closed groups are relabelled when their group opens (_on_group): a language switch
@@ -440,6 +435,7 @@ class ExplorerApp:
         self.tabs.titles = tuple(label(f"tab_{key}", lang) for key in _TAB_KEYS)
         self.pin_button.description = label("pin_baseline_a", lang)
         self.analysis.set_language(lang)
+        self.whatif.set_language(lang)
         self.session.value = views.session_html()
         self.breakdown.set_language(lang)
         self.waterfall.set_language(lang)
@@ -718,6 +714,13 @@ class ExplorerApp:
             with self._mute():
                 self.rows["mfu"].widget.value = round(e.mfu, 2)
         self.analysis.update(e, self.baseline, self._tab_key())  # simulates e: the KPI range and the error bar
+        self.whatif.update(e)
+        self.whatif.render(self._tab_key() == "whatif")
+        kind = e.scenario.training_kind
+        self.rows["training_kind"].set_note(html.escape(label("kind_note_same_compute", lang).format(
+            mult=f"{e.scenario.experiments_multiplier_effective:g}",
+            pretrain=f"{catalog.default('experiments_multiplier'):g}")) if kind in ("continual_pretrain", "full_finetune")
+            else "")
         self.kpis.value = views.kpi_html(e, lang, self.scope, interval=self.analysis.interval(self.scope))
         self.warnings.value = views.warnings_html(e, lang)
         self.breakdown.update(e, draw=False, scope=self.scope, language=lang)
@@ -754,8 +757,28 @@ class ExplorerApp:
                 export.download_link(export.scenario_json(e), "application/json", "scenario.json",
                                      label("download_scenario", lang)) + " &nbsp; " +
                 export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
-                                     label("download_breakdown", lang)))
+                                     label("download_breakdown", lang))
+                + "<br>" + self.chart_links())
             self.share.value = views.share_html(self.share_query(), lang)
+
+    def chart_caption(self) -> str:
+        """The scenario in words, written under a downloaded chart (the share link restores it whole)."""
+        e, lang = self.estimate, self.language
+        region = views.region_name(catalog.regions()[e.scenario.region].name, lang)
+        return (f"{label('app_title', lang)}: {scenario_line(e, lang)} · {label('region', lang)}: {region} · "
+                f"{label(f'kind_{e.scenario.training_kind}', lang)}. {views.summary_text(e, lang, self.scope)}")
+
+    def chart_links(self) -> str:
+        """Download links for the Breakdown (PNG, SVG), What changed (PNG) and History (PNG) charts, captioned."""
+        lang, caption = self.language, self.chart_caption()
+        self._mark_history(self.estimate)
+        charts = [(self.breakdown.figure, "breakdown", ("png", "svg")), (self.waterfall.figure, "what-changed", ("png",)),
+                  (self.history_fig, "history", ("png",))]
+        return " &nbsp; ".join(
+            export.figure_link(fig, fmt, f"{name}.{fmt}", label("download_chart", lang).format(
+                chart=label(f"tab_{'waterfall' if name == 'what-changed' else name}", lang), format=fmt.upper()),
+                caption, lang)
+            for fig, name, formats in charts for fmt in formats)
 
     def _mark_history(self, e: Estimate) -> None:
         """Put the history figure in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
@@ -774,6 +797,7 @@ class ExplorerApp:
         extras = {"lang": self.language}
         if self.scope != "project":
             extras["scope"] = self.scope
+        extras.update(self.analysis.decision_items())  # budget, GPU cap, compare slots and their names
         return "?" + query.query_from_scenario(self.scenario, **extras)
 
     # ------------------------------------------------------------------ public actions
@@ -825,7 +849,7 @@ class ExplorerApp:
         if len(steps) < 2 or not self.set_scenario(steps[-1][1]):
             self.analysis.show_recipe(None)
             return False
-        self.analysis.show_recipe(recipe_verdicts(before.scenario))
+        self.analysis.show_recipe(recipe_verdicts(before.scenario), steps, before.total_usd)
         self.analysis.pin("A", before)
         return True
 
@@ -870,9 +894,10 @@ class ExplorerApp:
                 redraw_marker(visible)
             else:
                 (self.breakdown if visible is self.breakdown.figure else self.waterfall).redraw()
-            _fix_initial_image(visible.canvas)  # when this runs before a browser attached
         if hasattr(self, "analysis"):
             self.analysis.render(self._tab_key())  # the analysis views draw their own figures, when shown
+        if hasattr(self, "whatif"):
+            self.whatif.render(self._tab_key() == "whatif")
 
     def _show_history_language(self) -> Figure:
         """Put the history chart of the current language on its canvas, built the first time; return it.
@@ -907,6 +932,7 @@ class ExplorerApp:
 
     def _on_tab(self, _change: dict) -> None:
         try:
+            self._stale_pages.add("share")  # slots, names and budget change without a new estimate
             self._render()
             self._write_pages()
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback

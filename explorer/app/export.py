@@ -1,4 +1,4 @@
-"""Downloads as data URLs: the scenario (JSON) and the cost breakdown (CSV)."""
+"""Downloads as data URLs: the scenario (JSON), the cost breakdown (CSV) and the charts (PNG, SVG)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,17 @@ import csv
 import html
 import io
 import math
+import textwrap
 from decimal import Decimal
 
+from matplotlib.figure import Figure
+
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate
+from explorer.plots.fonts import text_kwargs
 from explorer.scenario import field_spec
 
-__all__ = ["data_url", "scenario_json", "breakdown_csv", "compare_csv", "download_link", "plain_decimal"]
+__all__ = ["data_url", "scenario_json", "breakdown_csv", "compare_csv", "download_link", "plain_decimal",
+           "figure_file", "figure_link"]
 
 
 def data_url(text: str, mime: str) -> str:
@@ -95,7 +100,7 @@ def breakdown_csv(estimate: Estimate) -> str:
     return out.getvalue()
 
 
-def compare_csv(table, currency: str = "USD", usd_to_currency: float = 1.0) -> str:
+def compare_csv(table, currency: str = "USD", usd_to_currency: float = 1.0, scenarios=None) -> str:
     """Compared slots as plain-decimal CSV: one row per slot, amounts in ``currency``, with the rate used.
 
     Parameters
@@ -106,23 +111,32 @@ def compare_csv(table, currency: str = "USD", usd_to_currency: float = 1.0) -> s
         Currency of the amount columns; every row carries it and ``usd_to_currency``.
     usd_to_currency : float
         Units of ``currency`` per USD [currency/USD].
+    scenarios : sequence of Scenario, optional
+        The scenario of each row, in the table's order: every field is written as a
+        ``scenario.<field>`` column (blank = catalog or default), so the rows can be told apart and rebuilt.
 
     Returns
     -------
     str
         Columns ``slot``, the six dimensions, ``total``, ``final_run``, ``per_1m_tokens`` (amounts, 2 decimals),
-        ``days``, ``gpus``, ``gpu_hours``, ``energy_mwh``, ``co2_tonnes``, ``currency``, ``usd_to_currency``.
+        ``days``, ``gpus``, ``gpu_hours``, ``energy_mwh``, ``co2_tonnes``, ``currency``, ``usd_to_currency``,
+        then ``scenario.<field>`` for every Scenario field when ``scenarios`` are given.
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     amounts = [*(f"{d}_usd" for d in COST_DIMENSIONS), "total_usd", "final_run_usd", "usd_per_1m_tokens"]
     names = [*COST_DIMENSIONS, "total", "final_run", "per_1m_tokens"]
     quantities = ("days", "gpus", "gpu_hours", "energy_mwh", "co2_tonnes")
-    writer.writerow(["slot", *names, *quantities, "currency", "usd_to_currency"])
-    for slot, row in table.iterrows():
+    dicts = [sc.to_dict() for sc in scenarios] if scenarios is not None else None
+    if dicts is not None and len(dicts) != len(table):
+        raise ValueError(f"scenarios: {len(dicts)} given for {len(table)} rows")
+    fields = list(dicts[0]) if dicts else []
+    writer.writerow(["slot", *names, *quantities, "currency", "usd_to_currency", *(f"scenario.{f}" for f in fields)])
+    for i, (slot, row) in enumerate(table.iterrows()):
+        scenario = [plain_decimal(v) if not isinstance(v, str) else v for v in dicts[i].values()] if dicts else []
         writer.writerow([slot, *(plain_decimal(float(row[c]) * usd_to_currency, 2) for c in amounts),
                          *(plain_decimal(round(float(row[q]), 6)) for q in quantities), currency,
-                         plain_decimal(usd_to_currency)])
+                         plain_decimal(usd_to_currency), *scenario])
     return out.getvalue()
 
 
@@ -130,3 +144,42 @@ def download_link(text: str, mime: str, filename: str, caption: str) -> str:
     """An HTML ``<a download>`` link to ``text``."""
     return (f'<a download="{html.escape(filename)}" href="{data_url(text, mime)}" '
             f'class="explorer-download">{html.escape(caption)}</a>')
+
+
+_MIME = {"png": "image/png", "svg": "image/svg+xml"}
+
+
+def figure_file(fig: Figure, fmt: str, caption: str, language: str = "en") -> bytes:
+    """``fig`` as a PNG or SVG file with ``caption`` (the scenario) written below it.
+
+    The figure is saved through a fresh canvas of matplotlib's own (``backend``),
+    so the widget canvas, its renderer and its blitted background are not
+    touched; artists animated for blitting are drawn too, and the caption is
+    removed again. Size: the figure's own at 1x [px].
+    """
+    if fmt not in _MIME:
+        raise ValueError(f"format: {fmt!r} is not one of png, svg")
+    animated = [a for a in fig.findobj(lambda a: a.get_animated())]
+    per_line = int(fig.get_figwidth() * (8 if language == "zh" else 15))  # characters across at 7.5 pt
+    lines = textwrap.wrap(caption.replace("$", r"\$"), width=max(per_line, 40))  # "$" is not mathtext here
+    text = fig.text(0.005, -0.01, "\n".join(lines), ha="left", va="top", fontsize=7.5, color="#333333",
+                    **text_kwargs(language)[0])
+    for a in animated:
+        a.set_animated(False)
+    try:
+        out = io.BytesIO()
+        dpi = getattr(fig, "_original_dpi", fig.dpi)
+        fig.savefig(out, format=fmt, backend="agg" if fmt == "png" else "svg", dpi=dpi, bbox_inches="tight",
+                    pad_inches=0.1, facecolor="white")
+        return out.getvalue()
+    finally:
+        text.remove()
+        for a in animated:
+            a.set_animated(True)
+
+
+def figure_link(fig: Figure, fmt: str, filename: str, link_caption: str, caption: str, language: str = "en") -> str:
+    """An HTML ``<a download>`` link to :func:`figure_file` of ``fig``."""
+    body = base64.b64encode(figure_file(fig, fmt, caption, language)).decode("ascii")
+    return (f'<a download="{html.escape(filename)}" href="data:{_MIME[fmt]};base64,{body}" '
+            f'class="explorer-download">{html.escape(link_caption)}</a>')

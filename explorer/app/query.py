@@ -16,12 +16,15 @@ from urllib.parse import parse_qs, urlencode
 from explorer import catalog
 from explorer.errors import ScenarioError
 from explorer.scenario import Scenario, field_spec
-from explorer.text import number_text
+from explorer.text import number_text, parse_number
 
-__all__ = ["scenario_fields_from_query", "query_from_scenario", "request_query_string", "EXTRA_KEYS",
-           "refused_fields_from_query"]
+__all__ = ["scenario_fields_from_query", "query_from_scenario", "scenario_from_query", "request_query_string",
+           "EXTRA_KEYS", "refused_fields_from_query"]
 
-EXTRA_KEYS = ("lang", "preset", "scope")
+#: Keys that are not scenario fields: the view (language, preset, scope) and the decision around the scenario
+#: (budget [USD], GPU cap, each compare slot's scenario as a nested query string, and its name).
+EXTRA_KEYS = ("lang", "preset", "scope", "budget_usd", "gpu_cap",
+              *(f"slot_{s}" for s in "ABCD"), *(f"name_{s}" for s in "ABCD"))
 _FIELD_ORDER = [f.name for f in dataclasses.fields(Scenario)]  # keys are applied in this order, not the URL's
 _MAX_QUERY_CHARS = 4096
 
@@ -44,7 +47,7 @@ def _clamp(name: str, text: str) -> Any:
             raise KeyError(name)
         return text
     try:
-        value = float(text)
+        value = parse_number(text)  # the boxes' reader: 7B, 1.5T, 70e9
     except ValueError:
         raise KeyError(name) from None
     if math.isnan(value):
@@ -169,3 +172,16 @@ def query_from_scenario(scenario: Scenario, **extras: str) -> str:
             items.append((f.name, number_text(value) if value is None or isinstance(value, (int, float)) else value))
     items += [(k, v) for k, v in extras.items() if v]
     return urlencode(items)
+
+
+def scenario_from_query(text: str, start: Scenario | None = None) -> Scenario | None:
+    """The scenario a (nested) query string describes on top of ``start`` (default: the defaults); None if invalid.
+
+    Keys that make the scenario invalid are not dropped one by one here (a
+    compare slot either comes back whole or not at all).
+    """
+    fields, _extras = scenario_fields_from_query(text)
+    try:
+        return Scenario.from_dict({**(start or Scenario()).to_dict(), **fields})
+    except Exception:  # noqa: BLE001 - any invalid combination from a URL: the slot is left out
+        return None

@@ -16,7 +16,7 @@ import re
 from explorer import catalog
 from explorer.errors import ScenarioError
 from explorer.model import Estimate
-from explorer.text import label, labels, money, quantity
+from explorer.text import label, labels, money, quantity, readable_number
 
 __all__ = ["region_note_html", "kpi_html", "summary_text", "warnings_html", "assumptions_html", "share_html", "glossary_html",
            "session_html", "translate", "error_text", "assumption_name", "STYLE", "HEARTBEAT_SECONDS",
@@ -37,7 +37,12 @@ STYLE = """
 .explorer-right {flex:1 1 480px; min-width:0; max-width:100%;}
 .explorer-header {display:flex; flex-flow:row wrap; gap:0 10px; width:100%;}
 .explorer-header > .widget-vbox {width:auto !important; flex:1 1 150px;}
-@media (max-width: 900px) { .explorer-left, .explorer-right {flex:1 1 100%;} }
+@media (max-width: 900px) { .explorer-left, .explorer-right {flex:1 1 100%;}
+  /* on a phone the result comes first: the refusal banner and the KPIs above the controls, the rest below */
+  .explorer-right {display:contents !important;}
+  .explorer-right > * {order:1; flex:1 1 100%; min-width:0; max-width:100%;}
+  .explorer-right > .explorer-banner-box {order:-2;} .explorer-right > .explorer-kpis-box {order:-1;}
+  .explorer-left {order:0;} }
 .explorer-app .widget-tab, .explorer-app .jupyter-widget-Collapse, .explorer-app .widget-accordion {max-width:100%; min-width:0;}
 .explorer-app .lm-TabBar-content {flex-wrap:wrap;}
 .explorer-app .lm-TabBar, .explorer-app .widget-tab > .lm-TabBar {min-height:var(--jp-widgets-horizontal-tab-height, 24px); height:auto !important; overflow:visible;}
@@ -132,6 +137,24 @@ STYLE = """
 """
 
 
+def scroll_hint_css() -> str:
+    """CSS that writes a hint above the charts that scroll sideways on a phone, in the app's language.
+
+    The words come from ``labels.csv`` (``scroll_hint``); the app's root carries
+    ``explorer-lang-zh`` while it is in Chinese.
+    """
+    def text(lang: str) -> str:
+        return label("scroll_hint", lang).replace("\\", "").replace('"', "'")
+
+    return ("<style>@media (max-width: 600px) {"
+            ".explorer-app .explorer-history-tab.explorer-chart-scroll {flex-wrap:wrap;}"  # a row: the hint on its own line
+            ".explorer-app .explorer-chart-scroll::before {content:\"" + text("en") + "\"; position:sticky; left:0;"
+            " display:block; flex:0 0 auto; white-space:nowrap; width:max-content; max-width:calc(100vw - 40px); font-size:11.5px; color:#1b4f72;"
+            " background:#eaf2f8; border-radius:4px; padding:2px 8px; margin:2px 0 4px 0;}"
+            ".explorer-app.explorer-lang-zh .explorer-chart-scroll::before {content:\"" + text("zh") + "\";}"
+            "}</style>")
+
+
 # ---------------------------------------------------------------------------------------------- translation
 @functools.cache
 def _patterns() -> tuple[tuple[re.Pattern, str], ...]:
@@ -170,10 +193,35 @@ def translate(message: str, language: str = "en") -> str:
     return message
 
 
+_RAW_NUMBER = re.compile(r"(?<![\w.])[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w.%])")
+
+
+def _box_number(match: re.Match) -> str:
+    """A raw number of a message as the boxes write it (250000.0 -> 250,000; 1e+06 -> 1M), else unchanged."""
+    text = match.group(0)
+    try:
+        x = float(text)
+    except ValueError:
+        return text
+    if "e" in text.lower() or text.endswith(".0") or abs(x) >= 10_000:
+        return readable_number(int(x) if x.is_integer() and abs(x) < 2**53 else x)
+    return text
+
+
 def error_text(exc: ScenarioError, language: str = "en") -> str:
-    """A refused value in words, naming the control by its label (not the field name)."""
-    return translate(str(exc), language) if language != "en" else (
+    """A refused value in words, naming the control by its label (not the field name), numbers as the boxes show them.
+
+    >>> from explorer import Scenario
+    >>> try:
+    ...     Scenario(params=250000.0)
+    ... except ScenarioError as exc:
+    ...     print(error_text(exc))
+    Model size [parameters]: 250,000 is not allowed; allowed: a number in [1M, 100T]
+    """
+    text = translate(str(exc), language) if language != "en" else (
         f"{label(exc.field, 'en')}: {str(exc).split(': ', 1)[1]}" if exc.field in labels() else str(exc))
+    head, sep, rest = text.partition(": ") if language == "en" else text.partition("：")
+    return head + sep + _RAW_NUMBER.sub(_box_number, rest) if sep else _RAW_NUMBER.sub(_box_number, text)
 
 
 def assumption_name(name: str, language: str = "en") -> str:
@@ -185,17 +233,18 @@ def assumption_name(name: str, language: str = "en") -> str:
     '层数（由参数量推算）'
     >>> assumption_name("cloud price (gaudi2, estimated)", "zh")
     '云端租价（gaudi2，估算）'
+    >>> assumption_name("mfu_dense"), assumption_name("seq_len")
+    ('Default MFU, dense run', 'Sequence length')
     """
-    if language == "en":
-        return name
     head, sep, rest = name.partition(" (")
     if not sep:
         return _term(head, language)
+    open_, comma, colon_, close = ("（", "，", "：", "）") if language == "zh" else (" (", ", ", ": ", ")")
     parts = []
     for part in (rest[:-1] if rest.endswith(")") else rest).split(", "):
         what, colon, detail = part.partition(": ")
-        parts.append(_term(what, language) + ("：" + _term(detail, language) if colon else ""))
-    return _term(head, language) + "（" + "，".join(parts) + "）"
+        parts.append(_term(what, language) + (colon_ + _term(detail, language) if colon else ""))
+    return _term(head, language) + open_ + comma.join(parts) + close
 
 
 def unit_text(unit: str, language: str = "en") -> str:

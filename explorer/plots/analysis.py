@@ -27,6 +27,7 @@ from matplotlib.ticker import FuncFormatter
 from explorer.analysis import LEVERS, Attribution, Simulation
 from explorer.model import COST_DIMENSIONS
 from explorer.plots.breakdown import _finite, _Plot, place_waterfall, waterfall_artists
+from explorer.plots.figure import NotebookFigure
 from explorer.plots.fonts import text_kwargs
 from explorer.text import label, money
 
@@ -90,7 +91,7 @@ class TornadoPlot(_Labelled):
     title_key = "chart_tornado_title"
 
     def __init__(self, figure: Figure | None = None, language: str = "en", max_rows: int = 7):
-        self.figure = figure if figure is not None else Figure(figsize=(7.0, 3.6), layout="constrained")
+        self.figure = figure if figure is not None else NotebookFigure(figsize=(7.0, 3.6), layout="constrained")
         self.ax = self.figure.add_subplot()
         self.max_rows = max_rows
         y = np.arange(max_rows)[::-1]
@@ -165,7 +166,7 @@ class LeverWaterfallPlot(_Labelled):
     title_key = "chart_lever_waterfall_title"
 
     def __init__(self, figure: Figure | None = None, language: str = "en"):
-        self.figure = figure if figure is not None else Figure(figsize=(7.0, 3.6), layout="constrained")
+        self.figure = figure if figure is not None else NotebookFigure(figsize=(7.0, 3.6), layout="constrained")
         self.ax = self.figure.add_subplot()
         self.bars, self.texts, self.connectors = waterfall_artists(self.ax, len(LEVERS) + 3, fontsize=9)
         self.keys: list[str] = ["baseline", "current"]
@@ -219,7 +220,7 @@ class CompareBarsPlot(_Labelled):
     MAX_SLOTS = 4
 
     def __init__(self, figure: Figure | None = None, language: str = "en"):
-        self.figure = figure if figure is not None else Figure(figsize=(7.0, 3.6), layout="constrained")
+        self.figure = figure if figure is not None else NotebookFigure(figsize=(7.0, 3.6), layout="constrained")
         self.ax = self.figure.add_subplot()
         self.groups = (*COST_DIMENSIONS, "total")
         x = np.arange(len(self.groups))
@@ -291,7 +292,7 @@ class SimulationPlot(_Labelled):
     title_key = "chart_simulation_title"
 
     def __init__(self, figure: Figure | None = None, language: str = "en", bins: int = 60):
-        self.figure = figure if figure is not None else Figure(figsize=(7.0, 3.6), layout="constrained")
+        self.figure = figure if figure is not None else NotebookFigure(figsize=(7.0, 3.6), layout="constrained")
         self.ax = self.figure.add_subplot()
         self.nbins = bins
         self.bars = self.ax.bar(np.arange(bins), np.zeros(bins), width=1.0, align="edge", color="#9DB4C0",

@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate
 from explorer.plots.blit import Blitter
+from explorer.plots.figure import NotebookFigure, png_bytes
 from explorer.plots.fonts import text_kwargs
 from explorer.text import label, money
 
@@ -115,6 +116,10 @@ class _Plot:
     def _moving_artists(self) -> list:
         raise NotImplementedError
 
+    def _repr_png_(self) -> bytes:
+        """The chart as PNG, so a plot object shows itself in a notebook whatever the backend."""
+        return png_bytes(self.figure)
+
     def enable_blitting(self) -> None:
         """Re-render only the moving artists in :meth:`redraw` (interactive canvases only:
         ``savefig`` leaves animated artists out)."""
@@ -146,7 +151,7 @@ class BreakdownPlot(_Plot):
     """
 
     def __init__(self, figure: Figure | None = None, language: str = "en"):
-        self.figure = figure if figure is not None else Figure(figsize=(7.0, 3.6), layout="constrained")
+        self.figure = figure if figure is not None else NotebookFigure(figsize=(7.0, 3.6), layout="constrained")
         self.ax = self.figure.add_subplot()
         y = np.arange(len(COST_DIMENSIONS))[::-1]
         self.bars = self.ax.barh(y, np.zeros(len(y)), color=[DIMENSION_COLORS[d] for d in COST_DIMENSIONS],
@@ -268,7 +273,7 @@ class WaterfallPlot(_Plot):
     """
 
     def __init__(self, figure: Figure | None = None, language: str = "en"):
-        self.figure = figure if figure is not None else Figure(figsize=(7.0, 3.6), layout="constrained")
+        self.figure = figure if figure is not None else NotebookFigure(figsize=(7.0, 3.6), layout="constrained")
         self.ax = self.figure.add_subplot()
         n = len(COST_DIMENSIONS) + 2
         self.bars, self.texts, self.connectors = waterfall_artists(self.ax, n, fontsize=9.5)

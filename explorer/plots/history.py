@@ -29,6 +29,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MultipleL
 
 from explorer import history
 from explorer.plots.blit import Blitter
+from explorer.plots.figure import NotebookFigure
 from explorer.plots.fonts import text_kwargs
 from explorer.text import label, labels, money
 
@@ -349,7 +350,7 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
         fit = history.fit_trend()
 
     if figure is None:
-        fig = Figure(figsize=(13, 7.8), dpi=100, layout="constrained")
+        fig = NotebookFigure(figsize=(13, 7.8), dpi=100, layout="constrained")
     else:
         fig = figure
         old = getattr(fig, "history_handles", None)

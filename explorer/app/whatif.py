@@ -1,0 +1,313 @@
+"""The what-if grid (issue 17): two or three levers, every combination, one table, a heat-map, a CSV.
+
+The viewer picks up to three levers (pricing, precision, region, accelerator,
+...) and the values of each; :func:`explorer.analysis.what_if` computes every
+combination in one vectorized call. The table is sorted by the column the
+viewer picks; the heat-map shows the whole-project total for the first two
+levers, one panel per value of the third (small multiples).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Callable
+
+import ipywidgets as w
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from explorer import catalog
+from explorer.analysis import WHAT_IF_LEVERS, what_if
+from explorer.app import export
+from explorer.app.analysis_views import _field_value_text
+from explorer.app.shared import DESCRIPTION_STYLE, PLAIN, html as shared_html, shared
+from explorer.app.views import translate
+from explorer.model import Estimate
+from explorer.plots.fonts import text_kwargs
+from explorer.scenario import ARCHITECTURES, FACILITIES, PRICING_MODES, RECOVERY_MODES, TRAINING_KINDS
+from explorer.text import label, money, quantity
+
+__all__ = ["WhatIfView", "lever_values", "SORT_KEYS", "MAX_LEVERS"]
+
+MAX_LEVERS = 3
+#: Columns the table can be sorted by (ascending: cheapest, fastest, cleanest first).
+SORT_KEYS = ("total_usd", "final_run_usd", "days", "co2_tonnes", "usd_per_1m_tokens")
+_SORT_LABEL = {"total_usd": "kpi_total_project", "final_run_usd": "kpi_total_run", "days": "kpi_days",
+               "co2_tonnes": "kpi_co2", "usd_per_1m_tokens": "kpi_per_token"}
+#: The question of issue 17: on-demand vs spot vs owned, FP8 vs BF16, a cheap Chinese region vs the US average.
+DEFAULT = (("pricing", ("on_demand", "spot", "owned")), ("precision", ("bf16", "fp8")),
+           ("region", ("cn-ningxia", "us-avg")))
+_VALUES_LAYOUT = shared(w.Layout, width="auto", flex="1 1 180px", max_width="100%")
+_LEVER_LAYOUT = shared(w.Layout, width="auto", flex="0 1 190px")
+_ROW_LAYOUT = shared(w.Layout, flex_flow="row wrap", align_items="flex-start", gap="4px 8px", width="100%")
+
+
+def lever_values(lever: str) -> tuple[str, ...]:
+    """The values a lever can take."""
+    return {"pricing": PRICING_MODES, "precision": tuple(catalog.PRECISIONS),
+            "region": tuple(catalog.regions()), "gpu": tuple(catalog.accelerators()),
+            "architecture": ARCHITECTURES, "facility": FACILITIES, "recovery": RECOVERY_MODES,
+            "training_kind": TRAINING_KINDS}[lever]
+
+
+def _value_text(lever: str, value: str, language: str) -> str:
+    if lever == "architecture":
+        return label(f"arch_{value}", language)
+    if lever == "precision":
+        return value.upper()
+    return _field_value_text(lever, value, language)
+
+
+class WhatIfView:
+    """The What-if tab: lever pickers, the sorted table with its CSV link, and the heat-map.
+
+    Parameters
+    ----------
+    make_figure : callable
+        ``make_figure(width_in, height_in)`` -> a Figure on a widget canvas.
+    language : {"en", "zh"}
+    on_error : callable
+        Called with a message when something fails (shown by the app, never a traceback).
+    """
+
+    def __init__(self, make_figure: Callable[[float, float], Figure], language: str = "en", *,
+                 on_error: Callable[[str], None] = lambda m: None):
+        self.language = language
+        self.on_error = on_error
+        self.make_figure = make_figure
+        self.estimate: Estimate | None = None
+        self.table: pd.DataFrame | None = None
+        self.stale = True
+        self._muted = False
+        self.built = False
+        # The tab holds an empty box until it is first opened: a page that never opens it builds no model of it
+        # (tests/test_issue9_app.py counts them).
+        self.widget = w.VBox(layout=PLAIN)
+        self.widget.add_class("explorer-whatif")
+
+    def _build(self) -> None:
+        """Make the pickers, the table and the heat-map (the first time the tab is shown)."""
+        self.built = True
+        self.levers = [w.Dropdown(layout=_LEVER_LAYOUT, style=DESCRIPTION_STYLE) for _ in range(MAX_LEVERS)]
+        self.values = [w.SelectMultiple(rows=4, layout=_VALUES_LAYOUT, style=DESCRIPTION_STYLE)
+                       for _ in range(MAX_LEVERS)]
+        for i, (lever, picked) in enumerate(DEFAULT):
+            self.levers[i].options = [("-", ""), *((lv, lv) for lv in WHAT_IF_LEVERS)]
+            self.levers[i].value = lever
+            self.values[i].options = [(v, v) for v in lever_values(lever)]
+            self.values[i].value = tuple(picked)
+        self.sort = w.Dropdown(options=list(SORT_KEYS), value="total_usd", layout=_LEVER_LAYOUT,
+                               style=DESCRIPTION_STYLE)
+        for i, box in enumerate(self.levers):
+            box.observe(lambda _c, i=i: self._safely(self._on_lever, i), names="value")
+        for box in (*self.values, self.sort):
+            box.observe(lambda _c: self._safely(self._changed), names="value")
+        self.intro = shared_html()
+        self.message = shared_html()
+        self.table_html = shared_html()
+        self.figure = self.make_figure(9.0, 3.7)
+        self.figure.canvas.add_class("explorer-chart")
+        self.figure.canvas.add_class("explorer-whatif-chart")
+        pickers = [x for pair in zip(self.levers, self.values) for x in pair]
+        self.widget.children = [self.intro, w.HBox([*pickers, self.sort], layout=_ROW_LAYOUT), self.message,
+                                self.table_html, self.figure.canvas]
+        self.set_language(self.language)
+
+    # ------------------------------------------------------------------ entry points (widget callbacks)
+    def _safely(self, fn, *args) -> None:
+        if self._muted:
+            return
+        try:
+            fn(*args)
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self.on_error(f"{type(exc).__name__}: {exc}")
+
+    def _on_lever(self, i: int) -> None:
+        lever = self.levers[i].value
+        self._muted = True
+        try:
+            if lever and lever in WHAT_IF_LEVERS:
+                current = getattr(self.estimate.scenario, lever) if self.estimate is not None else None
+                self.values[i].options = [(_value_text(lever, v, self.language), v) for v in lever_values(lever)]
+                self.values[i].value = (current,) if current in lever_values(lever) else ()
+            else:
+                self.values[i].options = []
+        finally:
+            self._muted = False
+        self._changed()
+
+    def _changed(self) -> None:
+        self.stale = True
+        self.render(True)
+
+    # ------------------------------------------------------------------ app side
+    def set_language(self, language: str) -> None:
+        self.language = lang = language
+        self.stale = True
+        if not self.built:
+            return
+        self._muted = True
+        try:
+            for i, box in enumerate(self.levers):
+                lever = box.value
+                box.options = [("—", ""), *((label(lv, lang).split(" [")[0], lv) for lv in WHAT_IF_LEVERS)]
+                box.value = lever
+                if lever:
+                    picked = self.values[i].value
+                    self.values[i].options = [(_value_text(lever, v, lang), v) for v in lever_values(lever)]
+                    self.values[i].value = picked
+            self.sort.options = [(label(_SORT_LABEL[k], lang), k) for k in SORT_KEYS]
+        finally:
+            self._muted = False
+        self.intro.value = f'<div class="explorer-note">{html.escape(label("whatif_intro", lang))}</div>'
+
+    def update(self, e: Estimate) -> None:
+        """A new current scenario: the grid starts from it (computed when the tab is shown)."""
+        self.estimate = e
+        self.stale = True
+
+    def levers_picked(self) -> dict[str, tuple]:
+        """Lever -> values, for the pickers that name a lever and at least one value (a lever named twice: once)."""
+        picked: dict[str, tuple] = {}
+        for lever, values in zip(self.levers, self.values):
+            if lever.value in WHAT_IF_LEVERS and values.value and lever.value not in picked:
+                picked[lever.value] = tuple(values.value)
+        return picked
+
+    def render(self, visible: bool) -> None:
+        """Compute and show the grid if the tab is on screen and out of date."""
+        if not self.built:
+            if not visible:
+                return
+            self._build()
+        canvas = self.figure.canvas
+        canvas.shown = visible
+        if visible and canvas.deferred:  # the page asked for the image while the tab was hidden
+            canvas.reveal(draw=not (self.stale and self.estimate is not None))
+        if not visible or not self.stale or self.estimate is None:
+            return
+        self.stale = False
+        lang, e = self.language, self.estimate
+        picked = self.levers_picked()
+        if not picked:
+            self.table = None
+            self.message.value = f'<div class="explorer-message">{html.escape(label("whatif_pick", lang))}</div>'
+            self.table_html.value = ""
+            self._draw_heatmap(None, [])
+            return
+        table = what_if(e.scenario, picked)
+        self.table = table
+        warned = table.attrs.get("warnings", [])
+        self.message.value = "".join(f'<div class="explorer-message">{html.escape(translate(m, lang))}</div>'
+                                     for m in warned)
+        self.table_html.value = self.table_page(table, list(picked), e, lang)
+        self._draw_heatmap(table, list(picked))
+
+    # ------------------------------------------------------------------ views
+    def table_page(self, table: pd.DataFrame, levers: list[str], e: Estimate, lang: str) -> str:
+        """The grid as an HTML table sorted by :attr:`sort`, the best row first, and its CSV link."""
+        cur, fx = e.scenario.currency, e.usd_to_currency
+        key = self.sort.value
+        ordered = table.sort_values(key, kind="stable", na_position="last")
+        head = "".join(f"<th>{html.escape(label(lv, lang).split(' [')[0])}</th>" for lv in levers)
+        cols = [("total_usd", "kpi_total_project"), ("final_run_usd", "kpi_total_run"), ("days", "kpi_days"),
+                ("gpus", "kpi_gpus"), ("co2_tonnes", "kpi_co2"), ("usd_per_1m_tokens", "kpi_per_token")]
+        head += "".join(f'<th{" class=sorted" if c == key else ""}>{html.escape(label(k, lang))}'
+                        f'{" ▲" if c == key else ""}</th>' for c, k in cols)
+        head += f"<th>{html.escape(label('whatif_vs_start', lang))}</th>"
+        body = []
+        for i, (_, row) in enumerate(ordered.iterrows()):
+            cells = "".join(f"<td>{html.escape(_value_text(lv, row[lv], lang))}</td>" for lv in levers)
+            if row["note"]:
+                note = translate(row["note"], lang)
+                cells += f'<td colspan="{len(cols) + 1}" class="note">{html.escape(note)}</td>'
+            else:
+                cells += "".join(f"<td>{html.escape(self._cell(c, row[c], cur, fx, lang))}</td>" for c, _ in cols)
+                cells += f"<td>{row['vs_start'] - 1:+.0%}</td>" if math.isfinite(row["vs_start"]) else "<td></td>"
+            body.append(f'<tr class="{"best" if i == 0 else ""}">{cells}</tr>')
+        csv_text = self.csv(table, levers, cur, fx)
+        link = export.download_link(csv_text, "text/csv", "what-if.csv", label("whatif_download", lang))
+        note = label("whatif_note", lang).format(n=len(table), currency=cur)
+        return (f'<div class="explorer-compare explorer-whatif-table"><table><tr>{head}</tr>{"".join(body)}</table>'
+                f'</div><div class="explorer-note">{html.escape(note)}</div><div>{link}</div>')
+
+    @staticmethod
+    def _cell(col: str, value: float, cur: str, fx: float, lang: str) -> str:
+        if not math.isfinite(value):
+            return label("unit_unknown", lang)
+        if col.endswith("_usd") or col == "usd_per_1m_tokens":
+            return money(value * fx, cur)
+        if col == "days":
+            return f"{quantity(value)} {label('unit_days', lang)}"
+        if col == "gpus":
+            return f"{int(value):,}"
+        return f"{quantity(value)} {label('unit_tco2', lang)}"
+
+    @staticmethod
+    def csv(table: pd.DataFrame, levers: list[str], currency: str, fx: float) -> str:
+        """The grid as plain-decimal CSV: lever columns (ids), amounts in ``currency``, quantities, note."""
+        import csv as _csv
+        import io
+
+        out = io.StringIO()
+        writer = _csv.writer(out, lineterminator="\n")
+        amounts = ["total_usd", "final_run_usd", *(c for c in table.columns if c.endswith("_usd")
+                                                    and c not in ("total_usd", "final_run_usd"))]
+        quantities = ["days", "gpus", "gpu_hours", "energy_mwh", "co2_tonnes"]
+        writer.writerow([*levers, *(c[:-4] for c in amounts), "per_1m_tokens", *quantities, "vs_start",
+                         "currency", "usd_to_currency", "note"])
+        for _, row in table.iterrows():
+            def num(x, places=None):
+                return export.plain_decimal(round(float(x), 6) if places is None else float(x), places) \
+                    if math.isfinite(x) else ""
+            writer.writerow([*(row[lv] for lv in levers), *(num(row[c] * fx, 2) for c in amounts),
+                             num(row["usd_per_1m_tokens"] * fx, 4), *(num(row[q]) for q in quantities),
+                             num(row["vs_start"]), currency, export.plain_decimal(fx), row["note"]])
+        return out.getvalue()
+
+    def _draw_heatmap(self, table: pd.DataFrame | None, levers: list[str]) -> None:
+        """Whole-project total for lever 1 (rows) x lever 2 (columns), one panel per value of lever 3."""
+        fig, lang = self.figure, self.language
+        kw = text_kwargs(lang)[0]
+        fig.clear()
+        if table is None or not levers:
+            fig.canvas.draw()
+            return
+        e = self.estimate
+        cur, fx = e.scenario.currency, e.usd_to_currency
+        rows_lv = levers[0]
+        cols_lv = levers[1] if len(levers) > 1 else None
+        panel_lv = levers[2] if len(levers) > 2 else None
+        row_vals = list(dict.fromkeys(table[rows_lv]))
+        col_vals = list(dict.fromkeys(table[cols_lv])) if cols_lv else [None]
+        panel_vals = list(dict.fromkeys(table[panel_lv])) if panel_lv else [None]
+        totals = table["total_usd"].to_numpy(dtype=float) * fx
+        finite = totals[np.isfinite(totals)]
+        lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
+        axes = fig.subplots(1, len(panel_vals), squeeze=False)[0]
+        for k, (ax, pv) in enumerate(zip(axes, panel_vals)):
+            grid = np.full((len(row_vals), len(col_vals)), np.nan)
+            for _, r in table.iterrows():
+                if panel_lv and r[panel_lv] != pv:
+                    continue
+                i = row_vals.index(r[rows_lv])
+                j = col_vals.index(r[cols_lv]) if cols_lv else 0
+                grid[i, j] = r["total_usd"] * fx
+            ax.imshow(grid, cmap="YlOrRd", vmin=lo, vmax=hi if hi > lo else lo + 1, aspect="auto")
+            for i in range(len(row_vals)):
+                for j in range(len(col_vals)):
+                    v = grid[i, j]
+                    text = money(v, cur) if math.isfinite(v) else "—"
+                    dark = math.isfinite(v) and hi > lo and (v - lo) / (hi - lo) > 0.6
+                    ax.text(j, i, text, ha="center", va="center", fontsize=8.5,
+                            color="white" if dark else "#1b2631", **kw)
+            ax.set_yticks(range(len(row_vals)),
+                          [_value_text(rows_lv, v, lang) for v in row_vals] if k == 0 else [], fontsize=8, **kw)
+            ax.set_xticks(range(len(col_vals)),
+                          [_value_text(cols_lv, v, lang) for v in col_vals] if cols_lv else [""], fontsize=8, **kw)
+            if panel_lv:
+                ax.set_title(_value_text(panel_lv, pv, lang), fontsize=9, **kw)
+        fig.suptitle(label("whatif_chart_title", lang).format(currency=cur), fontsize=10, **kw)
+        fig.canvas.draw()
