@@ -204,3 +204,20 @@ def test_continual_and_full_finetune_explain_why_the_run_costs_the_same(app):
         assert "6·N·D" in app.rows["training_kind"].note and "x1" in app.rows["training_kind"].note
     app.controls["training_kind"].value = "pretrain"
     assert app.rows["training_kind"].note == ""
+
+
+def test_every_chart_can_be_downloaded_with_cjk_safe_captions(recwarn):
+    import base64
+    import re
+
+    from explorer.app import ExplorerApp
+
+    app = ExplorerApp(query_string="")
+    links = app.chart_links()
+    names = re.findall(r'download="([^"]+)"', links)
+    assert {"breakdown.png", "breakdown.svg", "what-changed.png", "history.png", "compare.png",
+            "uncertainty.png"} <= set(names)
+    for body in re.findall(r'href="data:image/png;base64,([^"]+)"', links):
+        assert base64.b64decode(body)[:8] == b"\x89PNG\r\n\x1a\n"
+    # the English caption quotes the source articles' Chinese titles: no glyph is missing from its font
+    assert not [w for w in recwarn if "missing from font" in str(w.message)]

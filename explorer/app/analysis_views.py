@@ -649,6 +649,28 @@ class AnalysisViews:
             self._update_uncertainty()
             self._draw(self.uncertainty_figure)
 
+    def figure_for_export(self, key: str) -> Figure | None:
+        """The Compare or Uncertainty figure brought up to date for a download (not drawn on its canvas).
+
+        ``key`` is ``"compare"`` (None while no slot is pinned) or ``"uncertainty"``. The
+        view's data are updated as when its tab opens; the widget canvas draws them when shown.
+        """
+        if key == "compare":
+            if not self._pinned():
+                return None
+            if "compare" in self._stale:
+                self._stale.discard("compare")
+                self._relabelled(self.compare_plot)
+                self._update_compare()
+            return self.compare_plot.figure
+        if key == "uncertainty":
+            if "uncertainty" in self._stale:
+                self._stale.discard("uncertainty")
+                self._relabelled(self.simulation_plot, self.tornado)
+                self._update_uncertainty()
+            return self.uncertainty_figure
+        raise KeyError(key)
+
     def _layout_key(self, fig: Figure) -> tuple:
         """What the figure's margins depend on: its language, currency and tick labels."""
         common = (self.language, self.estimate.scenario.currency)

@@ -769,11 +769,16 @@ class ExplorerApp:
                 f"{label(f'kind_{e.scenario.training_kind}', lang)}. {views.summary_text(e, lang, self.scope)}")
 
     def chart_links(self) -> str:
-        """Download links for the Breakdown (PNG, SVG), What changed (PNG) and History (PNG) charts, captioned."""
+        """Download links for every chart: Breakdown (PNG, SVG), What changed, History, Compare (once a slot is
+        pinned) and Uncertainty (PNG), each captioned with the scenario."""
         lang, caption = self.language, self.chart_caption()
         self._mark_history(self.estimate)
         charts = [(self.breakdown.figure, "breakdown", ("png", "svg")), (self.waterfall.figure, "what-changed", ("png",)),
                   (self.history_fig, "history", ("png",))]
+        for key in ("compare", "uncertainty"):
+            fig = self.analysis.figure_for_export(key)
+            if fig is not None:
+                charts.append((fig, key, ("png",)))
         return " &nbsp; ".join(
             export.figure_link(fig, fmt, f"{name}.{fmt}", label("download_chart", lang).format(
                 chart=label(f"tab_{'waterfall' if name == 'what-changed' else name}", lang), format=fmt.upper()),

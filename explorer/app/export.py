@@ -162,8 +162,10 @@ def figure_file(fig: Figure, fmt: str, caption: str, language: str = "en") -> by
     animated = [a for a in fig.findobj(lambda a: a.get_animated())]
     per_line = int(fig.get_figwidth() * (8 if language == "zh" else 15))  # characters across at 7.5 pt
     lines = textwrap.wrap(caption.replace("$", r"\$"), width=max(per_line, 40))  # "$" is not mathtext here
+    # an English caption can quote Chinese (the source articles' titles): give it the CJK font as a fallback
+    has_cjk = any("\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" for ch in caption)
     text = fig.text(0.005, -0.01, "\n".join(lines), ha="left", va="top", fontsize=7.5, color="#333333",
-                    **text_kwargs(language)[0])
+                    **text_kwargs("zh" if has_cjk else language)[0])
     for a in animated:
         a.set_animated(False)
     try:
