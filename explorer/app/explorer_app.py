@@ -584,14 +584,30 @@ class ExplorerApp:
         if width is None:
             return
         try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no event loop (headless use): lay out now
+            loop = asyncio.get_running_loop() if self._coalesces_widths() else None
+        except RuntimeError:
+            loop = None
+        if loop is None:  # headless use (tests, a script): lay out now
             self._apply_width(width)
             return
         self._pending_width = width
         if not self._width_scheduled:
             self._width_scheduled = True
             loop.call_later(WIDTH_COALESCE_SECONDS, self._apply_pending_width)
+
+    #: Coalesce chart widths: None = only in a running IPython kernel (Voila, JupyterLab), where the comm
+    #: handler runs on the kernel's event loop; True/False force it. Another library's loop in the same
+    #: thread (playwright's, in a test process) never runs the deferred layout, so it is not enough.
+    coalesce_widths: bool | None = None
+
+    def _coalesces_widths(self) -> bool:
+        if self.coalesce_widths is not None:
+            return self.coalesce_widths
+        try:
+            from ipykernel.kernelapp import IPKernelApp
+        except ImportError:
+            return False
+        return IPKernelApp.initialized()
 
     def _apply_pending_width(self) -> None:
         self._width_scheduled = False
