@@ -317,8 +317,10 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
         gpus=f"{e.gpus:,}",
         gpu=acc.name,
         precision=s.precision.upper(),
-        pricing=(f"{label('term:rate_usd_per_gpu_hour', language)} {money(s.rate_usd_per_gpu_hour * e.usd_to_currency, cur)}"
-                 f"{'' if language == 'zh' else ' '}{label('per_gpu_hour', language)}"
+        pricing=(f"{label('term:rate_usd_per_gpu_hour', language)} {label('per_gpu_hour', language)} "
+                 f"{money(s.rate_usd_per_gpu_hour * e.usd_to_currency, cur)}" if language == "zh" else
+                 f"{label('term:rate_usd_per_gpu_hour', language)} {money(s.rate_usd_per_gpu_hour * e.usd_to_currency, cur)} "
+                 f"{label('per_gpu_hour', language)}"
                  if s.rate_usd_per_gpu_hour is not None and s.pricing != "owned"
                  else label(f"pricing_{s.pricing}", language)),
         days=_num(e.wall_days),
