@@ -317,12 +317,7 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
         gpus=f"{e.gpus:,}",
         gpu=acc.name,
         precision=s.precision.upper(),
-        pricing=(f"{label('term:rate_usd_per_gpu_hour', language)} {label('per_gpu_hour', language)} "
-                 f"{money(s.rate_usd_per_gpu_hour * e.usd_to_currency, cur)}" if language == "zh" else
-                 f"{label('term:rate_usd_per_gpu_hour', language)} {money(s.rate_usd_per_gpu_hour * e.usd_to_currency, cur)} "
-                 f"{label('per_gpu_hour', language)}"
-                 if s.rate_usd_per_gpu_hour is not None and s.pricing != "owned"
-                 else label(f"pricing_{s.pricing}", language)),
+        pricing=_pricing_words(e, language),
         days=_num(e.wall_days),
         gpu_hours=_num(e.gpu_hours),
         mwh=_num(e.energy_mwh),
@@ -339,6 +334,16 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
     if s.pricing == "owned" and e.owned:
         text += sep + owned_text(e, language)
     return text.replace("unknown", label("unit_unknown", language))
+
+
+def _pricing_words(e: Estimate, language: str) -> str:
+    """The price basis in words, or the typed rate with its price when one replaces the basis."""
+    s = e.scenario
+    if s.rate_usd_per_gpu_hour is None or s.pricing == "owned":
+        return label(f"pricing_{s.pricing}", language)
+    typed, per = label("term:rate_usd_per_gpu_hour", language), label("per_gpu_hour", language)
+    rate = money(s.rate_usd_per_gpu_hour * e.usd_to_currency, s.currency)
+    return f"{typed} {per} {rate}" if language == "zh" else f"{typed} {rate} {per}"
 
 
 def hidden_text(e: Estimate, language: str = "en") -> str:
