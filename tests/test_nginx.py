@@ -419,11 +419,14 @@ def test_a_websocket_that_does_not_read_is_closed_behind_nginx(stack):
 
     from tests import clients as cl
 
-    status, headers, body = _request(stack.url, timeout=180)
+    agent = f"non-reading-test-{uuid.uuid4().hex}"  # finds this request's own log line (logged after the reply)
+    status, headers, body = _request(stack.url, headers={"User-Agent": agent}, timeout=180)
     assert status == 200
     route = next(c for c in headers["set-cookie-all"] if c.startswith("voila_route=")).split(";")[0]
     kernel_id = re.search(rb'"kernelId": "([0-9a-f-]{36})"', body).group(1).decode()
-    upstream = re.search(r"up=127\.0\.0\.1:(\d+)", _log_lines(stack, '"GET / HTTP', at_least=1)[-1]).group(1)
+    mine = _log_lines(stack, agent, at_least=1)
+    assert mine, "nginx did not log the page request"
+    upstream = re.search(r"up=127\.0\.0\.1:(\d+)", mine[-1]).group(1)
     pid = _voila_pid(int(upstream))
     assert pid
     url = stack.url.replace("http://", "ws://") + f"api/kernels/{kernel_id}/channels?session_id="
