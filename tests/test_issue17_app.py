@@ -221,3 +221,13 @@ def test_every_chart_can_be_downloaded_with_cjk_safe_captions(recwarn):
         assert base64.b64decode(body)[:8] == b"\x89PNG\r\n\x1a\n"
     # the English caption quotes the source articles' Chinese titles: no glyph is missing from its font
     assert not [w for w in recwarn if "missing from font" in str(w.message)]
+
+
+def test_history_download_is_in_the_language_shown_even_before_its_tab_opened(recwarn):
+    from explorer.app import ExplorerApp
+
+    app = ExplorerApp(query_string="")
+    app.controls["language"].value = "zh"  # the History tab was drawn (and kept) in English only
+    app.chart_links()
+    assert not [w for w in recwarn if "missing from font" in str(w.message)]  # the marker label is Chinese
+    assert app.history_fig.history_handles.language == "en"  # the canvas' chart is untouched until its tab opens

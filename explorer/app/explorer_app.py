@@ -788,9 +788,13 @@ class ExplorerApp:
         """Download links for every chart: Breakdown (PNG, SVG), What changed, History, Compare (once a slot is
         pinned) and Uncertainty (PNG), each captioned with the scenario."""
         lang, caption = self.language, self.chart_caption()
-        self._mark_history(self.estimate)
+        history = self.history_fig
+        drawable = text_kwargs(lang)[1]
+        if history.history_handles.language != drawable:  # the History tab was not opened in this language
+            history = self._history_figs.get(drawable) or _history_chart(drawable)  # a kept one, or a file-only one
+        self._mark_history(self.estimate, history)
         charts = [(self.breakdown.figure, "breakdown", ("png", "svg")), (self.waterfall.figure, "what-changed", ("png",)),
-                  (self.history_fig, "history", ("png",))]
+                  (history, "history", ("png",))]
         for key in ("compare", "uncertainty"):
             fig = self.analysis.figure_for_export(key)
             if fig is not None:
@@ -801,17 +805,18 @@ class ExplorerApp:
                 caption, lang)
             for fig, name, formats in charts for fmt in formats)
 
-    def _mark_history(self, e: Estimate) -> None:
-        """Put the history figure in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
+    def _mark_history(self, e: Estimate, figure: Figure | None = None) -> None:
+        """Put the history figure (or ``figure``) in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
         lang = self.language
+        fig = self.history_fig if figure is None else figure
         run_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
         basis = label("term:rate_usd_per_gpu_hour" if e.scenario.rate_usd_per_gpu_hour is not None
                       else f"pricing_{e.scenario.pricing}", lang)
         run_label += f", {label('marker_scope', lang)} ({basis})"
         run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
-        set_history_currency(self.history_fig, e.scenario.currency, e.usd_to_currency)
-        set_scenario_marker(self.history_fig, run_usd, self.marker_year, run_label, draw=False)
-        set_marker_interval(self.history_fig, *self.analysis.run_interval_usd(), draw=False)
+        set_history_currency(fig, e.scenario.currency, e.usd_to_currency)
+        set_scenario_marker(fig, run_usd, self.marker_year, run_label, draw=False)
+        set_marker_interval(fig, *self.analysis.run_interval_usd(), draw=False)
 
     def share_query(self) -> str:
         """The query string (with ``?``) of a link to the scenario, language and scope shown."""
