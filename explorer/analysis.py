@@ -76,7 +76,7 @@ LEVERS: tuple[str, ...] = (PRECISION, ARCHITECTURE, MODEL_SIZE, TOKENS, ACCELERA
                            MFU, RELIABILITY, DATA, TEAM, EXPERIMENTS, TRAINING_KIND)
 
 #: Ratio of cost to budget above which a run goes to review: "单次实验超过预算的120%即触发复核"
-#: (first source article, 000_1c7b37d5a0a3fefc.txt, section 五, step 3).
+#: (first source article, 《大模型训练成本全维度拆解与优化指南》, section 五, step 3).
 REVIEW_RATIO = 1.2
 
 #: Columns of :func:`compare`, in order.

@@ -1,8 +1,9 @@
 """Every quantitative claim of the two source articles, each tested and given a computed verdict.
 
-The two articles are in ``shared/sources/`` (Chinese): ``000_1c7b37d5a0a3fefc.txt``
-(article A, a full-lifecycle breakdown of training cost) and
-``004_4901b62f9f99ebaa.txt`` (article B, a guide to cutting it).
+The two articles (Chinese) are cited by title: article A, 《大模型训练成本全维度拆解与优化指南》
+(a full-lifecycle breakdown of training cost), and article B, 《大模型训练成本怎么控制，大模型训练成本优化》
+(a guide to cutting it). :data:`ARTICLE_A` and :data:`ARTICLE_B` are the ids their claims carry in
+``explorer/data/article_claims.csv`` and ``recipe_claims.csv``.
 
 Each claim is a :class:`Claim` whose ``test`` function runs a scenario through
 the cost model (:func:`explorer.estimate`) or reads the project's sourced data

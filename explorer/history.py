@@ -828,7 +828,7 @@ def render_report(as_json: bool = False, method: str | None = None) -> str:
         lines.append(f"  {r['date']:<8} {r['model'][:28]:<28} {money(r['cost_usd_target']):>9}  {r['estimate']}")
 
     claims = check_claims()
-    lines += ["", "Article claims check (000_1c7b37d5a0a3fefc.txt, section 二), compared in the source's own dollars:"]
+    lines += ["", "Article claims check (《大模型训练成本全维度拆解与优化指南》, section 二), compared in the source's own dollars:"]
     for _, c in claims.iterrows():
         year = "now" if pd.isna(c["year"]) else f"{c['year']:.0f}"
         mark = "!!" if c["flagged"] else "ok"

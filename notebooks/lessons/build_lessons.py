@@ -1047,8 +1047,8 @@ Facilitators: see `docs/workshop.md`. 讲师请看 `docs/workshop.md`。""", "")
 CLAIMS_CELLS = [
     md("""# Fact-check: every quantitative claim of the two source articles · 源文章论断核查
 
-Each claim of `shared/sources/000_1c7b37d5a0a3fefc.txt` (article A) and `004_4901b62f9f99ebaa.txt`
-(article B) is tested by a scenario of the cost model or by sourced data in `explorer/data/`, and given a
+Each claim of article A, 《大模型训练成本全维度拆解与优化指南》, and article B,
+《大模型训练成本怎么控制，大模型训练成本优化》, is tested by a scenario of the cost model or by sourced data in `explorer/data/`, and given a
 verdict that is computed, not typed in: **holds**, **holds only under stated conditions**,
 **does not hold**, or **cannot be checked** (no sourced figure to test it against). The code is `explorer/claims.py`; the dated cost figures come from
 `explorer.history.check_claims`.
