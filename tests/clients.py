@@ -44,11 +44,12 @@ class Page:
         return "application/vnd.jupyter.widget-view+json" in self.body
 
 
-def get_page(url: str, timeout: float = 180.0) -> Page:
-    """Fetch ``url`` and read it to the end (Voila streams the page while the notebook runs)."""
+def get_page(url: str, timeout: float = 180.0, headers: dict | None = None) -> Page:
+    """Fetch ``url`` (with request ``headers``) and read it to the end (Voila streams the page while the
+    notebook runs)."""
     start = time.monotonic()
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=timeout) as response:
             body = response.read().decode("utf-8", "replace")
             status = response.status
             headers = response.headers
@@ -223,3 +224,13 @@ def widget_states(ws: websocket.WebSocket, timeout: float = 60.0) -> dict[str, d
 def request_all_states(ws: websocket.WebSocket, comm_ids: list[str], timeout: float = 60.0) -> int:
     """How many of ``comm_ids`` got their state in one ``request_states`` (the page's handshake)."""
     return len(set(widget_states(ws, timeout)) & set(comm_ids))
+
+
+def kernel_exists(base_url: str, kernel_id: str) -> bool:
+    """Whether the server at ``base_url`` (ending in /) still runs kernel ``kernel_id`` (200, else 404)."""
+    try:
+        with urllib.request.urlopen(f"{base_url}api/kernels/{kernel_id}", timeout=10) as response:
+            return response.status == 200
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 404, exc.code
+        return False

@@ -127,12 +127,7 @@ def test_a_message_flood_is_rate_limited(server):
 # --- 3. kernels are released ----------------------------------------------------------------------------------
 
 def _kernel_exists(server: Server, kernel_id: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{server.url}api/kernels/{kernel_id}", timeout=10) as response:
-            return response.status == 200
-    except urllib.error.HTTPError as exc:
-        assert exc.code == 404, exc.code
-        return False
+    return cl.kernel_exists(server.url, kernel_id)
 
 
 def test_page_sets_the_xsrf_cookie_and_the_unload_beacon_frees_the_kernel(server):

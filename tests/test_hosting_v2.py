@@ -6,7 +6,6 @@ Each test is one attack of the second review, with the server's limits set small
 
 from __future__ import annotations
 
-import json
 import time
 import urllib.error
 import urllib.parse
@@ -24,27 +23,11 @@ pytestmark = pytest.mark.server
 
 def _page(server: Server, address: str | None = None, query: str = "", timeout: float = 120) -> cl.Page:
     """GET the app, as the client ``address`` when the server trusts 127.0.0.1 as its proxy (X-Real-IP)."""
-    request = urllib.request.Request(server.url + query, headers={"X-Real-IP": address} if address else {})
-    start = time.monotonic()
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            body, status, headers = response.read().decode("utf-8", "replace"), response.status, response.headers
-    except urllib.error.HTTPError as exc:
-        body, status, headers = exc.read().decode("utf-8", "replace"), exc.code, exc.headers
-    cookies = {}
-    for raw in headers.get_all("Set-Cookie") or []:
-        name, _, rest = raw.partition("=")
-        cookies[name.strip()] = rest.split(";", 1)[0]
-    return cl.Page(status, body, time.monotonic() - start, cookies)
+    return cl.get_page(server.url + query, timeout=timeout, headers={"X-Real-IP": address} if address else None)
 
 
 def _kernel_exists(server: Server, kernel_id: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{server.url}api/kernels/{kernel_id}", timeout=10) as response:
-            return response.status == 200
-    except urllib.error.HTTPError as exc:
-        assert exc.code == 404, exc.code
-        return False
+    return cl.kernel_exists(server.url, kernel_id)
 
 
 def _wait(condition, timeout: float, step: float = 0.5) -> bool:

@@ -7,52 +7,25 @@ over plain HTTP. Each page that renders holds a kernel until the server ends.
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
+from tests import conftest
 from tests.clients import children
 
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "artifacts"
 LESSON1 = "lessons/en/01_flops_to_dollars.ipynb"
 
 pytestmark = [pytest.mark.server]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+class Server(conftest.Server):
+    """The hardened server over the ``notebooks`` directory, as `make workshop` starts it."""
 
-
-class Server:
     def __init__(self, *options: str, name: str):
-        self.port = _free_port()
-        ARTIFACTS.mkdir(exist_ok=True)
-        self.log = ARTIFACTS / f"voila-{name}.log"
-        args = [sys.executable, "-m", "explorer.hosting", "notebooks", "--Voila.ip=127.0.0.1", f"--port={self.port}",
-                "--port_retries=0", "--no-browser", *options]
-        with open(self.log, "w") as out:
-            self.proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=2):
-                    break
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    pytest.fail(f"voila did not start; see {self.log}")
-                time.sleep(0.3)
+        super().__init__(name, *options, notebook="notebooks", ready_timeout=90.0)
 
     def get(self, path: str) -> tuple[int, str]:
         url = f"http://127.0.0.1:{self.port}/voila/render/{path}"
@@ -67,19 +40,6 @@ class Server:
         while self.log.read_text().count(text) < count:
             assert time.monotonic() < deadline, f"{count} x {text!r} not in {self.log}"
             time.sleep(0.5)
-
-    def stop(self) -> None:
-        kernels = children(self.proc.pid)
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        for pid in kernels:
-            try:
-                os.kill(pid, 9)
-            except OSError:
-                pass
 
 
 def test_kernel_cap_holds_in_directory_mode():
