@@ -12,7 +12,7 @@ from explorer import catalog, prices
 from explorer.catalog import default
 from explorer.model import formulas as F
 from explorer.model.checks import result_warnings
-from explorer.model.resolve import Assumption, owned_terms, resolve
+from explorer.model.resolve import Assumption, resolve
 from explorer.prices import CLOUD_BASES
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
@@ -283,9 +283,8 @@ def estimate(scenario: Scenario) -> Estimate:
 
 def _owned_summary(scenario: Scenario, r, v: Mapping[str, float], gpus: int) -> dict:
     """Owning the scenario's cluster: capital, amortization and the buy-versus-rent break-even per cloud basis."""
-    owned_s = scenario if scenario.pricing == "owned" else scenario.replace(pricing="owned", rate_usd_per_gpu_hour=None)
     acc = catalog.accelerator(scenario.gpu)
-    t = owned_terms(owned_s, acc)
+    t = r.owned  # resolve()'s owned terms of this cluster
     kwh_per_gpu_hour = v["energy_mwh"] * 1000.0 / v["gpu_hours"] if v["gpu_hours"] > 0 else math.nan
     electricity = r.inputs["electricity_usd_per_kwh"] if r.inputs["owned"] else r.in_rate.get(
         "electricity_usd_per_kwh", math.nan)

@@ -41,6 +41,7 @@ class Resolved:
     memory_bytes_per_param: dict = field(default_factory=dict)
     estimated: list[str] = field(default_factory=list)
     in_rate: dict = field(default_factory=dict)
+    owned: dict = field(default_factory=dict)
 
 
 def _assumption(name: str) -> Assumption:
@@ -265,7 +266,7 @@ def _prices(s: Scenario, acc, used, warnings, estimated=None) -> dict:
     if owned:
         terms = owned_terms(s, acc, used, warnings, estimated)
         out.update(accelerator_usd_per_gpu_hour=terms["accelerator_usd_per_gpu_hour"],
-                   hardware_usd_per_gpu_hour=terms["hardware_usd_per_gpu_hour"])
+                   hardware_usd_per_gpu_hour=terms["hardware_usd_per_gpu_hour"], _owned_terms=terms)
     return out
 
 
@@ -392,6 +393,9 @@ def resolve(s: Scenario) -> Resolved:
     estimated: list[str] = []
     prices = _prices(s, acc, used, warnings, estimated)
     failure_rate = _pick(s.failure_rate_per_gpu_hour, "failure_rate_per_gpu_hour", used) + prices.pop("extra_failures")
+    # owning this cluster: the scenario's own terms when owned, else the default terms of owning it (computed
+    # once: the cloud rate's "in the rate" parts and the estimate's buy-versus-rent figures both read them)
+    owned = prices.pop("_owned_terms", None) or owned_terms(s.replace(pricing="owned", rate_usd_per_gpu_hour=None), acc)
     write_h = _pick(s.checkpoint_write_minutes, "checkpoint_write_minutes", used) / 60.0
     restart_h = _pick(s.restart_minutes, "restart_minutes", used) / 60.0
     recovery = _recovery(s, write_h, restart_h, used)
@@ -459,20 +463,19 @@ def resolve(s: Scenario) -> Resolved:
         storage_usd_per_gb_month=storage,
         experiments_multiplier=s.experiments_multiplier_effective,
     )
-    in_rate = {} if prices["owned"] else _in_rate(s, acc, region_price)
-    return Resolved(inputs, used, warnings, mfu, shape, parts, estimated=estimated, in_rate=in_rate)
+    in_rate = {} if prices["owned"] else _in_rate(owned, region_price)
+    return Resolved(inputs, used, warnings, mfu, shape, parts, estimated=estimated, in_rate=in_rate, owned=owned)
 
 
-def _in_rate(s: Scenario, acc, electricity_usd_per_kwh: float) -> dict:
+def _in_rate(terms: dict, electricity_usd_per_kwh: float) -> dict:
     """What one cloud GPU-hour pays for, per GPU-hour [USD]: ``hardware`` and ``energy`` (owner's costs).
 
     Hardware is what owning the same accelerator would cost per used hour
-    (:func:`owned_terms` of the scenario as owned: purchase, server overhead,
+    (``terms``, :func:`owned_terms` of the scenario as owned: purchase, server overhead,
     network and hosting, amortized by its rule); energy is the electricity at
     the region's price. The rest of the rate is the provider's margin and
     everything else (computed by :func:`~explorer.model.estimate`). NaN where a
     price is unknown.
     """
-    terms = owned_terms(s.replace(pricing="owned", rate_usd_per_gpu_hour=None), acc)
     return {"hardware": terms["accelerator_usd_per_gpu_hour"] + terms["hardware_usd_per_gpu_hour"],
             "electricity_usd_per_kwh": electricity_usd_per_kwh}
