@@ -25,10 +25,10 @@ from pathlib import Path
 import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the package and the tests' shared helpers
 
 from benchmarks.bench_server import _percentile  # noqa: E402
-from tests import clients as cl  # noqa: E402
+import clients as cl  # noqa: E402
 from deploy.serve import free_port, wait_for_port  # noqa: E402
 
 LESSONS = ["lessons/en/01_flops_to_dollars.ipynb", "lessons/zh/01_flops_to_dollars.ipynb"]

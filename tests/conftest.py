@@ -82,7 +82,7 @@ class Server:
             time.sleep(0.2)
 
     def stop(self) -> None:
-        from tests.clients import children
+        from clients import children
 
         kernels = children(self.proc.pid)
         self.proc.terminate()

@@ -6,7 +6,7 @@ Run from the repository root after editing a lesson here::
 
 It writes ``notebooks/lessons/{en,zh}/NN_*.ipynb``, the bilingual index
 ``notebooks/lessons/index.ipynb`` and ``notebooks/claims.ipynb``, all without
-outputs. ``tests/test_lessons.py`` fails when a committed notebook differs from
+outputs. ``tests/workshop/test_lessons.py`` fails when a committed notebook differs from
 what this script writes, so the two languages never drift apart: each
 markdown cell is written once in both languages side by side, and the code is
 the same code, with labels chosen by ``t(english, chinese)``.
@@ -1107,7 +1107,7 @@ W.VBox([pick, why])
 '''),
     md("""## Checks · 校验
 
-The notebook fails if a hand-checked verdict changes (see also `tests/test_claims.py`).
+The notebook fails if a hand-checked verdict changes (see also `tests/workshop/test_claims.py`).
 如果经人工核对的结论发生变化，本笔记本会报错。""", ""),
     code('''
 v = claims.set_index("id")["verdict"]

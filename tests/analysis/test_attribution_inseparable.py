@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from explorer import Scenario, attribute, estimate
 from explorer.errors import ScenarioError
 from explorer.presets import presets
-from test_properties import scenarios
+from strategies import scenarios
 
 
 def _llama_pair():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ARTIFACTS
-from tests.test_issue9_browser import _open, _summary, _type, _wait_change
+from conftest import ARTIFACTS
+from pages import open_app, summary, type_into, wait_change
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
 
@@ -17,12 +17,12 @@ _DRAWN = """sel => { const c = document.querySelector(sel + ' .jupyter-matplotli
 
 
 def test_browser_pin_two_slots_and_see_the_by_lever_waterfall(voila_url, chromium):
-    page, errors = _open(chromium, voila_url)
+    page, errors = open_app(chromium, voila_url)
     page.get_by_text("Compare", exact=True).click()
     page.wait_for_selector(".explorer-compare th", timeout=60_000)  # slot A: the baseline
-    before = _summary(page)
-    _type(page, "params", "13000000000")
-    _wait_change(page, before)
+    before = summary(page)
+    type_into(page, "params", "13000000000")
+    wait_change(page, before)
     page.locator(".explorer-slot-row button", has_text="B").click()
     name = page.locator(".explorer-slot-name input")
     name.fill("13B run")
@@ -50,7 +50,7 @@ def test_browser_pin_two_slots_and_see_the_by_lever_waterfall(voila_url, chromiu
 
 def test_browser_new_tabs_fit_390_px_in_chinese(voila_url, chromium):
     width = 390
-    page, errors = _open(chromium, voila_url + "?lang=zh&currency=CNY", width=width, height=900)
+    page, errors = open_app(chromium, voila_url + "?lang=zh&currency=CNY", width=width, height=900)
     for tab, selector in (("历史曲线", ".explorer-history-tab"), ("方案对比", ".explorer-compare-tab"),
                           ("不确定性与预算", ".explorer-uncertainty-tab")):
         page.get_by_text(tab, exact=True).click()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ARTIFACTS
+from conftest import ARTIFACTS
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
 

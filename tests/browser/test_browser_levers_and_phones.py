@@ -4,57 +4,22 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 
 import pytest
 
-from tests.conftest import ARTIFACTS, Server
+from conftest import ARTIFACTS, Server
+from pages import open_app, summary, total, type_into, wait_change
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
 
 
-def _open(chromium, url, width=1400, height=1000):
-    page = chromium.new_page(viewport={"width": width, "height": height})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("http://127.0.0.1")
-               else route.abort())
-    page.goto(url, timeout=120_000)
-    page.wait_for_selector(".explorer-summary p", timeout=120_000)
-    page.wait_for_function(
-        """() => [...document.querySelectorAll('.jupyter-matplotlib-figure canvas')]
-                 .some(c => c.offsetParent !== null && c.width > 0)""", timeout=60_000)
-    page.wait_for_timeout(500)
-    return page, errors
-
-
-def _summary(page) -> str:
-    return page.locator(".explorer-summary").inner_text()
-
-
-def _total(page) -> str:
-    return page.locator(".explorer-kpi.total .v").inner_text()
-
-
-def _wait_change(page, before: str):
-    page.wait_for_function("s => document.querySelector('.explorer-summary').innerText !== s", arg=before,
-                           timeout=60_000)
-    page.wait_for_timeout(300)
-
-
-def _type(page, control: str, text: str):
-    box = page.locator(f".explorer-control-{control} input[type=text]").first
-    box.fill(text)
-    box.press("Enter")
-
-
 def test_browser_moe_sequences_and_v100_switch(voila_url, chromium):
-    page, errors = _open(chromium, voila_url)
-    dense = _total(page)
-    before = _summary(page)
+    page, errors = open_app(chromium, voila_url)
+    dense = total(page)
+    before = summary(page)
     page.get_by_text("Mixture-of-Experts", exact=True).click()
-    _wait_change(page, before)
-    moe = _total(page)
+    wait_change(page, before)
+    moe = total(page)
     from explorer.text import parse_number
 
     # 7B MoE is cheaper, not dearer (by less than 3x since money model v3: the project's people and data
@@ -62,26 +27,26 @@ def test_browser_moe_sequences_and_v100_switch(voila_url, chromium):
     assert parse_number(moe.strip("$")) < parse_number(dense.strip("$")), (moe, dense)
 
     # after the 405B preset, type 7B and choose MoE: accepted, no message
-    before = _summary(page)
+    before = summary(page)
     page.locator(".explorer-control-preset select").select_option(label="Llama 3.1 405B (2024)")
-    _wait_change(page, before)
+    wait_change(page, before)
     page.get_by_text("Dense", exact=True).click()
     page.wait_for_timeout(1500)
-    before = _summary(page)
-    _type(page, "params", "7000000000")
-    _wait_change(page, before)
-    before = _summary(page)
+    before = summary(page)
+    type_into(page, "params", "7000000000")
+    wait_change(page, before)
+    before = summary(page)
     page.get_by_text("Mixture-of-Experts", exact=True).click()
-    _wait_change(page, before)
+    wait_change(page, before)
     assert page.locator(".explorer-banner").count() == 0 or not page.locator(".explorer-banner").inner_text()
-    assert "7B parameters" in _summary(page)
+    assert "7B parameters" in summary(page)
 
     # V100 from BF16: FP16 is chosen, said beside the control, and the results use it
     page.get_by_text("Hardware", exact=True).click()
-    before = _summary(page)
+    before = summary(page)
     page.locator(".explorer-control-gpu select").select_option(label="NVIDIA V100 SXM2 32GB")
-    _wait_change(page, before)
-    assert "V100" in _summary(page) and "FP16" in _summary(page)
+    wait_change(page, before)
+    assert "V100" in summary(page) and "FP16" in summary(page)
     assert page.locator(".explorer-control-precision select option:checked").inner_text() == "FP16"
     assert "FP16" in page.locator(".explorer-control-precision .explorer-note").inner_text()
     assert errors == [], errors
@@ -90,7 +55,7 @@ def test_browser_moe_sequences_and_v100_switch(voila_url, chromium):
 
 @pytest.mark.parametrize("width", [390, 768])
 def test_browser_narrow_screens(voila_url, chromium, width):
-    page, errors = _open(chromium, voila_url, width=width, height=900)
+    page, errors = open_app(chromium, voila_url, width=width, height=900)
     overflow = page.evaluate("() => [document.documentElement.scrollWidth, document.body.scrollWidth]")
     assert max(overflow) <= width, overflow
     for selector in (".explorer-kpi.total", ".explorer-summary", ".jupyter-matplotlib-canvas-div canvas"):
@@ -110,12 +75,12 @@ def test_browser_narrow_screens(voila_url, chromium, width):
 
 
 def test_browser_session_ended_notice(chromium):
-    from tests.clients import children
+    from clients import children
 
     srv = Server("cull", "--MappingKernelManager.cull_idle_timeout=3", "--MappingKernelManager.cull_interval=1",
                  pool_size=0)
     try:
-        page, _ = _open(chromium, srv.url)
+        page, _ = open_app(chromium, srv.url)
         notice = page.locator(".explorer-session-ended")
         page.wait_for_timeout(6000)  # heartbeats are answered: no notice while the kernel lives
         assert not notice.is_visible()
@@ -132,7 +97,7 @@ def test_browser_session_ended_notice(chromium):
 
 
 def test_browser_share_link_is_absolute(voila_url, chromium):
-    page, errors = _open(chromium, voila_url + "?params=13000000000")
+    page, errors = open_app(chromium, voila_url + "?params=13000000000")
     page.get_by_text("Share and export", exact=True).click()
     url = page.locator(".explorer-share-url").input_value()
     assert url.startswith(voila_url) and "params=13000000000" in url
@@ -156,7 +121,7 @@ def test_browser_charts_are_laid_out_for_390_px_not_scaled_down(voila_url, chrom
     The history chart keeps its own size (858 px) and scrolls sideways inside its tab: not scaled down to a
     third, where its labels were 3 px tall.
     """
-    page, errors = _open(chromium, voila_url + f"?lang={lang}", width=390, height=900)
+    page, errors = open_app(chromium, voila_url + f"?lang={lang}", width=390, height=900)
     tabs = page.locator(".explorer-app .lm-TabBar-tab")
     tabs.nth(2).click()
     page.wait_for_timeout(1500)
@@ -188,23 +153,23 @@ def test_browser_charts_are_laid_out_for_390_px_not_scaled_down(voila_url, chrom
 
 
 def test_browser_readable_number_boxes(voila_url, chromium):
-    page, errors = _open(chromium, voila_url)
+    page, errors = open_app(chromium, voila_url)
     box = page.locator(".explorer-control-params input[type=text]").first
     assert box.input_value() == "7B"
     assert page.locator(".explorer-control-tokens input[type=text]").first.input_value() == "1T"
-    before = _summary(page)
-    _type(page, "params", "1.5T")
-    _wait_change(page, before)
-    assert "1.5T parameters" in _summary(page) and box.input_value() == "1.5T"
-    before = _summary(page)
-    _type(page, "params", "70e9")
-    _wait_change(page, before)
-    assert "70B parameters" in _summary(page)
+    before = summary(page)
+    type_into(page, "params", "1.5T")
+    wait_change(page, before)
+    assert "1.5T parameters" in summary(page) and box.input_value() == "1.5T"
+    before = summary(page)
+    type_into(page, "params", "70e9")
+    wait_change(page, before)
+    assert "70B parameters" in summary(page)
     page.wait_for_function("() => document.querySelector('.explorer-control-params input[type=text]').value === '70B'")
-    _type(page, "params", "-5")
+    type_into(page, "params", "-5")
     page.wait_for_function("() => document.querySelector('.explorer-control-params .explorer-message') !== null",
                            timeout=30_000)
-    assert "70B parameters" in _summary(page)  # the last good result stays
+    assert "70B parameters" in summary(page)  # the last good result stays
     assert box.input_value() == "-5"  # never clamped
     assert errors == [], errors
     page.close()
@@ -213,7 +178,7 @@ def test_browser_readable_number_boxes(voila_url, chromium):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_browser_assumptions_show_their_sources_on_a_phone(voila_url, chromium, lang):
     """At 390 px each assumption is a card with its source below it, not a fourth column off the screen."""
-    page, errors = _open(chromium, voila_url + f"?lang={lang}", width=390, height=900)
+    page, errors = open_app(chromium, voila_url + f"?lang={lang}", width=390, height=900)
     page.locator(".explorer-app .lm-TabBar-tab").nth(5).click()  # Assumptions
     page.wait_for_selector(".explorer-assumptions td.src", timeout=60_000)
     page.wait_for_timeout(500)

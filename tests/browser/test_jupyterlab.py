@@ -17,7 +17,7 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import ARTIFACTS, ROOT, _free_port
+from conftest import ARTIFACTS, ROOT, _free_port
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
 

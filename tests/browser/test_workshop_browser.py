@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
 STEMS = sorted(p.stem for p in (ROOT / "notebooks" / "lessons" / "en").glob("*.ipynb"))
 INDEX = "voila/render/lessons/index.ipynb"
@@ -53,7 +53,7 @@ def workshop_url():
             time.sleep(0.3)
     _SERVER["pid"] = proc.pid
     yield f"http://127.0.0.1:{port}/"
-    from tests.clients import children
+    from clients import children
 
     kernels = children(proc.pid)
     proc.terminate()
@@ -179,7 +179,7 @@ def test_claims_verdicts_fit_a_phone_in_both_languages(chromium, workshop_url):
 
 def test_lesson_shows_session_ended_when_its_kernel_dies(chromium, workshop_url):
     """A dead kernel is not silent: the notice with Reload covers the top of the lesson."""
-    from tests.clients import children
+    from clients import children
 
     before = set(children(_SERVER["pid"]))
     page, errors, _ = _render(chromium, workshop_url + f"voila/render/lessons/zh/{STEMS[1]}.ipynb",

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from test_analysis import hand_cost, simple
+from hand_scenarios import hand_cost, simple
 
 # ----------------------------------------------------------------- CLI
 def _run(*args):

@@ -92,7 +92,7 @@ def test_report_names_the_data_the_rule_and_both_periods():
 
 
 def test_readme_says_which_data_and_which_rule():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert "epoch_frontier.csv" in readme and "top 10 by training compute" in readme
 
 

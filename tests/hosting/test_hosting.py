@@ -17,8 +17,8 @@ import urllib.request
 import pytest
 import websocket
 
-from tests import clients as cl
-from tests.conftest import Server
+import clients as cl
+from conftest import Server
 
 pytestmark = pytest.mark.server
 

@@ -15,8 +15,8 @@ import uuid
 import pytest
 import websocket
 
-from tests import clients as cl
-from tests.conftest import Server
+import clients as cl
+from conftest import Server
 
 pytestmark = pytest.mark.server
 

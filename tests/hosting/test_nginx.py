@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from deploy.serve import find_nginx, free_port, wait_for_port
-from tests.conftest import ARTIFACTS, ROOT
+from conftest import ARTIFACTS, ROOT
 
 pytestmark = pytest.mark.server
 
@@ -417,7 +417,7 @@ def test_a_websocket_that_does_not_read_is_closed_behind_nginx(stack):
     instead of buffering without bound (the review: 115 -> 1,883 MB in 30 s)."""
     import websocket
 
-    from tests import clients as cl
+    import clients as cl
 
     agent = f"non-reading-test-{uuid.uuid4().hex}"  # finds this request's own log line (logged after the reply)
     status, headers, body = _request(stack.url, headers={"User-Agent": agent}, timeout=180)

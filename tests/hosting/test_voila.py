@@ -7,7 +7,7 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import ARTIFACTS
+from conftest import ARTIFACTS
 
 pytestmark = pytest.mark.server
 
@@ -122,7 +122,7 @@ def test_share_link_is_applied_by_a_preheated_kernel(server, chromium):
 @pytest.mark.browser
 def test_leaving_the_page_frees_its_kernel(server, chromium):
     """The unload beacon carries the _xsrf cookie the page handler now sets; the server shuts the kernel down."""
-    from tests import clients as cl
+    import clients as cl
 
     page = _open(chromium, server.url, route=False)  # routing would hold back the beacon
     kernel_id = page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")

@@ -13,8 +13,8 @@ import urllib.request
 
 import pytest
 
-from tests import conftest
-from tests.clients import children
+import conftest
+from clients import children
 
 LESSON1 = "lessons/en/01_flops_to_dollars.ipynb"
 

@@ -15,7 +15,7 @@ chip-hours as an input and tests the power side only.
 Published costs: the AI Index 2024 cloud-price estimates replayed on the
 committed-use (3-year) basis of the catalog.
 
-Run ``pytest tests/test_backtest.py -s`` to print the tables.
+Run ``pytest tests/model/test_backtest.py -s`` to print the tables.
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ def test_cloud_rate_shows_what_it_pays_for():
     # plus colocation at CBRE's $184.06 per kW-month for 700 W x 1.82 (DGX H100) over 730.5 hours
     hourly_hw = 33810 * 1.64 / 0.81 / (5 * 8766) + 184.06 * 0.7 * 1.82 / 730.5
     assert hourly_hw == pytest.approx(1.5617 + 0.3210, abs=1e-3)
-    rate = 3.14  # the specialist-cloud median (tests/test_money.py)
+    rate = 3.14  # the specialist-cloud median (tests/model/test_money.py)
     assert parts["hardware"] == pytest.approx(e.cost_usd["compute"] * hourly_hw / rate, rel=1e-3)
     # energy in the rate follows the region's electricity price; the bill does not
     cheap = estimate(Scenario(region="ca-quebec"))

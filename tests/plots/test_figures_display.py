@@ -13,7 +13,7 @@ from explorer.plots.analysis import CompareBarsPlot, LeverWaterfallPlot, Simulat
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
 from explorer.plots.history import history_figure
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
 
 

@@ -20,7 +20,7 @@ import re
 import pytest
 
 from explorer.workshop import Lesson, parse_answer
-from tests.workshop_run import cells, run
+from workshop_run import cells, run
 
 STEMS = ["01_flops_to_dollars", "02_utilization_precision", "03_architecture_scaling", "04_buying_compute",
          "05_energy_region_carbon", "06_budgeting_governance"]
@@ -193,7 +193,7 @@ def test_restart_loss_is_zero_without_failures():
 def test_no_money_is_written_as_math():
     """Voila and JupyterLab typeset $...$: no lesson text carries a dollar sign, and every HTML output that
     may carry one (tables, feedback, solutions) is marked tex2jax_ignore."""
-    from tests.workshop_run import LESSONS
+    from workshop_run import LESSONS
     import json
 
     paths = [*LESSONS.glob("*/*.ipynb"), LESSONS / "index.ipynb", LESSONS.parent / "claims.ipynb"]

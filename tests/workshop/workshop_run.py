@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ROOT / "notebooks" / "lessons"
 
 # what a student may well write in an exercise cell: the names the lessons used as helpers before v2
