@@ -1,4 +1,4 @@
-"""Shared fixtures: a Voila server on 127.0.0.1 and a headless Debian chromium."""
+"""Shared fixtures: a fresh app for each test, a Voila server on 127.0.0.1 and a headless Debian chromium."""
 
 from __future__ import annotations
 
@@ -26,6 +26,27 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@pytest.fixture
+def make_app():
+    """A factory of fresh headless apps: ``make_app(query_string="", **kwargs)`` builds a new ``ExplorerApp``.
+
+    Every call builds its own app (about 0.3 s), so no test sees what another one did to it; keyword
+    arguments go to ``ExplorerApp`` (``scenario=``, ``language=``).
+    """
+    from explorer.app import ExplorerApp
+
+    def make(query_string: str = "", **kwargs) -> ExplorerApp:
+        return ExplorerApp(query_string=query_string, **kwargs)
+
+    return make
+
+
+@pytest.fixture
+def app(make_app):
+    """A fresh app with the default scenario and no link, for one test."""
+    return make_app()
 
 
 class Server:
@@ -182,3 +203,28 @@ def chromium(_chromium_browser):
     unexpected = browser.unexpected()
     if unexpected:
         pytest.fail("the browser logged errors:\n" + "\n".join(e[:400] for e in unexpected), pytrace=False)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Keep each notebook's cells together and in their order: nbval runs them top to bottom in one kernel.
+
+    pytest-randomly shuffles the tests within each module and the modules among themselves; nbval's cells
+    belong to no Python module, so it would shuffle the cells of every notebook together. This hook runs after
+    the shuffle (randomly reorders in a hook wrapper, before other implementations): each notebook keeps the
+    place of its first cell in the shuffled order and its cells run in the notebook's order. It is in this
+    conftest, so it applies when ``tests`` is collected (``make test``); ``pytest notebooks`` alone needs
+    ``-p no:randomly``.
+    """
+    notebooks: dict = {}
+    for item in items:
+        if hasattr(item, "cell_num"):  # an nbval cell (nbval.plugin.IPyNbCell)
+            notebooks.setdefault(item.parent, []).append(item)
+    if not notebooks:
+        return
+    ordered = []
+    for item in items:
+        if not hasattr(item, "cell_num"):
+            ordered.append(item)
+        elif item.parent in notebooks:
+            ordered.extend(sorted(notebooks.pop(item.parent), key=lambda cell: cell.cell_num))
+    items[:] = ordered

@@ -18,11 +18,6 @@ from explorer.model import COST_DIMENSIONS
 from explorer.presets import presets
 
 
-@pytest.fixture(scope="module")
-def app():
-    return ExplorerApp(query_string="")
-
-
 def _bar_amounts(app):
     """What the breakdown bars show, in the scenario's currency."""
     return np.array([bar.get_width() for bar in app.breakdown.bars]) * app.breakdown.scale
@@ -72,7 +67,7 @@ def test_model_size_changes_summary_figure_and_marker(app):
     assert _marker_y(app) != before_marker
     # the bar of each dimension holds that dimension's cost
     for bar, d in zip(app.breakdown.bars, COST_DIMENSIONS):
-        assert bar.get_width() * app.breakdown.scale == pytest.approx(app.estimate.cost()[d], abs=1e-6)
+        assert bar.get_width() * app.breakdown.scale == pytest.approx(app.estimate.cost()[d], rel=1e-9)
     assert max(bar.get_width() for bar in app.breakdown.bars) == pytest.approx(1.0)
 
 

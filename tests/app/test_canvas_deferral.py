@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 
 from explorer.app import ExplorerApp
 
@@ -35,11 +34,6 @@ def _connect(canvas, ratio=None):
     if ratio is not None:
         canvas._handle_message(canvas, {"type": "set_device_pixel_ratio", "device_pixel_ratio": ratio}, [])
     canvas._handle_message(canvas, {"type": "draw"}, [])  # the page answers draw_idle's "draw" event
-
-
-@pytest.fixture()
-def app():
-    return ExplorerApp(query_string="")
 
 
 def test_a_hidden_chart_does_not_render_until_its_tab_is_shown(app):

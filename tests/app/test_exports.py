@@ -19,11 +19,6 @@ from explorer.app.query import scenario_fields_from_query
 TABS = {"breakdown": 0, "waterfall": 1, "history": 2, "compare": 3, "uncertainty": 4, "assumptions": 5, "share": 6}
 
 
-@pytest.fixture()
-def app():
-    return ExplorerApp(query_string="")
-
-
 def _csv_from_link(html_text: str) -> list[dict]:
     url = re.search(r'href="data:text/csv;charset=utf-8;base64,([^"]+)"', html_text).group(1)
     return list(csv.DictReader(io.StringIO(base64.b64decode(url).decode("utf-8"))))

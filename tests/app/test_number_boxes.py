@@ -20,11 +20,6 @@ LLAMA_AUTHORS, FTE_PER_CONTRIBUTOR = 14, 0.20  # LLaMA paper's author list; Cott
 US_LOADED_USD = 189_000.0  # BLS OEWS May 2024 median $133,080 / 0.704 wage share (issue 9 first part)
 
 
-@pytest.fixture(scope="module")
-def app():
-    return ExplorerApp(query_string="")
-
-
 def test_default_scenario_is_a_whole_project_with_sourced_data_people_and_experiments():
     s = Scenario()
     assert s.experiments_multiplier_effective == EXPERIMENTS_MEDIAN  # pre-training's default (None: by kind)

@@ -147,11 +147,10 @@ def test_no_missing_glyphs_in_chinese_fresh_or_cached():
 
 # -- the app: images from the caches equal full draws ------------------------------------------
 
-@pytest.fixture(scope="module")
-def app():
-    from explorer.app import ExplorerApp
-
-    app = ExplorerApp(query_string="")
+@pytest.fixture
+def app(make_app):
+    """A fresh app on the History tab whose history canvas has connected."""
+    app = make_app()
     app.history_fig.canvas._handle_message(app.history_fig.canvas, {"type": "initialized"}, [])
     app.tabs.selected_index = 2
     return app
