@@ -1,4 +1,5 @@
-"""Hypothesis strategies over the whole valid domain of a scenario (tests/model/test_properties.py explains it)."""
+"""Inputs for the model tests: hypothesis strategies over the whole valid domain of a scenario
+(tests/model/test_properties.py explains it), and hostile scenario files beyond it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from explorer import Scenario, catalog
 from explorer import prices
 from explorer.catalog import default
 from explorer.scenario import PRICING_MODES, TRAINING_KINDS, field_spec
+
 
 PRICED = [a.id for a in catalog.accelerators().values() if prices.market_prices(a.id, "on_demand") and a.tdp_w]
 OWNABLE = [i for i in PRICED if catalog.accelerator(i).purchase_usd]
@@ -71,3 +73,13 @@ def scenarios(draw, mode=None):
     else:
         kw["gpus"] = int(draw(log_uniform(1, MAX_GPUS)))
     return Scenario(**kw)
+
+
+#: Scenario files built to exhaust a parser (huge integers, deep nesting, megabytes of text).
+HOSTILE_JSON = {
+    "400-digit integer": '{"params": 1' + "0" * 400 + "}",
+    "5,000-digit integer": '{"params": 1' + "0" * 5000 + "}",
+    "100,000 nested lists": "[" * 100_000 + "]" * 100_000,
+    "40,000 nested lists": "[" * 40_000 + "]" * 40_000,
+    "2 MB of text": '{"gpu": "' + "x" * 2_000_000 + '"}',
+}

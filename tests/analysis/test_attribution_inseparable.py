@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -21,6 +19,7 @@ from hypothesis import strategies as st
 from explorer import Scenario, attribute, estimate
 from explorer.errors import ScenarioError
 from explorer.presets import presets
+from conftest import run_cli
 from strategies import scenarios
 
 
@@ -107,12 +106,12 @@ def test_cli_prints_the_words_not_nan(tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     a.write_text(base.to_json())
     b.write_text(target.to_json())
-    run = [sys.executable, "-m", "explorer", "attribute", "--scenario", str(a), "--target", str(b)]
-    p = subprocess.run(run, capture_output=True, text=True, timeout=120)
+    run = ["attribute", "--scenario", str(a), "--target", str(b)]
+    p = run_cli(*run)
     assert p.returncode == 0, p.stderr
     assert "nan" not in p.stdout.lower()
     assert "cannot be separated" in p.stdout and "model_size+cluster" in p.stdout
-    p = subprocess.run(run + ["--json"], capture_output=True, text=True, timeout=120)
+    p = run_cli(*run, "--json")
     out = json.loads(p.stdout)
     assert all(math.isfinite(v) for v in out["parts_usd"].values())
     assert "cannot be separated" in out["note"]

@@ -11,7 +11,8 @@ from importlib import resources
 
 import pytest
 
-from explorer import catalog
+from conftest import run_cli
+
 from explorer.catalog import default
 
 GPT3_ARGS = ["estimate", "--params", "175e9", "--tokens", "300e9", "--gpu", "v100", "--precision", "fp16", "--gpus", "10000",
@@ -19,7 +20,7 @@ GPT3_ARGS = ["estimate", "--params", "175e9", "--tokens", "300e9", "--gpu", "v10
 
 
 def _cli(*args):
-    proc = subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, text=True, timeout=60)
+    proc = run_cli(*args)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     return proc
@@ -73,7 +74,11 @@ def test_gpt3_energy_within_30_percent_of_measured(gpt3):
 
 
 def test_text_output_is_readable():
-    out = _cli(*GPT3_ARGS).stdout
+    # the one run of the real program (`python -m explorer`, as a user types it); every other CLI test calls
+    # explorer.cli.main in-process (conftest.run_cli)
+    proc = subprocess.run([sys.executable, "-m", "explorer", *GPT3_ARGS], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    out = proc.stdout
     assert "GPU-hours" in out and "total" in out
     for d in ("compute", "energy", "data", "people", "hardware", "hidden"):
         assert d in out
@@ -136,3 +141,11 @@ def test_catalog_defaults_lists_every_name():
     rows = json.loads(_cli("catalog", "defaults", "--json").stdout)
     assert [r["name"] for r in rows] == names
     assert all(not math.isnan(r["value"]) for r in rows)
+
+
+def test_cli_accepts_params_7B():
+    out = run_cli("estimate", "--params", "7B", "--tokens", "2T")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Scenario: 7e+09 params") and "2e+12 tokens" in out.stdout
+    bad = run_cli("estimate", "--params", "7X")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "'7X' is not a number" in bad.stderr

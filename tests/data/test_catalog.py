@@ -8,7 +8,8 @@ from importlib import resources
 
 import pytest
 
-from explorer import ScenarioError, catalog
+from explorer import Scenario, ScenarioError, catalog, estimate
+
 
 CATALOGS = sorted(catalog.SCHEMAS)
 
@@ -62,3 +63,19 @@ def test_schema_violations_raise_the_one_error(body, words):
 def test_header_missing_a_column():
     with pytest.raises(catalog.CatalogError, match="header lacks"):
         catalog.check_rows("defaults.csv", "name,value,unit\na,1,x\n")
+
+
+def test_h20_specs_from_nvidia_figures_and_no_price():
+    from explorer import catalog
+    a = catalog.accelerator("h20")
+    # NVIDIA HGX H20 spec sheet (Tom's Hardware, TweakTown 2024): 96 GB, FP8 296, BF16 148 TFLOPS dense, 400 W
+    assert (a.memory_gb, a.peak_tflops["fp8"], a.peak_tflops["bf16"], a.tdp_w) == (96, 296, 148, 400)
+    from explorer import prices
+    assert not prices.market_prices("h20", "on_demand") and a.purchase_usd is None  # no market price found
+    assert prices.quote("h20", "on_demand").estimated  # derived by the peer rule, and marked
+    e = estimate(Scenario(gpu="h20", gpus=512))
+    assert any("No measured MFU for NVIDIA H20" in w for w in e.warnings)
+    # 989.5 / 148 = 6.69x the H100's ideal hours at the same MFU (hand)
+    h100 = estimate(Scenario(gpu="h100-sxm", gpus=512, mfu=0.38))
+    assert estimate(Scenario(gpu="h20", gpus=512, mfu=0.38)).ideal_gpu_hours / h100.ideal_gpu_hours == \
+        pytest.approx(989.5 / 148)

@@ -6,6 +6,7 @@ Every expected value here is written out from its source, never from the model's
 from __future__ import annotations
 
 import inspect
+import json
 import math
 import subprocess
 import sys
@@ -14,6 +15,8 @@ import pytest
 
 from explorer import Scenario, catalog, estimate
 from explorer.catalog import default
+
+from conftest import run_cli
 
 
 # ------------------------------------------------ error 1: TPU v4 energy
@@ -57,10 +60,10 @@ def test_deadline_example_meets_the_memory_floor():
 
 
 def test_deadline_example_through_the_cli():
-    out = subprocess.run([sys.executable, "-m", "explorer", "estimate", "--params", "405e9", "--tokens", "1e12",
-                          "--gpu", "h100-sxm", "--precision", "bf16", "--days", "3650", "--json"],
-                         capture_output=True, text=True, timeout=60, check=True).stdout
-    import json
+    proc = run_cli("estimate", "--params", "405e9", "--tokens", "1e12", "--gpu", "h100-sxm", "--precision", "bf16",
+                   "--days", "3650", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
     assert json.loads(out)["gpus"] >= 81
 
 

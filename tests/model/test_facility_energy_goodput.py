@@ -1,4 +1,4 @@
-"""Issue 16 ("Model v3"), items 1-4 and 8: expected values from papers and hand calculations.
+"""Facility PUE, unmeasured MFU, FP8 memory, GPU-only energy and goodput at scale: values from papers and by hand.
 
 Each test names where its expected value comes from; none is the code's own formula.
 """
@@ -7,37 +7,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
-from explorer import Scenario, ScenarioError, estimate
-
-
-# ---------------------------------------------------------------- item 1: MoE shape
-def _attention_per_token(L, d, s):
-    """12 L d s FLOP per token (PaLM appendix B), by hand."""
-    return 12.0 * L * d * s
-
-
-@pytest.mark.parametrize("name, total, active, layers, width", [
-    # DeepSeek-AI 2024 (arXiv 2412.19437) section 4.2: 61 layers, hidden 7168; 671B total, 37B active
-    ("DeepSeek-V3", 671e9, 37e9, 61, 7168),
-    # Jiang et al. 2024 (arXiv 2401.04088) table 1: 32 layers, dim 4096; 46.7B total, 12.9B active
-    ("Mixtral 8x7B", 46.7e9, 12.9e9, 32, 4096),
-])
-def test_moe_without_shape_is_within_10_percent_of_its_published_shape(name, total, active, layers, width):
-    s = Scenario(params=total, architecture="moe", active_params=active, tokens=1e12, seq_len=4096, gpus=2048)
-    e = estimate(s)
-    published = (6.0 * active + _attention_per_token(layers, width, 4096)) * 1e12
-    assert e.train_flop / published == pytest.approx(1.0, abs=0.10), (name, e.shape)
-    L, d, _ = e.shape
-    assert 0.5 < L / layers < 1.5 and 0.5 < d / width < 1.5, e.shape
-
-
-def test_moe_toggle_shape_follows_active_parameters():
-    # the app's MoE toggle sets no shape: a 671B MoE at the default active fraction (37B)
-    e = estimate(Scenario(params=671e9, architecture="moe", tokens=14.8e12, gpus=2048, seq_len=4096))
-    assert e.shape[0] < 80 and e.shape[1] < 9000  # DeepSeek-V3: 61 layers, 7168
+from explorer import Scenario, estimate
 
 
 # ---------------------------------------------------------------- item 3: facility PUE
@@ -57,11 +29,6 @@ def test_facility_type_sets_pue_and_typed_pue_wins():
     assert e.energy_mwh / e.energy_it_mwh == pytest.approx(1.46)  # Uptime 2020, Europe (regions.csv)
     e = estimate(Scenario(gpus=512, facility="industry_average", pue=1.3))
     assert e.energy_mwh / e.energy_it_mwh == pytest.approx(1.3)
-
-
-def test_unknown_facility_is_a_scenario_error():
-    with pytest.raises(ScenarioError, match="facility"):
-        Scenario(facility="igloo")
 
 
 # ---------------------------------------------------------------- item 8: unmeasured MFU warns
@@ -126,84 +93,3 @@ def test_goodput_at_llama3_scale_stays_below_95_percent():
     # Llama 3 405B on 16,384 H100 (Llama Team 2024, 3.3.4): >90% effective time, with storage checkpoints
     e = estimate(Scenario(params=405e9, tokens=15.6e12, gpus=16_384))
     assert 0.80 <= e.goodput <= 0.95
-
-
-def test_recovery_choice_is_validated_and_storage_keeps_the_old_behaviour():
-    with pytest.raises(ScenarioError, match="recovery"):
-        Scenario(recovery="prayer")
-    storage = estimate(Scenario(params=1e12, tokens=20e12, gpus=100_000, recovery="storage"))
-    assert storage.goodput < 0.85  # 10-minute restarts every 30 minutes (Llama 3's storage recovery)
-
-
-# ---------------------------------------------------------------- item 4: Monte Carlo centred and bounded
-def _scenarios():
-    from explorer.presets import presets
-    return {"default": Scenario(), **{k: p.scenario for k, p in presets().items()}}
-
-
-@pytest.mark.parametrize("name", list(_scenarios()))
-def test_simulated_median_is_the_point_estimate(name):
-    from explorer import simulate
-    s = _scenarios()[name]
-    sim = simulate(s, n=20_000, seed=0)
-    assert sim.percentiles.loc["P50", "total_usd"] / estimate(s).total_usd == pytest.approx(1.0, abs=0.02)
-
-
-def test_no_mfu_draw_above_the_ceiling():
-    from explorer import simulate
-    # calibrated_mfu_max 0.55: PaLM 0.462, Epoch's middle half tops out at 0.50 (defaults.csv)
-    for s in (Scenario(gpus=512), Scenario(gpus=512, mfu=0.5)):
-        sim = simulate(s, n=50_000, seed=1)
-        mfu = (s.mfu or 0.38) * sim.draws["mfu"]
-        assert mfu.max() <= 0.55 + 1e-12
-
-
-def test_spot_discount_is_drawn_only_for_spot():
-    from explorer import simulate
-    spot = simulate(Scenario(gpus=512, pricing="spot", experiments_multiplier=1.0), n=20_000, seed=2)
-    assert "spot_discount" in spot.draws
-    # 30-70% off (defaults.csv spot_discount source) around 50%: rate multiplier 0.6-1.4 is the 90% interval
-    lo, hi = np.percentile(spot.draws["spot_discount"], [5, 95])
-    assert lo == pytest.approx((0.6 / 1.4) ** 0.5, rel=0.03) and hi == pytest.approx((1.4 / 0.6) ** 0.5, rel=0.03)
-    assert "spot_discount" not in simulate(Scenario(gpus=512), n=100, seed=2).draws
-
-
-def test_budget_at_the_estimate_is_a_coin_toss_and_says_so():
-    from explorer import budget_status
-    s = Scenario(gpus=512)
-    b = budget_status(s, estimate(s).total_usd)
-    assert b.status == "within"
-    assert b.probability_over == pytest.approx(0.5, abs=0.03)
-    assert b.median_usd == pytest.approx(b.total_usd, rel=0.02)
-    assert (b.probability_over > 0.5) == bool(b.note)
-
-
-# ---------------------------------------------------------------- item 8: budget rule per experiment
-def test_budget_rule_applies_per_experiment_with_the_project_total_beside():
-    from explorer import budget_status
-    # first source article, section 5 step 3: a single experiment over 120% of its budget goes to review
-    s = Scenario(gpus=512)
-    e = estimate(s)
-    b = budget_status(s, 10 * e.total_usd, experiment_budget_usd=e.final_run_usd / 1.25)
-    assert b.experiment_usd == pytest.approx(e.final_run_usd)
-    assert b.experiment_status == "review"  # 125% of the experiment budget
-    assert b.status == "within" and b.total_usd == pytest.approx(e.total_usd)
-    b = budget_status(s, 10 * e.total_usd, experiment_budget_usd=e.final_run_usd / 1.1)
-    assert b.experiment_status == "over"
-
-
-# ---------------------------------------------------------------- item 8: H20 in the catalog
-def test_h20_specs_from_nvidia_figures_and_no_price():
-    from explorer import catalog
-    a = catalog.accelerator("h20")
-    # NVIDIA HGX H20 spec sheet (Tom's Hardware, TweakTown 2024): 96 GB, FP8 296, BF16 148 TFLOPS dense, 400 W
-    assert (a.memory_gb, a.peak_tflops["fp8"], a.peak_tflops["bf16"], a.tdp_w) == (96, 296, 148, 400)
-    from explorer import prices
-    assert not prices.market_prices("h20", "on_demand") and a.purchase_usd is None  # no market price found
-    assert prices.quote("h20", "on_demand").estimated  # derived by the peer rule, and marked
-    e = estimate(Scenario(gpu="h20", gpus=512))
-    assert any("No measured MFU for NVIDIA H20" in w for w in e.warnings)
-    # 989.5 / 148 = 6.69x the H100's ideal hours at the same MFU (hand)
-    h100 = estimate(Scenario(gpu="h100-sxm", gpus=512, mfu=0.38))
-    assert estimate(Scenario(gpu="h20", gpus=512, mfu=0.38)).ideal_gpu_hours / h100.ideal_gpu_hours == \
-        pytest.approx(989.5 / 148)

@@ -1,4 +1,4 @@
-"""Issue 9, model side: an MoE follows the model, precision fallbacks, sourced price fallbacks, "in the rate"."""
+"""Sourced defaults and fallbacks: the whole-project default, precision fallbacks, estimated prices, "in the rate"."""
 
 from __future__ import annotations
 
@@ -7,26 +7,6 @@ import math
 import pytest
 
 from explorer import Scenario, catalog, estimate
-
-
-def test_moe_default_active_fraction_follows_model_size():
-    # DeepSeek-V3: 37B of 671B active (arXiv 2412.19437) = 0.0551
-    for params in (7e9, 70e9, 405e9):
-        s = Scenario(params=params, architecture="moe")
-        assert s.active_params_effective == pytest.approx(params * 37 / 671, rel=1e-3)
-    # switching a 7B dense model to MoE lowers compute, never raises it
-    dense, moe = estimate(Scenario()), estimate(Scenario(architecture="moe"))
-    assert moe.train_flop < dense.train_flop / 5
-    assert moe.total_usd < dense.total_usd
-
-
-def test_moe_active_fraction_field_and_precedence():
-    s = Scenario(params=100e9, architecture="moe", active_fraction=0.25)
-    assert s.active_params_effective == pytest.approx(25e9)
-    # explicit active parameters win, and the fraction they imply is reported
-    s = Scenario(params=100e9, architecture="moe", active_params=10e9, active_fraction=0.25)
-    assert s.active_fraction_effective == pytest.approx(0.1)
-    assert Scenario().active_fraction_effective == 1.0
 
 
 @pytest.mark.parametrize("gpu, asked, expected", [("v100", "bf16", "fp16"), ("p100", "bf16", "fp16"),
@@ -94,3 +74,47 @@ def test_team_without_a_cost_per_person_uses_the_sourced_us_loaded_cost():
     # a typed cost wins; outside the US the default is flagged
     assert estimate(Scenario(team_headcount=2, team_loaded_usd_per_year=0.0)).cost_usd["people"] == 0
     assert any("US loaded cost" in w for w in estimate(Scenario(team_headcount=2, region="de")).warnings)
+
+
+# Sources, as written in explorer/data/defaults.csv:
+EXPERIMENTS_MEDIAN = 2.2  # Cottier et al. 2024 appendix A.6: total / final-run compute, median 2.2x (1.2-4x)
+
+
+FINEWEB_USD, FINEWEB_TOKENS = 500_000.0, 15e12  # FineWeb: ~half a million USD of GPU compute for 15T tokens
+
+
+LLAMA_AUTHORS, FTE_PER_CONTRIBUTOR = 14, 0.20  # LLaMA paper's author list; Cottier et al. 2024 section 2.5.1
+
+
+def test_default_scenario_is_a_whole_project_with_sourced_data_people_and_experiments():
+    s = Scenario()
+    assert s.experiments_multiplier_effective == EXPERIMENTS_MEDIAN  # pre-training's default (None: by kind)
+    assert s.data_usd_per_1m_tokens == pytest.approx(FINEWEB_USD / (FINEWEB_TOKENS / 1e6), rel=1e-3)
+    assert s.team_headcount == pytest.approx(LLAMA_AUTHORS * FTE_PER_CONTRIBUTOR)
+    e = estimate(s)
+    # data: 1T tokens x $0.0333 per 1M tokens = $33,300 (by hand)
+    assert e.cost_usd["data"] == pytest.approx(1e12 / 1e6 * 0.0333, rel=1e-9)
+    # people: 2.8 people x an AI lab's $388,000 / 12 per month x 8.3 project months (Cottier et al. 2024)
+    assert e.cost_usd["people"] == pytest.approx(2.8 * 388_000 / 12 * 8.3, rel=1e-9)
+    # hidden costs: experiments are (2.2 - 1) x the final run
+    assert e.details_usd["experiments"] == pytest.approx(1.2 * e.final_run_usd, rel=1e-9)
+    for dim in ("compute", "data", "people", "hidden"):
+        assert e.cost_usd[dim] > 0, dim
+    names = {a.name for a in e.assumptions}
+    assert {"experiments_multiplier", "data_usd_per_1m_tokens", "team_headcount"} <= names
+    sources = {a.name: a.source for a in e.assumptions}
+    assert "Cottier" in sources["experiments_multiplier"] and "FineWeb" in sources["data_usd_per_1m_tokens"]
+
+
+def test_final_run_alone_is_still_one_click_of_values_away():
+    e = estimate(Scenario(experiments_multiplier=1.0, team_headcount=0.0, data_usd_per_1m_tokens=0.0))
+    assert e.cost_usd["data"] == 0 and e.cost_usd["people"] == 0 and e.details_usd["experiments"] == 0
+    assert e.total_usd == pytest.approx(e.final_run_usd + e.details_usd["storage"], rel=1e-12)
+
+
+def test_labelled_examples_without_a_price_warn_instead_of_costing_nothing_silently():
+    e = estimate(Scenario(labelled_examples=100_000))
+    assert any("100,000 labelled examples cost nothing" in w for w in e.warnings)
+    from explorer.app.views import translate
+    zh = translate(next(w for w in e.warnings if "labelled" in w), "zh")
+    assert "100,000 条标注样本" in zh
