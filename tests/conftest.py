@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import csv
+import io
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
@@ -23,9 +30,72 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-b
 
 
 def _free_port() -> int:
+    """A port free now (bound and released: another process may take it before the caller binds it).
+
+    Only for servers that cannot be given port 0 (nginx, the hub, configurable-http-proxy); Voila and
+    JupyterLab are started on port 0 and report the port the OS gave them (:func:`port_from_log`).
+    """
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def port_from_log(proc: subprocess.Popen, log: Path, pattern: str, timeout: float) -> int | None:
+    """Wait until ``log`` has a line matching ``pattern`` (group 1: the port) and return that port.
+
+    For a server started with port 0: the OS picks a free port when the server binds, and the server
+    logs its address. None when the process ends or ``timeout`` [s] passes first.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        found = re.search(pattern, log.read_text(errors="replace")) if log.exists() else None
+        if found:
+            return int(found.group(1))
+        time.sleep(0.1)
+    return None
+
+
+#: Voila's "Voilà is running at:" line, with the address on the next line (explorer.hosting on port 0)
+VOILA_RUNNING_AT = r"running at:\s*http://127\.0\.0\.1:(\d+)/"
+
+
+@dataclass
+class CliResult:
+    """What ``python -m explorer`` would have returned: exit code and the text written to stdout and stderr."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*args: str, cwd: str | Path | None = None) -> CliResult:
+    """Run ``python -m explorer *args`` in this process: ``explorer.cli.main`` with stdout and stderr captured.
+
+    argparse's own refusals end in ``SystemExit``; its code is the exit code. An exception the CLI lets
+    through is not caught (the test fails with it, as the program would end in a traceback).
+    ``tests/cli/test_cli.py`` keeps one run of the real program in a subprocess.
+    """
+    from explorer.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    before = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        os.chdir(before)
+    return CliResult(code or 0, out.getvalue(), err.getvalue())
+
+
+def csv_from_link(html_text: str) -> list[dict]:
+    """The rows of the CSV in the first ``data:text/csv`` download link of ``html_text`` (an app's HTML widget)."""
+    url = re.search(r'href="data:text/csv;charset=utf-8;base64,([^"]+)"', html_text).group(1)
+    return list(csv.DictReader(io.StringIO(base64.b64decode(url).decode("utf-8"))))
 
 
 @pytest.fixture
@@ -55,15 +125,15 @@ class Server:
     def __init__(self, name: str, *options: str, pool_size: int | None = None,
                  notebook: str = "notebooks/explorer.ipynb", ready_timeout: float = 120.0,
                  env: dict[str, str] | None = None):
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
+        self.port = 0  # the OS picks a free port when the server binds it; read back from the log
+        self.url = ""
         self.log = ARTIFACTS / f"voila-{name}.log"
         self.pool_size = pool_size
         ARTIFACTS.mkdir(exist_ok=True)
         # every test client comes from 127.0.0.1: no per-address seat cap unless a test sets one
         per_address = [] if any("seats_per_address" in o for o in options) else ["--ExplorerVoila.seats_per_address=0"]
         args = [sys.executable, "-m", "explorer.hosting", notebook, "--Voila.ip=127.0.0.1",
-                f"--port={self.port}", "--port_retries=0", "--no-browser", *per_address, *options]
+                "--port=0", "--port_retries=0", "--no-browser", *per_address, *options]
         if pool_size is not None:
             args.append(f"--pool_size={pool_size}" if pool_size else "--preheat_kernel=False")
         with open(self.log, "w") as out:
@@ -72,17 +142,14 @@ class Server:
         self._wait_ready(ready_timeout)
 
     def _wait_ready(self, timeout: float = 120.0) -> None:
-        """Wait for the port, then for the preheated pool to fill (its kernels would slow the first tests)."""
+        """Wait for the server to log its port, then for the preheated pool to fill (its kernels would slow
+        the first tests)."""
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=2):
-                    break
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    pytest.fail(f"voila did not start; see {self.log}")
-                time.sleep(0.3)
+        port = port_from_log(self.proc, self.log, VOILA_RUNNING_AT, timeout)
+        if port is None:
+            self.stop()
+            pytest.fail(f"voila did not start; see {self.log}")
+        self.port, self.url = port, f"http://127.0.0.1:{port}/"
         if self.pool_size:
             self.wait_ready_kernels(self.pool_size, max(deadline - time.monotonic(), 0.0))
 
@@ -171,8 +238,6 @@ class ConsoleCheckedBrowser:
 
     def unexpected(self) -> list[str]:
         """The recorded errors that no :meth:`allow` pattern matches."""
-        import re
-
         return [e for e in self.errors if not any(re.search(p, e) for p in self._allowed)]
 
 

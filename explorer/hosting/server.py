@@ -189,7 +189,31 @@ class ExplorerVoila(Voila):
                         page_idle_timeout=self.page_idle_timeout, busy_cull_timeout=self.busy_cull_timeout,
                         kernel_memory_mb=self.kernel_memory_mb, connections=kernel_connections)
         IOLoop.current().add_callback(warden.start)
+        if self.port == 0:
+            self._listen_on_a_port_the_os_picks()
         super().listen()
+
+    def _listen_on_a_port_the_os_picks(self) -> None:
+        """``--port=0``: bind a port the OS assigns, before Voila listens, and make it the server's port.
+
+        Voila would listen on port 0 but keep 0 as its port, which it logs and gives preheated kernels
+        (``VOILA_APP_PORT``) to connect back. Binding here sets the real port first; Voila's ``listen`` then
+        gets the bound socket instead of binding again, so no other process can take the port in between
+        (the tests start every server this way and read the port from the "running at" log line).
+        """
+        from tornado.httpserver import HTTPServer
+        from tornado.netutil import bind_sockets
+
+        sockets = bind_sockets(0, self.ip or None)
+        self.port = sockets[0].getsockname()[1]
+        options = self.app.listen.keywords  # the limits set in listen() above
+
+        def listen_on_bound_sockets(port, address="", **kwargs):
+            server = HTTPServer(self.app, **{**options, **kwargs})
+            server.add_sockets(sockets)
+            return server
+
+        self.app.listen = listen_on_bound_sockets
 
 
 def main(argv: list[str] | None = None) -> None:

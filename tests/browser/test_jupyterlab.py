@@ -17,7 +17,7 @@ import urllib.request
 
 import pytest
 
-from conftest import ARTIFACTS, ROOT, _free_port
+from conftest import ARTIFACTS, ROOT, port_from_log
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
 
@@ -26,13 +26,13 @@ pytestmark = [pytest.mark.server, pytest.mark.browser]
 def lab_url(tmp_path_factory):
     if shutil.which("jupyter-lab", path=os.path.dirname(sys.executable)) is None:
         pytest.skip("JupyterLab is not installed (pip install -e '.[lab]')")
-    port = _free_port()
     root = tmp_path_factory.mktemp("lab")  # a copy: JupyterLab saves the notebook it runs
     shutil.copy(ROOT / "notebooks" / "analyst.ipynb", root / "analyst.ipynb")
     ARTIFACTS.mkdir(exist_ok=True)
-    log = open(ARTIFACTS / "jupyterlab.log", "w")
+    log_path = ARTIFACTS / "jupyterlab.log"
+    log = open(log_path, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--port=0", "--ServerApp.ip=127.0.0.1",
          "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
          "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={root}", "--LabApp.news_url=None",
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--allow-root",
@@ -40,8 +40,13 @@ def lab_url(tmp_path_factory):
          # a fresh workspace and settings: nothing restored from another run (it asked for files that are not here)
          f"--LabApp.workspaces_dir={root / '.workspaces'}", f"--LabApp.user_settings_dir={root / '.settings'}"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 120
+    # port 0: jupyter_server takes the port the OS gives it and logs its address
+    port = port_from_log(proc, log_path, r"http://127\.0\.0\.1:(\d+)/lab", 120)
+    if port is None:
+        proc.kill()
+        pytest.fail(f"JupyterLab did not start; see {log_path}")
+    url = f"http://127.0.0.1:{port}/"
     while True:
         try:
             urllib.request.urlopen(url + "api/status", timeout=2)

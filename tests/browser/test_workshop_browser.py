@@ -8,13 +8,11 @@ chromium with plain playwright (the ``chromium`` fixture of conftest.py).
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from conftest import Server
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -25,47 +23,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.server]
 _SERVER: dict = {}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def workshop_url():
-    port = _free_port()
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = ARTIFACTS / "voila-workshop.log"
-    args = [sys.executable, "-m", "explorer.hosting", "notebooks", "--Voila.ip=127.0.0.1", f"--port={port}",
-            "--port_retries=0", "--no-browser", "--preheat_kernel=False"]
-    with open(log, "w") as out:
-        proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=2):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"voila did not start; see {log}")
-            time.sleep(0.3)
-    _SERVER["pid"] = proc.pid
-    yield f"http://127.0.0.1:{port}/"
-    from clients import children
-
-    kernels = children(proc.pid)
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    for pid in kernels:
-        try:
-            os.kill(pid, 9)
-        except OSError:
-            pass
+    """The hardened server over ``notebooks`` (as `make workshop` starts it), no preheated kernels."""
+    srv = Server("workshop", notebook="notebooks", pool_size=0, ready_timeout=90.0)
+    _SERVER["pid"] = srv.proc.pid
+    yield srv.url
+    srv.stop()
 
 
 def _local_only(route):
