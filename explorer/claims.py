@@ -2,8 +2,8 @@
 
 The two articles (Chinese) are cited by title: article A, 《大模型训练成本全维度拆解与优化指南》
 (a full-lifecycle breakdown of training cost), and article B, 《大模型训练成本怎么控制，大模型训练成本优化》
-(a guide to cutting it). :data:`ARTICLE_A` and :data:`ARTICLE_B` are the ids their claims carry in
-``explorer/data/article_claims.csv`` and ``recipe_claims.csv``.
+(a guide to cutting it). :data:`ARTICLE_A` and :data:`ARTICLE_B` (``"A"``, ``"B"``) are the ids their claims
+carry here; ``explorer/data/article_claims.csv`` and ``recipe_claims.csv`` cite them as "article A" and "article B".
 
 Each claim is a :class:`Claim` whose ``test`` function runs a scenario through
 the cost model (:func:`explorer.estimate`) or reads the project's sourced data
@@ -82,8 +82,10 @@ LARGER = "larger than claimed"
 NOT_APPLIED = "not applied"
 RECIPE_VERDICTS = (AS_CLAIMED, CONSISTENT, SMALLER, LARGER, CANNOT_CHECK, NOT_APPLIED)
 
-ARTICLE_A = "000_1c7b37d5a0a3fefc.txt"
-ARTICLE_B = "004_4901b62f9f99ebaa.txt"
+#: Short ids of the two source articles (titles in the module docstring); the ``source`` column of
+#: ``article_claims.csv`` and ``recipe_claims.csv`` cites them as "article A" and "article B".
+ARTICLE_A = "A"
+ARTICLE_B = "B"
 
 #: Relative tolerance within which a computed number "agrees" with a claimed one.
 #: The articles write "about" (约) throughout; 15% is our reading of "about".
