@@ -134,11 +134,13 @@ class ExplorerVoila(Voila):
         return GuardedKernelWebsocketConnection
 
     def setup_template_dirs(self):
+        """Put the project's page template (no CDN stylesheets) before Voila's ``lab`` template."""
         super().setup_template_dirs()
         if self.voila_configuration.template == "lab":  # the page without CDN stylesheets (see the file)
             self.template_paths.insert(0, str(PAGE_TEMPLATE_DIR))
 
     def init_settings(self):
+        """Voila's settings plus the caps the handlers read (``explorer_*``); raises the descriptor limits."""
         settings = super().init_settings()
         settings["explorer_max_kernels"] = self.max_kernels
         settings["explorer_log"] = self.log  # handlers log as the server does
@@ -150,6 +152,7 @@ class ExplorerVoila(Voila):
         return settings
 
     def init_handlers(self):
+        """Voila's handlers with the guarded replacements, and 404 for the paths a public server does not offer."""
         handlers = []
         for spec in super().init_handlers():
             pattern, handler, *rest = spec
@@ -180,6 +183,7 @@ class ExplorerVoila(Voila):
                              "(or the hard limit) allows %d", needed, wanted)
 
     def listen(self):
+        """Listen with the size and time limits on requests, and start the :class:`~explorer.hosting.seats.Warden`."""
         _parse_every_query_that_fits()
         self.app.listen = functools.partial(self.app.listen, max_body_size=self.max_body_bytes,
                                             max_header_size=_MAX_HEADER_BYTES,
