@@ -1,4 +1,4 @@
-# Two commands on a fresh machine with nothing but Python:
+# On a fresh machine with nothing but Python (make hub also needs npm):
 #   make app   - create .venv, install, serve the app read-only on http://127.0.0.1:8866
 #                (make app POOL=30: a preheated kernel for each of 30 viewers arriving at once)
 #   make test  - create .venv, install with the test extra, run the whole test suite
