@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
-	# optional extra of jsonschema; costs about 2 s in every Jupyter process (DESIGN.md)
+	# optional extra of jsonschema; costs about 2 s in every Jupyter process
 	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
 	touch $(STAMP)
 
