@@ -136,14 +136,17 @@ class Finding:
 
     @property
     def unit(self) -> str:
+        """The unit of ``number``, in English."""
         return self.words()["unit"]
 
     @property
     def why(self) -> str:
+        """The comparison, in English."""
         return self.words()["why"]
 
     @property
     def test(self) -> str:
+        """The scenario or data that tests the claim, in English."""
         return self.words()["test"]
 
 
@@ -159,9 +162,11 @@ class _Value:
     powers of ten; any other spec is Python's (``{x:.0%}``)."""
 
     def __init__(self, value, language: str):
+        """Hold ``value`` to write in ``language``."""
         self.value, self.language = value, language
 
     def __format__(self, spec: str) -> str:
+        """The value written by ``spec`` in the language."""
         v, zh = self.value, self.language == "zh"
         if spec in ("usd", "cny"):
             return money_in(v, spec.upper(), self.language)
@@ -401,7 +406,7 @@ def _history(claim_id: str) -> Callable[[], Finding]:
         grade = "consistent" if off <= CONSISTENT_FACTOR else "roughly" if off <= FLAG_FACTOR else "off"
         r = ratio if ratio >= 1 else 1 / ratio
         r_text = f"{r:.0f}" if r >= 10 else f"{r:.1f}"
-        ratio_words = (lambda language: text("hist.too_high" if ratio >= 1 else "hist.too_low", language, r=r_text))
+        ratio_words = (lambda language: text("hist.too_high" if ratio >= 1 else "hist.too_low", language, r=r_text))  # noqa: E731
         match = None
         if grade == "off":
             others = hist[(hist["model"] == src["model"]) & (hist.index != row["sourced_id"])]

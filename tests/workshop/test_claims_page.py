@@ -6,7 +6,6 @@ Chinese at 390 px in Debian's chromium (the ``chromium`` fixture fails on any co
 
 from __future__ import annotations
 
-import re
 
 import pytest
 
