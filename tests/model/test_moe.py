@@ -70,7 +70,7 @@ def test_moe_active_fraction_field_and_precedence():
 
 def test_lora_on_moe_counts_active_params():
     # LoRA on an MoE model: the frozen forward/backward pass (4 FLOP per parameter-token)
-    # runs through the active parameters only (DESIGN.md: "MoE: compute from Na").
+    # runs through the active parameters only (an MoE's compute comes from its active parameters Na).
     N, Na, D, f = 671e9, 37e9, 1e9, 0.01
     e = estimate(Scenario(params=N, architecture="moe", active_params=Na, tokens=D, training_kind="lora",
                           lora_trainable_fraction=f, gpu="h800", gpus=256))
