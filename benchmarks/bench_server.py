@@ -69,20 +69,7 @@ def handshake(url: str, timeout: float = 180.0) -> tuple[bool, float]:
     """Load the page and complete the widget handshake; (rendered, seconds)."""
     import clients as cl
 
-    start = time.monotonic()
-    try:
-        page = cl.get_page(url, timeout=timeout)
-        if not (page.status == 200 and page.rendered and page.kernel_id):
-            return False, time.monotonic() - start
-        ws = cl.connect(url, page.kernel_id, v1=True, timeout=timeout)
-        try:
-            ids = cl.widget_comm_ids(ws, v1=True, timeout=timeout)
-            got = cl.request_all_states(ws, ids, timeout=max(timeout - (time.monotonic() - start), 1.0))
-        finally:
-            ws.close()
-        return got == len(ids) and len(ids) > 0, time.monotonic() - start
-    except Exception:  # noqa: BLE001 - a failed viewer is counted, not raised
-        return False, time.monotonic() - start
+    return cl.viewer_handshake(url, timeout=timeout)
 
 
 # Timed in the page, not by polling from playwright: ``wait_for_selector`` polls every 500 ms once a

@@ -40,20 +40,7 @@ def handshake(base: str, path: str, timeout: float = 300.0) -> tuple[bool, float
     As ``benchmarks.bench_server.handshake``, for a notebook under ``voila/render/`` (the kernel
     websocket is at the server's root, not under the page's path).
     """
-    start = time.monotonic()
-    try:
-        page = cl.get_page(base + "voila/render/" + path, timeout=timeout)
-        if not (page.status == 200 and page.rendered and page.kernel_id):
-            return False, time.monotonic() - start
-        ws = cl.connect(base, page.kernel_id, v1=True, timeout=timeout)
-        try:
-            ids = cl.widget_comm_ids(ws, v1=True, timeout=timeout)
-            got = cl.request_all_states(ws, ids, timeout=max(timeout - (time.monotonic() - start), 1.0))
-        finally:
-            ws.close()
-        return got == len(ids) and len(ids) > 0, time.monotonic() - start
-    except Exception:  # noqa: BLE001 - a failed student is counted, not raised
-        return False, time.monotonic() - start
+    return cl.viewer_handshake(base + "voila/render/" + path, base, timeout=timeout)
 
 
 def serve(pool: int, max_kernels: int, log: Path) -> subprocess.Popen:
