@@ -271,6 +271,8 @@ def test_an_idle_page_frees_its_kernel_and_an_active_one_keeps_it(warden_server)
     assert _kernel_exists(warden_server, active.kernel_id)
     idle_ws.close()
     active_ws.close()
+    # the page left: its kernel is freed as idle, and its seat with it (the module's other tests count seats)
+    assert _wait(lambda: not _kernel_exists(warden_server, active.kernel_id), 60)
 
 
 def test_slow_request_heads_are_timed_out(warden_server):
