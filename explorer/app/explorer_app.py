@@ -32,6 +32,7 @@ from explorer.app.canvas import GuardedCanvas
 from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, CHECKBOX_STYLE, FULL_WIDTH, HIDDEN, PLAIN, TEXT_STYLE,
                                  html as shared_html)
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot, freeze_layout
 from explorer.plots.fonts import text_kwargs
@@ -468,7 +469,7 @@ class ExplorerApp:
                 self._unlabelled_groups -= opened
                 self._label_controls(opened)
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     # ------------------------------------------------------------------ reading controls
     def _values(self) -> dict[str, Any]:
@@ -546,7 +547,7 @@ class ExplorerApp:
                 self._sync_visibility()
                 self.banner.value = error
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _adapt_precision(self, gpu: str) -> None:
         """Offer only ``gpu``'s precisions; keep the precision, or switch to the nearest and say so."""
@@ -567,7 +568,7 @@ class ExplorerApp:
         try:
             self.controls["pricing"].value = "owned"
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _on_ping(self, change: dict) -> None:
         """Answer the page's heartbeat (see :func:`~explorer.app.views.session_html`)."""
@@ -622,7 +623,7 @@ class ExplorerApp:
                 self._relayout.update(changed)
                 self._render(*changed)
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _sync_visibility(self) -> None:
         r = self.rows
@@ -681,8 +682,9 @@ class ExplorerApp:
     def _reject(self, field: str, message: str, exc: ScenarioError | None = None) -> None:
         """Show why a change was not applied; the last good result stays.
 
-        The words for the viewer come from ``exc`` when given (:func:`views.error_text`), else from
-        ``message`` (:func:`views.translate`); a language switch shows them again in the new language.
+        The words for the viewer come from ``exc`` when given, else from ``message`` (a
+        :class:`~explorer.messages.Message`), rendered in the app's language; a language switch shows them
+        again in the new language.
         """
         self.error = message
         self._refusal = (field, message, exc)
@@ -715,7 +717,7 @@ class ExplorerApp:
             self._reject(exc.field, str(exc), exc)
             return False
         if result.deadline_impossible:
-            self._reject("deadline_days", next(m for m in result.warnings if m.startswith("Deadline")))
+            self._reject("deadline_days", next(m for m in result.warnings if m.id.startswith("deadline_")))
             return False
         self.estimate, self.error = result, ""
         for row in self.rows.values():
@@ -839,7 +841,7 @@ class ExplorerApp:
         try:
             self.pin_baseline()
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def pin_baseline(self) -> None:
         """Make the current result the baseline of the "what changed" view: compare slot A."""
@@ -855,7 +857,7 @@ class ExplorerApp:
         try:
             self.apply_savings_recipe()
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def apply_savings_recipe(self) -> bool:
         """Apply :func:`~explorer.analysis.savings_recipe` to the current scenario.
@@ -962,7 +964,7 @@ class ExplorerApp:
             self._render()
             self._write_pages()
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def set_scenario(self, scenario: Scenario, *, keep_preset: bool = False) -> bool:
         """Move every control to ``scenario`` and show its result: the documented way to drive the app.

@@ -10,6 +10,7 @@ import numpy as np
 
 from explorer import catalog, prices
 from explorer.catalog import default
+from explorer.messages import Message
 from explorer.model import formulas as F
 from explorer.model.checks import result_warnings
 from explorer.model.resolve import Assumption, resolve
@@ -96,8 +97,9 @@ class Estimate:
         used GPU-hour) and ``breakeven_months``: for each cloud price basis,
         the months of use after which owning costs less than renting (inf:
         never) [months].
-    warnings : tuple of str
-        What the user should know about this result.
+    warnings : tuple of explorer.messages.Message
+        What the user should know about this result: each a ``str`` (its English
+        text) with an ``id`` and ``params``; ``w.render("zh")`` gives it in Chinese.
     estimated : tuple of str
         Prices that had no sourced value and were estimated (``"cloud price"``,
         ``"purchase price"``, ``"electricity price"``); the total is an estimate then.
@@ -133,7 +135,7 @@ class Estimate:
     tokens_per_gpu_hour: float
     effective_utilization: float
     deadline_impossible: bool
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Message, ...] = ()
     assumptions: tuple[Assumption, ...] = field(default=(), repr=False)
     energy_project_mwh: float = math.nan
     co2_project_tonnes: float = math.nan
@@ -205,7 +207,7 @@ class Estimate:
             "tokens_per_gpu_hour": self.tokens_per_gpu_hour,
             "effective_utilization": self.effective_utilization,
             "deadline_impossible": self.deadline_impossible,
-            "warnings": list(self.warnings),
+            "warnings": [str(w) for w in self.warnings],
         })
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from explorer import catalog, prices
 from explorer.catalog import default
+from explorer.messages import Message
 from explorer.model import formulas as F
 from explorer.scenario import Scenario, experiments_default_name
 
@@ -35,7 +36,7 @@ class Resolved:
 
     inputs: dict
     used: list[Assumption] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Message] = field(default_factory=list)
     mfu: float = math.nan
     shape: tuple[int, int, int] = (0, 0, 0)
     memory_bytes_per_param: dict = field(default_factory=dict)
@@ -167,8 +168,7 @@ def _estimated_price(acc, attribute: str, what: str, unit: str, used, estimated,
               f"{_ref_peak(acc):g} / {_ref_peak(peer):g} TFLOP/s ({reference_precision(acc).upper()})")
     used.append(Assumption(f"{what} ({acc.id}, estimated)", value, unit, source))
     estimated.append(what)
-    warnings.append(f"No sourced {what} for {acc.name}: estimated at {value:.3g} {unit} from {peer.name} "
-                    "per unit of peak FLOP/s.")
+    warnings.append(Message("price_estimated", what=what, gpu=acc.name, value=value, unit=unit, peer=peer.name))
     return value
 
 
@@ -178,8 +178,7 @@ def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
     q = prices.quote(acc.id, basis)
     rate = q.usd_per_gpu_hour
     if math.isnan(rate):
-        warnings.append(f"No cloud price for {acc.name} and no other accelerator to estimate it from: compute "
-                        "cost unknown; type the rate you pay.")
+        warnings.append(Message("cloud_price_unknown", gpu=acc.name))
         return rate
     used.append(Assumption(f"{basis} price ({acc.id}{', estimated' if q.estimated else ''})", rate, "USD/GPU-hour",
                            q.source))
@@ -190,8 +189,7 @@ def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
             used.append(_assumption("spot_discount"))
     if q.estimated and s.pricing != "spot":
         estimated.append("cloud price")
-        warnings.append(f"No market price for {acc.name} on this price basis: {rate:.3g} USD/GPU-hour is an "
-                        "estimate (see the assumptions for how it was derived).")
+        warnings.append(Message("market_price_estimated", gpu=acc.name, rate=rate))
     return rate
 
 
@@ -214,7 +212,7 @@ def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None) -> d
     if purchase is None:
         purchase = _estimated_price(acc, "purchase_usd", "purchase price", "USD", used, estimated, warnings)
     if purchase is None:
-        warnings.append(f"No purchase price for {acc.name}: owned cost unknown; type the price per GPU.")
+        warnings.append(Message("purchase_price_unknown", gpu=acc.name))
     years = _pick(s.depreciation_years, "depreciation_years", used)
     if s.server_overhead is not None:
         overhead = s.server_overhead
@@ -278,7 +276,7 @@ def _power(s: Scenario, acc, used, warnings) -> dict:
                                acc.power_source))
         return dict(tdp_w=_nan(acc.system_power_w), server_power_factor=1.0, avg_power_fraction=1.0)
     if acc.tdp_w is None:
-        warnings.append(f"{acc.name} has no published TDP: energy and carbon unknown.")
+        warnings.append(Message("tdp_unknown", gpu=acc.name))
     else:
         used.append(Assumption(f"TDP ({acc.id})", acc.tdp_w, "W", acc.source))
     if acc.server_power_factor is not None:
@@ -287,8 +285,7 @@ def _power(s: Scenario, acc, used, warnings) -> dict:
     else:
         factor = _pick(None, "server_power_factor_gpu", used)
         if acc.tdp_w is not None:
-            warnings.append(f"No server power factor for {acc.name}: energy uses the DGX H100 factor "
-                            f"{factor:g}.")
+            warnings.append(Message("server_power_factor_fallback", gpu=acc.name, factor=factor))
     fraction = _pick(None, f"avg_power_fraction_{kind}", used)
     return dict(tdp_w=_nan(acc.tdp_w), server_power_factor=factor, avg_power_fraction=fraction)
 
@@ -317,8 +314,7 @@ def _region(s: Scenario, owned: bool, used, warnings) -> dict:
     pue = facility_pue(s, used)
     gco2 = s.grid_gco2_per_kwh if s.grid_gco2_per_kwh is not None else reg.grid_gco2_per_kwh
     if gco2 is None:
-        warnings.append(f"No sourced grid carbon intensity for {reg.name}: CO2 unknown; type the grid's carbon "
-                        "intensity.")
+        warnings.append(Message("grid_carbon_unknown", region=reg.name))
     elif s.grid_gco2_per_kwh is None:
         used.append(Assumption(f"grid carbon ({reg.id})", gco2, "gCO2/kWh", reg.source))
     price = s.electricity_usd_per_kwh if s.electricity_usd_per_kwh is not None else reg.electricity_usd_per_kwh
@@ -331,11 +327,9 @@ def _region(s: Scenario, owned: bool, used, warnings) -> dict:
                                    "USD/kWh", peer.source))
             note.append("electricity price")
             if owned:
-                warnings.append(f"No sourced electricity price for {reg.name}: {price:.3g} USD/kWh of {peer.name} "
-                                "is used (an estimate).")
+                warnings.append(Message("electricity_price_from_peer", region=reg.name, price=price, peer=peer.name))
         elif owned:
-            warnings.append(f"No sourced electricity price for {reg.name} or its country: energy cost unknown; "
-                            "type the price you pay.")
+            warnings.append(Message("electricity_price_unknown", region=reg.name))
     elif s.electricity_usd_per_kwh is None:
         used.append(Assumption(f"electricity ({reg.id}, {reg.price_year})", price, "USD/kWh", reg.source))
     return dict(pue=pue, grid_gco2_per_kwh=_nan(gco2), electricity_usd_per_kwh=_nan(price) if owned else 0.0,
@@ -384,7 +378,7 @@ def resolve(s: Scenario) -> Resolved:
     """Inputs of :func:`~explorer.model.compute` for scenario ``s``, with assumptions and warnings."""
     acc = catalog.accelerator(s.gpu)
     used = [Assumption(f"peak {s.precision} ({acc.id})", acc.peak_tflops[s.precision], "TFLOP/s", acc.source)]
-    warnings: list[str] = []
+    warnings: list[Message] = []
     mfu, mfu_used = resolve_mfu(s)
     used += mfu_used
     other = _pick(s.other_losses_factor, "other_losses_factor", used)
@@ -428,8 +422,7 @@ def resolve(s: Scenario) -> Resolved:
                        else "team_loaded_usd_per_year", used)
         country = catalog.region(s.region).country
         if country != "United States":
-            warnings.append(f"People cost uses a US loaded cost per person ({loaded:,.0f} USD a year); type the "
-                            f"cost for {country}.")
+            warnings.append(Message("team_pay_us_default", usd=loaded, country=country))
     flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0
     inputs = dict(
         params=s.params,
