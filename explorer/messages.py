@@ -109,12 +109,29 @@ def render(message: object, language: str = "en", *, readable: bool = True) -> s
     return str(message)
 
 
+#: What an error of the message table itself says while the table cannot be read.
+_BOOTSTRAP = {"error_not_allowed": {"en": "{field:field}: {value:value} is not allowed; allowed: {allowed:msg}"},
+              "allowed_catalog_row": {"en": "a row that matches the catalog schema (explorer.catalog.SCHEMAS)"}}
+_loading = False
+
+
 @functools.cache
 def table() -> Mapping[str, Mapping[str, str]]:
     """All message templates: ``{id: {"en": ..., "zh": ...}}`` from ``explorer/data/messages.csv``."""
+    global _loading
     from explorer.catalog import read_csv  # the catalog's errors are messages: import when first needed
 
-    return {row["id"]: {"en": row["en"], "zh": row["zh"]} for row in read_csv("messages.csv")}
+    if _loading:  # the table breaks its schema: the CatalogError saying so is worded without it
+        raise _Bootstrap
+    _loading = True
+    try:
+        return {row["id"]: {"en": row["en"], "zh": row["zh"]} for row in read_csv("messages.csv")}
+    finally:
+        _loading = False
+
+
+class _Bootstrap(Exception):
+    pass
 
 
 def message_ids() -> tuple[str, ...]:
@@ -125,6 +142,8 @@ def message_ids() -> tuple[str, ...]:
 def _format(id: str, params: Mapping[str, Any], language: str, *, readable: bool) -> str:
     try:
         row = table()[id]
+    except _Bootstrap:
+        row = _BOOTSTRAP[id]
     except KeyError:
         raise KeyError(f"no message {id!r} in explorer/data/messages.csv") from None
     template = row.get(language) or row["en"]
@@ -193,7 +212,9 @@ class _Formatter(string.Formatter):
     def _value(self, value: Any) -> str:
         if hasattr(value, "render"):
             return render(value, self.language, readable=self.readable)
-        if self.readable and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        if self.readable and isinstance(value, float) and not math.isfinite(value):
+            return "NaN" if math.isnan(value) else "∞" if value > 0 else "-∞"
+        if self.readable and isinstance(value, (int, float)) and not isinstance(value, bool):
             return self._num(value)
         from explorer.errors import short_repr
 

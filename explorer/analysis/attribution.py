@@ -11,6 +11,7 @@ import pandas as pd
 
 from explorer.analysis.levers import LEVERS, OTHER, _atoms, _compose
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
 
@@ -177,11 +178,11 @@ def attribute(baseline: Scenario, target: Scenario, levers: Iterable[str] | None
     """
     for name, s in (("baseline", baseline), ("target", target)):
         if not isinstance(s, Scenario):
-            raise ScenarioError(name, type(s).__name__, "a Scenario")
+            raise ScenarioError(name, type(s).__name__, Message("allowed_a_scenario"))
     chosen = LEVERS if levers is None else tuple(levers)
     for lever in chosen:
         if lever not in LEVERS:
-            raise ScenarioError("levers", lever, "one of " + ", ".join(LEVERS))
+            raise ScenarioError("levers", lever, Message("allowed_choices", choices=list(LEVERS), field="lever"))
     base, tgt = _atoms(baseline), _atoms(target)
     differs = [lv for lv in LEVERS if any(not _same(base[lv][q], tgt[lv][q]) for q in base[lv])]
     players = [[lv] for lv in chosen if lv in differs]
@@ -202,9 +203,9 @@ def attribute(baseline: Scenario, target: Scenario, levers: Iterable[str] | None
     b, t = float(totals[0]), float(totals[-1])
     for name, value, s in (("baseline", b, baseline), ("target", t, target)):
         if not math.isfinite(value):
-            why = "its deadline cannot be met" if bool(np.asarray(out["deadline_impossible"]).ravel()[
-                0 if name == "baseline" else -1]) else "its total cost is not defined"
-            raise ScenarioError(name, why, "a scenario with a finite total cost")
+            why = Message("value_deadline_unmet") if bool(np.asarray(out["deadline_impossible"]).ravel()[
+                0 if name == "baseline" else -1]) else Message("value_cost_undefined")
+            raise ScenarioError(name, why, Message("allowed_finite_total"))
     groups = _merge_infeasible(totals, k) if k else []
     impossible = np.broadcast_to(np.asarray(out["deadline_impossible"], bool), totals.shape)
     inseparable = []

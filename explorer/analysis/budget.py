@@ -9,6 +9,7 @@ import numpy as np
 
 from explorer.analysis.uncertainty import Simulation, simulate
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.model import estimate
 from explorer.model.resolve import resolve
 from explorer.model.vectorized import compute
@@ -29,7 +30,7 @@ def budget_verdict(total_usd: float, budget_usd: float) -> str:
     """
     if not (isinstance(budget_usd, (int, float)) and not isinstance(budget_usd, bool) and math.isfinite(budget_usd)
             and budget_usd > 0):
-        raise ScenarioError("budget_usd", budget_usd, "a positive number of USD")
+        raise ScenarioError("budget_usd", budget_usd, Message("allowed_budget"))
     if total_usd <= budget_usd:
         return "within"
     if total_usd <= REVIEW_RATIO * budget_usd:
@@ -92,7 +93,7 @@ class BudgetStatus:
     within_gpu_cap: bool | None
     days: float
     median_usd: float = math.nan
-    note: str = ""
+    note: str = ""  # a Message (explorer.messages) when not blank
     experiment_usd: float = math.nan
     experiment_budget_usd: float | None = None
     experiment_status: str | None = None
@@ -129,7 +130,7 @@ def budget_status(scenario: Scenario, budget_usd: float, simulation: Simulation 
     """
     if gpu_cap is not None and not (isinstance(gpu_cap, (int, float)) and not isinstance(gpu_cap, bool)
                                     and math.isfinite(gpu_cap) and gpu_cap >= 1):
-        raise ScenarioError("gpu_cap", gpu_cap, "a number of GPUs >= 1")
+        raise ScenarioError("gpu_cap", gpu_cap, Message("allowed_gpu_cap"))
     e = estimate(scenario)
     status = budget_verdict(e.total_usd, budget_usd)
     if simulation is None:
@@ -148,9 +149,8 @@ def budget_status(scenario: Scenario, budget_usd: float, simulation: Simulation 
     median = float(np.median(simulation.totals_usd))
     note = ""
     if (status == "within") == (p_over > 0.5) and math.isfinite(e.total_usd):
-        note = (f"The status compares the point estimate ({e.total_usd / budget_usd:.1%} of the budget) with the "
-                f"budget; P(over) counts the draws, whose median is {median / e.total_usd - 1:+.1%} from the point "
-                "estimate: at a budget this close to the estimate the two can fall on either side.")
+        note = Message("budget_status_disagrees", share=e.total_usd / budget_usd,
+                       median_offset=median / e.total_usd - 1)
     exp_status = None
     if experiment_budget_usd is not None:
         exp_status = budget_verdict(e.final_run_usd, experiment_budget_usd)

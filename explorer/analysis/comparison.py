@@ -7,7 +7,9 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from explorer import catalog
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.model import COST_DIMENSIONS, estimate
 from explorer.model.resolve import resolve
 from explorer.model.vectorized import compute
@@ -28,21 +30,21 @@ def _named(scenarios, names) -> tuple[list[str], list[Scenario]]:
         scenarios = list(scenarios.values())
     scenarios = list(scenarios)
     if not scenarios:
-        raise ScenarioError("scenarios", scenarios, "at least one scenario")
+        raise ScenarioError("scenarios", scenarios, Message("allowed_at_least_one_scenario"))
     for s in scenarios:
         if not isinstance(s, Scenario):
-            raise ScenarioError("scenarios", type(s).__name__, "Scenario objects")
+            raise ScenarioError("scenarios", type(s).__name__, Message("allowed_scenario_objects"))
     if names is None:
         names = [chr(ord("A") + i) if i < 26 else f"S{i + 1}" for i in range(len(scenarios))]
     names = [str(n) for n in names]
     if len(names) != len(scenarios):
-        raise ScenarioError("names", len(names), f"one name per scenario ({len(scenarios)})")
+        raise ScenarioError("names", len(names), Message("allowed_names_per_scenario", n=len(scenarios)))
     if len(set(names)) != len(names):
-        raise ScenarioError("names", names, "distinct names")
+        raise ScenarioError("names", names, Message("allowed_distinct_names"))
     return names, scenarios
 
 
-def basis_warnings(scenarios) -> list[str]:
+def basis_warnings(scenarios) -> list[Message]:
     """Warnings for a comparison of accelerators priced on different bases.
 
     Two accelerators compared on two price bases differ by who sells them as
@@ -52,11 +54,9 @@ def basis_warnings(scenarios) -> list[str]:
     """
     scenarios = list(scenarios.values()) if isinstance(scenarios, Mapping) else list(scenarios)
     bases = sorted({s.pricing for s in scenarios if s.rate_usd_per_gpu_hour is None})
-    gpus = sorted({s.gpu for s in scenarios})
+    gpus = sorted({catalog.accelerator(s.gpu).name for s in scenarios})
     if len(bases) > 1 and len(gpus) > 1:
-        return [f"These scenarios compare accelerators ({', '.join(gpus)}) on different price bases "
-                f"({', '.join(bases)}): part of the difference is the seller, not the hardware; put them on one "
-                "basis to compare the hardware."]
+        return [Message("bases_differ", gpus=gpus, bases=bases, field="pricing")]
     return []
 
 
@@ -150,13 +150,13 @@ def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
     names = list(levers)
     for name in names:
         if name not in WHAT_IF_LEVERS:
-            raise ScenarioError("levers", name, f"one of {', '.join(WHAT_IF_LEVERS)}")
+            raise ScenarioError("levers", name, Message("allowed_field_choices", names=list(WHAT_IF_LEVERS)))
     values = [list(dict.fromkeys(levers[n])) for n in names]
     if not names or any(not v for v in values):
-        raise ScenarioError("levers", {n: v for n, v in zip(names, values)}, "at least one value per lever")
+        raise ScenarioError("levers", {n: v for n, v in zip(names, values)}, Message("allowed_value_per_lever"))
     combos = list(itertools.product(*values))
     if len(combos) > 1000:
-        raise ScenarioError("levers", len(combos), "at most 1,000 combinations")
+        raise ScenarioError("levers", len(combos), Message("allowed_combinations", limit=1000))
     start = scenario.to_dict()
     inputs, notes, ok = [], [], []
     for combo in combos:
@@ -165,7 +165,10 @@ def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
             inputs.append(resolve(s).inputs)
             notes.append("")
             ok.append(s)
-        except (ScenarioError, ValueError) as exc:
+        except ScenarioError as exc:
+            inputs.append(None)
+            notes.append(exc.message)
+        except ValueError as exc:
             inputs.append(None)
             notes.append(str(exc))
     good = [x for x in inputs if x is not None]
@@ -187,7 +190,7 @@ def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
         impossible = np.zeros(len(combos), dtype=bool)
         impossible[rows] = np.asarray(v["deadline_impossible"], dtype=bool)
         for i in np.flatnonzero(impossible):
-            notes[i] = "the deadline cannot be met"
+            notes[i] = Message("whatif_deadline_unmet")
             table.loc[i, out_cols] = np.nan
     table["vs_start"] = table["total_usd"] / estimate(scenario).total_usd
     table["note"] = notes

@@ -14,6 +14,7 @@ from explorer import catalog
 from explorer.analysis.levers import ACCELERATOR, EXPERIMENTS, MFU, PRICING, REGION, RELIABILITY, _atoms, _compose
 from explorer.catalog import default
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.model import COST_DIMENSIONS
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
@@ -53,12 +54,12 @@ def _check_ranges(ranges: pd.DataFrame | None) -> pd.DataFrame:
     known = set(_catalog_ranges().index)
     for key, row in df.iterrows():
         if key not in known:
-            raise ScenarioError("ranges", key, "an uncertain input of uncertainty.csv: " + ", ".join(sorted(known)))
+            raise ScenarioError("ranges", key, Message("allowed_uncertain_input", choices=sorted(known), field="unc"))
         if row["distribution"] not in _Z:
-            raise ScenarioError(f"ranges[{key}].distribution", row["distribution"], "one of " + ", ".join(_Z))
+            raise ScenarioError("ranges", f"{key}: {row['distribution']}", Message("allowed_choices", choices=list(_Z)))
         lo, hi = float(row["low"]), float(row["high"])
         if not (0 < lo <= hi and math.isfinite(hi)):
-            raise ScenarioError(f"ranges[{key}]", (lo, hi), "0 < low <= high, finite")
+            raise ScenarioError("ranges", f"{key}: {lo:g}, {hi:g}", Message("allowed_low_high"))
     return df
 
 
@@ -311,9 +312,9 @@ def simulate(scenario: Scenario, n: int = 10_000, seed: int | None = 0,
     True
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_DRAWS:
-        raise ScenarioError("n", n, f"a whole number of draws in [1, {MAX_DRAWS:,}]")
+        raise ScenarioError("n", n, Message("allowed_draws", limit=MAX_DRAWS))
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise ScenarioError("seed", seed, "a whole number >= 0, or None")
+        raise ScenarioError("seed", seed, Message("allowed_seed"))
     df = _check_ranges(ranges)
     rng = np.random.default_rng(seed)
     base = _atoms(scenario)
