@@ -694,7 +694,8 @@ class ExplorerApp:
         text = views.error_text(exc, self.language) if exc is not None else views.translate(message, self.language)
         if row is not None:
             row.set_message(html.escape(text))
-        self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}:</b> '
+        colon = "：" if self.language == "zh" else ": "
+        self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}{colon}</b>'
                              f"{html.escape(text)}</div>")
 
     @property
