@@ -57,10 +57,10 @@ class Message(str):
     Examples
     --------
     >>> m = Message("mfu_outside_range", mfu=0.9, lo=0.15, hi=0.55)
-    >>> m
-    Message('mfu_outside_range', mfu=0.9, lo=0.15, hi=0.55)
-    >>> str(m)
+    >>> m  # its repr is the text's, so a printed list of warnings reads as before
     'MFU 0.90 is outside the range seen in published runs (0.15-0.55).'
+    >>> m.id, m.params
+    ('mfu_outside_range', {'mfu': 0.9, 'lo': 0.15, 'hi': 0.55})
     >>> m.render("zh")
     'MFU 0.90 超出公开训练中见过的范围（0.15–0.55）。'
     """
@@ -83,9 +83,6 @@ class Message(str):
         """
         return _format(self.id, self.params, language, readable=readable)
 
-    def __repr__(self) -> str:
-        args = "".join(f", {k}={v!r}" for k, v in self.params.items())
-        return f"Message({self.id!r}{args})"
 
     def __reduce__(self):
         return (_rebuild, (self.id, dict(self.params)))
