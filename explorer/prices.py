@@ -242,7 +242,8 @@ def quote(accelerator: str, basis: str = "on_demand") -> Quote:
     """
     acc = catalog.accelerator(accelerator)
     if basis not in CLOUD_BASES:
-        raise ScenarioError("pricing", basis, Message("allowed_cloud_basis", choices=list(CLOUD_BASES), field="pricing"))
+        raise ScenarioError("pricing", basis,
+                            Message("allowed_cloud_basis", choices=list(CLOUD_BASES), field="pricing"))
     if basis == "spot":
         od = quote(accelerator, "on_demand")
         discount = catalog.default("spot_discount")

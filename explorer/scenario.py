@@ -207,7 +207,8 @@ class Scenario:
             if self.experts is not None and self.top_k is not None and self.top_k > self.experts:
                 raise ScenarioError("top_k", self.top_k, Message("allowed_at_most_experts", experts=self.experts))
         if self.active_params is not None and self.active_params > self.params:
-            raise ScenarioError("active_params", self.active_params, Message("allowed_at_most_params", params=self.params))
+            raise ScenarioError("active_params", self.active_params,
+                                Message("allowed_at_most_params", params=self.params))
         if (self.n_layers is None) != (self.d_model is None):
             raise ScenarioError("n_layers", self.n_layers, Message("allowed_shape_pair"))
 
@@ -280,7 +281,8 @@ class Scenario:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ScenarioError("scenario", text[:40], Message("allowed_json_valid", detail=exc.msg, line=exc.lineno)) from None
+            raise ScenarioError("scenario", text[:40],
+                                Message("allowed_json_valid", detail=exc.msg, line=exc.lineno)) from None
         except RecursionError:
             raise ScenarioError("scenario", text[:40], Message("allowed_json_depth")) from None
         except ValueError:  # an integer of more than 4,300 digits (Python's int_max_str_digits)

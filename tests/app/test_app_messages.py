@@ -58,5 +58,6 @@ def test_warnings_are_chinese(zh_app):
     app = zh_app
     app.set_scenario(Scenario(gpus=200_000, pricing="spot"))
     items = [_text(i) for i in re.findall(r"<li>(.*?)</li>", app.warnings.value)]
-    assert "200,000 张 GPU 超过模型已知的最大集群（100,000 张）：没有公开的训练达到这一规模，故障与有效训练比例是外推值。" in items
+    assert ("200,000 张 GPU 超过模型已知的最大集群（100,000 张）：没有公开的训练达到这一规模，"
+            "故障与有效训练比例是外推值。") in items
     assert not any(re.search(r"\b(the|is|GPUs|of)\b", i) for i in items), items
