@@ -143,11 +143,16 @@ class ExplorerVoila(Voila):
         return GuardedKernelWebsocketConnection
 
     def setup_template_dirs(self):
+        """Put the project's page template (no CDN stylesheets) before Voila's ``lab`` template."""
         super().setup_template_dirs()
         if self.voila_configuration.template == "lab":  # the page without CDN stylesheets (see the file)
             self.template_paths.insert(0, str(PAGE_TEMPLATE_DIR))
 
     def init_settings(self):
+        """Voila's settings plus the caps the handlers read (``explorer_*``); raises the descriptor limits.
+
+        The page loads only the lab extensions it draws with (:data:`PAGE_EXTENSIONS`) unless configured.
+        """
         if not self.voila_configuration.extension_allowlist:  # not set (Voila: empty = every extension)
             self.voila_configuration.extension_allowlist = list(PAGE_EXTENSIONS)
         settings = super().init_settings()
@@ -161,6 +166,7 @@ class ExplorerVoila(Voila):
         return settings
 
     def init_handlers(self):
+        """Voila's handlers with the guarded replacements, and 404 for the paths a public server does not offer."""
         handlers = []
         for spec in super().init_handlers():
             pattern, handler, *rest = spec
@@ -191,6 +197,7 @@ class ExplorerVoila(Voila):
                              "(or the hard limit) allows %d", needed, wanted)
 
     def listen(self):
+        """Listen with the size and time limits on requests, and start the :class:`~explorer.hosting.seats.Warden`."""
         _parse_every_query_that_fits()
         self.app.listen = functools.partial(self.app.listen, max_body_size=self.max_body_bytes,
                                             max_header_size=_MAX_HEADER_BYTES,
