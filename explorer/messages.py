@@ -68,9 +68,10 @@ class Message(str):
     id: str
     params: Mapping[str, Any]
 
-    def __new__(cls, id: str, /, **params: Any) -> "Message":
-        self = super().__new__(cls, _format(id, params, "en", readable=False))
-        self.id = id
+    def __new__(cls, msg_id: str, /, **params: Any) -> "Message":
+        """The message ``msg_id`` with ``params``; its string value is the English text."""
+        self = super().__new__(cls, _format(msg_id, params, "en", readable=False))
+        self.id = msg_id
         self.params = params
         return self
 
@@ -94,8 +95,8 @@ class Message(str):
         return self
 
 
-def _rebuild(id: str, params: Mapping[str, Any]) -> Message:
-    return Message(id, **params)
+def _rebuild(msg_id: str, params: Mapping[str, Any]) -> Message:
+    return Message(msg_id, **params)
 
 
 def render(message: object, language: str = "en", *, readable: bool = True) -> str:
@@ -136,13 +137,13 @@ def message_ids() -> tuple[str, ...]:
     return tuple(table())
 
 
-def _format(id: str, params: Mapping[str, Any], language: str, *, readable: bool) -> str:
+def _format(msg_id: str, params: Mapping[str, Any], language: str, *, readable: bool) -> str:
     try:
-        row = table()[id]
+        row = table()[msg_id]
     except _Bootstrap:
-        row = _BOOTSTRAP[id]
+        row = _BOOTSTRAP[msg_id]
     except KeyError:
-        raise KeyError(f"no message {id!r} in explorer/data/messages.csv") from None
+        raise KeyError(f"no message {msg_id!r} in explorer/data/messages.csv") from None
     template = row.get(language) or row["en"]
     text = _Formatter(params, language, readable).vformat(template, (), params)
     # Chinese templates space out what they insert (H100, 1,024); between two Chinese words the space goes
