@@ -334,9 +334,9 @@ def _catalog_table(which: str, as_json: bool) -> str:
 
 
 def _dumps(value) -> str:
-    from explorer.model.estimating import _json_safe
+    from explorer.model import json_safe
 
-    return json.dumps(_json_safe(value), indent=1, allow_nan=False, ensure_ascii=False)
+    return json.dumps(json_safe(value), indent=1, allow_nan=False, ensure_ascii=False)
 
 
 def _analysis_command(args: argparse.Namespace) -> str:

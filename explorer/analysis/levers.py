@@ -13,9 +13,7 @@ from typing import Mapping
 
 import numpy as np
 
-from explorer import catalog, prices
-from explorer.catalog import default
-from explorer.model.resolve import country_price_region, owned_terms, reference_precision, resolve
+from explorer.model.resolve import resolve
 from explorer.scenario import Scenario
 
 __all__ = ["LEVERS", "PRECISION", "ARCHITECTURE", "MODEL_SIZE", "TOKENS", "ACCELERATOR", "CLUSTER", "PRICING",
@@ -47,14 +45,6 @@ def _nan(x) -> float:
     return math.nan if x is None else float(x)
 
 
-def _owned_reference(s: Scenario) -> tuple[float, float]:
-    """Owned capital and other hardware per GPU-hour of ``s``'s accelerator with the default owned terms [USD/GPU-hour]."""
-    acc = catalog.accelerator(s.gpu)
-    plain = Scenario(gpu=acc.id, precision=s.precision, pricing="owned")
-    terms = owned_terms(plain, acc)
-    return terms["accelerator_usd_per_gpu_hour"], terms["hardware_usd_per_gpu_hour"]
-
-
 def _ratio(value: float, ref: float) -> float:
     return value / ref if math.isfinite(ref) and ref != 0.0 else value
 
@@ -62,51 +52,38 @@ def _ratio(value: float, ref: float) -> float:
 def _atoms(s: Scenario) -> dict[str, dict[str, float]]:
     """The scenario split into per-lever quantities that :func:`_compose` turns back into compute inputs.
 
-    Coupled inputs are products or sums of parts owned by different levers:
-    peak = accelerator peak at its 16-bit precision x precision ratio;
-    default MFU = accelerator's measured MFU x precision speed-up factor x MoE
-    factor (or the MFU lever's override); rate = on-demand price x pricing
-    factor (or a rate override); active params = params x MoE active
-    fraction; data cost = tokens x price per token + fixed data costs;
-    failures = base rate + spot preemptions.
+    Coupled inputs are products or sums of parts owned by different levers;
+    :func:`~explorer.model.resolve.resolve` gives the parts (``Resolved.factors``),
+    so no value is decided here: peak = accelerator peak at its 16-bit
+    precision x precision ratio; default MFU = accelerator's measured MFU x
+    precision speed-up factor x MoE factor (or the MFU lever's override); rate
+    = on-demand price x pricing factor (or a rate override); owned capital and
+    hardware = the accelerator's cost on the default terms x the pricing
+    lever's factor; active params = params x MoE active fraction; data cost =
+    tokens x price per token + fixed data costs; failures = base rate + spot
+    preemptions.
     """
     r = resolve(s)
-    x = r.inputs
-    acc = catalog.accelerator(s.gpu)
-    ref = reference_precision(acc)
-    ratio = acc.peak_tflops[s.precision] / acc.peak_tflops[ref]
-    prec_mfu = 1.0
-    if s.precision in ("fp8", "fp4"):
-        prec_mfu = min(default(f"{s.precision}_speedup"), ratio) / ratio
-    trainable = s.lora_trainable_fraction if s.training_kind == "lora" else 1.0
+    x, f = r.inputs, r.factors
+    trainable = f["trainable_fraction"]
     parts = r.memory_bytes_per_param
-    act_bytes = catalog.precisions()[s.precision].activation_bytes
-    act_scale = (act_bytes if act_bytes is not None else catalog.precisions()["bf16"].activation_bytes) / 2.0
-    on_demand = prices.quote(acc.id, "on_demand").usd_per_gpu_hour
+    act_scale = f["activation_scale"]
+    on_demand = f["on_demand_usd_per_gpu_hour"]
     od_ref = on_demand if math.isfinite(on_demand) and on_demand > 0 else 1.0
-    a_ref, h_ref = _owned_reference(s)
+    a_ref = f["owned_reference"]["accelerator_usd_per_gpu_hour"]
+    h_ref = f["owned_reference"]["hardware_usd_per_gpu_hour"]
     if not (math.isfinite(a_ref) and a_ref > 0 and math.isfinite(h_ref) and h_ref > 0):
         # no catalog purchase price (resolve() estimates one from a peer): the pricing lever carries the value
         a_ref = h_ref = 1.0
-    base_failure = s.failure_rate_per_gpu_hour if s.failure_rate_per_gpu_hour is not None \
-        else default("failure_rate_per_gpu_hour")
-    reg = catalog.region(s.region)
-    electricity = s.electricity_usd_per_kwh if s.electricity_usd_per_kwh is not None else reg.electricity_usd_per_kwh
-    if electricity is None and country_price_region(reg) is not None:  # as resolve() does: the country's price
-        electricity = country_price_region(reg).electricity_usd_per_kwh
-    storage = s.storage_usd_per_gb_month if s.storage_usd_per_gb_month is not None \
-        else default("storage_usd_per_gb_month")
     rate_override = s.rate_usd_per_gpu_hour is not None
     return {
-        PRECISION: dict(peak_ratio=ratio, mfu_factor=prec_mfu, weight_bytes=parts["weights"],
+        PRECISION: dict(peak_ratio=f["peak_ratio"], mfu_factor=f["mfu_precision_factor"], weight_bytes=parts["weights"],
                         update_bytes=(parts["gradients"] + parts["optimizer"]) / trainable, act_scale=act_scale),
-        ARCHITECTURE: dict(active_fraction=x["active_params"] / x["params"],
-                           moe_factor=default("moe_mfu_factor") if s.architecture == "moe" else 1.0),
+        ARCHITECTURE: dict(active_fraction=x["active_params"] / x["params"], moe_factor=f["mfu_moe_factor"]),
         MODEL_SIZE: dict(params=x["params"], attention=x["attention_flop_per_token"],
                          act_ref=x["activation_bytes"] / act_scale),
         TOKENS: dict(tokens=x["tokens"]),
-        ACCELERATOR: dict(peak_ref=acc.peak_tflops[ref] * 1e12,
-                          mfu_base=default(acc.mfu_default or "mfu_dense"), memory_gb=x["memory_gb"],
+        ACCELERATOR: dict(peak_ref=f["peak_ref_flop_per_s"], mfu_base=f["mfu_base"], memory_gb=x["memory_gb"],
                           tdp_w=x["tdp_w"], server_power_factor=x["server_power_factor"],
                           avg_power_fraction=x["avg_power_fraction"], od_ref=od_ref, a_ref=a_ref, h_ref=h_ref),
         CLUSTER: dict(gpus=x["gpus"], deadline_days=x["deadline_days"], max_gpus=x["max_gpus"],
@@ -116,18 +93,16 @@ def _atoms(s: Scenario) -> dict[str, dict[str, float]]:
                       rate_factor=math.nan if rate_override else x["rate_usd_per_gpu_hour"] / od_ref,
                       a_factor=_ratio(x["accelerator_usd_per_gpu_hour"], a_ref),
                       h_factor=_ratio(x["hardware_usd_per_gpu_hour"], h_ref),
-                      spot_failures=x["failure_rate_per_gpu_hour"] - base_failure),
-        REGION: dict(pue=x["pue"], grid=x["grid_gco2_per_kwh"], electricity=_nan(electricity)),
-        MFU: dict(override=float(s.mfu is not None), mfu=_nan(s.mfu)),
-        RELIABILITY: dict(failure=base_failure, write_h=x["checkpoint_write_hours"],
+                      spot_failures=f["spot_failures_per_gpu_hour"]),
+        REGION: dict(pue=x["pue"], grid=x["grid_gco2_per_kwh"], electricity=_nan(f["electricity_usd_per_kwh"])),
+        MFU: dict(override=float(f["mfu_set"]), mfu=x["mfu"] if f["mfu_set"] else math.nan),
+        RELIABILITY: dict(failure=f["failure_rate_base_per_gpu_hour"], write_h=x["checkpoint_write_hours"],
                           interval_h=x["checkpoint_interval_hours"], restart_h=x["restart_hours"],
                           above=x["recovery_above_gpus"], write_mem_h=x["checkpoint_write_hours_in_memory"],
                           restart_mem_h=x["restart_hours_in_memory"],
                           other=x["other_losses_factor"]),
-        DATA: dict(per_1m=s.data_usd_per_1m_tokens,
-                   fixed=s.labelled_examples * s.usd_per_labelled_example
-                   + s.synthetic_tokens / 1e6 * s.synthetic_usd_per_1m_tokens,
-                   checkpoints=s.checkpoints_kept, storage=storage),
+        DATA: dict(per_1m=s.data_usd_per_1m_tokens, fixed=f["data_fixed_usd"], checkpoints=s.checkpoints_kept,
+                   storage=f["storage_usd_per_gb_month"]),
         TEAM: dict(per_month=x["team_usd_per_month"], months=x["project_months"]),
         EXPERIMENTS: dict(mult=x["experiments_multiplier"]),
         TRAINING_KIND: dict(flop_factor=x["flop_per_param_token"], trainable=trainable),

@@ -20,7 +20,7 @@ import ipywidgets as w
 from ipympl.backend_nbagg import FigureManager
 from matplotlib.figure import Figure
 
-from explorer import catalog, prices
+from explorer import catalog
 from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.app import controls as c
 from explorer.app import export, query, views
@@ -46,13 +46,6 @@ from explorer.text import label, number_text, readable_number
 
 __all__ = ["ExplorerApp"]
 
-_OPTIONAL_DEFAULTS = {  # blank box -> the named default it stands for (shown as its placeholder)
-    "spot_preemption_per_gpu_hour": "spot_preemption_per_gpu_hour", "depreciation_years": "depreciation_years",
-    "owned_utilization": "owned_utilization", "financing_rate": "financing_rate",
-    "storage_usd_per_gb_month": "storage_usd_per_gb_month",
-    "failure_rate_per_gpu_hour": "failure_rate_per_gpu_hour", "restart_minutes": "restart_minutes",
-    "usd_to_cny": "usd_to_cny", "team_loaded_usd_per_year": "team_loaded_usd_per_year",
-}
 _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
 #: The tabs, in order (their titles are ``tab_<key>`` in labels.csv).
 _GROUP_OF = {b.name: b.group for b in BINDINGS}
@@ -200,6 +193,7 @@ class ExplorerApp:
         self._stale_pages: set = set()  # HTML tabs to write when next shown (see _write_pages)
         self._set_language(self.language)
         self._sync_visibility()
+        self._placeholders()
         self._show(self.estimate)
         for row in self.rows.values():
             # a log slider and its typed twin mirror each other: the twin holds the value
@@ -512,6 +506,7 @@ class ExplorerApp:
         try:
             if owner is self.controls["language"]:
                 self._set_language(owner.value)
+                self._placeholders()
                 self._show(self.estimate)
                 return
             if owner is self.controls["scope"]:
@@ -632,35 +627,15 @@ class ExplorerApp:
             if b.visible is not None:
                 r[b.name].show(b.visible(v))
         r["mfu"].widget.disabled = bool(v["mfu_default"])
-        self._placeholders(v)
 
-    def _placeholders(self, v: dict[str, Any]) -> None:
-        """Show in each blank box the value used in its place."""
+    def _placeholders(self) -> None:
+        """Show in each blank box the value the model uses in its place (``Estimate.fallbacks``).
+
+        Read from the estimate shown, so a box and the result never disagree; called when the estimate or
+        the language changes.
+        """
         lang = self.language
-        r = self.rows
-        acc = catalog.accelerator(v["gpu"])
-        reg = catalog.region(v["region"])
-        used = {"electricity_usd_per_kwh": reg.electricity_usd_per_kwh, "pue": reg.pue,
-                "grid_gco2_per_kwh": reg.grid_gco2_per_kwh, "purchase_usd_per_gpu": acc.purchase_usd,
-                "spot_discount": None}
-        for name, default_name in _OPTIONAL_DEFAULTS.items():
-            used[name] = catalog.default(default_name)
-        if reg.pue is None:
-            used["pue"] = catalog.default("pue")
-        if v.get("team_pay_basis") == "ai_lab":
-            used["team_loaded_usd_per_year"] = catalog.default("team_loaded_usd_per_year_ai_lab")
-        used["hosting_usd_per_gpu_hour"] = self.estimate.owned.get("hosting_usd_per_gpu_hour") \
-            if self.estimate.scenario.gpu == v["gpu"] else None
-        e = self.estimate
-        if e.scenario.gpu == v["gpu"] and e.scenario.pricing == v["pricing"] and e.ideal_gpu_hours > 0:
-            rate = e.cost_usd["compute"] / e.ideal_gpu_hours
-            used["rate_usd_per_gpu_hour"] = rate if math.isfinite(rate) else None
-            used["project_months"] = e.project_months
-            used["experiments_multiplier"] = e.scenario.experiments_multiplier_effective
-        else:
-            pricing = v["pricing"] if v["pricing"] in prices.CLOUD_BASES else "on_demand"
-            used["rate_usd_per_gpu_hour"] = prices.quote(acc.id, pricing).usd_per_gpu_hour
-        used["spot_discount"] = catalog.default("spot_discount")
+        used = self.estimate.fallbacks
         for b in BINDINGS:
             if b.kind != "optional":
                 continue
@@ -671,7 +646,7 @@ class ExplorerApp:
                 text = label("placeholder_unknown", lang)
             else:
                 text = label("placeholder_used", lang).format(value=readable_number(float(f"{value:.6g}")))
-            r[b.name].widget.placeholder = text
+            self.rows[b.name].widget.placeholder = text
 
     def _field_row(self, field: str) -> c.ControlRow | None:
         if field in self.rows:
@@ -721,6 +696,7 @@ class ExplorerApp:
             self._reject("deadline_days", next(m for m in result.warnings if m.id.startswith("deadline_")))
             return False
         self.estimate, self.error = result, ""
+        self._placeholders()
         for row in self.rows.values():
             row.set_message("")
         self.banner.value = ""
