@@ -199,6 +199,18 @@ class Lesson:
 
         return label(key, self.LANG)
 
+    def region(self, region_id: str, *, chart: bool = False) -> str:
+        """A region's name in this lesson's language (``cn-ningxia`` -> ``China West - Ningxia (Zhongwei hub)``).
+
+        ``chart=True``: the short name (without the bracketed hub) in the language the charts can draw
+        (English where no CJK font is installed), for axis labels.
+        """
+        from explorer import catalog
+        from explorer.app.views import region_name
+
+        name = region_name(catalog.region(region_id).name, self.FIG_LANG if chart else self.LANG)
+        return re.split(r"\s*[(（]", name)[0] if chart else name
+
     def options(self, ids, prefix: str = ""):
         """Dropdown options as (label, id) pairs: readers see words, the code gets the id."""
         from explorer.text import label
