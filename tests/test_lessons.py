@@ -38,10 +38,10 @@ def test_committed_notebooks_equal_the_generated_ones():
     assert not stale, f"regenerate with `python notebooks/lessons/build_lessons.py`: {stale}"
 
 
-def test_six_lessons_in_both_languages_and_nothing_else():
+def test_six_lessons_and_the_capstone_in_both_languages_and_nothing_else():
     assert len(STEMS) == 6
     for lang in ("en", "zh"):
-        assert sorted(p.stem for p in (LESSONS / lang).glob("*.ipynb")) == sorted(STEMS)
+        assert sorted(p.stem for p in (LESSONS / lang).glob("*.ipynb")) == sorted(STEMS + ["capstone"])
 
 
 @pytest.mark.parametrize("stem", STEMS)

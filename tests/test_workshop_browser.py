@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
-STEMS = sorted(p.stem for p in (ROOT / "notebooks" / "lessons" / "en").glob("*.ipynb"))
+STEMS = sorted(p.stem for p in (ROOT / "notebooks" / "lessons" / "en").glob("[0-9][0-9]_*.ipynb"))
 INDEX = "voila/render/lessons/index.ipynb"
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
