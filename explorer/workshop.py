@@ -467,7 +467,7 @@ class Capstone:
         }
         self.given = W.HTML()
         self.button = W.Button(description=t("Check my plan", "检查我的方案"), button_style="primary",
-                               layout=W.Layout(width="auto"))
+                               layout=W.Layout(width="auto", align_self="flex-start"))
         self.report = W.HTML()
         self.button.on_click(lambda _: self.submit())
         for c in self.controls.values():

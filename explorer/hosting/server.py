@@ -133,7 +133,14 @@ class ExplorerVoila(Voila):
     def _default_connection_class(self):
         return GuardedKernelWebsocketConnection
 
+    # JupyterLab-only front ends installed in the same environment that a Voila page cannot host: jupytext's
+    # (make lessons needs jupytext) asks for JupyterLab modules and logs "The getter for the shared module is
+    # not a function" on every page
+    LAB_ONLY_EXTENSIONS = ("jupyterlab-jupytext",)
+
     def setup_template_dirs(self):
+        deny = list(self.voila_configuration.extension_denylist or [])
+        self.voila_configuration.extension_denylist = deny + [x for x in self.LAB_ONLY_EXTENSIONS if x not in deny]
         super().setup_template_dirs()
         if self.voila_configuration.template == "lab":  # the page without CDN stylesheets (see the file)
             self.template_paths.insert(0, str(PAGE_TEMPLATE_DIR))

@@ -90,7 +90,7 @@ def glossary() -> list[dict]:
     cells = [{"cell_type": "markdown", "metadata": {}, "source": (
         f"# {head['en']} · {head['zh']}\n\n"
         "The terms of the six lessons, in English and Simplified Chinese, each with a one-line "
-        "definition, in the order the lessons introduce them.\n"
+        "definition, in the order the lessons introduce them.\n\n"
         "六节课中的术语，中英对照，每个附一句话定义，按课程中出现的顺序排列。")}]
     lessons = dict(enumerate(LESSONS, 1))
     for n, stem in lessons.items():
