@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.workshop_run import run
+from workshop_run import run
 
 C_CHINCHILLA = 5.76e23  # FLOP, Hoffmann et al. 2022 (published_runs.csv)
 

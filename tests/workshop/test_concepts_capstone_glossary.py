@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from explorer.workshop import Lesson
-from tests.workshop_run import LESSONS, cells, run
+from workshop_run import LESSONS, cells, run
 
 STEMS = ["01_flops_to_dollars", "02_utilization_precision", "03_architecture_scaling", "04_buying_compute",
          "05_energy_region_carbon", "06_budgeting_governance"]
