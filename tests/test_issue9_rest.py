@@ -129,10 +129,10 @@ def test_charts_are_laid_out_for_the_width_the_page_reports():
     for fig in wide:
         assert _px(fig) == (360, 355), fig
     assert _px(a.history_fig) == history  # laid out for 13 x 7.8 in only (see explorer/app/responsive.py)
-    assert a.breakdown.figure not in a._relayout  # the visible chart is laid out at once
-    assert a.waterfall.figure in a._relayout  # the other when its tab opens
+    assert not a.charts["breakdown"].needs_layout  # the visible chart is laid out at once
+    assert a.charts["waterfall"].needs_layout  # the other when its tab opens
     a.tabs.selected_index = 1
-    assert a.waterfall.figure not in a._relayout
+    assert not a.charts["waterfall"].needs_layout
     a.sizer.input.value = "w 1400"  # a desktop: the designed sizes again, never wider
     assert {f: _px(f) for f in wide} == wide
 
@@ -157,7 +157,7 @@ def test_one_layout_per_width_message():
         calls.append(fig)
         original(fig)
 
-    import explorer.app.explorer_app as X
+    import explorer.app.surface as X
     X.freeze_layout, saved = counting, X.freeze_layout
     try:
         a.sizer.input.value = "w 372"

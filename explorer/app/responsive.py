@@ -15,7 +15,7 @@ laid out for 13 x 7.8 in and collapse below about 600 px
 (``explorer/plots/history.py`` would need a narrow layout), so on a phone it
 is still scaled down whole.
 Nothing here trusts the page: garbage is ignored, widths are clamped to
-:data:`MIN_WIDTH_PX` .. :data:`~explorer.app.canvas.MAX_CSS_PIXELS`.
+:data:`MIN_WIDTH_PX` .. :data:`~explorer.app.ipympl_private.MAX_CSS_PIXELS`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Mapping
 import ipywidgets as w
 from matplotlib.figure import Figure
 
-from explorer.app.canvas import MAX_CSS_PIXELS, MIN_CSS_PIXELS
+from explorer.app.ipympl_private import MAX_CSS_PIXELS, MIN_CSS_PIXELS
 from explorer.app.shared import HIDDEN, TEXT_STYLE, html as shared_html
 
 __all__ = ["ChartSizer", "WIDTH_STEP_PX", "parse_width", "SCRIPT"]
