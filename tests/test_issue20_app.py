@@ -17,8 +17,8 @@ def test_chart_widths_in_a_running_kernel_are_coalesced_to_the_latest():
 
     async def flood() -> None:
         for i in range(60):  # what a page (or a script) can send within the rate limit
-            app.sizer.input.value = f"w {320 + 20 * (i % 30)}"
-        app.sizer.input.value = "w 372"
+            app.bridge.chart_width = 320 + 20 * (i % 30)
+        app.bridge.chart_width = 372
         for _ in range(100):  # bounded wait for the one layout
             await asyncio.sleep(WIDTH_COALESCE_SECONDS / 5)
             if applied:

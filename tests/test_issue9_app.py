@@ -266,7 +266,9 @@ def test_share_link_is_completed_to_an_absolute_url_with_a_copy_button(app):
     app.tabs.selected_index = 6  # Share and export: its links are written when the tab is shown
     share = app.share.value
     assert 'class="explorer-copy"' in share and "Copy link" in share
-    assert "new window.URL(" in share and "location.href" in share
+    # the page's widget completes it from the page's address (explorer/app/page_bridge.py)
+    assert 'class="explorer-share-url" readonly data-query="?' in share
+    assert "new window.URL(input.getAttribute('data-query'), location.href)" in app.bridge._esm
     query = re.search(r'data-query="([^"]+)"', share).group(1).replace("&amp;", "&")
     assert ExplorerApp(query_string=query[1:]).scenario == app.scenario
 
@@ -287,8 +289,10 @@ def test_csv_has_plain_decimals_exchange_rate_and_scenario(app):
 
 # ---------------------------------------------------------------------------------------- 8. sessions
 def test_heartbeat_is_answered(app):
-    app.heartbeat_in.value = "ping 7"
-    assert 'data-beat="ping 7"' in app.heartbeat_out.value
+    app.bridge.ping = 7  # what the page sends (explorer/app/page_bridge.py)
+    assert app.bridge.pong == "7"
+    app.bridge.ping = "x" * 1000  # anything: echoed, cut short
+    assert app.bridge.pong == "x" * 24
     assert "explorer-session-ended" in app.session.value and "重新加载" in app.session.value
 
 

@@ -125,7 +125,7 @@ def test_charts_are_laid_out_for_the_width_the_page_reports():
     wide = {f: _px(f) for f in (a.breakdown.figure, a.waterfall.figure)}
     history = _px(a.history_fig)
     assert wide[a.breakdown.figure] == (864, 355)  # 9.0 x 3.7 in at 96 dpi (designed size)
-    a.sizer.input.value = "w 372"  # what a 390 px phone reports: rounded down to 360 px
+    a.bridge.chart_width = 372  # what a 390 px phone reports: rounded down to 360 px
     for fig in wide:
         assert _px(fig) == (360, 355), fig
     assert _px(a.history_fig) == history  # laid out for 13 x 7.8 in only (see explorer/app/responsive.py)
@@ -133,14 +133,14 @@ def test_charts_are_laid_out_for_the_width_the_page_reports():
     assert a.charts["waterfall"].needs_layout  # the other when its tab opens
     a.tabs.selected_index = 1
     assert not a.charts["waterfall"].needs_layout
-    a.sizer.input.value = "w 1400"  # a desktop: the designed sizes again, never wider
+    a.bridge.chart_width = 1400  # a desktop: the designed sizes again, never wider
     assert {f: _px(f) for f in wide} == wide
 
 
-@pytest.mark.parametrize("text", ["w 0", "w -5", "w 99999999", "x", "w 1e9", "w 300.5", ""])
+@pytest.mark.parametrize("text", [0, -5, 99999999, "x", 1e9, 300.5, "", "w 372", None, float("inf"), [360]])
 def test_width_messages_are_clamped_or_ignored(text):
     a = ExplorerApp(query_string="")
-    a.sizer.input.value = text
+    a.bridge.chart_width = text
     w_px, h_px = _px(a.breakdown.figure)
     assert 240 <= w_px <= 864 and h_px == 355
     assert a.error == ""
@@ -160,8 +160,8 @@ def test_one_layout_per_width_message():
     import explorer.app.surface as X
     X.freeze_layout, saved = counting, X.freeze_layout
     try:
-        a.sizer.input.value = "w 372"
-        a.sizer.input.value = "w 375"  # the same 20 px step: nothing to do
+        a.bridge.chart_width = 372
+        a.bridge.chart_width = 375  # the same 20 px step: nothing to do
     finally:
         X.freeze_layout = saved
     assert calls == [a.breakdown.figure]  # one layout, of the chart in view (its time: benchmarks, not here)
@@ -209,12 +209,12 @@ def test_narrow_waterfall_values_and_ticks_do_not_overlap():
     a = ExplorerApp(query_string="")
     a.tabs.selected_index = 1
     a.controls["params"].value = 70e9  # every bar changes: eight value texts
-    a.sizer.input.value = "w 324"
+    a.bridge.chart_width = 324
     renderer = a.waterfall.figure.canvas.get_renderer()
     boxes = sorted((t.get_window_extent(renderer) for t in a.waterfall.texts if t.get_text()), key=lambda b: b.x0)
     assert len(boxes) == 8
     for left, right in zip(boxes, boxes[1:]):  # value texts: side by side, none over its neighbour
         assert left.x1 <= right.x0 + 1 or left.y1 <= right.y0 or right.y1 <= left.y0, (left, right)
     assert all(t.get_rotation() == 50 for t in a.waterfall.ax.get_xticklabels())  # steeper ticks when narrow
-    a.sizer.input.value = "w 1400"
+    a.bridge.chart_width = 1400
     assert all(t.get_rotation() == 20 for t in a.waterfall.ax.get_xticklabels())

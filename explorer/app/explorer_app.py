@@ -27,6 +27,7 @@ from explorer.app.analysis_views import AnalysisViews, scenario_line
 from explorer.app.whatif import WhatIfView
 from explorer.app.bindings import BINDINGS, GROUPS, Binding
 from explorer.app import responsive
+from explorer.app.page_bridge import PageBridge
 from explorer.app.ipympl_private import attach_figure, widget_figure
 from explorer.app.surface import ChartSurface
 from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, CHECKBOX_STYLE, FULL_WIDTH, HIDDEN, PLAIN, TEXT_STYLE,
@@ -277,19 +278,15 @@ class ExplorerApp:
         self.region_note = shared_html()
         self.owned_button = w.Button(layout=w.Layout(width="auto"), style=BUTTON_STYLE)  # own layout: it hides
         self.owned_button.on_click(self._on_owned)
-        # the session-ended notice and its heartbeat: the page pings the kernel through a hidden text box
-        # and shows the notice when no answer comes back (kernel culled, crashed or the server restarted)
+        # the session-ended notice; the page's widget (heartbeat, width sensor, share links) shows it when the
+        # kernel stops answering (culled, crashed or the server restarted)
         self.session = shared_html(views.session_html())
-        self.heartbeat_in = w.Text(value="", continuous_update=False, layout=HIDDEN, style=TEXT_STYLE)
-        self.heartbeat_in.add_class("explorer-heartbeat-in")
-        self.heartbeat_out = shared_html(layout=HIDDEN)
-        self.heartbeat_out.add_class("explorer-heartbeat-out")
-        self.heartbeat_in.observe(self._on_ping, names="value")
+        self.bridge = PageBridge(layout=HIDDEN)
         # narrow screens: the page reports the chart box's width and the charts are laid out again for it
         self.sizer = responsive.ChartSizer((self.breakdown.figure, self.waterfall.figure),
                                            on_resize={self.waterfall.figure: self.waterfall.fit_width})
         self._pending_width, self._width_scheduled = None, False
-        self.sizer.input.observe(self._on_width, names="value")
+        self.bridge.observe(self._on_width, names="chart_width")
         for surface in self.charts.values():
             surface.canvas.add_class("explorer-chart")
         # on a phone the History chart keeps its own size (858 px: its labels at 8 px) and scrolls sideways
@@ -323,8 +320,8 @@ class ExplorerApp:
         right.add_class("explorer-right")
         body = w.Box([left, right], layout=PLAIN)
         body.add_class("explorer-body")
-        self.widget = w.VBox([shared_html(views.STYLE + views.scroll_hint_css()), self.session, self.heartbeat_in, self.heartbeat_out, self.title,
-                              body, self.sizer.input, self.sizer.script],
+        self.widget = w.VBox([shared_html(views.STYLE + views.scroll_hint_css()), self.session, self.title, body,
+                              self.bridge],
                              layout=w.Layout(width="100%", max_width="1320px"))
         self.widget.add_class("explorer-app")
 
@@ -533,10 +530,6 @@ class ExplorerApp:
             self.controls["pricing"].value = "owned"
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
             self._reject("app", f"{type(exc).__name__}: {exc}")
-
-    def _on_ping(self, change: dict) -> None:
-        """Answer the page's heartbeat (see :func:`~explorer.app.views.session_html`)."""
-        self.heartbeat_out.value = f'<span data-beat="{html.escape(str(change["new"])[:24])}"></span>'
 
     def _on_width(self, change: dict) -> None:
         """Lay the charts out for the width of their box (see :mod:`explorer.app.responsive`).
