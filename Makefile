@@ -1,4 +1,4 @@
-# Two commands on a fresh machine with nothing but Python:
+# On a fresh machine with nothing but Python (make hub also needs npm):
 #   make app   - create .venv, install, serve the app read-only on http://127.0.0.1:8866
 #                (make app POOL=30: a preheated kernel for each of 30 viewers arriving at once)
 #   make test  - create .venv, install with the test extra, run the whole test suite
@@ -6,18 +6,20 @@
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
 #                (make workshop POOL=15: 15 preheated kernels for lesson 1 in each language)
 #   make lab   - install the lab extra and open JupyterLab on notebooks/analyst.ipynb (the API tour)
+#   make lint  - ruff (the rules are in pyproject.toml; .ci/run runs it before the tests)
+#   make docs  - install the docs extra and build the API reference into docs/_build/html (warnings fail)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test bench clean workshop lessons hub lab
+.PHONY: app test bench clean workshop lessons hub lab lint docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
-	# optional extra of jsonschema; costs about 2 s in every Jupyter process (DESIGN.md)
+	# optional extra of jsonschema; costs about 2 s in every Jupyter process
 	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
 	touch $(STAMP)
 
@@ -73,8 +75,22 @@ lab: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest tests notebooks explorer --doctest-modules --nbval-lax --nbval-current-env -p no:cacheprovider
 
+# ruff checks only (never `ruff format`); the rule set and its reasons are in pyproject.toml
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+# The API reference: Sphinx with numpydoc over the package's docstrings (docs/conf.py, docs/api/)
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/pip install --quiet -e '.[docs]'
+	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
+	touch $(DOCS_STAMP)
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "API reference: docs/_build/html/index.html"
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info deploy/jupyterhub/node_modules
+	rm -rf $(VENV) build *.egg-info deploy/jupyterhub/node_modules docs/_build

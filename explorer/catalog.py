@@ -86,6 +86,7 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
     "presets.csv": {"id": "id", "source": ("source",), "types": {}},
     "labels.csv": {"id": "key", "source": (), "types": {}},
     "messages.csv": {"id": "pattern", "source": (), "types": {}},
+    "claim_texts.csv": {"id": "id", "source": (), "types": {}},
     "history.csv": {"id": "id", "source": ("source",), "types": {"cost_usd": "float!"}},
     "epoch_frontier.csv": {"id": "id", "source": ("source",),
                            "types": {"training_compute_flop": "float!", "amortized_hardware_energy_cost_usd": "float!",

@@ -2,8 +2,8 @@
 
 The two articles (Chinese) are cited by title: article A, 《大模型训练成本全维度拆解与优化指南》
 (a full-lifecycle breakdown of training cost), and article B, 《大模型训练成本怎么控制，大模型训练成本优化》
-(a guide to cutting it). :data:`ARTICLE_A` and :data:`ARTICLE_B` are the ids their claims carry in
-``explorer/data/article_claims.csv`` and ``recipe_claims.csv``.
+(a guide to cutting it). :data:`ARTICLE_A` and :data:`ARTICLE_B` (``"A"``, ``"B"``) are the ids their claims
+carry here; ``explorer/data/article_claims.csv`` and ``recipe_claims.csv`` cite them as "article A" and "article B".
 
 Each claim is a :class:`Claim` whose ``test`` function runs a scenario through
 the cost model (:func:`explorer.estimate`) or reads the project's sourced data
@@ -52,13 +52,15 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
 
 import pandas as pd
 
 from explorer import catalog, prices
+from explorer.text import label, money_in, quantity_in
 from explorer.history import check_claims as _history_claims
 from explorer.model import estimate
 from explorer.presets import presets, published_run
@@ -66,7 +68,7 @@ from explorer.scenario import Scenario
 
 __all__ = ["HOLDS", "CONDITIONAL", "FAILS", "CANNOT_CHECK", "VERDICTS", "AS_CLAIMED", "CONSISTENT", "SMALLER",
            "LARGER", "NOT_APPLIED", "RECIPE_VERDICTS", "Claim", "Finding", "CLAIMS", "check_claims", "verdict_of",
-           "recipe_claims", "sourced_saving", "saving_verdict", "fact_check_verdict"]
+           "recipe_claims", "sourced_saving", "saving_verdict", "fact_check_verdict", "text", "texts", "verdict_text"]
 
 HOLDS = "holds"
 CONDITIONAL = "holds only under stated conditions"
@@ -82,39 +84,120 @@ LARGER = "larger than claimed"
 NOT_APPLIED = "not applied"
 RECIPE_VERDICTS = (AS_CLAIMED, CONSISTENT, SMALLER, LARGER, CANNOT_CHECK, NOT_APPLIED)
 
-ARTICLE_A = "000_1c7b37d5a0a3fefc.txt"
-ARTICLE_B = "004_4901b62f9f99ebaa.txt"
+#: Short ids of the two source articles (titles in the module docstring); the ``source`` column of
+#: ``article_claims.csv`` and ``recipe_claims.csv`` cites them as "article A" and "article B".
+ARTICLE_A = "A"
+ARTICLE_B = "B"
 
 #: Relative tolerance within which a computed number "agrees" with a claimed one.
 #: The articles write "about" (约) throughout; 15% is our reading of "about".
 TOLERANCE = 0.15
+#: Our readings of the articles' vague words, stated so a verdict can be computed (not sourced figures):
+#: "several" (数倍, 多个数量级) is at least 2; "a considerable share" (相当比例) at least 10%;
+#: "not negligible" (不可忽视) at least 5% of the final run's cost.
+SEVERAL = 2.0
+CONSIDERABLE = 0.10
+NOT_NEGLIGIBLE = 0.05
 
 
 @dataclass(frozen=True)
 class Finding:
     """The outcome of testing one claim.
 
+    The words (``unit``, ``why``, ``test``) are templates of ``explorer/data/claim_texts.csv``
+    (``<key>.unit``, ``<key>.why``, ``<key>.test``, in English and Chinese) filled with ``params``:
+    numbers are written in the language asked for (:meth:`words`); a callable parameter is called
+    with the language (for parts that are themselves assembled from templates).
+
     Attributes
     ----------
     number : float
         The computed or sourced number the verdict rests on, in ``unit``.
-    unit : str
     verdict : str
         One of :data:`VERDICTS`.
-    why : str
-        The comparison, and the condition for a conditional verdict.
-    test : str
-        The scenario or data that tests the claim.
     basis : str
         ``data``, ``model`` or ``arithmetic``.
+    key : str
+        The templates' key (the claim id, or a key shared by claims of one kind).
+    params : mapping
+        The values the templates are filled with.
     """
 
     number: float
-    unit: str
     verdict: str
-    why: str
-    test: str
     basis: str
+    key: str
+    params: Mapping = field(default_factory=dict)
+
+    def words(self, language: str = "en") -> dict[str, str]:
+        """``unit``, ``why`` (the comparison, and the condition for a conditional verdict) and ``test``
+        (the scenario or data that tests the claim) in ``language`` ("en" or "zh")."""
+        return {part: text(f"{self.key}.{part}", language, **self.params) for part in ("unit", "why", "test")}
+
+    @property
+    def unit(self) -> str:
+        """The unit of ``number``, in English."""
+        return self.words()["unit"]
+
+    @property
+    def why(self) -> str:
+        """The comparison, in English."""
+        return self.words()["why"]
+
+    @property
+    def test(self) -> str:
+        """The scenario or data that tests the claim, in English."""
+        return self.words()["test"]
+
+
+@functools.cache
+def texts() -> Mapping[str, Mapping[str, str]]:
+    """The claims' word templates: ``{id: {"en": ..., "zh": ...}}`` (``explorer/data/claim_texts.csv``)."""
+    return {r["id"]: {"en": r["en"], "zh": r["zh"]} for r in catalog.read_csv("claim_texts.csv")}
+
+
+class _Value:
+    """A template parameter written in one language: ``{x:usd}`` money, ``{x:cny}``, ``{x:usd_exact}``,
+    ``{x:q}`` a compact number, ``{x:x2}`` a ratio with 2 decimals (``1.24x`` / ``1.24倍``), ``{x:sci}``
+    powers of ten; any other spec is Python's (``{x:.0%}``)."""
+
+    def __init__(self, value, language: str):
+        """Hold ``value`` to write in ``language``."""
+        self.value, self.language = value, language
+
+    def __format__(self, spec: str) -> str:
+        """The value written by ``spec`` in the language."""
+        v, zh = self.value, self.language == "zh"
+        if spec in ("usd", "cny"):
+            return money_in(v, spec.upper(), self.language)
+        if spec == "usd_exact":
+            return f"{v:,.0f}美元" if zh else f"${v:,.0f}"
+        if spec == "q":
+            return quantity_in(v, self.language)
+        if spec[:1] == "x" and spec[1:].isdigit():
+            return f"{v:.{int(spec[1:])}f}" + ("倍" if zh else "x")
+        if spec == "sci":
+            mantissa, exp = f"{v:.2e}".split("e")
+            return f"{mantissa}×10^{int(exp)}" if zh else f"{float(mantissa):g}e{int(exp)}"
+        return format(v, spec)
+
+
+def text(key: str, language: str = "en", **params) -> str:
+    """The template ``key`` of ``claim_texts.csv`` in ``language``, filled with ``params``.
+
+    >>> text("verdict.holds", "zh"), text("hist.too_high", "en", r="91")
+    ('成立', '91x too high')
+    """
+    row = texts()[key]
+    template = row.get(language) or row["en"]
+    values = {k: v(language) if callable(v) else v if isinstance(v, str) else _Value(v, language)
+              for k, v in params.items()}
+    return template.format(**values)
+
+
+def verdict_text(verdict: str, language: str = "en") -> str:
+    """A fact-check verdict (:data:`VERDICTS`) in ``language``."""
+    return text("verdict." + verdict.replace(" ", "_"), language)
 
 
 @dataclass(frozen=True)
@@ -246,14 +329,19 @@ def fact_check_verdict(recipe_verdict: str) -> str:
                                                                                       CANNOT_CHECK)
 
 
-def _judge(recipe_id: str, saving: float, gpu: str | None = None) -> tuple[str, str]:
-    """(fact-check verdict, words) of ``saving`` for the recipe claim ``recipe_id``."""
+def _judge(recipe_id: str, saving: float, gpu: str | None = None) -> tuple[str, Callable[[str], str]]:
+    """(fact-check verdict, words in a language) of ``saving`` for the recipe claim ``recipe_id``."""
     claim = recipe_claims()[recipe_id]
     src = sourced_saving(recipe_id, gpu)
     v = saving_verdict(saving, claim["low"], claim["high"], src)
-    words = f"{saving:.1%} saved: {v}"
-    if src is not None:
-        words += f" (sourced range {src[0]:.1%}-{src[1]:.1%}: {src[2]})"
+
+    def words(language: str) -> str:
+        said = text("judge.saved", language, saving=saving,
+                    verdict=label("verdict_" + v.replace(" ", "_"), language) if language == "zh" else v)
+        if src is None:
+            return said
+        return said + text("judge.sourced", language, lo=src[0], hi=src[1], src=src[2])
+
     return fact_check_verdict(v), words
 
 
@@ -261,11 +349,28 @@ def _d(name: str) -> float:
     return catalog.default(name)
 
 
+def _listed(items: list, language: str) -> str:
+    """Items joined in ``language`` (", " or "、"); "none" / "无" if empty."""
+    if not items:
+        return text("list.none", language)
+    return ("、" if language == "zh" else ", ").join(i(language) if callable(i) else str(i) for i in items)
+
+
 # ---------------------------------------------------------------- article A, dated figures
+#: The estimates of history.csv in Chinese (the English is the ``estimate`` column itself).
+def _estimate(name: str) -> Callable[[str], str]:
+    def words(language: str) -> str:
+        key = "estimate." + name
+        return text(key, language) if language == "zh" and key in texts() else name
+    return words
+
+
 def _history(claim_id: str) -> Callable[[], Finding]:
     """A test that reads the row of :func:`explorer.history.check_claims` for ``claim_id``."""
 
     def test() -> Finding:
+        from explorer.history import CONSISTENT_FACTOR, FLAG_FACTOR, load_history
+
         row = _history_claims().set_index("id").loc[claim_id]
         if row["kind"] == "forecast":
             # judged on each basis: the claim's method over 2016-2023 and 2016-2025, and the cloud-price trend
@@ -273,18 +378,57 @@ def _history(claim_id: str) -> Callable[[], Finding]:
             year = min(b["year"] for b in own)
             held = list(row["holds_on"])
             verdict = HOLDS if all(b["basis"] in held for b in own) else CONDITIONAL if held else FAILS
-            why = row["verdict"] + (f" - holds only on: {', '.join(held)}" if verdict == CONDITIONAL else "")
-            return Finding(year, "year the fitted trend reaches the figure (earliest basis of its method)", verdict,
-                           why, f"history.fit_periods('{row['method']}') and fit_periods('cloud') over Epoch AI's "
-                           "frontier set (explorer/data/epoch_frontier.csv)", "data")
+            by = float(row["year"])
+
+            def basis_name(b: dict) -> Callable[[str], str]:
+                return lambda language: text("hist.basis", language, method=text("method." + b["method"], language),
+                                             period=b["period"])
+
+            def parts(language: str) -> str:
+                return ("；" if language == "zh" else "; ").join(
+                    text("hist.crossing", language, basis=basis_name(b), usd=float(row["claimed_usd"]),
+                         year=b["year"], lo=b["lo"], hi=b["hi"], by=by,
+                         when=text("hist.when." + b["when"].replace(" ", "_"), language))
+                    for b in row["bases"])
+
+            def only(language: str) -> str:
+                if verdict != CONDITIONAL:
+                    return ""
+                names = [basis_name(b) for b in row["bases"] if b["basis"] in held]
+                return text("hist.holds_only_on", language, bases=_listed(names, language))
+
+            return Finding(year, verdict, "data", "hist_forecast",
+                           dict(parts=parts, only=only, method=str(row["method"])))
+        hist = load_history().set_index("id")
+        src = hist.loc[row["sourced_id"]]
+        ratio = float(row["ratio"])
+        off = max(ratio, 1 / ratio)
+        grade = "consistent" if off <= CONSISTENT_FACTOR else "roughly" if off <= FLAG_FACTOR else "off"
+        r = ratio if ratio >= 1 else 1 / ratio
+        r_text = f"{r:.0f}" if r >= 10 else f"{r:.1f}"
+        ratio_words = (lambda language: text("hist.too_high" if ratio >= 1 else "hist.too_low", language, r=r_text))  # noqa: E731
+        match = None
+        if grade == "off":
+            others = hist[(hist["model"] == src["model"]) & (hist.index != row["sourced_id"])]
+            r2 = float(row["claimed_usd"]) / others["cost_usd"]
+            found = others[(r2 <= CONSISTENT_FACTOR) & (r2 >= 1 / CONSISTENT_FACTOR)]
+            match = None if found.empty else found.iloc[0]
         verdict = HOLDS
         if row["flagged"]:
-            verdict = CONDITIONAL if "matches" in row["verdict"] else FAILS
-        why = row["verdict"]
-        if verdict == CONDITIONAL:
-            why += " - the figure holds only for that other estimate, not for the year the article gives"
-        return Finding(float(row["sourced_usd"]), "USD (sourced)", verdict, why,
-                       f"history.csv row {row['sourced_id']} for {row['model']} ({row['method']})", "data")
+            verdict = CONDITIONAL if match is not None else FAILS
+
+        def matched(language: str) -> str:
+            if match is None:
+                return ""
+            return text("hist.matches", language, estimate=_estimate(match["estimate"]), date=match["date"],
+                        usd=float(match["cost_usd"]), id=match.name,
+                        only=text("hist.only_other", language) if verdict == CONDITIONAL else "")
+
+        return Finding(float(row["sourced_usd"]), verdict, "data", "hist_figure",
+                       dict(grade=lambda language: text("hist." + grade, language, ratio=ratio_words,
+                                                        estimate=_estimate(src["estimate"]), date=row["sourced_date"]),
+                            matched=matched, sid=row["sourced_id"], model=str(row["model"]),
+                            method=lambda language: text("method." + row["method"], language)))
 
     return test
 
@@ -300,30 +444,116 @@ def _roberta_cheaper() -> Finding:
     roberta = float(_history_row("RoBERTa Large")["cost_usd"])
     bert = float(_history_row("BERT-Large")["cost_usd"])
     ratio = roberta / bert
-    return Finding(ratio, "x (RoBERTa Large / BERT-Large, AI Index)", HOLDS if ratio < 1 else FAILS,
-                   f"AI Index 2024: RoBERTa Large ${roberta:,.0f} vs BERT-Large ${bert:,.0f}: "
-                   f"{ratio:.0f}x more, not less",
-                   "history.csv rows aiindex_roberta_large and aiindex_bert_large", "data")
+    return Finding(ratio, HOLDS if ratio < 1 else FAILS, "data", "a_2019_cheaper",
+                   dict(roberta=roberta, bert=bert, ratio=ratio))
 
 
 def _gpt3_energy() -> Finding:
     run = published_run("GPT-3 175B (davinci)")
     measured = float(run["energy_mwh"])
     e = estimate(presets()["gpt3"].scenario)
-    verdict = verdict_of(measured, 1287)
-    return Finding(measured, "MWh (measured)", verdict,
-                   f"Patterson et al. 2021 measured {measured:,.0f} MWh; the model's replay of the run "
-                   f"(gpt3 preset) gives {e.energy_mwh:,.0f} MWh ({e.energy_mwh / measured:.2f}x)",
-                   "published_runs.csv GPT-3 175B; estimate(presets()['gpt3'])", "data")
+    return Finding(measured, verdict_of(measured, 1287), "data", "a_2020_gpt3_energy",
+                   dict(measured=measured, model=e.energy_mwh, ratio=e.energy_mwh / measured))
 
 
 def _gemini_vs_gpt4() -> Finding:
     gem = float(_history_row("Gemini 1.0 Ultra")["cost_usd"])
     gpt4 = float(_history_row("GPT-4")["cost_usd"])
     ratio = gem / gpt4
-    return Finding(ratio, "x (Gemini 1.0 Ultra / GPT-4, AI Index)", verdict_of(ratio, 2.5),
-                   f"AI Index 2024: ${gem / 1e6:,.1f}M / ${gpt4 / 1e6:,.1f}M = {ratio:.2f}x",
-                   "history.csv rows aiindex_gemini_ultra and aiindex_gpt4", "data")
+    return Finding(ratio, verdict_of(ratio, 2.5), "data", "a_2023_ratio", dict(gem=gem, gpt4=gpt4, ratio=ratio))
+
+
+def _orders_of_magnitude() -> Finding:
+    from explorer.history import load_history
+
+    h = load_history()
+    cloud = h[h["method"] == "cloud"]
+    first = _history_row("Transformer")
+    top = cloud.loc[cloud["cost_usd"].idxmax()]
+    orders = math.log10(float(top["cost_usd"]) / float(first["cost_usd"]))
+    return Finding(orders, HOLDS if orders >= SEVERAL else FAILS, "data", "a_orders",
+                   dict(first=float(first["cost_usd"]), first_year=first["date"], top=float(top["cost_usd"]),
+                        top_model=str(top["model"]), top_year=top["date"], orders=orders, several=SEVERAL))
+
+
+def _same_budget_several_fold() -> Finding:
+    lo, hi = _d("calibrated_mfu_min"), _d("calibrated_mfu_max")
+    ratio = hi / lo
+    return Finding(ratio, HOLDS if ratio >= SEVERAL else FAILS, "data", "a_several_fold",
+                   dict(lo=lo, hi=hi, ratio=ratio, several=SEVERAL))
+
+
+def _project_parts(s: Scenario) -> dict:
+    """Shares of a project's cost [1]: all GPU time (final run + experiments, as article A counts
+    compute), people, data, storage; and the final run [USD]."""
+    e = estimate(s)
+    t = e.total_usd
+    return {"gpu": (e.final_run_usd + e.details_usd["experiments"]) / t, "people": e.cost_usd["people"] / t,
+            "data": e.cost_usd["data"] / t, "storage": e.details_usd["storage"] / t, "final_usd": e.final_run_usd,
+            "months": e.project_months}
+
+
+def _compute_biggest() -> Finding:
+    parts = {k: _project_parts(p.scenario) for k, p in presets().items()}
+    names = {k: p.name for k, p in presets().items()}
+    biggest = {k: v["gpu"] > max(v["people"], v["data"], v["storage"]) for k, v in parts.items()}
+    yes = [k for k in parts if biggest[k]]
+    no = [k for k in parts if not biggest[k]]
+    base = Scenario()
+    d = _project_parts(base)
+    verdict = HOLDS if not no else CONDITIONAL if yes else FAILS
+
+    def named(keys: list) -> Callable[[str], str]:
+        return lambda language: _listed([text("compute_biggest.item", language, name=names[k][language],
+                                              share=parts[k]["gpu"]) for k in keys], language)
+
+    final = lambda keys: [parts[k]["final_usd"] for k in keys]  # noqa: E731
+    return Finding(d["gpu"], verdict, "model", "a_compute_biggest",
+                   dict(n_yes=len(yes), n=len(parts), yes=named(yes), no=named(no), people=d["people"],
+                        gpu=d["gpu"], team=base.team_headcount, months=d["months"],
+                        yes_lo=min(final(yes)) if yes else math.nan, yes_hi=max(final(yes)) if yes else math.nan,
+                        no_lo=min(final(no)) if no else math.nan, no_hi=max(final(no)) if no else math.nan,
+                        base_final=d["final_usd"]))
+
+
+def _energy_not_negligible() -> Finding:
+    base = Scenario(pricing="owned")
+    e = estimate(base)
+    share = e.cost_usd["energy"] / e.final_run_usd
+    by_region = {}
+    for r in catalog.regions():
+        er = estimate(base.replace(region=r))
+        by_region[r] = er.cost_usd["energy"] / er.final_run_usd
+    above = sorted((r for r, s in by_region.items() if s >= NOT_NEGLIGIBLE), key=lambda r: -by_region[r])
+    cloud = estimate(Scenario())
+    in_rate = cloud.in_rate_usd["energy"] / cloud.final_run_usd
+    verdict = graded(share >= NOT_NEGLIGIBLE, bool(above))
+    return Finding(share, verdict, "model", "a_energy_thousand",
+                   dict(share=share, reading=NOT_NEGLIGIBLE, lo=min(by_region.values()), hi=max(by_region.values()),
+                        n_above=len(above), n=len(by_region),
+                        above=lambda language: _listed([f"`{r}`" for r in above], language), in_rate=in_rate))
+
+
+def _hidden_share() -> Finding:
+    shares = {}
+    for k, p in presets().items():
+        e = estimate(p.scenario)
+        shares[k] = (p.scenario.training_kind, e.cost_usd["hidden"] / e.total_usd)
+    pre = [s for kind, s in shares.values() if kind == "pretrain"]
+    adapt = {k: s for k, (kind, s) in shares.items() if kind != "pretrain"}
+    verdict = graded(all(s >= CONSIDERABLE for _, s in shares.values()), min(pre) >= CONSIDERABLE)
+    names = {k: p.name for k, p in presets().items()}
+    return Finding(min(pre), verdict, "model", "a_hidden_share",
+                   dict(lo=min(pre), hi=max(pre), n=len(pre), reading=CONSIDERABLE,
+                        adapt=lambda language: _listed([text("compute_biggest.item", language,
+                                                             name=names[k][language], share=s)
+                                                        for k, s in adapt.items()], language)))
+
+
+def _rerun_months() -> Finding:
+    e = estimate(Scenario())
+    return Finding(1.0, CANNOT_CHECK, "arithmetic", "a_rerun_months",
+                   dict(final=e.final_run_usd, days=e.wall_days))
 
 
 def _six_nd() -> Finding:
@@ -331,11 +561,8 @@ def _six_nd() -> Finding:
     n, d, reported = float(run["params_total"]), float(run["tokens"]), float(run["train_flop"])
     ratio = 6 * n * d / reported
     e = estimate(presets()["gpt3"].scenario)
-    return Finding(ratio, "x (6·N·D / reported FLOP, GPT-3)", verdict_of(ratio, 1.0, 0.1),
-                   f"6·N·D = {6 * n * d:.3g} FLOP vs {reported:.3g} reported (Brown et al. 2020); "
-                   f"the model's attention term adds {e.train_flop / (6 * n * d) - 1:.1%} at 2,048 tokens "
-                   "of context, more for long sequences",
-                   "published_runs.csv GPT-3 175B: params, tokens, train_flop", "data")
+    return Finding(ratio, verdict_of(ratio, 1.0, 0.1), "data", "a_6nd",
+                   dict(c=6 * n * d, reported=reported, att=e.train_flop / (6 * n * d) - 1))
 
 
 def _fifty_vs_eighty() -> Finding:
@@ -344,11 +571,9 @@ def _fifty_vs_eighty() -> Finding:
                     team_headcount=0.0, experiments_multiplier=1.0)
     lo, hi = estimate(base.replace(mfu=0.5)), estimate(base.replace(mfu=0.8))
     ratio = lo.usd_per_1m_tokens / hi.usd_per_1m_tokens
-    return Finding(ratio, "x (unit cost at 50% / at 80%)", verdict_of(ratio - 1, 0.6),
-                   f"unit cost {lo.usd_per_1m_tokens:.2f} vs {hi.usd_per_1m_tokens:.2f} USD per 1M tokens: "
-                   f"the 50% run costs {ratio - 1:.0%} more (the 80% run {1 - 1 / ratio:.1%} less). "
-                   f"Note no published run reached MFU {_d('calibrated_mfu_max'):.2f}+",
-                   "70B dense, 1.4T tokens, 1,024 H100, mfu 0.5 vs 0.8", "model")
+    return Finding(ratio, verdict_of(ratio - 1, 0.6), "model", "a_util_50_80",
+                   dict(lo=lo.usd_per_1m_tokens, hi=hi.usd_per_1m_tokens, more=ratio - 1, less=1 - 1 / ratio,
+                        top=_d("calibrated_mfu_max")))
 
 
 def _review_120() -> Finding:
@@ -357,12 +582,8 @@ def _review_120() -> Finding:
     base = Scenario(params=70e9, tokens=1.4e12, gpu="h100-sxm", gpus=1024)
     ratio = estimate(base.replace(mfu=trigger)).cost_usd["compute"] / estimate(base.replace(mfu=median)).cost_usd["compute"]
     verdict = graded(trigger < MFU_MIDDLE_HALF[0], True)
-    return Finding(trigger, "MFU at which the run reaches 120% of plan", verdict,
-                   f"planned at the median MFU {median}, the compute bill reaches {ratio:.0%} of plan when MFU "
-                   f"falls to {trigger:.3f}: inside the middle half of measured runs (0.30-0.50, Epoch AI), "
-                   "so the rule fires for ordinary spread. A sensible trigger only if the plan's own "
-                   "uncertainty is narrower than +-20% (it is a policy, not a fact)",
-                   "70B dense on 1,024 H100 at the median MFU vs MFU / 1.2", "model")
+    return Finding(trigger, verdict, "model", "a_review_120",
+                   dict(median=median, ratio=ratio, trigger=trigger, lo=MFU_MIDDLE_HALF[0], hi=MFU_MIDDLE_HALF[1]))
 
 
 def _energy_linear() -> Finding:
@@ -373,12 +594,9 @@ def _energy_linear() -> Finding:
     r_long = longer.energy_mwh / e1.energy_mwh
     r_fewer = fewer.energy_mwh / e1.energy_mwh
     verdict = graded(verdict_of(r_fewer, 2.0) == HOLDS, verdict_of(r_long, 2.0) == HOLDS)
-    return Finding(r_long, "x energy for 2x duration (same cluster)", verdict,
-                   f"twice the tokens on the same cluster: {longer.wall_days / e1.wall_days:.2f}x the days, "
-                   f"{r_long:.2f}x the energy; the same work on half the GPUs: "
-                   f"{fewer.wall_days / e1.wall_days:.2f}x the days but {r_fewer:.2f}x the energy. "
-                   "Energy is linear in GPU-hours, so in duration only at a fixed cluster size",
-                   "70B dense, 1,024 H100: tokens doubled; GPUs halved", "model")
+    return Finding(r_long, verdict, "model", "a_energy_linear",
+                   dict(d_long=longer.wall_days / e1.wall_days, r_long=r_long,
+                        d_fewer=fewer.wall_days / e1.wall_days, r_fewer=r_fewer))
 
 
 # ---------------------------------------------------------------- article B
@@ -393,12 +611,8 @@ def _savings_40_60() -> Finding:
     s_fp8 = 1 - fp8.cost_usd["compute"] / base.cost_usd["compute"]
     s_both = 1 - moe.cost_usd["compute"] / base.cost_usd["compute"]
     verdict = graded(in_range(s_fp8, 0.4, 0.6), s_both >= 0.4)
-    return Finding(s_fp8, "fraction of compute cost saved by FP8 alone", verdict,
-                   f"FP8 alone saves {s_fp8:.0%} (measured speed-up {_d('fp8_speedup')}x); FP8 plus an MoE with "
-                   f"a quarter of the parameters active saves {s_both:.0%} - if that MoE matches the dense "
-                   "model's quality. 40-60% needs the MoE (or fewer tokens from data cleaning); "
-                   "data cleaning's effect on tokens has no sourced figure here",
-                   "70B dense BF16 on 1,024 H100 vs FP8 vs FP8 + MoE (active = N/4)", "model")
+    return Finding(s_fp8, verdict, "model", "b_savings_40_60",
+                   dict(s_fp8=s_fp8, speedup=_d("fp8_speedup"), s_both=s_both))
 
 
 def _fp8_memory() -> Finding:
@@ -409,22 +623,16 @@ def _fp8_memory() -> Finding:
     saved_weights = 1 - f8["weights"] / bf["weights"]
     saved_total = 1 - f8["total"] / bf["total"]
     verdict = graded(verdict_of(saved_state, 0.5) == HOLDS, verdict_of(saved_weights, 0.5) == HOLDS)
-    return Finding(saved_state, "fraction of training state (weights+grads+optimizer) saved", verdict,
-                   f"FP8 mixed precision computes in FP8 but keeps BF16 weights ({saved_weights:.0%} saved), "
-                   f"FP32 master weights and moments (12 bytes/param), so the training state shrinks "
-                   f"{saved_state:.1%}; only the linear layers' cached inputs are FP8 (7 of 34 bytes per "
-                   f"activation value saved), so total memory per GPU falls {saved_total:.0%} here",
-                   "70B dense on 1,024 H100, BF16 vs FP8: Estimate.memory_gb_per_gpu", "model")
+    return Finding(saved_state, verdict, "model", "b_fp8_memory",
+                   dict(w=saved_weights, s=saved_state, t=saved_total))
 
 
 def _chips_30() -> Finding:
     speedup = _d("fp8_speedup")
     verdict, _ = _judge("fp8", 1 - 1 / speedup)  # a >= 30% speed-up is a >= 23.1% cheaper final run
-    return Finding(speedup - 1, "measured end-to-end FP8 speed-up over BF16", verdict,
-                   f"measured FP8 speed-ups are {FP8_MEASURED_SPEEDUP[0]}-{FP8_MEASURED_SPEEDUP[1]}x (defaults.csv fp8_speedup: {speedup}x, "
-                   f"{catalog.defaults()['fp8_speedup'].source}); 30%+ holds only at the top of that range. "
-                   "On paper the FP8 peak is 2x",
-                   "defaults.csv fp8_speedup", "data")
+    return Finding(speedup - 1, verdict, "data", "b_chips_30",
+                   dict(lo=FP8_MEASURED_SPEEDUP[0], hi=FP8_MEASURED_SPEEDUP[1], speedup=speedup,
+                        src=catalog.defaults()["fp8_speedup"].source))
 
 
 def _lora() -> Finding:
@@ -436,12 +644,9 @@ def _lora() -> Finding:
     vs_scratch = 1 - e_l.cost_usd["compute"] / scratch.cost_usd["compute"]
     # the article sets LoRA against training the model (全量训练), as its other savings are: full pre-training
     verdict = HOLDS if vs_scratch >= 0.9 else FAILS
-    return Finding(vs_scratch, "fraction of compute cost saved vs pre-training the same model", verdict,
-                   f"LoRA (1% trainable) on the preset's tokens saves {vs_scratch:.2%} of compute against "
-                   f"pre-training 70B on Llama 2's 2T tokens, as the article compares. Per token against a full "
-                   f"fine-tune it saves only {saved:.0%} (no weight gradients: about 4·N·D vs 6·N·D); its big "
-                   f"saving there is memory: {e_l.min_gpus_memory} vs {e_f.min_gpus_memory} GPUs at least",
-                   "lora_70b preset vs pre-training the same 70B model on 2T tokens", "model")
+    return Finding(vs_scratch, verdict, "model", "b_lora",
+                   dict(trainable=lora.lora_trainable_fraction, vs=vs_scratch, saved=saved,
+                        gl=e_l.min_gpus_memory, gf=e_f.min_gpus_memory))
 
 
 def _moe_quarter() -> Finding:
@@ -452,12 +657,10 @@ def _moe_quarter() -> Finding:
     flop = moe.train_flop / dense.train_flop
     hours = moe.gpu_hours / dense.gpu_hours
     verdict, words = _judge("moe", 1 - flop)
-    return Finding(flop, "x compute (FLOP) of the MoE vs the dense model", verdict,
-                   f"LLaMA-MoE activates {LLAMA_MOE_ACTIVE_B[0]}-{LLAMA_MOE_ACTIVE_B[1]}B of {LLAMA_MOE_TOTAL_B}B "
-                   f"parameters (Zhu et al. 2024): with that share active, FLOP are {flop:.2f}x the dense model's, "
-                   f"not 0.25x; {words}. MoE runs also reach lower MFU (x{_d('moe_mfu_factor')}): GPU-hours "
-                   f"{hours:.2f}x. 'Equal quality' is the article's; the model cannot test quality",
-                   f"70B dense vs 70B MoE with {frac:.1%} active (LLaMA-MoE), 1.4T tokens, 1,024 H100", "model")
+    return Finding(flop, verdict, "model", "b_moe_quarter",
+                   dict(a_lo=LLAMA_MOE_ACTIVE_B[0] * 1e9, a_hi=LLAMA_MOE_ACTIVE_B[1] * 1e9,
+                        tot=LLAMA_MOE_TOTAL_B * 1e9, flop=flop, words=words, f=_d("moe_mfu_factor"), hours=hours,
+                        frac=frac))
 
 
 def _moe_45() -> Finding:
@@ -475,13 +678,9 @@ def _moe_45() -> Finding:
     real = {r["model"]: float(r["params_active"]) / float(r["params_total"])
             for r in catalog.published_runs() if r["params_active"]}
     verdict = CANNOT_CHECK  # the costs it compares are not published
-    shown = ", ".join(f"{m} {a:.1%}" for m, a in real.items())
-    return Finding(needed, "largest active/total fraction that saves 45%", verdict,
-                   f"the ERNIE 4.5 and Qwen 2.5 training costs the article cites are not published, so the "
-                   f"figure itself cannot be checked; in the model, switching a dense run to an MoE of the same "
-                   f"total size saves 45% when at most {needed:.0%} of the parameters are active and quality is "
-                   f"matched. Published MoE runs activate {shown}",
-                   "70B dense vs MoE of the same total size; active fraction solved for a 45% saving", "model")
+    return Finding(needed, verdict, "model", "b_moe_45",
+                   dict(needed=needed, shown=lambda language: _listed([f"{m} {a:.1%}" for m, a in real.items()],
+                                                                      language)))
 
 
 def _data_share() -> Finding:
@@ -490,33 +689,20 @@ def _data_share() -> Finding:
     other = e.total_usd - e.cost_usd["data"]
     lo, hi = (s / (1 - s) * other / (run.tokens / 1e6) for s in (0.3, 0.4))
     share = e.cost_usd["data"] / e.total_usd
-    return Finding(lo, "USD per 1M tokens of data needed for a 30% share", graded(False, lo > 0),
-                   f"for the startup_7b preset at the sourced cost of cleaning open web text "
-                   f"(${run.data_usd_per_1m_tokens:.4g} per 1M tokens, FineWeb) data is {share:.1%} of the "
-                   f"budget; it is 30-40% (total without data ${other:,.0f}) only if data costs "
-                   f"${lo:.3f}-{hi:.3f} per 1M training tokens (bought or licensed text), and the share falls "
-                   "as compute grows",
-                   "startup_7b preset; data_usd_per_1m_tokens solved for a 30% and 40% share", "model")
+    return Finding(lo, graded(False, lo > 0), "model", "b_data_share",
+                   dict(rate=run.data_usd_per_1m_tokens, share=share, other=other, lo=lo, hi=hi))
 
 
 def _filter_share() -> Finding:
     raw_before, raw_after = 1 / 0.10, 1 / 0.80
     saved = 1 - raw_after / raw_before
-    return Finding(saved, "fraction less raw data to process per useful token", CANNOT_CHECK,
-                   f"if the useful share rises from 10% to 80%, raw data per useful token falls from "
-                   f"{raw_before:.0f} to {raw_after:.2f} ({saved:.1%} less to collect and clean). The two shares "
-                   "are the article's own, with no source in the project data; training compute depends on "
-                   "the tokens trained, which this does not change",
-                   "arithmetic on the claim's numbers", "arithmetic")
+    return Finding(saved, CANNOT_CHECK, "arithmetic", "b_filter_10_80",
+                   dict(before=raw_before, after=raw_after, saved=saved))
 
 
 def _synthetic() -> Finding:
     price_ratio = 1 - 0.70
-    return Finding(price_ratio, "synthetic / human cost per labelled example needed", CANNOT_CHECK,
-                   f"a 70% cut needs a synthetic example (generation + filtering + the seed data) to cost at most "
-                   f"{price_ratio:.0%} of a human-labelled one; the project has no sourced price for either "
-                   "(the article cites an unnamed cloud vendor)",
-                   "arithmetic on the claim's numbers", "arithmetic")
+    return Finding(price_ratio, CANNOT_CHECK, "arithmetic", "b_synthetic_70", dict(r=price_ratio))
 
 
 def _continual() -> Finding:
@@ -524,11 +710,7 @@ def _continual() -> Finding:
     scratch = cont.replace(training_kind="pretrain", tokens=LLAMA2_TOKENS)
     saved = 1 - estimate(cont).cost_usd["compute"] / estimate(scratch).cost_usd["compute"]
     verdict, words = _judge("continual_pretrain", saved)
-    return Finding(saved, "fraction of compute saved (Code Llama 34B vs 34B from scratch)", verdict,
-                   f"Code Llama 34B continued Llama 2 34B on 500B tokens; pre-training it took 2T: the "
-                   f"continual run saves {saved:.0%}, not 90%+ ({words}). The saving is 1 - new tokens / "
-                   "from-scratch tokens: 90%+ only when the new data is under a tenth of the original",
-                   "continual_34b preset vs the same model pre-trained on 2T tokens", "model")
+    return Finding(saved, verdict, "model", "b_continual_90", dict(saved=saved, words=words))
 
 
 def _west_power() -> Finding:
@@ -537,13 +719,10 @@ def _west_power() -> Finding:
     saved = [1 - r.electricity_usd_per_kwh / avg.electricity_usd_per_kwh for r in west]
     lo, hi = min(saved), max(saved)
     verdict, _ = _judge("region_west", (lo + hi) / 2)
-    return Finding((lo + hi) / 2, "fraction of electricity price saved (west vs national average)", verdict,
-                   f"industrial electricity: Ningxia ${west[0].electricity_usd_per_kwh}/kWh "
-                   f"({west[0].price_year}), Inner Mongolia ${west[1].electricity_usd_per_kwh}/kWh "
-                   f"({west[1].price_year}) vs China average ${avg.electricity_usd_per_kwh}/kWh "
-                   f"({avg.price_year}): {lo:.0%}-{hi:.0%} cheaper (prices of different years). "
-                   "The grid there is dirtier (see regions.csv), and a cloud rate already includes power",
-                   "regions.csv: cn-ningxia, cn-inner-mongolia vs cn-avg", "data")
+    return Finding((lo + hi) / 2, verdict, "data", "b_west_40",
+                   dict(nx=str(west[0].electricity_usd_per_kwh), nxy=str(west[0].price_year),
+                        nm=str(west[1].electricity_usd_per_kwh), nmy=str(west[1].price_year),
+                        avg=str(avg.electricity_usd_per_kwh), avgy=str(avg.price_year), lo=lo, hi=hi))
 
 
 def _spot() -> Finding:
@@ -552,21 +731,14 @@ def _spot() -> Finding:
     sp = estimate(run.replace(pricing="spot")).cost_usd["compute"]
     ratio = sp / od
     verdict, _ = _judge("spot", 1 - ratio, run.gpu)  # 10-30% of on-demand = a 70-90% saving
-    return Finding(ratio, "spot / on-demand compute cost", verdict,
-                   f"with the default spot discount ({_d('spot_discount'):.0%}; "
-                   f"{catalog.defaults()['spot_discount'].source}) and preemption losses, spot costs "
-                   f"{ratio:.0%} of on-demand. 10-30% is reached only at the deepest discounts (70% off), "
-                   "and large synchronous jobs rarely get that much spot capacity",
-                   "startup_7b preset, on-demand vs spot", "model")
+    return Finding(ratio, verdict, "model", "b_spot",
+                   dict(disc=_d("spot_discount"), src=catalog.defaults()["spot_discount"].source, ratio=ratio))
 
 
 def _utilization() -> Finding:
     top = _d("calibrated_mfu_max")
-    return Finding(top, "highest MFU of a published run", graded(top >= 0.85, True),
-                   f"as MFU, 85% is far above any published run (highest {top}; median {_d('mfu_dense')}), and "
-                   "most well-run jobs are below 60%. The rule holds only for the nvidia-smi "
-                   "'GPU utilization' counter (share of time a kernel runs), a different and much looser measure",
-                   "defaults.csv calibrated_mfu_max and mfu_dense", "data")
+    return Finding(top, graded(top >= 0.85, True), "data", "b_util_85_60",
+                   dict(top=str(top), median=str(_d("mfu_dense"))))
 
 
 def _hundred_b_cny() -> Finding:
@@ -578,13 +750,8 @@ def _hundred_b_cny() -> Finding:
                               training_kind="continual_pretrain", tokens=200e9)
     cheap_cny = estimate(cheap).cost()["compute"]
     ok = in_range(cny, 1e6, 1e8) and cheap_cny < 1e6
-    return Finding(cny, "CNY, compute of a 100B dense run on demand", HOLDS if ok else CONDITIONAL,
-                   f"100B dense on 2T tokens (20 per parameter, Chinchilla) on H800 at "
-                   f"${prices.quote('h800', 'on_demand').usd_per_gpu_hour:.2f}/GPU-hour (specialist-cloud median): "
-                   f"{cny / 1e6:,.1f}M CNY; FP8 + MoE (a quarter active) + continual training on 200B tokens: "
-                   f"{cheap_cny / 1e6:,.2f}M CNY. The 'under a million' needs all three and a small "
-                   "continual-training corpus",
-                   "100B, 2T tokens, 1,024 H800 on demand, CNY; then FP8 + MoE + 200B continual tokens", "model")
+    return Finding(cny, HOLDS if ok else CONDITIONAL, "model", "b_100b_cny",
+                   dict(rate=prices.quote("h800", "on_demand").usd_per_gpu_hour, cny=cny, cheap=cheap_cny))
 
 
 def _domestic() -> Finding:
@@ -592,11 +759,8 @@ def _domestic() -> Finding:
     per = lambda a: a.purchase_usd / a.peak_tflops["fp16"]  # noqa: E731  USD per peak TFLOP/s
     vs = {g: 1 - per(asc) / per(catalog.accelerator(g)) for g in ("a100-80gb", "h100-sxm", "h800")}
     verdict = CONDITIONAL if any(in_range(v, 0.2, 0.3) for v in vs.values()) else FAILS
-    words = ", ".join(f"{g} {v:+.0%}" for g, v in vs.items())
-    return Finding(vs["h800"], "fraction cheaper per peak FP16 TFLOP/s than H800", verdict,
-                   f"purchase price per peak FP16 TFLOP/s, Ascend 910B cheaper by: {words}. 20-30% holds "
-                   "against the A100, not against the H100/H800; equal MFU assumed, subsidies not modelled",
-                   "accelerators.csv purchase price / peak FP16", "data")
+    return Finding(vs["h800"], verdict, "data", "b_domestic_20_30",
+                   dict(words=lambda language: _listed([f"`{g}` {v:+.0%}" for g, v in vs.items()], language)))
 
 
 def _fp8_int4_mainstream() -> Finding:
@@ -605,14 +769,32 @@ def _fp8_int4_mainstream() -> Finding:
     fp8 = [r["model"] for r in stated if "fp8" in r["precision"].lower()]
     int4 = [r["model"] for r in stated if "int4" in r["precision"].lower()]
     share = len(fp8) / len(stated)
-    return Finding(share, "share of published runs with stated precision trained in FP8", FAILS if share < 0.5 else HOLDS,
-                   f"of {len(runs)} published runs, {len(stated)} state their precision: {len(fp8)} FP8 "
-                   f"({', '.join(fp8)}), {len(int4)} INT4; the rest BF16/FP16/FP32. INT4 is an inference format",
-                   "published_runs.csv precision column", "data")
+    return Finding(share, FAILS if share < 0.5 else HOLDS, "data", "b_fp8_int4_mainstream",
+                   dict(n=len(runs), k=len(stated), nf=len(fp8), fp8=lambda language: _listed(fp8, language),
+                        ni=len(int4)))
+
+
+def _weeks_lost() -> Finding:
+    s = presets()["llama31_405b"].scenario
+    e = estimate(s)
+    rate = s.failure_rate_per_gpu_hour or _d("failure_rate_per_gpu_hour")
+    mtbf_h = 1 / (rate * s.gpus)
+    failures = e.wall_days * 24 / mtbf_h
+    return Finding(mtbf_h, graded(failures >= 1 and e.wall_days >= 14, failures >= 1), "model", "b_weeks_lost",
+                   dict(gpus=float(s.gpus), mtbf=mtbf_h, days=e.wall_days, failures=failures, rate=rate))
+
+
+def _training_share_falls() -> Finding:
+    return Finding(0.0, CANNOT_CHECK, "data", "b_training_share", {})
 
 
 A_SECTION2 = "section 二 (成本量级演进)"
 CLAIMS: tuple[Claim, ...] = (
+    Claim("a_several_fold", ARTICLE_A, "section 一", "同样的算力预算，利用率与训练策略不同，最终产出可能相差数倍",
+          "The same compute budget can yield several times more or less, depending on utilization and strategy",
+          _same_budget_several_fold),
+    Claim("a_orders", ARTICLE_A, A_SECTION2, "据公开资料，大模型训练成本在数年间上升了多个数量级",
+          "Training costs rose by several orders of magnitude within a few years", _orders_of_magnitude),
     Claim("a_2017_transformer", ARTICLE_A, A_SECTION2, "2017年，早期基于自注意力机制的预训练模型，训练成本约900美元量级",
           "2017: an early self-attention model cost about $900 to train", _history("claim_2017")),
     Claim("a_2018_bert", ARTICLE_A, A_SECTION2, "2018年，某3.4亿参数规模的预训练语言模型，训练成本约30万美元",
@@ -638,10 +820,19 @@ CLAIMS: tuple[Claim, ...] = (
           "Within three years a top LLM may cost $10B", _history("claim_forecast_10b")),
     Claim("a_forecast_100b", ARTICLE_A, A_SECTION2, "……甚至1000亿美元量级", "... or even $100B",
           _history("claim_forecast_100b")),
+    Claim("a_compute_biggest", ARTICLE_A, "section 三", "算力成本通常是最大头",
+          "Compute is usually the biggest cost", _compute_biggest),
+    Claim("a_energy_thousand", ARTICLE_A, "section 三", "电力与能耗成本在千卡级集群上不可忽视",
+          "On a cluster of a thousand GPUs, energy cost is not negligible", _energy_not_negligible),
+    Claim("a_hidden_share", ARTICLE_A, "section 三", "隐性成本……往往合计占总投入的相当比例",
+          "Hidden costs (failed experiments, storage, ...) often add up to a considerable share of the total",
+          _hidden_share),
     Claim("a_6nd", ARTICLE_A, "section 四.1, 五.3", "总计算量(FLOPs) ≈ 6 × 参数量 × 训练Token数",
           "Training compute C ≈ 6·N·D", _six_nd),
     Claim("a_util_50_80", ARTICLE_A, "section 四.2", "利用率50%与80%相比，等效单位成本相差约60%",
           "50% vs 80% utilization: unit cost differs by about 60%", _fifty_vs_eighty),
+    Claim("a_rerun_months", ARTICLE_A, "section 四.3", "一次大规模重训的算力损失，可能抵消数月的优化收益",
+          "The compute lost to one large re-run can cancel months of optimization gains", _rerun_months),
     Claim("a_review_120", ARTICLE_A, "section 五.3", "单次实验超过预算的120%即触发复核",
           "An experiment over 120% of budget triggers a review", _review_120),
     Claim("a_energy_linear", ARTICLE_A, "section 三", "制冷、供电损耗等基础设施开销会随训练时长线性放大",
@@ -672,6 +863,10 @@ CLAIMS: tuple[Claim, ...] = (
           "Spot instances cost 10-30% of on-demand", _spot),
     Claim("b_util_85_60", ARTICLE_B, "实时资源监控", "确保GPU利用率保持在85%以上，若低于60%，通常意味着数据加载瓶颈或通信延迟",
           "Keep GPU utilization above 85%; below 60% signals a bottleneck", _utilization),
+    Claim("b_weeks_lost", ARTICLE_B, "实时资源监控", "建立完善的Checkpoint机制，避免因硬件故障导致数周训练成果归零",
+          "Without checkpoints, a hardware failure can wipe out weeks of training", _weeks_lost),
+    Claim("b_training_share", ARTICLE_B, "closing", "随着推理侧优化技术的成熟，训练成本的占比将进一步下降",
+          "As inference optimization matures, training's share of cost will fall further", _training_share_falls),
     Claim("b_100b_cny", ARTICLE_B, "FAQ Q1", "千亿参数大模型……按需实例全量训练，成本可能在数百万至千万人民币级别；MoE+量化+增量训练……百万元以内",
           "A 100B model costs millions to tens of millions CNY on demand, under 1M CNY with MoE + quantization "
           "+ continual training", _hundred_b_cny),
@@ -682,23 +877,29 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-def check_claims() -> pd.DataFrame:
+def check_claims(language: str = "en") -> pd.DataFrame:
     """Test every claim.
+
+    Parameters
+    ----------
+    language : {"en", "zh"}
+        The language of the words (``claim``, ``verdict_text``, ``unit``, ``why``, ``test``).
 
     Returns
     -------
     pandas.DataFrame
-        One row per claim: ``id, article, section, claim_en, claim_zh, test,
-        number, unit, verdict, why, basis``.
+        One row per claim: ``id, article, section, claim_en, claim_zh, claim, test,
+        number, unit, verdict`` (one of :data:`VERDICTS`, in English: an id), ``verdict_text``
+        (in ``language``), ``why, basis``.
     """
     rows = []
     for c in CLAIMS:
         f = c.test()
         if f.verdict not in VERDICTS:
             raise AssertionError(f"{c.id}: verdict {f.verdict!r}")
+        w = f.words(language)
         rows.append({"id": c.id, "article": c.article, "section": c.section, "claim_en": c.claim_en,
-                     "claim_zh": c.claim_zh, "test": f.test, "number": f.number, "unit": f.unit,
-                     "verdict": f.verdict, "why": f.why, "basis": f.basis})
+                     "claim_zh": c.claim_zh, "claim": c.claim_zh if language == "zh" else c.claim_en,
+                     "test": w["test"], "number": f.number, "unit": w["unit"], "verdict": f.verdict,
+                     "verdict_text": verdict_text(f.verdict, language), "why": w["why"], "basis": f.basis})
     return pd.DataFrame(rows)
-
-

@@ -9,7 +9,7 @@ $10B-$100B "within three years". This module makes that story checkable:
   year, method, scope and source) and ``explorer/data/epoch_frontier.csv``:
   Epoch AI's amortized hardware + energy cost (and, for 35 of them, the
   cloud-price cost) of the final run of each of its 82 frontier models (Epoch AI, training-cost-trends, CC BY 4.0; Cottier et
-  al. 2024). The selection rule is Epoch's, not ours: a model is frontier if
+  al. 2024 [1]_). The selection rule is Epoch's, not ours: a model is frontier if
   it was among the 10 largest by training compute at its publication date
   (the repository's ``top_n = 10`` selection, ``frontier_systems_by_top_n.json``,
   fine-tunes excluded).
@@ -18,14 +18,16 @@ $10B-$100B "within three years". This module makes that story checkable:
   hardware + energy, as Epoch AI does), with a bootstrap interval, the
   doubling time and the years at which the trend crosses $1B, $10B and $100B.
   :func:`fit_periods` fits the two periods reported side by side: 2016-2023
-  (the paper's, 2.4x/yr, 90% CI 2.0-2.9x) and 2016-2025 (all of Epoch's data).
+  (the paper's, 2.4x/yr, 90% CI 2.0-2.9x [1]_) and 2016-2025 (all of Epoch's data).
   The cloud-price series is its own trend (``method="cloud"``), never mixed in.
 * :func:`check_claims` compares each dated figure of the article
-  (``explorer/data/article_claims.csv``) with the sourced value.
+  (``explorer/data/article_claims.csv``) with the sourced value (the AI Index
+  2024 [2]_ and developer figures in ``history.csv``, Epoch AI's set).
 * :func:`render_report` is what ``python -m explorer history`` prints.
 
 The methods are never mixed in one fit: for the same run they differ by
-3-20x (Gemini 1.0 Ultra: $191M at cloud prices, $30M amortized).
+3-20x (Gemini 1.0 Ultra: $191M at cloud prices, $30M amortized). Costs are
+compared in one dollar year, deflated by the producer price index Epoch AI uses [3]_.
 
 References
 ----------
@@ -96,7 +98,7 @@ SCOPES: Mapping[str, str] = {
 }
 
 #: Epoch AI's published growth of the amortized hardware + energy cost of the
-#: final training run of frontier models, 2016-2023 [1]_ (abstract and sec. 3).
+#: final training run of frontier models, 2016-2023 (Cottier et al. 2024, abstract and sec. 3).
 EPOCH_GROWTH_PER_YEAR = 2.4
 #: Its 90% confidence interval, arXiv:2405.21015 v2 abstract ("90% CI: 2.0x to 2.9x"),
 #: the level of this module's intervals.
@@ -108,7 +110,7 @@ EPOCH_REFERENCE = "Cottier et al. 2024, arXiv:2405.21015"
 #: Which models the amortized trend is fitted on, in words (explorer/data/epoch_frontier.csv).
 SELECTION_RULE = ("Epoch AI's frontier set: the 82 models that were in the top 10 by training compute at their "
                   "publication date (training-cost-trends, top_n = 10)")
-#: First year of the fitted period: Epoch's "since 2016" [1]_ (the set also holds three 2015 models).
+#: First year of the fitted period: Epoch's "since 2016" (Cottier et al. 2024) (the set also holds three 2015 models).
 FIT_START_YEAR = 2016.0
 #: The two periods reported [decimal yr, inclusive]: the paper's and all of Epoch's data.
 PERIODS: Mapping[str, tuple[float, float | None]] = MappingProxyType({
@@ -120,7 +122,7 @@ PERIODS: Mapping[str, tuple[float, float | None]] = MappingProxyType({
 TARGET_DOLLAR_YEAR = "2024-12"
 
 #: PPI PCU518210518210 (Dec 2000 = 100) for the dollar years present in
-#: history.csv, from Epoch AI's copy of the FRED series [3]_. "2023 USD" in
+#: history.csv, from Epoch AI's copy of the FRED series (module reference [3]). "2023 USD" in
 #: Epoch's database and in the AI Index 2024 is the Dec-2023 level: Epoch's
 #: 2024-12 USD re-runs of GNMT, AlphaGo Zero, GPT-3 (cloud), RoBERTa, LaMDA
 #: and GPT-4 (cloud) are all 1.0027x the 2023 USD values = 119.349 / 119.029.

@@ -14,8 +14,8 @@ from typing import Mapping
 
 from explorer.catalog import read_csv
 
-__all__ = ["LANGUAGES", "label", "labels", "money", "quantity", "number_text", "readable_number", "parse_number",
-           "CURRENCY_SYMBOLS"]
+__all__ = ["LANGUAGES", "label", "labels", "money", "quantity", "quantity_in", "money_in", "number_text",
+           "readable_number", "parse_number", "CURRENCY_SYMBOLS"]
 
 LANGUAGES = ("en", "zh")
 CURRENCY_SYMBOLS = {"USD": "$", "CNY": "¥"}
@@ -145,3 +145,43 @@ def parse_number(text: str) -> float:
     if not math.isfinite(result):
         raise ValueError(f"not a finite number: {text!r}")
     return result
+
+
+#: Chinese number scales: 亿 (10^8) and 万 (10^4).
+_ZH_SCALES = ((1e8, "亿"), (1e4, "万"))
+
+
+def quantity_in(x: float, language: str = "en", digits: int = 3) -> str:
+    """A compact number in ``language``: :func:`quantity` in English (``1.4M``); in Chinese with
+    万 and 亿 (``140万``, ``1.91亿``, ``3,288``).
+
+    >>> quantity_in(1.4e6, "zh"), quantity_in(1.914e8, "zh"), quantity_in(3288, "zh"), quantity_in(1.4e6)
+    ('140万', '1.91亿', '3,288', '1.4M')
+    """
+    if language != "zh":
+        return quantity(x, digits)
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "未知"
+    if math.isinf(x):
+        return "∞"
+    sign = "-" if x < 0 else ""
+    x = abs(x)
+    for scale, suffix in _ZH_SCALES:
+        if x >= scale:
+            v = x / scale
+            return f"{sign}{_significant(v, digits) if v < 10 ** digits else f'{v:,.0f}'}{suffix}"
+    return f"{sign}{x:,.0f}" if x >= 10 ** (digits - 1) else f"{sign}{_significant(x, digits)}"
+
+
+def money_in(x: float, currency: str = "USD", language: str = "en", digits: int = 3) -> str:
+    """An amount in ``language``: :func:`money` in English (``$1.4M``); in Chinese the number with
+    万/亿 and the currency as a word (``140万美元``, ``2,290万元``).
+
+    >>> money_in(1.4e6, language="zh"), money_in(2.29e7, "CNY", "zh"), money_in(1.4e6)
+    ('140万美元', '2,290万元', '$1.4M')
+    """
+    if language != "zh":
+        return money(x, currency, digits)
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "未知"
+    return quantity_in(x, "zh", digits) + {"USD": "美元", "CNY": "元"}.get(currency, currency)

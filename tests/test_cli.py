@@ -11,7 +11,6 @@ from importlib import resources
 
 import pytest
 
-from explorer import catalog
 from explorer.catalog import default
 
 GPT3_ARGS = ["estimate", "--params", "175e9", "--tokens", "300e9", "--gpu", "v100", "--precision", "fp16", "--gpus", "10000",

@@ -1,6 +1,7 @@
 """Each formula of the cost model against hand-computed values.
 
-Expected numbers are written out from the formulas of ``DESIGN.md`` with
+Expected numbers are written out from the published formulas (cited in
+``explorer/model/formulas.py`` and the README's list of formulas) with
 literal inputs (or catalog values read through :mod:`explorer.catalog`), never
 copied from the model's output.
 """
@@ -81,7 +82,7 @@ def test_lora_flop_factor_is_4_plus_6f():
 
 def test_lora_on_moe_counts_active_params():
     # LoRA on an MoE model: the frozen forward/backward pass (4 FLOP per parameter-token)
-    # runs through the active parameters only (DESIGN.md: "MoE: compute from Na").
+    # runs through the active parameters only (an MoE's compute comes from its active parameters Na).
     N, Na, D, f = 671e9, 37e9, 1e9, 0.01
     e = estimate(Scenario(params=N, architecture="moe", active_params=Na, tokens=D, training_kind="lora",
                           lora_trainable_fraction=f, gpu="h800", gpus=256))

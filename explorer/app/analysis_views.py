@@ -30,7 +30,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from explorer import catalog
-from explorer.analysis import (Simulation, attribute, budget_status, compare, recipe_verdicts, sensitivity,
+from explorer.analysis import (Simulation, attribute, budget_status, compare, sensitivity,
                                simulate)
 from explorer.app import export
 from explorer.app.views import translate

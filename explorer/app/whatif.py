@@ -144,6 +144,7 @@ class WhatIfView:
 
     # ------------------------------------------------------------------ app side
     def set_language(self, language: str) -> None:
+        """Relabel the lever and value boxes in ``language`` (``"en"`` or ``"zh"``) without firing a change."""
         self.language = lang = language
         self.stale = True
         if not self.built:

@@ -90,6 +90,7 @@ class ExplorerPageHandler(TornadoVoilaHandler):
 
     @web.authenticated
     async def get(self, path=None):
+        """Serve the page, or refuse it: link too long (400), kernel cap or this address's seat cap reached (503)."""
         query = self.request.query or ""
         if len(query) > MAX_QUERY_CHARS or len(self.request.arguments) > MAX_QUERY_KEYS:
             self._refuse(400, message_page(
@@ -160,11 +161,13 @@ class OwnerShutdownHandler(VoilaShutdownKernelHandler):
     """
 
     def write_error(self, status_code: int, **kwargs) -> None:
+        """A plain-text refusal (jupyter_server's error template needs settings Voila lacks)."""
         self.set_header("Content-Type", "text/plain; charset=utf-8")
         self.finish(f"{status_code} {self._reason}\n")
 
     @web.authenticated
     async def post(self, kernel_id):
+        """Shut the kernel down if the request carries the ``_xsrf`` token of the page that holds it; else 403."""
         seat = seats.SEATS.get(kernel_id)
         if seat is None or seat.xsrf != self._get_raw_xsrf_token()[1]:
             raise web.HTTPError(403, "not this page's kernel")
@@ -195,6 +198,7 @@ class NotFoundHandler(web.RequestHandler):
     """404 for any method: paths a public, login-free server does not offer."""
 
     def prepare(self):
+        """Answer 404 before any method runs."""
         raise web.HTTPError(404)
 
 
@@ -247,6 +251,7 @@ class ReadyLoggingRequestInfoHandler(RequestInfoSocketHandler):
     _served: set = set()  # kernels whose query string was handed over (they never wait again)
 
     def open(self, kernel_id: str) -> None:
+        """Accept the first socket of a running kernel not yet served (then log it ready once); close any other."""
         manager = self.settings.get("kernel_manager")
         waiters = RequestInfoSocketHandler._waiters
         if manager is None or kernel_id not in manager or kernel_id in waiters or kernel_id in self._served:
@@ -267,6 +272,7 @@ class ReadyLoggingRequestInfoHandler(RequestInfoSocketHandler):
         log.info("Preheated kernel %s %s and waits for a viewer", kernel_id, READY_MARK)
 
     def on_close(self) -> None:
+        """Forget this socket's own entry, logging a preheated kernel that gave up waiting."""
         kernel_id = getattr(self, "_kernel_id", None)
         if kernel_id is not None and RequestInfoSocketHandler._waiters.get(kernel_id) is self:
             del RequestInfoSocketHandler._waiters[kernel_id]

@@ -30,6 +30,7 @@ __all__ = ["Seat", "SEATS", "client_address", "seats_of", "note_interaction", "W
 
 @dataclass
 class Seat:
+    """A kernel handed to a page: the client ``address``, the page's ``xsrf`` token and when [monotonic s]."""
     address: str
     xsrf: bytes
     since: float = field(default_factory=time.monotonic)
@@ -78,6 +79,7 @@ def seats_of(address: str, live_kernels) -> int:
 
 
 def note_interaction(kernel_id: str) -> None:
+    """Record that the viewer of ``kernel_id`` did something now (resets the page-idle clock)."""
     seat = SEATS.get(kernel_id)
     if seat is not None:
         seat.last_interaction = time.monotonic()
@@ -112,6 +114,7 @@ class Warden:
         self._no_connection_since: dict[str, float] = {}
 
     def start(self) -> asyncio.Task:
+        """Run :meth:`check` every ``interval`` seconds on the current event loop."""
         return asyncio.ensure_future(self._run())
 
     async def _run(self) -> None:
@@ -140,6 +143,7 @@ class Warden:
             pass
 
     async def check(self) -> None:
+        """Free seats held for nothing (idle page, busy kernel with no connection, memory); forget gone kernels."""
         now = time.monotonic()
         live = set(self.km.list_kernel_ids())
         for kernel_id in list(SEATS):

@@ -11,6 +11,10 @@ It runs exactly as ``voila`` does (same options, same ``voila.json``) with:
   (``templates/index.html.j2``): it loads nothing from another host;
 * labextension scripts named by their content kept by browsers for a year
   (Voila sends ``no-cache`` for all of them);
+* only the labextensions a page draws with (:data:`PAGE_EXTENSIONS`) unless
+  ``VoilaConfiguration.extension_allowlist`` says otherwise: any other
+  extension in the environment (JupyterLab's own, jupytext's) would load
+  code into every public page and may log errors there;
 * 404 instead of 500 for paths the static handlers cannot read, and for
   ``/login`` and ``/logout``, which a login-free server does not offer.
 
@@ -82,6 +86,11 @@ FDS_PER_WEBSOCKET = 9  # those 4 ZMQ sockets (2 descriptors each) and the TCP so
 FDS_PER_KERNEL = 12  # the server's side of one kernel (deploy/capacity.py: 4-10), with room for the query socket
 PAGE_TEMPLATE_DIR = Path(__file__).with_name("templates")  # searched before Voila's lab template
 _NOT_OFFERED = (r"/login", r"/logout")
+
+#: The labextensions a page loads by default: Voila's widget manager and the widgets' own (controls),
+#: ipympl's canvas, anywidget (front-end widgets), and the syntax-highlighting styles of Voila's lab template.
+PAGE_EXTENSIONS = ("@voila-dashboards/widgets-manager8", "@jupyter-widgets/jupyterlab-manager", "jupyter-matplotlib",
+                   "anywidget", "jupyterlab_pygments")
 _MAX_HEADER_BYTES = 65536  # tornado's default request-head limit, stated so that the parser limit can follow it
 
 
@@ -134,11 +143,18 @@ class ExplorerVoila(Voila):
         return GuardedKernelWebsocketConnection
 
     def setup_template_dirs(self):
+        """Put the project's page template (no CDN stylesheets) before Voila's ``lab`` template."""
         super().setup_template_dirs()
         if self.voila_configuration.template == "lab":  # the page without CDN stylesheets (see the file)
             self.template_paths.insert(0, str(PAGE_TEMPLATE_DIR))
 
     def init_settings(self):
+        """Voila's settings plus the caps the handlers read (``explorer_*``); raises the descriptor limits.
+
+        The page loads only the lab extensions it draws with (:data:`PAGE_EXTENSIONS`) unless configured.
+        """
+        if not self.voila_configuration.extension_allowlist:  # not set (Voila: empty = every extension)
+            self.voila_configuration.extension_allowlist = list(PAGE_EXTENSIONS)
         settings = super().init_settings()
         settings["explorer_max_kernels"] = self.max_kernels
         settings["explorer_log"] = self.log  # handlers log as the server does
@@ -150,6 +166,7 @@ class ExplorerVoila(Voila):
         return settings
 
     def init_handlers(self):
+        """Voila's handlers with the guarded replacements, and 404 for the paths a public server does not offer."""
         handlers = []
         for spec in super().init_handlers():
             pattern, handler, *rest = spec
@@ -180,6 +197,7 @@ class ExplorerVoila(Voila):
                              "(or the hard limit) allows %d", needed, wanted)
 
     def listen(self):
+        """Listen with the size and time limits on requests, and start the :class:`~explorer.hosting.seats.Warden`."""
         _parse_every_query_that_fits()
         self.app.listen = functools.partial(self.app.listen, max_body_size=self.max_body_bytes,
                                             max_header_size=_MAX_HEADER_BYTES,

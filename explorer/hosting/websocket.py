@@ -140,6 +140,7 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
         await super().prepare()
 
     def disconnect(self):
+        """Release this connection's place in the per-kernel and server caps, then disconnect."""
         if self._counted:
             self._counted = False
             cls = GuardedKernelWebsocketConnection
@@ -218,6 +219,7 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
     max_buffer_bytes = 8 << 20  # set from ExplorerVoila.max_ws_buffer_bytes
 
     def write_message(self, message, binary: bool = False):
+        """Send a kernel message to the page, except source echoes and tracebacks; close a socket that does not read."""
         if isinstance(message, bytes):
             header = _bounded_header(message)
         elif isinstance(message, dict):

@@ -26,19 +26,27 @@ __all__ = [
     "activation_bytes_per_layer",
     "min_gpus_for_memory",
     "energy_kwh",
+    "EPOCH_AMORTIZATION_PER_YEAR",
+    "AMORTIZATION_RULES",
+    "capital_recovery_factor",
+    "cluster_capital_usd",
     "owned_hourly_usd",
+    "hosting_usd_per_gpu_hour",
+    "breakeven_months",
 ]
 
-HOURS_PER_YEAR = 8766.0  # 365.25 days
-DAYS_PER_MONTH = 30.4375  # 365.25 / 12
+#: Hours in a year of 365.25 days [h].
+HOURS_PER_YEAR = 8766.0
+#: Days in a month, 365.25 / 12 [days].
+DAYS_PER_MONTH = 30.4375
 
 
 def model_shape(params):
     """Layers and width of a standard decoder-only transformer of ``params`` parameters.
 
-    The standard shapes satisfy ``N ~ 12 L d**2`` (Kaplan et al. 2020, table 1:
+    The standard shapes satisfy ``N ~ 12 L d**2`` (Kaplan et al. 2020 [1]_, table 1:
     non-embedding parameters ``12 n_layer d_model**2``) with an aspect ratio
-    ``d / L ~ 128`` (GPT-3 175B: 12288 / 96 = 128; Llama 3.1 405B: 16384 / 126 = 130),
+    ``d / L ~ 128`` (GPT-3 175B [2]_: 12288 / 96 = 128; Llama 3.1 405B [3]_: 16384 / 126 = 130),
     so ``d = (128 N / 12) ** (1/3)`` and ``L = d / 128``.
 
     Parameters
@@ -50,6 +58,15 @@ def model_shape(params):
     -------
     n_layers, d_model : ndarray
         Layers L [1] (at least 1) and width d [1], rounded to whole numbers.
+
+    References
+    ----------
+    .. [1] Kaplan, J., McCandlish, S., Henighan, T., Brown, T. B., Chess, B., Child, R.,
+       Gray, S., Radford, A., Wu, J., Amodei, D. (2020). "Scaling Laws for Neural
+       Language Models". arXiv:2001.08361.
+    .. [2] Brown, T. B. et al. (2020). "Language Models are Few-Shot Learners".
+       arXiv:2005.14165, table 2.1.
+    .. [3] Llama Team, AI @ Meta (2024). "The Llama 3 Herd of Models". arXiv:2407.21783.
 
     Examples
     --------
@@ -72,9 +89,9 @@ def moe_shape(active_params):
     671B: 151 layers and d = 19,272).
 
     Checked against published shapes (not fitted): DeepSeek-V3, 37B active,
-    61 layers, d = 7168 (DeepSeek-AI 2024, arXiv 2412.19437, section 4.2) gives
+    61 layers, d = 7168 (DeepSeek-AI 2024 [1]_, section 4.2) gives
     57 and 7335; Mixtral 8x7B, 12.9B active, 32 layers, d = 4096 (Jiang et al.
-    2024, arXiv 2401.04088, table 1 and section 2.1) gives 40 and 5163.
+    2024 [2]_, table 1 and section 2.1) gives 40 and 5163.
 
     Parameters
     ----------
@@ -85,6 +102,11 @@ def moe_shape(active_params):
     -------
     n_layers, d_model : ndarray
         Layers L [1] and width d [1].
+
+    References
+    ----------
+    .. [1] DeepSeek-AI (2024). "DeepSeek-V3 Technical Report". arXiv:2412.19437.
+    .. [2] Jiang, A. Q. et al. (2024). "Mixtral of Experts". arXiv:2401.04088.
 
     Examples
     --------
@@ -100,12 +122,20 @@ def attention_flop_per_token(n_layers, d_model, seq_len):
 
     The ``Q K^T`` and ``softmax(.) V`` products cost ``2 * 2 * s * d`` FLOP per token
     and layer in the forward pass, three times that with the backward pass
-    (Chowdhery et al. 2022, 'PaLM', appendix B; Korthikanti et al. 2022).
+    (Chowdhery et al. 2022 [1]_, appendix B; Korthikanti et al. 2022 [2]_).
 
     Parameters
     ----------
     n_layers, d_model, seq_len : array_like
         Layers L [1], width d [1] and training sequence length s [tokens].
+
+    References
+    ----------
+    .. [1] Chowdhery, A. et al. (2022). "PaLM: Scaling Language Modeling with Pathways".
+       arXiv:2204.02311.
+    .. [2] Korthikanti, V., Casper, J., Lym, S., McAfee, L., Andersch, M., Shoeybi, M.,
+       Catanzaro, B. (2022). "Reducing Activation Recomputation in Large Transformer
+       Models". arXiv:2205.05198.
 
     Examples
     --------
@@ -119,7 +149,7 @@ def train_flop(flop_per_param_token, active_params, tokens, attention_per_token=
     """Training compute ``C = k Na D + A D`` [FLOP].
 
     ``k = 6`` FLOP per parameter and token for pre-training and full fine-tuning
-    (Kaplan et al. 2020; EleutherAI, *Transformer Math 101*), ``4 + 6 f`` for
+    (Kaplan et al. 2020 [1]_; EleutherAI, *Transformer Math 101* [2]_), ``4 + 6 f`` for
     LoRA with trainable fraction f (no weight gradients for frozen weights);
     ``A`` is :func:`attention_flop_per_token`. MoE: ``Na`` is the active count.
 
@@ -133,6 +163,14 @@ def train_flop(flop_per_param_token, active_params, tokens, attention_per_token=
         Training tokens D [1].
     attention_per_token : array_like
         A [FLOP].
+
+    References
+    ----------
+    .. [1] Kaplan, J., McCandlish, S., Henighan, T., Brown, T. B., Chess, B., Child, R.,
+       Gray, S., Radford, A., Wu, J., Amodei, D. (2020). "Scaling Laws for Neural
+       Language Models". arXiv:2001.08361.
+    .. [2] Anthony, Q., Biderman, S., Schoelkopf, H. (2023). "Transformer Math 101".
+       EleutherAI blog, https://blog.eleuther.ai/transformer-math/.
 
     Examples
     --------
@@ -161,9 +199,8 @@ def daly_checkpoint_interval_hours(mtbf_hours, write_hours):
     """Optimal compute time between checkpoints, Daly's higher-order estimate [h].
 
     ``tau = sqrt(2 d M) [1 + sqrt(d / 2M) / 3 + (d / 2M) / 9] - d`` for
-    ``d < 2M``, else ``M`` (Daly 2006, 'A higher order estimate of the optimum
-    checkpoint interval for restart dumps', FGCS 22, eq. 37). It refines Young's
-    (1974) ``sqrt(2 d M)``.
+    ``d < 2M``, else ``M`` (Daly 2006 [1]_, eq. 37). It refines Young's
+    (1974) [2]_ ``sqrt(2 d M)``.
 
     Parameters
     ----------
@@ -171,6 +208,13 @@ def daly_checkpoint_interval_hours(mtbf_hours, write_hours):
         Mean time between interruptions of the whole job M [h].
     write_hours : array_like
         Time to write one checkpoint d [h].
+
+    References
+    ----------
+    .. [1] Daly, J. T. (2006). "A higher order estimate of the optimum checkpoint interval
+       for restart dumps". Future Generation Computer Systems 22(3), 303-312.
+    .. [2] Young, J. W. (1974). "A first order approximation to the optimum checkpoint
+       interval". Communications of the ACM 17(9), 530-531.
 
     Examples
     --------
@@ -191,14 +235,14 @@ def daly_checkpoint_interval_hours(mtbf_hours, write_hours):
 def goodput(cluster_failures_per_hour, write_hours, restart_hours, interval_hours=np.nan):
     """Useful fraction of wall-clock time under failures and checkpoints [1].
 
-    Daly 2006 (eq. 20): a job of solve time ``T`` checkpointing every ``tau``
+    Daly 2006 [1]_ (eq. 20): a job of solve time ``T`` checkpointing every ``tau``
     hours (each write taking ``d``), interrupted at rate ``1/M`` and restarting
     in ``R``, takes ``M e^(R/M) (e^((tau + d)/M) - 1) T / tau`` hours, so the
     goodput is ``tau / (M e^(R/M) (e^((tau + d)/M) - 1))``. Without failures it is
     ``tau / (tau + d)`` (1 when never checkpointing).
 
     With no write stall (``d = 0``, recovery from a live in-memory replica of
-    the state, as Gemini 1.0 does) and no interval given, the optimum interval
+    the state, as Gemini 1.0 does [2]_) and no interval given, the optimum interval
     tends to 0 and the goodput to its limit ``e^(-R/M)``: each interruption
     costs only the restart.
 
@@ -210,6 +254,13 @@ def goodput(cluster_failures_per_hour, write_hours, restart_hours, interval_hour
         Checkpoint write time d and restart time R [h].
     interval_hours : array_like
         Checkpoint interval tau [h]; NaN: :func:`daly_checkpoint_interval_hours`.
+
+    References
+    ----------
+    .. [1] Daly, J. T. (2006). "A higher order estimate of the optimum checkpoint interval
+       for restart dumps". Future Generation Computer Systems 22(3), 303-312.
+    .. [2] Gemini Team, Google (2023). "Gemini: A Family of Highly Capable Multimodal
+       Models". arXiv:2312.11805.
 
     Examples
     --------
@@ -267,9 +318,14 @@ def training_state_bytes_per_param(weight_bytes, grad_bytes, optimizer_bytes, tr
     """Training state per parameter: weights, plus gradients and optimizer state of trainable ones [bytes].
 
     Mixed-precision AdamW keeps ``2 + 2 + 12 = 16`` bytes per parameter
-    (Rajbhandari et al. 2020, 'ZeRO', section 3.1). FP8 mixed precision keeps
+    (Rajbhandari et al. 2020 [1]_, section 3.1). FP8 mixed precision keeps
     these 16 (BF16 weights, FP32 master copy; ``precisions.csv``); a format
     storing 1-byte weights would hold ``1 + 2 + 12 = 15``.
+
+    References
+    ----------
+    .. [1] Rajbhandari, S., Rasley, J., Ruwase, O., He, Y. (2020). "ZeRO: Memory
+       Optimizations Toward Training Trillion Parameter Models". SC20; arXiv:1910.02054.
 
     Examples
     --------
@@ -283,8 +339,7 @@ def training_state_bytes_per_param(weight_bytes, grad_bytes, optimizer_bytes, tr
 def activation_bytes_per_layer(seq_len, d_model, n_heads, activation_bytes=2.0, recompute="selective"):
     """Activation memory of one transformer layer for one sequence [bytes].
 
-    Korthikanti et al. 2022, 'Reducing Activation Recomputation in Large
-    Transformer Models', eqs. 1-2 and section 5 (16-bit activations, micro-batch 1):
+    Korthikanti et al. 2022 [1]_, eqs. 1-2 and section 5 (16-bit activations, micro-batch 1):
     ``s d (34 + 5 a s / d)`` without recomputation, ``34 s d`` with selective
     recomputation (attention scores recomputed), ``2 s d`` with full
     recomputation (only the layer input kept). Scaled by ``activation_bytes / 2``
@@ -298,6 +353,13 @@ def activation_bytes_per_layer(seq_len, d_model, n_heads, activation_bytes=2.0, 
     activation_bytes : array_like
         Bytes per stored activation [bytes].
     recompute : {"none", "selective", "full"}
+        What the backward pass recomputes instead of storing.
+
+    References
+    ----------
+    .. [1] Korthikanti, V., Casper, J., Lym, S., McAfee, L., Andersch, M., Shoeybi, M.,
+       Catanzaro, B. (2022). "Reducing Activation Recomputation in Large Transformer
+       Models". arXiv:2205.05198.
 
     Examples
     --------
@@ -316,12 +378,20 @@ def min_gpus_for_memory(state_bytes, activation_bytes, memory_bytes, tensor_para
     """Fewest accelerators whose memory holds the training state and the activations [1].
 
     The state is fully sharded over all ``n`` accelerators (ZeRO-3/FSDP;
-    Rajbhandari et al. 2020); the activations of one in-flight sequence
+    Rajbhandari et al. 2020 [1]_); the activations of one in-flight sequence
     through all layers are split over the tensor-parallel group of
-    ``t = min(n, tensor_parallel)`` accelerators (Korthikanti et al. 2022: with
+    ``t = min(n, tensor_parallel)`` accelerators (Korthikanti et al. 2022 [2]_: with
     1F1B pipelining the first stage holds L layers' worth). So ``n`` fits when
     ``state / n + activations / t <= memory``. Infinite when the activations do
     not fit even across ``tensor_parallel`` accelerators.
+
+    References
+    ----------
+    .. [1] Rajbhandari, S., Rasley, J., Ruwase, O., He, Y. (2020). "ZeRO: Memory
+       Optimizations Toward Training Trillion Parameter Models". SC20; arXiv:1910.02054.
+    .. [2] Korthikanti, V., Casper, J., Lym, S., McAfee, L., Andersch, M., Shoeybi, M.,
+       Catanzaro, B. (2022). "Reducing Activation Recomputation in Large Transformer
+       Models". arXiv:2205.05198.
 
     Examples
     --------
@@ -345,15 +415,23 @@ def min_gpus_for_memory(state_bytes, activation_bytes, memory_bytes, tensor_para
 def energy_kwh(gpu_hours, power_w, server_power_factor=1.0, avg_power_fraction=1.0, pue=1.0):
     """Facility energy, ``GPU-hours x power x server factor x average fraction x PUE`` [kWh].
 
-    Epoch AI (Cottier et al. 2024, ``cost_analysis_standalone.py``): chip TDP
+    Epoch AI (Cottier et al. 2024 [1]_, ``cost_analysis_standalone.py``): chip TDP
     times a per-generation chip-to-server multiplier (DGX H100: 10.2 kW / 8 /
     700 W = 1.82), times 0.75 of server max power on average for GPUs, times PUE.
-    For a measured mean system power per chip (PaLM, appendix B: TPU v4
+    For a measured mean system power per chip (PaLM [2]_, appendix B: TPU v4
     378.5 W) the factor and fraction are 1.
+
+    References
+    ----------
+    .. [1] Cottier, B. et al. (2024). "The rising costs of training frontier AI models".
+       arXiv:2405.21015; code: Epoch AI, training-cost-trends,
+       ``cost_analysis_standalone.py`` (github.com/epoch-research/training-cost-trends).
+    .. [2] Chowdhery, A. et al. (2022). "PaLM: Scaling Language Modeling with Pathways".
+       arXiv:2204.02311.
 
     Examples
     --------
-    PaLM: 8,404,992 chip-hours at 378.5 W and PUE 1.08 (Chowdhery et al. 2022):
+    PaLM: 8,404,992 chip-hours at 378.5 W and PUE 1.08 (Chowdhery et al. 2022 [2]_):
 
     >>> round(float(energy_kwh(8404992, 378.5, pue=1.08)) / 1000)
     3436
@@ -373,7 +451,12 @@ def capital_recovery_factor(rate, years):
     """Annual payment that repays 1 of capital over ``years`` at interest ``rate`` [1/year].
 
     ``r / (1 - (1 + r)^-n)``; ``1 / n`` at ``r = 0`` (an annuity; any finance
-    textbook, e.g. Brealey, Myers and Allen, *Principles of Corporate Finance*).
+    textbook, e.g. [1]_).
+
+    References
+    ----------
+    .. [1] Brealey, R. A., Myers, S. C., Allen, F. *Principles of Corporate Finance*
+       (McGraw-Hill), the chapter on present values of annuities.
 
     Examples
     --------
@@ -396,8 +479,16 @@ def cluster_capital_usd(purchase_usd, server_overhead, network_fraction):
     already per GPU of a whole system), and the cluster interconnect is
     ``network_fraction`` of total cluster capital (Epoch AI
     ``cost_analysis_standalone.py``: server overhead 1.64, interconnect 19%;
-    Cottier et al. 2024).
+    Cottier et al. 2024 [1]_).
 
+    References
+    ----------
+    .. [1] Cottier, B. et al. (2024). "The rising costs of training frontier AI models".
+       arXiv:2405.21015; code: Epoch AI, training-cost-trends,
+       ``cost_analysis_standalone.py`` (github.com/epoch-research/training-cost-trends).
+
+    Examples
+    --------
     >>> round(float(cluster_capital_usd(33810, 1.64, 0.19)))
     68455
     """
@@ -410,7 +501,7 @@ def owned_hourly_usd(purchase_usd, server_overhead, network_fraction, years, hos
 
     The cluster's capital (:func:`cluster_capital_usd`) is recovered each year
     either straight-line over ``years`` with interest (the capital recovery
-    factor at ``financing_rate``), or by Epoch AI's rule: the value declines at
+    factor at ``financing_rate``), or by Epoch AI's rule [1]_: the value declines at
     :data:`EPOCH_AMORTIZATION_PER_YEAR` (0.322 a year) plus ``financing_rate``
     on it. The yearly cost is spread over the hours the cluster is used
     (``utilization`` of 8,766 hours a year); hosting is paid for every hour.
@@ -438,6 +529,12 @@ def owned_hourly_usd(purchase_usd, server_overhead, network_fraction, years, hos
     accelerator_usd_per_gpu_hour, hardware_usd_per_gpu_hour : ndarray
         The purchase price's share, and servers, network and hosting.
 
+    References
+    ----------
+    .. [1] Cottier, B. et al. (2024). "The rising costs of training frontier AI models".
+       arXiv:2405.21015; code: Epoch AI, training-cost-trends,
+       ``cost_analysis_standalone.py`` (github.com/epoch-research/training-cost-trends).
+
     Examples
     --------
     A DGX B200 at $47,409 per GPU (a system price) over 5 years:
@@ -462,6 +559,8 @@ def hosting_usd_per_gpu_hour(colocation_usd_per_kw_month, power_w, server_power_
     (electricity billed apart); a server of accelerators needs ``power_w``
     times the server factor per accelerator.
 
+    Examples
+    --------
     >>> round(float(hosting_usd_per_gpu_hour(184.06, 700, 1.82)), 3)  # H100 at CBRE's H2 2024 rate
     0.321
     """
@@ -476,6 +575,8 @@ def breakeven_months(capital_usd, rent_usd_per_month, running_usd_per_month):
     month; renting costs the rent a month. They are equal after
     ``capital / (rent - running)`` months.
 
+    Examples
+    --------
     >>> float(breakeven_months(1200.0, 150.0, 50.0))
     12.0
     """

@@ -38,7 +38,7 @@ def _add_cjk_font_by_path() -> None:
             try:
                 font_manager.fontManager.addfont(path)
                 return
-            except Exception:  # an unreadable file: try the next one
+            except Exception:  # noqa: BLE001 - an unreadable file: try the next one
                 continue
 
 
@@ -69,7 +69,7 @@ def _find_cjk_font() -> str | None:
             font = FT2Font(by_name[name])
             if all(font.get_char_index(ord(ch)) for ch in "成本"):
                 return name
-        except Exception:  # an unreadable font file: try the next one
+        except Exception:  # noqa: BLE001 - an unreadable font file: try the next one
             continue
     return None
 

@@ -1051,59 +1051,20 @@ Each claim of article A, 《大模型训练成本全维度拆解与优化指南�
 《大模型训练成本怎么控制，大模型训练成本优化》, is tested by a scenario of the cost model or by sourced data in `explorer/data/`, and given a
 verdict that is computed, not typed in: **holds**, **holds only under stated conditions**,
 **does not hold**, or **cannot be checked** (no sourced figure to test it against). The code is `explorer/claims.py`; the dated cost figures come from
-`explorer.history.check_claims`.
+`explorer.history.check_claims`. Add `?lang=zh` to the address (or press 中文 below) for every verdict and
+explanation in Chinese.
 
 两篇源文章中的每个论断都用成本模型的场景或 `explorer/data/` 中有出处的数据检验，并给出计算得出（而非手写）的结论：
-**成立**、**仅在所述条件下成立**、**不成立**、**无法核实**（没有可靠数据可供检验）。代码见 `explorer/claims.py`。""", ""),
+**成立**、**仅在所述条件下成立**、**不成立**、**无法核实**（没有可靠数据可供检验）。代码见 `explorer/claims.py`。
+在网页地址后加上 `?lang=zh`（或点击下方的“中文”）即可用中文显示全部结论与解释。""", ""),
     code('''
-import html
-import ipywidgets as W
-from IPython.display import HTML, display
+from explorer.app.claims_view import claims_page
 from explorer.claims import CANNOT_CHECK, CONDITIONAL, FAILS, HOLDS, check_claims
 
 claims = check_claims()
-assert len(claims) >= 27
-claims["verdict"].value_counts()
-'''),
-    md("## All claims · 全部论断", ""),
-    code('''
-COLORS = {HOLDS: "#1a7f37", CONDITIONAL: "#9a6700", FAILS: "#cf222e", CANNOT_CHECK: "#57606a"}
-VERDICT_ZH = {HOLDS: "成立", CONDITIONAL: "仅在所述条件下成立", FAILS: "不成立", CANNOT_CHECK: "无法核实"}
-
-def fmt(x, unit=""):
-    if unit.startswith("year"):
-        return f"{x:.0f}"  # 2031, not 2,031
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
-
-def verdict(v):
-    return f"<b style='color:{COLORS[v]}'>{html.escape(v)}<br><span lang='zh'>{VERDICT_ZH[v]}</span></b>"
-
-rows = "".join(
-    f"<tr><td>{html.escape(r.claim_en)}<br><span lang='zh'>{html.escape(r.claim_zh)}</span>"
-    f"<br><small><code>{html.escape(r.id)}</code></small></td><td>{verdict(r.verdict)}</td>"
-    f"<td>{fmt(r.number, r.unit)}<br><small>{html.escape(r.unit)}</small></td></tr>"
-    for r in claims.itertuples())
-# the verdict is the second column so that it stays on screen on a phone; tex2jax_ignore: "$900" is money, not math
-display(HTML("<style>.claims td, .claims th {text-align: left !important; vertical-align: top; padding: 4px}</style>"
-             "<div class='tex2jax_ignore mathjax_ignore' style='overflow-x:auto'><table class='claims'>"
-             "<tr><th>claim · 论断</th><th>verdict · 结论</th><th>number · 数值</th></tr>" + rows + "</table></div>"))
-'''),
-    md("## Why: pick a claim · 原因：选择一个论断", ""),
-    code('''
-pick = W.Dropdown(options=list(claims["id"]), description="claim")
-why = W.HTML()
-
-def show(_=None):
-    r = claims.set_index("id").loc[pick.value]
-    why.value = ("<div class='tex2jax_ignore mathjax_ignore'>"
-                 f"<p><b>{html.escape(r.claim_en)}</b><br><span lang='zh'>{html.escape(r.claim_zh)}</span></p>"
-                 f"<p>{verdict(r.verdict)}</p>"
-                 f"<p><b>test · 检验</b>: {html.escape(r.test)} ({r.basis})</p>"
-                 f"<p><b>why · 原因</b> <small>(in English · 英文)</small>: {html.escape(r.why)}</p></div>")
-
-pick.observe(show, "value")
-show()
-W.VBox([pick, why])
+assert len(claims) >= 41
+# in English, or in Chinese with ?lang=zh in the address (or the 中文 button)
+claims_page()
 '''),
     md("""## Checks · 校验
 
