@@ -30,7 +30,7 @@ from explorer.app import responsive
 from explorer.app.page_bridge import PageBridge
 from explorer.app.ipympl_private import attach_figure, widget_figure
 from explorer.app.surface import ChartSurface
-from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, CHECKBOX_STYLE, FULL_WIDTH, HIDDEN, PLAIN, TEXT_STYLE,
+from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, CHECKBOX_STYLE, FULL_WIDTH, HIDDEN, PLAIN,
                                  html as shared_html)
 from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
