@@ -152,7 +152,7 @@ def app():
     from explorer.app import ExplorerApp
 
     app = ExplorerApp(query_string="")
-    app.history_fig.canvas._handle_message(app.history_fig.canvas, {"type": "initialized"}, [])
+    page_connected(app.history_fig.canvas)
     app.tabs.selected_index = 2
     return app
 
