@@ -84,10 +84,13 @@ function render({ model, el }) {
   document.addEventListener('click', later);
   timers.push(setInterval(report, 2000));  // until the charts exist, and after tab switches without a click
   report();
-  // share links: absolute, as soon as a share box is written
-  const observer = new MutationObserver(fillShareLinks);
-  const root = el.closest('.explorer-app') || document.body;
-  observer.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-query'] });
+  // share links: absolute, as soon as a share box is written (at most once a frame: a language switch
+  // changes hundreds of nodes)
+  let queued = false;
+  const observer = new MutationObserver(() => {
+    if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; fillShareLinks(); }); }
+  });
+  observer.observe(document.body, { subtree: true, childList: true });
   fillShareLinks();
   return () => {
     timers.forEach(clearInterval);
