@@ -17,6 +17,7 @@ import traitlets
 from explorer.app.shared import (DESCRIPTION_STYLE, FULL_WIDTH, PLAIN, SLIDER_STYLE, TEXT_STYLE, TOGGLE_STYLE, shared)
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.text import label, parse_number, readable_number
 
 __all__ = ["ControlRow", "NumberBox", "log_slider_row", "slider_row", "choice_row", "toggle_row", "optional_number_row",
@@ -212,7 +213,7 @@ def parse_optional_number(field: str, text: str) -> float | None:
     try:
         return parse_number(text)
     except ValueError:
-        raise ScenarioError(field, text, "a number, or blank for the default") from None
+        raise ScenarioError(field, text, Message("allowed_number_or_blank")) from None
 
 
 def relabel_options(widget: w.Widget, options: Sequence[tuple[str, Any]], mute: Callable[[], Any]) -> None:

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import ipywidgets as w
 from matplotlib.figure import Figure
 
-from explorer import catalog, prices
+from explorer import catalog
 from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.app import controls as c
 from explorer.app import export, query, views
@@ -33,6 +33,7 @@ from explorer.app.surface import ChartSurface
 from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, CHECKBOX_STYLE, FULL_WIDTH, HIDDEN, PLAIN,
                                  html as shared_html)
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
 from explorer.plots.history import HistoryPlot
@@ -43,13 +44,6 @@ from explorer.text import label, number_text, readable_number
 
 __all__ = ["ExplorerApp"]
 
-_OPTIONAL_DEFAULTS = {  # blank box -> the named default it stands for (shown as its placeholder)
-    "spot_preemption_per_gpu_hour": "spot_preemption_per_gpu_hour", "depreciation_years": "depreciation_years",
-    "owned_utilization": "owned_utilization", "financing_rate": "financing_rate",
-    "storage_usd_per_gb_month": "storage_usd_per_gb_month",
-    "failure_rate_per_gpu_hour": "failure_rate_per_gpu_hour", "restart_minutes": "restart_minutes",
-    "usd_to_cny": "usd_to_cny", "team_loaded_usd_per_year": "team_loaded_usd_per_year",
-}
 _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
 #: The tabs, in order (their titles are ``tab_<key>`` in labels.csv).
 _GROUP_OF = {b.name: b.group for b in BINDINGS}
@@ -162,6 +156,7 @@ class ExplorerApp:
         self._stale_pages: set = set()  # HTML tabs to write when next shown (see _write_pages)
         self._set_language(self.language)
         self._sync_visibility()
+        self._placeholders()
         self._show(self.estimate)
         for row in self.rows.values():
             # a log slider and its typed twin mirror each other: the twin holds the value
@@ -430,7 +425,7 @@ class ExplorerApp:
                 self._unlabelled_groups -= opened
                 self._label_controls(opened)
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     # ------------------------------------------------------------------ reading controls
     def _values(self) -> dict[str, Any]:
@@ -473,6 +468,7 @@ class ExplorerApp:
         try:
             if owner is self.controls["language"]:
                 self._set_language(owner.value)
+                self._placeholders()
                 self._show(self.estimate)
                 return
             if owner is self.controls["scope"]:
@@ -508,7 +504,7 @@ class ExplorerApp:
                 self._sync_visibility()
                 self.banner.value = error
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _adapt_precision(self, gpu: str) -> None:
         """Offer only ``gpu``'s precisions; keep the precision, or switch to the nearest and say so."""
@@ -529,7 +525,7 @@ class ExplorerApp:
         try:
             self.controls["pricing"].value = "owned"
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _on_width(self, change: dict) -> None:
         """Lay the charts out for the width of their box (see :mod:`explorer.app.responsive`).
@@ -582,7 +578,7 @@ class ExplorerApp:
                     self.charts[key].needs_layout = True
                 self._render(*keys)
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _sync_visibility(self) -> None:
         r = self.rows
@@ -591,35 +587,15 @@ class ExplorerApp:
             if b.visible is not None:
                 r[b.name].show(b.visible(v))
         r["mfu"].widget.disabled = bool(v["mfu_default"])
-        self._placeholders(v)
 
-    def _placeholders(self, v: dict[str, Any]) -> None:
-        """Show in each blank box the value used in its place."""
+    def _placeholders(self) -> None:
+        """Show in each blank box the value the model uses in its place (``Estimate.fallbacks``).
+
+        Read from the estimate shown, so a box and the result never disagree; called when the estimate or
+        the language changes.
+        """
         lang = self.language
-        r = self.rows
-        acc = catalog.accelerator(v["gpu"])
-        reg = catalog.region(v["region"])
-        used = {"electricity_usd_per_kwh": reg.electricity_usd_per_kwh, "pue": reg.pue,
-                "grid_gco2_per_kwh": reg.grid_gco2_per_kwh, "purchase_usd_per_gpu": acc.purchase_usd,
-                "spot_discount": None}
-        for name, default_name in _OPTIONAL_DEFAULTS.items():
-            used[name] = catalog.default(default_name)
-        if reg.pue is None:
-            used["pue"] = catalog.default("pue")
-        if v.get("team_pay_basis") == "ai_lab":
-            used["team_loaded_usd_per_year"] = catalog.default("team_loaded_usd_per_year_ai_lab")
-        used["hosting_usd_per_gpu_hour"] = self.estimate.owned.get("hosting_usd_per_gpu_hour") \
-            if self.estimate.scenario.gpu == v["gpu"] else None
-        e = self.estimate
-        if e.scenario.gpu == v["gpu"] and e.scenario.pricing == v["pricing"] and e.ideal_gpu_hours > 0:
-            rate = e.cost_usd["compute"] / e.ideal_gpu_hours
-            used["rate_usd_per_gpu_hour"] = rate if math.isfinite(rate) else None
-            used["project_months"] = e.project_months
-            used["experiments_multiplier"] = e.scenario.experiments_multiplier_effective
-        else:
-            pricing = v["pricing"] if v["pricing"] in prices.CLOUD_BASES else "on_demand"
-            used["rate_usd_per_gpu_hour"] = prices.quote(acc.id, pricing).usd_per_gpu_hour
-        used["spot_discount"] = catalog.default("spot_discount")
+        used = self.estimate.fallbacks
         for b in BINDINGS:
             if b.kind != "optional":
                 continue
@@ -630,7 +606,7 @@ class ExplorerApp:
                 text = label("placeholder_unknown", lang)
             else:
                 text = label("placeholder_used", lang).format(value=readable_number(float(f"{value:.6g}")))
-            r[b.name].widget.placeholder = text
+            self.rows[b.name].widget.placeholder = text
 
     def _field_row(self, field: str) -> c.ControlRow | None:
         if field in self.rows:
@@ -641,8 +617,9 @@ class ExplorerApp:
     def _reject(self, field: str, message: str, exc: ScenarioError | None = None) -> None:
         """Show why a change was not applied; the last good result stays.
 
-        The words for the viewer come from ``exc`` when given (:func:`views.error_text`), else from
-        ``message`` (:func:`views.translate`); a language switch shows them again in the new language.
+        The words for the viewer come from ``exc`` when given, else from ``message`` (a
+        :class:`~explorer.messages.Message`), rendered in the app's language; a language switch shows them
+        again in the new language.
         """
         self.error = message
         self._refusal = (field, message, exc)
@@ -652,7 +629,8 @@ class ExplorerApp:
         text = views.error_text(exc, self.language) if exc is not None else views.translate(message, self.language)
         if row is not None:
             row.set_message(html.escape(text))
-        self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}:</b> '
+        colon = "：" if self.language == "zh" else ": "
+        self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}{colon}</b>'
                              f"{html.escape(text)}</div>")
 
     @property
@@ -675,9 +653,10 @@ class ExplorerApp:
             self._reject(exc.field, str(exc), exc)
             return False
         if result.deadline_impossible:
-            self._reject("deadline_days", next(m for m in result.warnings if m.startswith("Deadline")))
+            self._reject("deadline_days", next(m for m in result.warnings if m.id.startswith("deadline_")))
             return False
         self.estimate, self.error = result, ""
+        self._placeholders()
         for row in self.rows.values():
             row.set_message("")
         self.banner.value = ""
@@ -794,7 +773,7 @@ class ExplorerApp:
         try:
             self.pin_baseline()
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def pin_baseline(self) -> None:
         """Make the current result the baseline of the "what changed" view: compare slot A."""
@@ -810,7 +789,7 @@ class ExplorerApp:
         try:
             self.apply_savings_recipe()
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def apply_savings_recipe(self) -> bool:
         """Apply :func:`~explorer.analysis.savings_recipe` to the current scenario.
@@ -870,7 +849,7 @@ class ExplorerApp:
             self._render()
             self._write_pages()
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def set_scenario(self, scenario: Scenario, *, keep_preset: bool = False) -> bool:
         """Move every control to ``scenario`` and show its result: the documented way to drive the app.

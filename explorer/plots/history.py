@@ -28,6 +28,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MultipleLocator
 
 from explorer import history
+from explorer.messages import Message
 from explorer.plots.blit import Blitter
 from explorer.plots.figure import NotebookFigure
 from explorer.plots.fonts import text_kwargs
@@ -343,7 +344,7 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
         With a :class:`HistoryHandles` as ``figure.history_handles``.
     """
     if language not in LANGUAGES:
-        raise history._error("language", language, ", ".join(LANGUAGES))
+        raise history._error("language", language, Message("allowed_choices", choices=list(LANGUAGES)))
     text_kw, language = text_kwargs(language)
     lab = _labels(language)
     if fit is None:
@@ -559,7 +560,7 @@ def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label:
     """
     h = getattr(fig, "history_handles", None)
     if h is None:
-        raise history._error("figure", type(fig).__name__, "a figure built by history_figure()")
+        raise history._error("figure", type(fig).__name__, Message("allowed_history_figure"))
     if cost_usd is None:
         h.scenario_marker.set_data([], [])
         h.scenario_marker.set_visible(False)
@@ -568,9 +569,9 @@ def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label:
         cost = float(cost_usd)
         t = float(year)
         if not (math.isfinite(cost) and cost > 0):
-            raise history._error("cost_usd", cost_usd, "a finite cost > 0 USD, or None")
+            raise history._error("cost_usd", cost_usd, Message("allowed_cost_or_none"))
         if not math.isfinite(t):
-            raise history._error("year", year, "a finite decimal year")
+            raise history._error("year", year, Message("allowed_year"))
         h.scenario_marker.set_data([t], [cost])
         h.scenario_marker.set_visible(True)
         h.scenario_label.xy = (t, cost)
@@ -641,7 +642,7 @@ def set_marker_interval(fig: Figure, low_usd: float | None, high_usd: float | No
     """
     h = getattr(fig, "history_handles", None)
     if h is None:
-        raise history._error("figure", type(fig).__name__, "a figure built by history_figure()")
+        raise history._error("figure", type(fig).__name__, Message("allowed_history_figure"))
     line = getattr(h, "interval_line", None)
     if line is None:
         line = h.ax.plot([], [], color=SCENARIO_COLOR, lw=1.6, marker="_", markersize=12, markeredgewidth=1.6,
