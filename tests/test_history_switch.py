@@ -150,6 +150,7 @@ def test_no_missing_glyphs_in_chinese_fresh_or_cached():
 @pytest.fixture(scope="module")
 def app():
     from explorer.app import ExplorerApp
+    from explorer.app.ipympl_private import page_connected
 
     app = ExplorerApp(query_string="")
     page_connected(app.history_fig.canvas)
