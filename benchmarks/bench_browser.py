@@ -21,8 +21,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _path in (ROOT, ROOT / "tests"):  # the package, and the tests' shared helpers (conftest, clients)
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 from benchmarks.run import register  # noqa: E402
 
@@ -149,7 +150,7 @@ def bench_browser(repeats: int) -> dict[str, float]:
     from playwright.sync_api import sync_playwright
 
     from benchmarks.bench_server import _server
-    from tests.conftest import CHROMIUM_ARGS
+    from conftest import CHROMIUM_ARGS
 
     if shutil.which("chromium") is None:
         return {}
@@ -196,7 +197,7 @@ def bench_browser_history(repeats: int) -> dict[str, float]:
     from playwright.sync_api import sync_playwright
 
     from benchmarks.bench_server import _server
-    from tests.conftest import CHROMIUM_ARGS
+    from conftest import CHROMIUM_ARGS
 
     if shutil.which("chromium") is None:
         return {}

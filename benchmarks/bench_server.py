@@ -43,8 +43,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _path in (ROOT, ROOT / "tests"):  # the package, and the tests' shared helpers (conftest, clients)
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 from benchmarks.run import register  # noqa: E402
 
@@ -56,7 +57,7 @@ def _server(name: str, *options: str, pool_size: int, notebook: str = "notebooks
             ready_timeout: float = 120.0):
     import pytest  # the Server helper reports start-up failures through pytest.fail
 
-    from tests.conftest import Server
+    from conftest import Server
 
     try:
         return Server(f"bench-{name}", *options, pool_size=pool_size, notebook=notebook, ready_timeout=ready_timeout)
@@ -66,22 +67,9 @@ def _server(name: str, *options: str, pool_size: int, notebook: str = "notebooks
 
 def handshake(url: str, timeout: float = 180.0) -> tuple[bool, float]:
     """Load the page and complete the widget handshake; (rendered, seconds)."""
-    from tests import clients as cl
+    import clients as cl
 
-    start = time.monotonic()
-    try:
-        page = cl.get_page(url, timeout=timeout)
-        if not (page.status == 200 and page.rendered and page.kernel_id):
-            return False, time.monotonic() - start
-        ws = cl.connect(url, page.kernel_id, v1=True, timeout=timeout)
-        try:
-            ids = cl.widget_comm_ids(ws, v1=True, timeout=timeout)
-            got = cl.request_all_states(ws, ids, timeout=max(timeout - (time.monotonic() - start), 1.0))
-        finally:
-            ws.close()
-        return got == len(ids) and len(ids) > 0, time.monotonic() - start
-    except Exception:  # noqa: BLE001 - a failed viewer is counted, not raised
-        return False, time.monotonic() - start
+    return cl.viewer_handshake(url, timeout=timeout)
 
 
 # Timed in the page, not by polling from playwright: ``wait_for_selector`` polls every 500 ms once a
@@ -135,7 +123,7 @@ def _browser_viewers(url: str, delays: list[float], results) -> None:
 
     from playwright.async_api import async_playwright
 
-    from tests.conftest import CHROMIUM_ARGS
+    from conftest import CHROMIUM_ARGS
 
     async def main() -> None:
         async with async_playwright() as p:
@@ -222,7 +210,7 @@ def _browser_first_render(url: str, repeats: int, server=None) -> tuple[float, f
     """
     from playwright.sync_api import sync_playwright
 
-    from tests.conftest import CHROMIUM_ARGS
+    from conftest import CHROMIUM_ARGS
 
     executable = shutil.which("chromium")
     if executable is None:
@@ -249,7 +237,7 @@ def _browser_first_render(url: str, repeats: int, server=None) -> tuple[float, f
 
 @register("server")
 def bench_server(repeats: int) -> dict[str, float]:
-    from tests import clients as cl
+    import clients as cl
 
     out: dict[str, float] = {}
     repeats = max(3, min(repeats, 5))

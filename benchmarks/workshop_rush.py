@@ -25,10 +25,10 @@ from pathlib import Path
 import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the package and the tests' shared helpers
 
 from benchmarks.bench_server import _percentile  # noqa: E402
-from tests import clients as cl  # noqa: E402
+import clients as cl  # noqa: E402
 from deploy.serve import free_port, wait_for_port  # noqa: E402
 
 LESSONS = ["lessons/en/01_flops_to_dollars.ipynb", "lessons/zh/01_flops_to_dollars.ipynb"]
@@ -40,20 +40,7 @@ def handshake(base: str, path: str, timeout: float = 300.0) -> tuple[bool, float
     As ``benchmarks.bench_server.handshake``, for a notebook under ``voila/render/`` (the kernel
     websocket is at the server's root, not under the page's path).
     """
-    start = time.monotonic()
-    try:
-        page = cl.get_page(base + "voila/render/" + path, timeout=timeout)
-        if not (page.status == 200 and page.rendered and page.kernel_id):
-            return False, time.monotonic() - start
-        ws = cl.connect(base, page.kernel_id, v1=True, timeout=timeout)
-        try:
-            ids = cl.widget_comm_ids(ws, v1=True, timeout=timeout)
-            got = cl.request_all_states(ws, ids, timeout=max(timeout - (time.monotonic() - start), 1.0))
-        finally:
-            ws.close()
-        return got == len(ids) and len(ids) > 0, time.monotonic() - start
-    except Exception:  # noqa: BLE001 - a failed student is counted, not raised
-        return False, time.monotonic() - start
+    return cl.viewer_handshake(base + "voila/render/" + path, base, timeout=timeout)
 
 
 def serve(pool: int, max_kernels: int, log: Path) -> subprocess.Popen:

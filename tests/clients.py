@@ -195,6 +195,17 @@ def kill_if_over(pid: int, limit_mb: float) -> bool:
     return True
 
 
+def frames_until(ws: websocket.WebSocket, seconds: float):
+    """Yield each frame ``ws`` receives until ``seconds`` [s] have passed or none comes before then."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        ws.settimeout(left)
+        try:
+            yield ws.recv()
+        except websocket.WebSocketTimeoutException:
+            return
+
+
 def widget_states(ws: websocket.WebSocket, timeout: float = 60.0) -> dict[str, dict]:
     """Every widget's state by comm id, fetched as the page's widget manager does.
 
@@ -205,13 +216,7 @@ def widget_states(ws: websocket.WebSocket, timeout: float = 60.0) -> dict[str, d
     ws.send_binary(v1_frame("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control", "data": {}},
                             metadata={"version": "1.0.0"}))
     ws.send_binary(v1_frame("comm_msg", {"comm_id": control, "data": {"method": "request_states"}}))
-    deadline = time.monotonic() + timeout
-    while (left := deadline - time.monotonic()) > 0:
-        ws.settimeout(left)
-        try:
-            raw = ws.recv()
-        except websocket.WebSocketTimeoutException:
-            break
+    for raw in frames_until(ws, timeout):
         if not isinstance(raw, bytes):
             continue
         _, msg = parse_v1_frame(raw)
@@ -234,3 +239,26 @@ def kernel_exists(base_url: str, kernel_id: str) -> bool:
     except urllib.error.HTTPError as exc:
         assert exc.code == 404, exc.code
         return False
+
+
+def viewer_handshake(page_url: str, base_url: str | None = None, timeout: float = 180.0) -> tuple[bool, float]:
+    """Load a page to its end and complete the widget handshake, as the page's widget manager does.
+
+    ``base_url`` is the server's root, where the kernel websocket is (default: ``page_url``; for a notebook
+    under ``voila/render/`` it is not the page's path). Returns (rendered, seconds); a failed viewer is
+    counted as not rendered, not raised (the benchmarks count them).
+    """
+    start = time.monotonic()
+    try:
+        page = get_page(page_url, timeout=timeout)
+        if not (page.status == 200 and page.rendered and page.kernel_id):
+            return False, time.monotonic() - start
+        ws = connect(base_url or page_url, page.kernel_id, v1=True, timeout=timeout)
+        try:
+            ids = widget_comm_ids(ws, v1=True, timeout=timeout)
+            got = request_all_states(ws, ids, timeout=max(timeout - (time.monotonic() - start), 1.0))
+        finally:
+            ws.close()
+        return got == len(ids) and len(ids) > 0, time.monotonic() - start
+    except Exception:  # noqa: BLE001 - a failed viewer is counted, not raised
+        return False, time.monotonic() - start

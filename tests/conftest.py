@@ -1,17 +1,24 @@
-"""Shared fixtures: a Voila server on 127.0.0.1 and a headless Debian chromium."""
+"""Shared fixtures: a fresh app for each test, a Voila server on 127.0.0.1 and a headless Debian chromium."""
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import csv
+import io
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
@@ -23,9 +30,93 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-b
 
 
 def _free_port() -> int:
+    """A port free now (bound and released: another process may take it before the caller binds it).
+
+    Only for servers that cannot be given port 0 (nginx, the hub, configurable-http-proxy); Voila and
+    JupyterLab are started on port 0 and report the port the OS gave them (:func:`port_from_log`).
+    """
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def port_from_log(proc: subprocess.Popen, log: Path, pattern: str, timeout: float) -> int | None:
+    """Wait until ``log`` has a line matching ``pattern`` (group 1: the port) and return that port.
+
+    For a server started with port 0: the OS picks a free port when the server binds, and the server
+    logs its address. None when the process ends or ``timeout`` [s] passes first.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        found = re.search(pattern, log.read_text(errors="replace")) if log.exists() else None
+        if found:
+            return int(found.group(1))
+        time.sleep(0.1)
+    return None
+
+
+#: Voila's "Voilà is running at:" line, with the address on the next line (explorer.hosting on port 0)
+VOILA_RUNNING_AT = r"running at:\s*http://127\.0\.0\.1:(\d+)/"
+
+
+@dataclass
+class CliResult:
+    """What ``python -m explorer`` would have returned: exit code and the text written to stdout and stderr."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*args: str, cwd: str | Path | None = None) -> CliResult:
+    """Run ``python -m explorer *args`` in this process: ``explorer.cli.main`` with stdout and stderr captured.
+
+    argparse's own refusals end in ``SystemExit``; its code is the exit code. An exception the CLI lets
+    through is not caught (the test fails with it, as the program would end in a traceback).
+    ``tests/cli/test_cli.py`` keeps one run of the real program in a subprocess.
+    """
+    from explorer.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    before = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        os.chdir(before)
+    return CliResult(code or 0, out.getvalue(), err.getvalue())
+
+
+def csv_from_link(html_text: str) -> list[dict]:
+    """The rows of the CSV in the first ``data:text/csv`` download link of ``html_text`` (an app's HTML widget)."""
+    url = re.search(r'href="data:text/csv;charset=utf-8;base64,([^"]+)"', html_text).group(1)
+    return list(csv.DictReader(io.StringIO(base64.b64decode(url).decode("utf-8"))))
+
+
+@pytest.fixture
+def make_app():
+    """A factory of fresh headless apps: ``make_app(query_string="", **kwargs)`` builds a new ``ExplorerApp``.
+
+    Every call builds its own app (about 0.3 s), so no test sees what another one did to it; keyword
+    arguments go to ``ExplorerApp`` (``scenario=``, ``language=``).
+    """
+    from explorer.app import ExplorerApp
+
+    def make(query_string: str = "", **kwargs) -> ExplorerApp:
+        return ExplorerApp(query_string=query_string, **kwargs)
+
+    return make
+
+
+@pytest.fixture
+def app(make_app):
+    """A fresh app with the default scenario and no link, for one test."""
+    return make_app()
 
 
 class Server:
@@ -34,15 +125,15 @@ class Server:
     def __init__(self, name: str, *options: str, pool_size: int | None = None,
                  notebook: str = "notebooks/explorer.ipynb", ready_timeout: float = 120.0,
                  env: dict[str, str] | None = None):
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
+        self.port = 0  # the OS picks a free port when the server binds it; read back from the log
+        self.url = ""
         self.log = ARTIFACTS / f"voila-{name}.log"
         self.pool_size = pool_size
         ARTIFACTS.mkdir(exist_ok=True)
         # every test client comes from 127.0.0.1: no per-address seat cap unless a test sets one
         per_address = [] if any("seats_per_address" in o for o in options) else ["--ExplorerVoila.seats_per_address=0"]
         args = [sys.executable, "-m", "explorer.hosting", notebook, "--Voila.ip=127.0.0.1",
-                f"--port={self.port}", "--port_retries=0", "--no-browser", *per_address, *options]
+                "--port=0", "--port_retries=0", "--no-browser", *per_address, *options]
         if pool_size is not None:
             args.append(f"--pool_size={pool_size}" if pool_size else "--preheat_kernel=False")
         with open(self.log, "w") as out:
@@ -51,17 +142,14 @@ class Server:
         self._wait_ready(ready_timeout)
 
     def _wait_ready(self, timeout: float = 120.0) -> None:
-        """Wait for the port, then for the preheated pool to fill (its kernels would slow the first tests)."""
+        """Wait for the server to log its port, then for the preheated pool to fill (its kernels would slow
+        the first tests)."""
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=2):
-                    break
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    pytest.fail(f"voila did not start; see {self.log}")
-                time.sleep(0.3)
+        port = port_from_log(self.proc, self.log, VOILA_RUNNING_AT, timeout)
+        if port is None:
+            self.stop()
+            pytest.fail(f"voila did not start; see {self.log}")
+        self.port, self.url = port, f"http://127.0.0.1:{port}/"
         if self.pool_size:
             self.wait_ready_kernels(self.pool_size, max(deadline - time.monotonic(), 0.0))
 
@@ -82,7 +170,7 @@ class Server:
             time.sleep(0.2)
 
     def stop(self) -> None:
-        from tests.clients import children
+        from clients import children
 
         kernels = children(self.proc.pid)
         self.proc.terminate()
@@ -150,8 +238,6 @@ class ConsoleCheckedBrowser:
 
     def unexpected(self) -> list[str]:
         """The recorded errors that no :meth:`allow` pattern matches."""
-        import re
-
         return [e for e in self.errors if not any(re.search(p, e) for p in self._allowed)]
 
 
@@ -182,3 +268,28 @@ def chromium(_chromium_browser):
     unexpected = browser.unexpected()
     if unexpected:
         pytest.fail("the browser logged errors:\n" + "\n".join(e[:400] for e in unexpected), pytrace=False)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Keep each notebook's cells together and in their order: nbval runs them top to bottom in one kernel.
+
+    pytest-randomly shuffles the tests within each module and the modules among themselves; nbval's cells
+    belong to no Python module, so it would shuffle the cells of every notebook together. This hook runs after
+    the shuffle (randomly reorders in a hook wrapper, before other implementations): each notebook keeps the
+    place of its first cell in the shuffled order and its cells run in the notebook's order. It is in this
+    conftest, so it applies when ``tests`` is collected (``make test``); ``pytest notebooks`` alone needs
+    ``-p no:randomly``.
+    """
+    notebooks: dict = {}
+    for item in items:
+        if hasattr(item, "cell_num"):  # an nbval cell (nbval.plugin.IPyNbCell)
+            notebooks.setdefault(item.parent, []).append(item)
+    if not notebooks:
+        return
+    ordered = []
+    for item in items:
+        if not hasattr(item, "cell_num"):
+            ordered.append(item)
+        elif item.parent in notebooks:
+            ordered.extend(sorted(notebooks.pop(item.parent), key=lambda cell: cell.cell_num))
+    items[:] = ordered

@@ -84,7 +84,7 @@ class WhatIfView:
         self._muted = False
         self.built = False
         # The tab holds an empty box until it is first opened: a page that never opens it builds no model of it
-        # (tests/test_issue9_app.py counts them).
+        # (tests/app/test_app_levers.py counts them).
         self.widget = w.VBox(layout=PLAIN)
         self.widget.add_class("explorer-whatif")
 

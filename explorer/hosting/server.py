@@ -155,6 +155,8 @@ class ExplorerVoila(Voila):
         """
         if not self.voila_configuration.extension_allowlist:  # not set (Voila: empty = every extension)
             self.voila_configuration.extension_allowlist = list(PAGE_EXTENSIONS)
+        if self.port == 0:
+            self._bind_a_port_the_os_picks()  # before the kernel manager gives preheated kernels the port
         settings = super().init_settings()
         settings["explorer_max_kernels"] = self.max_kernels
         settings["explorer_log"] = self.log  # handlers log as the server does
@@ -207,7 +209,39 @@ class ExplorerVoila(Voila):
                         page_idle_timeout=self.page_idle_timeout, busy_cull_timeout=self.busy_cull_timeout,
                         kernel_memory_mb=self.kernel_memory_mb, connections=kernel_connections)
         IOLoop.current().add_callback(warden.start)
+        if self._bound_sockets:
+            self._listen_on_the_bound_sockets()
         super().listen()
+
+    _bound_sockets: list = []
+
+    def _bind_a_port_the_os_picks(self) -> None:
+        """``--port=0``: bind a port the OS assigns, at start-up, and make it the server's port.
+
+        Voila would listen on port 0 but keep 0 as its port, which it logs and gives preheated kernels
+        (``VOILA_APP_PORT``, set when the kernel manager first fills its pool) to connect back. Binding
+        before the kernel manager exists sets the real port first; :meth:`listen` then hands Voila the
+        bound socket instead of binding again, so no other process can take the port in between (the
+        tests start every server this way and read the port from the "running at" log line).
+        """
+        from tornado.netutil import bind_sockets
+
+        self._bound_sockets = bind_sockets(0, self.ip or None)
+        self.port = self._bound_sockets[0].getsockname()[1]
+
+    def _listen_on_the_bound_sockets(self) -> None:
+        """Make Voila's ``app.listen`` serve the sockets of :meth:`_bind_a_port_the_os_picks`."""
+        from tornado.httpserver import HTTPServer
+
+        options = self.app.listen.keywords  # the limits set in listen()
+        sockets = self._bound_sockets
+
+        def listen_on_bound_sockets(port, address="", **kwargs):
+            server = HTTPServer(self.app, **{**options, **kwargs})
+            server.add_sockets(sockets)
+            return server
+
+        self.app.listen = listen_on_bound_sockets
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -15,7 +15,7 @@ definition from the ``glossary_<label>`` rows of ``explorer/data/labels.csv``, w
 
 This script writes ``notebooks/lessons/{en,zh}/NN_name.ipynb``, ``{en,zh}/capstone.ipynb``,
 ``index.ipynb`` and ``glossary.ipynb``: nbformat 4.5, no outputs, the kernelspec, a ``lang`` key for a lesson's
-language and stable cell ids. ``tests/test_lessons.py`` fails when a committed notebook
+language and stable cell ids. ``tests/workshop/test_lessons.py`` fails when a committed notebook
 differs from what this script writes, and when the two languages of a lesson differ in their
 code (the code is the same in both; labels come from ``ws.t(english, chinese)``).
 Importing this module writes nothing.

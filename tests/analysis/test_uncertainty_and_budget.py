@@ -1,0 +1,63 @@
+"""Monte Carlo and the budget rule against hand values: the median is the estimate, draws stay in range, 50% at the estimate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer import Scenario, estimate
+
+
+def _scenarios():
+    from explorer.presets import presets
+    return {"default": Scenario(), **{k: p.scenario for k, p in presets().items()}}
+
+
+@pytest.mark.parametrize("name", list(_scenarios()))
+def test_simulated_median_is_the_point_estimate(name):
+    from explorer import simulate
+    s = _scenarios()[name]
+    sim = simulate(s, n=20_000, seed=0)
+    assert sim.percentiles.loc["P50", "total_usd"] / estimate(s).total_usd == pytest.approx(1.0, abs=0.02)
+
+
+def test_no_mfu_draw_above_the_ceiling():
+    from explorer import simulate
+    # calibrated_mfu_max 0.55: PaLM 0.462, Epoch's middle half tops out at 0.50 (defaults.csv)
+    for s in (Scenario(gpus=512), Scenario(gpus=512, mfu=0.5)):
+        sim = simulate(s, n=50_000, seed=1)
+        mfu = (s.mfu or 0.38) * sim.draws["mfu"]
+        assert mfu.max() <= 0.55 + 1e-12
+
+
+def test_spot_discount_is_drawn_only_for_spot():
+    from explorer import simulate
+    spot = simulate(Scenario(gpus=512, pricing="spot", experiments_multiplier=1.0), n=20_000, seed=2)
+    assert "spot_discount" in spot.draws
+    # 30-70% off (defaults.csv spot_discount source) around 50%: rate multiplier 0.6-1.4 is the 90% interval
+    lo, hi = np.percentile(spot.draws["spot_discount"], [5, 95])
+    assert lo == pytest.approx((0.6 / 1.4) ** 0.5, rel=0.03) and hi == pytest.approx((1.4 / 0.6) ** 0.5, rel=0.03)
+    assert "spot_discount" not in simulate(Scenario(gpus=512), n=100, seed=2).draws
+
+
+def test_budget_at_the_estimate_is_a_coin_toss_and_says_so():
+    from explorer import budget_status
+    s = Scenario(gpus=512)
+    b = budget_status(s, estimate(s).total_usd)
+    assert b.status == "within"
+    assert b.probability_over == pytest.approx(0.5, abs=0.03)
+    assert b.median_usd == pytest.approx(b.total_usd, rel=0.02)
+    assert (b.probability_over > 0.5) == bool(b.note)
+
+
+def test_budget_rule_applies_per_experiment_with_the_project_total_beside():
+    from explorer import budget_status
+    # first source article, section 5 step 3: a single experiment over 120% of its budget goes to review
+    s = Scenario(gpus=512)
+    e = estimate(s)
+    b = budget_status(s, 10 * e.total_usd, experiment_budget_usd=e.final_run_usd / 1.25)
+    assert b.experiment_usd == pytest.approx(e.final_run_usd)
+    assert b.experiment_status == "review"  # 125% of the experiment budget
+    assert b.status == "within" and b.total_usd == pytest.approx(e.total_usd)
+    b = budget_status(s, 10 * e.total_usd, experiment_budget_usd=e.final_run_usd / 1.1)
+    assert b.experiment_status == "over"

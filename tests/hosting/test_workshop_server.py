@@ -1,0 +1,74 @@
+"""`make workshop` for a room: a kernel cap in directory mode, and preheated kernels for the first lesson.
+
+Starts the hardened server over ``notebooks`` (as `make workshop` does) on a free port and opens pages
+over plain HTTP. Each page that renders holds a kernel until the server ends.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+import conftest
+from clients import children
+
+LESSON1 = "lessons/en/01_flops_to_dollars.ipynb"
+
+pytestmark = [pytest.mark.server]
+
+
+class Server(conftest.Server):
+    """The hardened server over the ``notebooks`` directory, as `make workshop` starts it."""
+
+    def __init__(self, *options: str, name: str):
+        super().__init__(name, *options, notebook="notebooks", ready_timeout=90.0)
+
+    def get(self, path: str) -> tuple[int, str]:
+        url = f"http://127.0.0.1:{self.port}/voila/render/{path}"
+        try:
+            with urllib.request.urlopen(url, timeout=180) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    def wait_log(self, text: str, count: int, timeout: float = 180) -> None:
+        deadline = time.monotonic() + timeout
+        while self.log.read_text().count(text) < count:
+            assert time.monotonic() < deadline, f"{count} x {text!r} not in {self.log}"
+            time.sleep(0.5)
+
+
+def test_kernel_cap_holds_in_directory_mode():
+    """`make workshop --ExplorerVoila.max_kernels=2`: the third page gets the busy page (v1 opened it)."""
+    server = Server("--preheat_kernel=False", "--ExplorerVoila.max_kernels=2", name="workshop-cap")
+    try:
+        assert server.get("lessons/index.ipynb")[0] == 200
+        assert server.get("lessons/index.ipynb")[0] == 200
+        status, body = server.get(LESSON1)
+        assert status == 503 and "busy" in body and "繁忙" in body, (status, body[:200])
+        assert len(children(server.proc.pid)) == 2  # no third kernel was started
+    finally:
+        server.stop()
+
+
+def test_preheated_first_lesson_is_served_and_pool_kernels_are_not_viewers():
+    """Kernels waiting in a lesson's pool do not count against the cap; a viewer's kernel does."""
+    pools = json.dumps({"default": {"pool_size": 0}, LESSON1: {"pool_size": 2}})
+    server = Server("--preheat_kernel=True", f"--VoilaKernelManager.kernel_pools_config={pools}",
+                    "--VoilaKernelManager.fill_delay=600", "--ExplorerVoila.max_kernels=1", name="workshop-pool")
+    try:
+        server.wait_log("waits for a viewer", 2)  # both pool kernels ran the lesson up to the request
+        started = time.monotonic()
+        status, body = server.get(LESSON1)
+        assert status == 200 and "Exercise 1" in body, body[:300]
+        assert "Using pre-heated kernel" in server.log.read_text()
+        first_render = time.monotonic() - started
+        status, _ = server.get("lessons/index.ipynb")  # one viewer holds a kernel: the cap of 1 is reached
+        assert status == 503
+        print(f"preheated lesson 1 served in {first_render:.1f} s")
+    finally:
+        server.stop()

@@ -1,0 +1,103 @@
+"""Mixture-of-experts in the model: active parameters for compute, total for memory, a default active fraction, a shape."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from explorer import Scenario, catalog, estimate
+from explorer.catalog import default
+
+
+def _attention_per_token(L, d, s):
+    """12 L d s FLOP per token (PaLM appendix B), by hand."""
+    return 12.0 * L * d * s
+
+
+REL = 1e-9  # relative tolerance for hand-computed values (floating-point order only)
+
+
+def approx(x, rel=REL):
+    return pytest.approx(x, rel=rel)
+
+
+def korthikanti_selective_bytes(L, d, s):
+    """Activations of one sequence through L layers, selective recomputation, 16-bit: 34 s d bytes per layer."""
+    return 34 * s * d * L
+
+
+@pytest.mark.parametrize("name, total, active, layers, width", [
+    # DeepSeek-AI 2024 (arXiv 2412.19437) section 4.2: 61 layers, hidden 7168; 671B total, 37B active
+    ("DeepSeek-V3", 671e9, 37e9, 61, 7168),
+    # Jiang et al. 2024 (arXiv 2401.04088) table 1: 32 layers, dim 4096; 46.7B total, 12.9B active
+    ("Mixtral 8x7B", 46.7e9, 12.9e9, 32, 4096),
+])
+def test_moe_without_shape_is_within_10_percent_of_its_published_shape(name, total, active, layers, width):
+    s = Scenario(params=total, architecture="moe", active_params=active, tokens=1e12, seq_len=4096, gpus=2048)
+    e = estimate(s)
+    published = (6.0 * active + _attention_per_token(layers, width, 4096)) * 1e12
+    assert e.train_flop / published == pytest.approx(1.0, abs=0.10), (name, e.shape)
+    L, d, _ = e.shape
+    assert 0.5 < L / layers < 1.5 and 0.5 < d / width < 1.5, e.shape
+
+
+def test_moe_toggle_shape_follows_active_parameters():
+    # the app's MoE toggle sets no shape: a 671B MoE at the default active fraction (37B)
+    e = estimate(Scenario(params=671e9, architecture="moe", tokens=14.8e12, gpus=2048, seq_len=4096))
+    assert e.shape[0] < 80 and e.shape[1] < 9000  # DeepSeek-V3: 61 layers, 7168
+
+
+def test_moe_default_active_fraction_follows_model_size():
+    # DeepSeek-V3: 37B of 671B active (arXiv 2412.19437) = 0.0551
+    for params in (7e9, 70e9, 405e9):
+        s = Scenario(params=params, architecture="moe")
+        assert s.active_params_effective == pytest.approx(params * 37 / 671, rel=1e-3)
+    # switching a 7B dense model to MoE lowers compute, never raises it
+    dense, moe = estimate(Scenario()), estimate(Scenario(architecture="moe"))
+    assert moe.train_flop < dense.train_flop / 5
+    assert moe.total_usd < dense.total_usd
+
+
+def test_moe_active_fraction_field_and_precedence():
+    s = Scenario(params=100e9, architecture="moe", active_fraction=0.25)
+    assert s.active_params_effective == pytest.approx(25e9)
+    # explicit active parameters win, and the fraction they imply is reported
+    s = Scenario(params=100e9, architecture="moe", active_params=10e9, active_fraction=0.25)
+    assert s.active_fraction_effective == pytest.approx(0.1)
+    assert Scenario().active_fraction_effective == 1.0
+
+
+def test_lora_on_moe_counts_active_params():
+    # LoRA on an MoE model: the frozen forward/backward pass (4 FLOP per parameter-token)
+    # runs through the active parameters only (an MoE's compute comes from its active parameters Na).
+    N, Na, D, f = 671e9, 37e9, 1e9, 0.01
+    e = estimate(Scenario(params=N, architecture="moe", active_params=Na, tokens=D, training_kind="lora",
+                          lora_trainable_fraction=f, gpu="h800", gpus=256))
+    L, d, s = e.shape
+    attention = 12 * L * d * s * D
+    lower = 4 * Na * D + attention  # frozen weights, active experts only
+    upper = (4 * Na + 6 * f * N) * D + attention  # even if adapters sat on every parameter
+    assert lower <= e.train_flop <= upper * (1 + 1e-9), (e.train_flop, lower, upper)
+
+
+def test_moe_uses_active_params_for_compute_total_for_memory():
+    N, Na, D = 671e9, 37e9, 14.8e12
+    mem = catalog.accelerator("h800").memory_gb
+    L, d, s = 61, 7168, 4096  # DeepSeek-V3 (DeepSeek-AI 2024, section 4.2)
+    e = estimate(Scenario(params=N, architecture="moe", active_params=Na, tokens=D, gpu="h800", gpus=2048,
+                          n_layers=L, d_model=d, seq_len=s))
+    assert e.train_flop == approx(6 * Na * D + 12 * L * d * s * D)
+    assert e.min_gpus_memory == math.ceil(N * 16 / (mem * 1e9 - korthikanti_selective_bytes(L, d, s) / 8))
+
+
+def test_moe_active_from_experts_and_top_k():
+    N, E, k, D = 100e9, 64, 4, 1e12
+    e = estimate(Scenario(params=N, architecture="moe", experts=E, top_k=k, tokens=D, gpus=256, n_layers=40,
+                          d_model=5120, seq_len=4096))
+    assert e.train_flop == approx(6 * (N * k / E) * D + 12 * 40 * 5120 * 4096 * D)
+
+
+def test_moe_mfu_factor():
+    e = estimate(Scenario(params=100e9, architecture="moe", active_params=10e9, tokens=1e12, gpus=512))
+    assert e.mfu == approx(default("mfu_dense") * default("moe_mfu_factor"))
