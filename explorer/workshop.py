@@ -281,24 +281,15 @@ class Lesson:
     def session(self):
         """The app's session-ended notice with Reload, and the heartbeat that shows it when the kernel is gone.
 
-        The page pings the kernel every few seconds through a hidden text box; with no answer (the kernel
+        The page's widget pings the kernel every few seconds; with no answer (the kernel
         was culled or crashed, the server restarted) a bar with a Reload button covers the top of the page,
         instead of a lesson whose sliders move while its numbers stay.
         """
+        from explorer.app.page_bridge import PageBridge
         from explorer.app.views import session_html
 
-        hidden = widgets.Layout(display="none")
-        ping = widgets.Text(value="", continuous_update=False, layout=hidden)
-        ping.add_class("explorer-heartbeat-in")
-        pong = widgets.HTML(layout=hidden)
-        pong.add_class("explorer-heartbeat-out")
-
-        def answer(change):
-            pong.value = f'<span data-beat="{html.escape(str(change["new"])[:24])}"></span>'
-
-        ping.observe(answer, names="value")
-        self._heartbeat = (ping, pong)
-        return widgets.VBox([widgets.HTML(_SESSION_STYLE + session_html()), ping, pong],
+        self._heartbeat = PageBridge(layout=widgets.Layout(display="none"))
+        return widgets.VBox([widgets.HTML(_SESSION_STYLE + session_html()), self._heartbeat],
                             layout=widgets.Layout(margin="0"))
 
     def money(self, x: float) -> str:

@@ -399,13 +399,11 @@ def share_html(query: str, language: str = "en") -> str:
     """The share link as an absolute URL (completed in the browser from the page's address) and a copy button.
 
     The kernel does not know the address viewers use (a proxy may sit in
-    front), so the page turns the query into ``origin + path + query``.
+    front), so the page turns the query into ``origin + path + query``
+    (:class:`~explorer.app.page_bridge.PageBridge`).
     """
     q = html.escape(query, quote=True)
     copied = html.escape(label("share_copied", language), quote=True)
-    fill = ("var b=this.parentNode,i=b.querySelector('input');"
-            "i.value=new window.URL(i.getAttribute('data-query'),location.href).href;"
-            "b.querySelector('a').href=i.value;")
     copy = ("var b=this.parentNode,i=b.querySelector('input');i.select();"
             "var done=function(){b.querySelector('.explorer-copied').textContent=this_copied;};"
             "if(navigator.clipboard){navigator.clipboard.writeText(i.value).then(done,function(){"
@@ -417,45 +415,20 @@ def share_html(query: str, language: str = "en") -> str:
             f'<button class="explorer-copy" type="button" onclick="{html.escape(copy, quote=True)}">'
             f'{html.escape(label("share_copy", language))}</button> '
             f'<span class="explorer-copied" data-text="{copied}"></span> '
-            f'<a href="{q}" target="_blank">{html.escape(label("share_open", language))}</a>'
-            f'<img alt="" src="data:," style="display:none" onerror="{html.escape(fill, quote=True)}"></div>')
+            f'<a href="{q}" target="_blank">{html.escape(label("share_open", language))}</a></div>')
 
 
 def session_html() -> str:
-    """The session-ended notice (hidden), in both languages, and the heartbeat that shows it.
+    """The session-ended notice (hidden), in both languages, with a reload button.
 
-    The page pings the kernel every :data:`HEARTBEAT_SECONDS` by typing into a
-    hidden text box (``.explorer-heartbeat-in``); the kernel answers by
-    changing a hidden HTML widget (``.explorer-heartbeat-out``). With no
-    answer for :data:`SESSION_TIMEOUT_SECONDS` (the kernel was culled, crashed
-    or the server restarted), the notice with a reload button shows.
+    The page's widget (:class:`~explorer.app.page_bridge.PageBridge`) pings the
+    kernel every :data:`HEARTBEAT_SECONDS` and shows this notice after
+    :data:`SESSION_TIMEOUT_SECONDS` without an answer (the kernel was culled,
+    crashed or the server restarted).
     """
-    script = """
-if (!window.__explorerHeartbeat) {
-  window.__explorerHeartbeat = true;
-  var n = 0, last = Date.now(), seen = null;
-  setInterval(function () {
-    var input = document.querySelector('.explorer-heartbeat-in input');
-    var out = document.querySelector('.explorer-heartbeat-out');
-    var notice = document.querySelector('.explorer-session-ended');
-    if (!input || !out || !notice) { return; }
-    if (out !== seen) {
-      seen = out; last = Date.now();
-      new MutationObserver(function () { last = Date.now(); })
-        .observe(out, {subtree: true, childList: true, characterData: true, attributes: true});
-    }
-    // a busy kernel answers late: the notice goes away again when it does
-    notice.style.display = (Date.now() - last > TIMEOUT_MS) ? 'block' : 'none';
-    n += 1;
-    input.value = 'ping ' + n;
-    input.dispatchEvent(new Event('change', {bubbles: true}));
-  }, INTERVAL_MS);
-}
-""".replace("TIMEOUT_MS", str(SESSION_TIMEOUT_SECONDS * 1000)).replace("INTERVAL_MS", str(HEARTBEAT_SECONDS * 1000))
     en, zh = label("session_ended", "en"), label("session_ended", "zh")
     reload_en, reload_zh = label("reload", "en"), label("reload", "zh")
     return (f'<div class="explorer-session-ended" role="alert"><div lang="en">{html.escape(en)}</div>'
             f'<div lang="zh">{html.escape(zh)}</div>'
             f'<button type="button" onclick="location.reload()">{html.escape(reload_en)} / '
-            f'{html.escape(reload_zh)}</button></div>'
-            f'<img alt="" src="data:," style="display:none" onerror="{html.escape(script, quote=True)}">')
+            f'{html.escape(reload_zh)}</button></div>')
