@@ -47,7 +47,7 @@ workshop: $(STAMP)
 		$(if $(POOL),--preheat_kernel=True --VoilaKernelManager.fill_delay=$(FILL_DELAY) \
 			'--VoilaKernelManager.kernel_pools_config=$(WORKSHOP_POOLS)',--preheat_kernel=False)
 
-# Regenerate the English and Chinese lesson notebooks from their one source (tests/workshop/test_lessons.py checks it)
+# Build the lesson notebooks from their text sources, notebooks/lessons/src/*.md (tests/workshop/test_lessons.py checks it)
 lessons: $(STAMP)
 	$(BIN)/python notebooks/lessons/build_lessons.py
 

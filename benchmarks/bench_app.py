@@ -52,10 +52,11 @@ def _percentiles(times_s) -> tuple[float, float]:
 
 def _attached_app():
     from explorer.app import ExplorerApp
+    from explorer.app.ipympl_private import page_connected
 
     app = ExplorerApp(query_string="")
     for fig in (app.breakdown.figure, app.waterfall.figure, app.history_fig, *app.analysis.figures):
-        fig.canvas._handle_message(fig.canvas, {"type": "initialized"}, [])
+        page_connected(fig.canvas)
     return app
 
 

@@ -113,11 +113,12 @@ async def _rendered_after_async(page, start_epoch_s: float, timeout_ms: int) -> 
     return await page.evaluate("window.__rendered") / 1000 - start_epoch_s
 
 
-def _browser_viewers(url: str, delays: list[float], results) -> None:
-    """Open one chromium page per delay (seconds after the rush starts); put (rendered, seconds) on ``results``.
+def _browser_viewers(visits: list[tuple[str, float]], results, probe: str = _FIRST_RENDER_PROBE) -> None:
+    """Open one chromium page per (url, delay [s after the rush starts]); put (rendered, seconds) on ``results``.
 
     Runs in its own process: chromium is launched before the rush starts, and
-    each page is timed from its arrival to the summary shown and a chart drawn.
+    each page is timed from its arrival to ``window.__rendered``, set by ``probe``
+    (by default: the app's summary shown and a chart drawn).
     """
     import asyncio
 
@@ -129,12 +130,12 @@ def _browser_viewers(url: str, delays: list[float], results) -> None:
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
             context = await browser.new_context(viewport={"width": 1400, "height": 1000})
-            await context.add_init_script(_FIRST_RENDER_PROBE)
+            await context.add_init_script(probe)
             results.put(("launched", 0.0))
             go = time.monotonic() + 1.0  # the protocol clients start at the same moment (see rush)
             results.put(("start", go))
 
-            async def viewer(delay: float) -> tuple[bool, float]:
+            async def viewer(url: str, delay: float) -> tuple[bool, float]:
                 await asyncio.sleep(max(go + delay - time.monotonic(), 0.0))
                 start, start_epoch = time.monotonic(), time.time()
                 page = await context.new_page()
@@ -144,15 +145,20 @@ def _browser_viewers(url: str, delays: list[float], results) -> None:
                 except Exception:  # noqa: BLE001 - a failed viewer is counted, not raised
                     return False, time.monotonic() - start
 
-            for ok, seconds in await asyncio.gather(*(viewer(d) for d in delays)):
+            for ok, seconds in await asyncio.gather(*(viewer(u, d) for u, d in visits)):
                 results.put((ok, seconds))
             await browser.close()
 
     asyncio.run(main())
 
 
-def rush(url: str, viewers: int, window_s: float, browsers: int = 0) -> dict[str, list[float]]:
+def rush(url: str | list[str], viewers: int, window_s: float, browsers: int = 0, *,
+         probe: str = _FIRST_RENDER_PROBE, handshake_fn=None) -> dict[str, list[float]]:
     """``viewers`` arriving evenly within ``window_s``; ``browsers`` of them are chromium pages.
+
+    ``url`` is one page, or a list the arrivals take in turn (a class opening a lesson in two
+    languages). The browsers are timed to ``window.__rendered`` as set by ``probe``; the protocol
+    clients by ``handshake_fn(url) -> (rendered, seconds)`` (:func:`handshake` by default).
 
     Returns the seconds of the rendered viewers, ``{"protocol": [...], "browser": [...]}``
     (the browsers are spread evenly among the arrivals), and counts failures by
@@ -161,8 +167,10 @@ def rush(url: str, viewers: int, window_s: float, browsers: int = 0) -> dict[str
     """
     import multiprocessing
 
+    urls = [url] if isinstance(url, str) else list(url)
     arrivals = [window_s * i / max(viewers - 1, 1) for i in range(viewers)]
-    browser_slots = set(round(i * viewers / browsers + viewers / (2 * browsers)) for i in range(browsers)) \
+    # the middle arrival of each of ``browsers`` equal groups: distinct slots up to browsers == viewers
+    browser_slots = {min(int((i + 0.5) * viewers / browsers), viewers - 1) for i in range(min(browsers, viewers))} \
         if browsers and shutil.which("chromium") else set()
     results: list[tuple[bool, float]] = []
     lock = threading.Lock()
@@ -171,18 +179,19 @@ def rush(url: str, viewers: int, window_s: float, browsers: int = 0) -> dict[str
     go = time.monotonic()
     if browser_slots:
         proc = multiprocessing.get_context("spawn").Process(
-            target=_browser_viewers, args=(url, [arrivals[i] for i in sorted(browser_slots)], queue))
+            target=_browser_viewers, args=([(urls[i % len(urls)], arrivals[i]) for i in sorted(browser_slots)],
+                                           queue, probe))
         proc.start()
         queue.get(timeout=120)  # chromium launched
         go = queue.get(timeout=30)[1]
 
-    def viewer(delay: float) -> None:
+    def viewer(page_url: str, delay: float) -> None:
         time.sleep(max(go + delay - time.monotonic(), 0.0))
-        ok, seconds = handshake(url)
+        ok, seconds = (handshake_fn or handshake)(page_url)
         with lock:
             results.append((ok, seconds))
 
-    threads = [threading.Thread(target=viewer, args=(arrivals[i],)) for i in range(viewers) if i not in browser_slots]
+    threads = [threading.Thread(target=viewer, args=(urls[i % len(urls)], arrivals[i])) for i in range(viewers) if i not in browser_slots]
     for t in threads:
         t.start()
     for t in threads:

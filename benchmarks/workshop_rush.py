@@ -2,13 +2,21 @@
 
     python benchmarks/workshop_rush.py                 # POOL=15 (lesson 1 in en and zh), then cold
     python benchmarks/workshop_rush.py --pool 0        # cold only
+    python benchmarks/workshop_rush.py --browsers 30   # every student a chromium page
 
 Starts the hardened server over ``notebooks`` as the Makefile does, waits until every pool kernel has run
-the lesson ("... waits for a viewer" in the log), then starts 30 protocol clients at once (half open
-``lessons/en/01``, half ``lessons/zh/01``). Each is timed from its request to the page read and the widget
-handshake done (kernel websocket open, every widget's state received: what the page's widget manager
-does), by ``benchmarks.bench_server.handshake``. Prints one JSON document: p50/p95/max seconds, how many
-rendered, and the kernels' memory.
+the lesson ("... waits for a viewer" in the log), then the students arrive at once, half opening
+``lessons/en/01``, half ``lessons/zh/01`` (:func:`benchmarks.bench_server.rush`, window 0 s).
+
+* A protocol client is timed from its request to the page read and the widget handshake done (kernel
+  websocket open, every widget's state received: what the page's widget manager does).
+* A browser (``--browsers N`` of the students; chromium, headless) is timed in the page, from navigation
+  to the first animation frame in which every exercise's and question's Check button is in the page
+  (:data:`LESSON_RENDERED_PROBE`): the lesson's widgets are drawn and a student can answer. The browsers run
+  on the same two cores as the server, which a class's laptops would not: a pessimistic figure.
+
+Prints one JSON document: p50/p95/max seconds (protocol and browser apart), how many rendered, and the
+kernels' memory.
 """
 
 from __future__ import annotations
@@ -18,7 +26,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -27,20 +34,35 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the package and the tests' shared helpers
 
-from benchmarks.bench_server import _percentile  # noqa: E402
+from benchmarks.bench_server import _percentile, rush  # noqa: E402
 import clients as cl  # noqa: E402
 from deploy.serve import free_port, wait_for_port  # noqa: E402
 
 LESSONS = ["lessons/en/01_flops_to_dollars.ipynb", "lessons/zh/01_flops_to_dollars.ipynb"]
 
+# The first animation frame in which the page holds ``window.__checks`` Check buttons (one per exercise and
+# concept question, in English or Chinese); ``window.__rendered`` in ms since the epoch, as bench_server's probe.
+LESSON_RENDERED_PROBE = """
+(() => {
+  const names = new Set(['Check', '检查']);
+  const count = () => [...document.querySelectorAll('.jupyter-widgets button')]
+    .filter(b => names.has(b.textContent.trim())).length;
+  const watch = new MutationObserver(() => {
+    if (count() >= window.__checks) {
+      watch.disconnect();
+      requestAnimationFrame(() => { window.__rendered = performance.timeOrigin + performance.now(); });
+    }
+  });
+  document.addEventListener('DOMContentLoaded', () => watch.observe(document.body, {childList: true, subtree: true}));
+})();
+"""
 
-def handshake(base: str, path: str, timeout: float = 300.0) -> tuple[bool, float]:
-    """Read the page to its end and complete the widget handshake, as the page does; (rendered, seconds).
 
-    As ``benchmarks.bench_server.handshake``, for a notebook under ``voila/render/`` (the kernel
-    websocket is at the server's root, not under the page's path).
-    """
-    return cl.viewer_handshake(base + "voila/render/" + path, base, timeout=timeout)
+def check_buttons(path: str) -> int:
+    """Check buttons a lesson shows in Voila: one per ``ws.exercise`` and ``ws.concept`` call in its code cells."""
+    cells = json.loads((ROOT / "notebooks" / path).read_text())["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    return code.count("ws.exercise(") + code.count("ws.concept(")
 
 
 def serve(pool: int, max_kernels: int, log: Path) -> subprocess.Popen:
@@ -61,7 +83,7 @@ def serve(pool: int, max_kernels: int, log: Path) -> subprocess.Popen:
     return proc
 
 
-def run(pool: int, students: int, max_kernels: int) -> dict:
+def run(pool: int, students: int, max_kernels: int, browsers: int = 0) -> dict:
     log = ROOT / "artifacts" / f"workshop-rush-pool{pool}.log"
     log.parent.mkdir(exist_ok=True)
     proc = serve(pool, max_kernels, log)
@@ -75,27 +97,23 @@ def run(pool: int, students: int, max_kernels: int) -> dict:
             time.sleep(3)
         server = psutil.Process(proc.pid)
         base = f"http://127.0.0.1:{proc.port}/"
-        urls = [LESSONS[i % 2] for i in range(students)]
-        results, lock = [], threading.Lock()
-        barrier = threading.Barrier(students)
-
-        def student(url):
-            barrier.wait()
-            ok, seconds = handshake(base, url)
-            with lock:
-                results.append((ok, seconds))
-
-        threads = [threading.Thread(target=student, args=(u,)) for u in urls]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=400)
-        done = sorted(s for ok, s in results if ok)
+        checks = {check_buttons(path) for path in LESSONS}
+        assert len(checks) == 1, f"the lessons differ in their Check buttons: {checks}"
+        probe = f"window.__checks = {checks.pop()};" + LESSON_RENDERED_PROBE
+        times = rush([base + "voila/render/" + path for path in LESSONS], students, 0.0, browsers,
+                     probe=probe, handshake_fn=lambda url: cl.viewer_handshake(url, base, timeout=300.0))  # websocket at the root
+        done = sorted(times["protocol"] + times["browser"])
         kernels = [p for p in server.children(recursive=True) if "ipykernel" in " ".join(p.cmdline())]
         rss = sorted(p.memory_info().rss / 2**20 for p in kernels)
-        return {"pool_per_lesson": pool, "students": students, "rendered": len(done),
-                "p50_s": round(_percentile(done, 0.5), 2), "p95_s": round(_percentile(done, 0.95), 2),
-                "max_s": round(max(done), 2) if done else None, "kernels": len(kernels),
+        out = {"pool_per_lesson": pool, "students": students, "browsers": browsers, "rendered": len(done),
+               "p50_s": round(_percentile(done, 0.5), 2), "p95_s": round(_percentile(done, 0.95), 2),
+               "max_s": round(max(done), 2) if done else None}
+        for kind in ("protocol", "browser"):
+            if times[kind]:
+                out[f"{kind}_rendered"] = len(times[kind])
+                out[f"{kind}_p50_s"] = round(_percentile(times[kind], 0.5), 2)
+                out[f"{kind}_p95_s"] = round(_percentile(times[kind], 0.95), 2)
+        return {**out, "kernels": len(kernels),
                 "kernels_rss_gb": round(sum(rss) / 1024, 2),
                 "kernel_rss_mb_median": round(rss[len(rss) // 2], 0) if rss else None}
     finally:
@@ -117,13 +135,14 @@ def main() -> None:
     parser.add_argument("--pool", type=int, default=15, help="preheated kernels per lesson 1 (en, zh); 0: cold only")
     parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--cold", action="store_true", help="also measure without a pool")
+    parser.add_argument("--browsers", type=int, default=0, help="students that are chromium pages (timed in the page)")
     args = parser.parse_args()
     out = {"machine_cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     max_kernels = 2 * args.students + 2 * args.pool + 2
     if args.pool:
-        out["preheated"] = run(args.pool, args.students, max_kernels)
+        out["preheated"] = run(args.pool, args.students, max_kernels, args.browsers)
     if args.cold or not args.pool:
-        out["cold"] = run(0, args.students, max_kernels)
+        out["cold"] = run(0, args.students, max_kernels, args.browsers)
     print(json.dumps(out, indent=1))
 
 

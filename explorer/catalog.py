@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 
 __all__ = [
     "PRECISIONS",
@@ -85,7 +86,7 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
     },
     "presets.csv": {"id": "id", "source": ("source",), "types": {}},
     "labels.csv": {"id": "key", "source": (), "types": {}},
-    "messages.csv": {"id": "pattern", "source": (), "types": {}},
+    "messages.csv": {"id": "id", "source": (), "types": {}},
     "claim_texts.csv": {"id": "id", "source": (), "types": {}},
     "history.csv": {"id": "id", "source": ("source",), "types": {"cost_usd": "float!"}},
     "epoch_frontier.csv": {"id": "id", "source": ("source",),
@@ -124,7 +125,7 @@ class CatalogError(ScenarioError):
 
     def __init__(self, message: str):
         where, _, what = message.partition(": ")
-        super().__init__(where, what, "a row that matches the catalog schema (explorer.catalog.SCHEMAS)")
+        super().__init__(where, what, Message("allowed_catalog_row"))
 
 
 def check_rows(name: str, text: str) -> tuple[Mapping[str, str], ...]:
@@ -398,7 +399,8 @@ def accelerator(accelerator_id: str) -> Accelerator:
     try:
         return accelerators()[accelerator_id]
     except KeyError:
-        raise ScenarioError("gpu", accelerator_id, "one of " + ", ".join(accelerators())) from None
+        raise ScenarioError("gpu", accelerator_id, Message("allowed_choices", choices=list(accelerators()),
+                                                            field="gpu")) from None
 
 
 def region(region_id: str) -> Region:
@@ -406,7 +408,8 @@ def region(region_id: str) -> Region:
     try:
         return regions()[region_id]
     except KeyError:
-        raise ScenarioError("region", region_id, "one of " + ", ".join(regions())) from None
+        raise ScenarioError("region", region_id, Message("allowed_choices", choices=list(regions()),
+                                                            field="region")) from None
 
 
 def published_runs() -> tuple[Mapping[str, str], ...]:

@@ -15,8 +15,9 @@ from typing import Sequence
 
 from explorer import catalog, prices
 from explorer.errors import ScenarioError
+from explorer.messages import Message, render
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate
-from explorer.text import parse_number
+from explorer.text import LANGUAGES, label, parse_number
 from explorer.scenario import (AMORTIZATION_RULES, ARCHITECTURES, CURRENCIES, MAX_JSON_CHARS, PAY_BASES,
                                PRICING_MODES, RECOMPUTE_MODES, TRAINING_KINDS, Scenario)
 
@@ -152,6 +153,9 @@ def _parser() -> argparse.ArgumentParser:
     hist = sub.add_parser("history", help="historical cost curve: trend, projections, claims check")
     hist.add_argument("--method", help="cost method to fit (default: amortized)")
     hist.add_argument("--json", action="store_true")
+    for command in (est, cmp_, att, sim, cat, hist):
+        command.add_argument("--lang", choices=LANGUAGES, default="en",
+                             help="language of warnings and errors: en (default) or zh")
     return parser
 
 
@@ -161,9 +165,9 @@ def _read_scenario(path: str, option: str = "scenario") -> dict:
         with open(path, encoding="utf-8") as fh:
             text = fh.read(MAX_JSON_CHARS + 1)  # from_json refuses anything longer
     except OSError as exc:
-        raise ScenarioError(option, path, f"a readable JSON file ({exc.strerror})") from None
+        raise ScenarioError(option, path, Message("allowed_readable_file", reason=exc.strerror)) from None
     except UnicodeDecodeError:
-        raise ScenarioError(option, path, "a UTF-8 JSON file") from None
+        raise ScenarioError(option, path, Message("allowed_utf8_file")) from None
     return Scenario.from_json(text).to_dict()
 
 
@@ -205,8 +209,8 @@ def _memory(e: Estimate) -> str:
     return f"{m['total']:.3g} GB ({parts})"
 
 
-def format_estimate(e: Estimate) -> str:
-    """A readable table of an estimate."""
+def format_estimate(e: Estimate, language: str = "en") -> str:
+    """A readable table of an estimate; its warnings in ``language`` ("en" or "zh")."""
     s, cur = e.scenario, e.scenario.currency
     cost = e.cost()
     total = cost["total"]
@@ -245,9 +249,15 @@ def format_estimate(e: Estimate) -> str:
         f"  {cur} per PFLOP-day     {_fmt(e.usd_per_pflop_day * fx)}",
         f"  tokens per GPU-hour  {_fmt(e.tokens_per_gpu_hour)}",
     ]
-    if e.warnings:
-        lines += ["", "Warnings:"] + [f"  - {w}" for w in e.warnings]
-    return "\n".join(lines)
+    return "\n".join(lines + _warning_lines(e.warnings, language))
+
+
+def _warning_lines(warnings, language: str) -> list[str]:
+    """The warnings block: a blank line, the heading, one line per warning (none when there are none)."""
+    if not warnings:
+        return []
+    return ["", label("warnings", language) + ("：" if language == "zh" else ":")] + [
+        f"  - {render(w, language)}" for w in warnings]
 
 
 _HIDDEN_NAMES = {"experiments": "experiments (R&D)", "failure_loss": "failures+restarts",
@@ -324,9 +334,9 @@ def _catalog_table(which: str, as_json: bool) -> str:
 
 
 def _dumps(value) -> str:
-    from explorer.model.estimating import _json_safe
+    from explorer.model import json_safe
 
-    return json.dumps(_json_safe(value), indent=1, allow_nan=False, ensure_ascii=False)
+    return json.dumps(json_safe(value), indent=1, allow_nan=False, ensure_ascii=False)
 
 
 def _analysis_command(args: argparse.Namespace) -> str:
@@ -340,9 +350,9 @@ def _analysis_command(args: argparse.Namespace) -> str:
         warnings = df.attrs.get("warnings", [])
         if args.json:
             out = {name: {k: float(v) for k, v in row.items()} for name, row in df.iterrows()}
-            return _dumps({**out, "warnings": warnings} if warnings else out)
+            return _dumps({**out, "warnings": [render(w, args.lang) for w in warnings]} if warnings else out)
         text = df.T.to_string(float_format=lambda x: _fmt(x))
-        return text + ("\n\nWarnings:\n" + "\n".join(f"  - {w}" for w in warnings) if warnings else "")
+        return "\n".join([text] + _warning_lines(warnings, args.lang))
     if args.command == "attribute":
         base = _read_scenario(args.scenario) if args.scenario else {}
         baseline = Scenario.from_dict(base)
@@ -351,12 +361,12 @@ def _analysis_command(args: argparse.Namespace) -> str:
         if args.json:
             return _dumps({"baseline_usd": a.baseline_usd, "target_usd": a.target_usd, "change_usd": a.change_usd,
                            "parts_usd": a.parts_usd, "inseparable": [dict(g) for g in a.inseparable],
-                           "note": a.note()})
+                           "note": a.note(args.lang)})
         lines = [f"baseline {_fmt(a.baseline_usd)} USD -> target {_fmt(a.target_usd)} USD "
                  f"(change {a.change_usd:+,.0f} USD)", ""]
         lines += [f"  {k:<14} {v:>+16,.0f}" for k, v in a.parts_usd.items() if v != 0.0]
         if a.inseparable:
-            lines += ["", a.note()]
+            lines += ["", a.note(args.lang)]
         return "\n".join(lines)
     s = _scenario_from_args(args)
     sim = analysis.simulate(s, n=args.n, seed=args.seed)
@@ -386,7 +396,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "estimate":
             result = estimate(_scenario_from_args(args))
-            print(json.dumps(result.to_dict(), indent=1, allow_nan=False) if args.json else format_estimate(result))
+            if args.json:
+                out = result.to_dict()
+                out["warnings"] = [render(w, args.lang) for w in result.warnings]
+                print(json.dumps(out, indent=1, allow_nan=False, ensure_ascii=False))
+            else:
+                print(format_estimate(result, args.lang))
         elif args.command in ("compare", "attribute", "simulate"):
             print(_analysis_command(args))
         elif args.command == "catalog":
@@ -396,7 +411,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             print(history.render_report(as_json=args.json, method=args.method))
     except ScenarioError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        # English as str(exc) names the field as the options do; Chinese names it by its label
+        text = f"error: {exc}" if args.lang == "en" else f"错误：{exc.render(args.lang)}"
+        print(text, file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader stopped early (``| head``): not an error of ours
         import os

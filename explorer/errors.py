@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from explorer.messages import Message
+
 __all__ = ["ScenarioError", "short_repr"]
 
 
@@ -14,15 +16,29 @@ class ScenarioError(ValueError):
         Name of the offending field (as in :class:`explorer.Scenario`, the CLI or the app).
     value : object
         The value that was given.
-    allowed : str
-        What is allowed instead, in words.
+    allowed : Message or str
+        What is allowed instead: a :class:`~explorer.messages.Message` (an ``allowed_*`` id of
+        ``explorer/data/messages.csv`` and its parameters), rendered in the viewer's language; plain
+        text is shown as it is in every language.
+
+    Notes
+    -----
+    ``str(error)`` is English and names the field, the value and what is allowed
+    (``params: 250000.0 is not allowed; allowed: a number in [1e+06, 1e+14]``);
+    :meth:`render` gives it in Chinese, with the field's label and numbers as the
+    boxes write them.
     """
 
-    def __init__(self, field: str, value: object, allowed: str):
+    def __init__(self, field: str, value: object, allowed: Message | str):
         self.field = field
         self.value = value
         self.allowed = allowed
-        super().__init__(f"{short_repr(field, 60)[1:-1]}: {short_repr(value)} is not allowed; allowed: {allowed}")
+        self.message = Message("error_not_allowed", field=short_repr(field, 60)[1:-1], value=value, allowed=allowed)
+        super().__init__(str(self.message))
+
+    def render(self, language: str = "en", *, readable: bool = True) -> str:
+        """The refusal in ``language`` ("en" or "zh"), naming the field by its label when ``readable``."""
+        return self.message.render(language, readable=readable)
 
 
 def short_repr(value: object, limit: int = 80) -> str:

@@ -56,6 +56,7 @@ import pandas as pd
 
 from explorer import catalog
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.text import money
 
 __all__ = [
@@ -153,7 +154,7 @@ _HISTORY_COLUMNS = (
 )
 
 
-def _error(field: str, value, allowed: str) -> ScenarioError:
+def _error(field: str, value, allowed: Message) -> ScenarioError:
     """The package's error type for a bad ``field`` value."""
     return ScenarioError(field, value, allowed)
 
@@ -183,7 +184,7 @@ def decimal_year(date: str) -> float:
         return year + 0.5
     month = int(parts[1])
     if not 1 <= month <= 12:
-        raise _error("date", date, "YYYY-MM with month 01-12")
+        raise _error("date", date, Message("allowed_date"))
     return year + (month - 0.5) / 12.0
 
 
@@ -202,7 +203,7 @@ def deflator(dollar_year: str, target: str = TARGET_DOLLAR_YEAR) -> float:
     """
     for key in (dollar_year, target):
         if key not in PPI_PCU518210518210:
-            raise _error("dollar_year", key, ", ".join(PPI_PCU518210518210))
+            raise _error("dollar_year", key, Message("allowed_choices", choices=list(PPI_PCU518210518210)))
     return PPI_PCU518210518210[target] / PPI_PCU518210518210[dollar_year]
 
 
@@ -267,7 +268,7 @@ def _check_method(method: str | None) -> str:
     if method is None:
         return "amortized"
     if method not in METHODS:
-        raise _error("method", method, ", ".join(METHODS))
+        raise _error("method", method, Message("allowed_choices", choices=list(METHODS), field="history_method"))
     return method
 
 
@@ -515,13 +516,13 @@ def fit_log_linear(
     t = np.asarray(year, dtype=float).ravel()
     c = np.asarray(cost_usd, dtype=float).ravel()
     if t.shape != c.shape:
-        raise _error("cost_usd", f"{c.size} values", f"one per year ({t.size})")
+        raise _error("cost_usd", Message("value_count", n=c.size), Message("allowed_one_per_year", n=t.size))
     if not (np.all(np.isfinite(t)) and np.all(np.isfinite(c)) and np.all(c > 0)):
-        raise _error("cost_usd", "non-finite or non-positive value", "finite costs > 0 USD")
+        raise _error("cost_usd", Message("value_nonpositive"), Message("allowed_positive_costs"))
     if np.unique(t).size < MIN_POINTS:
-        raise _error("points", int(np.unique(t).size), f"at least {MIN_POINTS} distinct dates")
+        raise _error("points", int(np.unique(t).size), Message("allowed_distinct_dates", n=MIN_POINTS))
     if not 0.0 < ci_level < 1.0:
-        raise _error("ci_level", ci_level, "a number between 0 and 1")
+        raise _error("ci_level", ci_level, Message("allowed_between_0_1"))
     y = np.log10(c)
     t_ref = float(t.mean())
     x = t - t_ref
@@ -569,8 +570,8 @@ def select_points(method: str | None = "amortized", *, frontier_only: bool = Tru
     """
     method = _check_method(method)
     if method not in fittable_methods():
-        raise _error("method", method, ", ".join(fittable_methods())
-                     + f" (fewer than {MIN_POINTS} final-run estimates for the others)")
+        raise _error("method", method, Message("allowed_fittable_method", choices=list(fittable_methods()),
+                                               n=MIN_POINTS, field="history_method"))
     df = _history()
     rows = df[(df["method"] == method) & (df["scope"] == "final_run")]
     if start_year is not None:
@@ -773,7 +774,8 @@ def render_report(as_json: bool = False, method: str | None = None) -> str:
     """
     method = _check_method(method)
     if method not in fittable_methods():
-        raise _error("method", method, ", ".join(fittable_methods()))
+        raise _error("method", method, Message("allowed_choices", choices=list(fittable_methods()),
+                                               field="history_method"))
     fit = fit_trend(method)
     if as_json:
         out = fit.as_dict()

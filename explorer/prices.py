@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 from explorer import catalog
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 
 __all__ = ["BASES", "CLOUD_BASES", "WINDOW_DAYS", "Quote", "quote", "market_prices", "basis_ratio",
            "committed_discount", "check_basis"]
@@ -105,7 +106,7 @@ class Quote:
 def check_basis(basis: str) -> str:
     """``basis`` if it is a price basis, else :class:`ScenarioError` naming the allowed ones."""
     if basis not in BASES:
-        raise ScenarioError("pricing", basis, "one of " + ", ".join(BASES))
+        raise ScenarioError("pricing", basis, Message("allowed_choices", choices=list(BASES), field="pricing"))
     return basis
 
 
@@ -241,7 +242,8 @@ def quote(accelerator: str, basis: str = "on_demand") -> Quote:
     """
     acc = catalog.accelerator(accelerator)
     if basis not in CLOUD_BASES:
-        raise ScenarioError("pricing", basis, "a cloud price basis: " + ", ".join(CLOUD_BASES))
+        raise ScenarioError("pricing", basis,
+                            Message("allowed_cloud_basis", choices=list(CLOUD_BASES), field="pricing"))
     if basis == "spot":
         od = quote(accelerator, "on_demand")
         discount = catalog.default("spot_discount")

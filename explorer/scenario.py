@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from explorer import catalog
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 
 __all__ = [
     "Scenario",
@@ -198,17 +199,18 @@ class Scenario:
         acc = catalog.accelerator(self.gpu)
         catalog.region(self.region)
         if self.precision not in acc.peak_tflops:
-            raise ScenarioError("precision", self.precision, f"one of {', '.join(acc.precisions)} on {acc.id}")
+            raise ScenarioError("precision", self.precision,
+                                Message("allowed_precision", choices=list(acc.precisions), gpu=acc.id))
         if (self.gpus is None) == (self.deadline_days is None):
-            raise ScenarioError("gpus", self.gpus, "exactly one of gpus or deadline_days")
+            raise ScenarioError("gpus", self.gpus, Message("allowed_gpus_or_deadline", a="gpus", b="deadline_days"))
         if self.architecture == "moe":
             if self.experts is not None and self.top_k is not None and self.top_k > self.experts:
-                raise ScenarioError("top_k", self.top_k, f"at most experts ({self.experts})")
+                raise ScenarioError("top_k", self.top_k, Message("allowed_at_most_experts", experts=self.experts))
         if self.active_params is not None and self.active_params > self.params:
-            raise ScenarioError("active_params", self.active_params, f"at most params ({self.params:g})")
+            raise ScenarioError("active_params", self.active_params,
+                                Message("allowed_at_most_params", params=self.params))
         if (self.n_layers is None) != (self.d_model is None):
-            raise ScenarioError("n_layers", self.n_layers, "n_layers and d_model given together or not at all "
-                                "(both None: derived from params)")
+            raise ScenarioError("n_layers", self.n_layers, Message("allowed_shape_pair"))
 
     # --- derived -------------------------------------------------------
     @property
@@ -257,11 +259,11 @@ class Scenario:
     def from_dict(cls, data: Mapping[str, Any]) -> "Scenario":
         """A scenario from a mapping of field names; unknown keys are an error."""
         if not isinstance(data, Mapping):
-            raise ScenarioError("scenario", type(data).__name__, "a JSON object of scenario fields")
+            raise ScenarioError("scenario", type(data).__name__, Message("allowed_json_object"))
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - names)
         if unknown:
-            raise ScenarioError(unknown[0], data[unknown[0]], "a scenario field: " + ", ".join(sorted(names)))
+            raise ScenarioError(unknown[0], data[unknown[0]], Message("allowed_scenario_field", names=sorted(names)))
         return cls(**data)
 
     @classmethod
@@ -272,18 +274,19 @@ class Scenario:
         digits and deeply nested arrays end in one :class:`ScenarioError`.
         """
         if not isinstance(text, (str, bytes, bytearray)):
-            raise ScenarioError("scenario", type(text).__name__, "JSON text")
+            raise ScenarioError("scenario", type(text).__name__, Message("allowed_json_text"))
         if len(text) > MAX_JSON_CHARS:
-            raise ScenarioError("scenario", f"{len(text):,} characters",
-                                f"a scenario of at most {MAX_JSON_CHARS:,} characters of JSON")
+            raise ScenarioError("scenario", Message("value_characters", n=len(text)),
+                                Message("allowed_json_size", limit=MAX_JSON_CHARS))
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ScenarioError("scenario", text[:40], f"valid JSON ({exc.msg} at line {exc.lineno})") from None
+            raise ScenarioError("scenario", text[:40],
+                                Message("allowed_json_valid", detail=exc.msg, line=exc.lineno)) from None
         except RecursionError:
-            raise ScenarioError("scenario", text[:40], "JSON nested at most a few levels deep") from None
+            raise ScenarioError("scenario", text[:40], Message("allowed_json_depth")) from None
         except ValueError:  # an integer of more than 4,300 digits (Python's int_max_str_digits)
-            raise ScenarioError("scenario", text[:40], "JSON numbers of at most 4,300 digits") from None
+            raise ScenarioError("scenario", text[:40], Message("allowed_json_digits")) from None
         return cls.from_dict(data)
 
 
@@ -309,26 +312,26 @@ def _check_field(f: dataclasses.Field, value: Any) -> Any:
     if value is None:
         if meta.get("optional"):
             return None
-        raise ScenarioError(f.name, value, "a value (this field is required)")
+        raise ScenarioError(f.name, value, Message("allowed_required"))
     if kind == "choice":
         if value not in meta["choices"]:
-            raise ScenarioError(f.name, value, "one of " + ", ".join(meta["choices"]))
+            raise ScenarioError(f.name, value, Message("allowed_choices", choices=list(meta["choices"]), field=f.name))
         return value
     if kind == "str":
         if not isinstance(value, str) or not value:
-            raise ScenarioError(f.name, value, "a non-empty string id")
+            raise ScenarioError(f.name, value, Message("allowed_id"))
         return value
     if isinstance(value, bool):
-        raise ScenarioError(f.name, value, "a number, not true/false")
+        raise ScenarioError(f.name, value, Message("allowed_not_bool"))
     lo, hi = meta["min"], meta["max"]
-    bracket = "(" if meta["lo_open"] else "["
-    allowed = f"a {'whole ' if kind == 'int' else ''}number in {bracket}{lo:g}, {hi:g}]"
+    allowed = Message("allowed_whole_range" if kind == "int" else "allowed_range", lo=lo, hi=hi,
+                      bracket="(" if meta["lo_open"] else "[")
     try:
         value = float(value)
     except OverflowError:  # an integer beyond the float range (1e308)
         raise ScenarioError(f.name, value, allowed) from None
     except (TypeError, ValueError):
-        raise ScenarioError(f.name, value, "a number") from None
+        raise ScenarioError(f.name, value, Message("allowed_number")) from None
     if not math.isfinite(value):
         raise ScenarioError(f.name, value, allowed)
     if value < lo or value > hi or (meta["lo_open"] and value == lo):

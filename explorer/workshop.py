@@ -28,7 +28,7 @@ from IPython.display import HTML, display
 from explorer.text import money as _money
 from explorer.text import parse_number
 
-__all__ = ["Lesson", "Exercise", "parse_answer", "no_math"]
+__all__ = ["Lesson", "Exercise", "Choice", "Capstone", "parse_answer", "no_math"]
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
@@ -172,6 +172,59 @@ class Exercise:
         return ok
 
 
+@dataclass
+class Choice:
+    """A concept question: one letter is right, and every option says why it is right or wrong.
+
+    ``why`` maps each letter to ``(english, chinese)``: for the right letter, why it holds; for a wrong
+    one, the misconception it shows. In Voila the student picks a letter and presses Check; in
+    JupyterLab they set a variable (``q1 = "B"``) and run the cell.
+    """
+
+    lesson: "Lesson"
+    key: str
+    answer: str
+    why: dict
+
+    def __post_init__(self):
+        t = self.lesson.t
+        self.letters = sorted(self.why)
+        if self.answer not in self.letters:
+            raise ValueError(f"answer: {self.answer!r} is not one of {self.letters}")
+        self.pick = widgets.ToggleButtons(options=self.letters, value=None, style={"button_width": "3em"})
+        self.button = widgets.Button(description=t("Check", "检查"), button_style="primary",
+                                     layout=widgets.Layout(width="auto"))
+        self.feedback = widgets.HTML()
+        self.button.on_click(lambda _: self.submit(self.pick.value))
+        label = widgets.HTML(f"<b>{t('Your answer', '你的答案')}</b>")
+        self.widget = widgets.VBox([label, widgets.HBox([self.pick, self.button],
+                                                       layout=widgets.Layout(flex_flow="row wrap")),
+                                    self.feedback], layout=widgets.Layout(max_width="100%"))
+        self.correct = False
+
+    def judge(self, raw) -> tuple[bool, str]:
+        """(correct?, feedback in the lesson's language) for a letter such as ``"B"``, ``"b"`` or ``"(b)"``."""
+        t = self.lesson.t
+        if raw is None or not str(raw).strip():
+            return False, t("Pick a letter first.", "请先选一个字母。")
+        letter = re.sub(r"[\s().、．.]", "", str(raw)).upper()
+        if letter not in self.why:
+            return False, t(f"“{html.escape(str(raw))}” is not one of the letters {', '.join(self.letters)}.",
+                            f"“{html.escape(str(raw))}”不是选项 {'、'.join(self.letters)} 之一。")
+        en, zh = self.why[letter]
+        self.correct = letter == self.answer
+        if self.correct:
+            return True, t(f"Correct ({letter}): {en}", f"正确（{letter}）：{zh}")
+        return False, t(f"Not {letter}: {en} Try another letter.", f"不是 {letter}：{zh} 再试试别的选项。")
+
+    def submit(self, raw) -> bool:
+        """Judge ``raw`` and show the feedback under the letters (what the Check button does)."""
+        ok, message = self.judge(raw)
+        color = "#1a7f37" if ok else "#9a3412"
+        self.feedback.value = no_math(f"<p style='color:{color};margin:4px 0'>{'✔' if ok else '✘'} {message}</p>")
+        return ok
+
+
 class Lesson:
     """Everything a lesson calls, bound to its language (``"en"`` or ``"zh"``)."""
 
@@ -187,6 +240,7 @@ class Lesson:
         self.LANG = lang
         self.TEXT_KW, self.FIG_LANG = text_kwargs(lang)  # Chinese chart text only where a CJK font is installed
         self.exercises: dict[int, Exercise] = {}
+        self.concepts: dict[str, Choice] = {}  # concept questions, "Q1", "Q2", ...
         self.panels: list = []  # every panel of the lesson, in order (tests drive them)
 
     def t(self, en: str, zh: str) -> str:
@@ -198,6 +252,18 @@ class Lesson:
         from explorer.text import label
 
         return label(key, self.LANG)
+
+    def region(self, region_id: str, *, chart: bool = False) -> str:
+        """A region's name in this lesson's language (``cn-ningxia`` -> ``China West - Ningxia (Zhongwei hub)``).
+
+        ``chart=True``: the short name (without the bracketed hub) in the language the charts can draw
+        (English where no CJK font is installed), for axis labels.
+        """
+        from explorer import catalog
+        from explorer.app.views import region_name
+
+        name = region_name(catalog.region(region_id).name, self.FIG_LANG if chart else self.LANG)
+        return re.split(r"\s*[(（]", name)[0] if chart else name
 
     def options(self, ids, prefix: str = ""):
         """Dropdown options as (label, id) pairs: readers see words, the code gets the id."""
@@ -215,24 +281,15 @@ class Lesson:
     def session(self):
         """The app's session-ended notice with Reload, and the heartbeat that shows it when the kernel is gone.
 
-        The page pings the kernel every few seconds through a hidden text box; with no answer (the kernel
+        The page's widget pings the kernel every few seconds; with no answer (the kernel
         was culled or crashed, the server restarted) a bar with a Reload button covers the top of the page,
         instead of a lesson whose sliders move while its numbers stay.
         """
+        from explorer.app.page_bridge import PageBridge
         from explorer.app.views import session_html
 
-        hidden = widgets.Layout(display="none")
-        ping = widgets.Text(value="", continuous_update=False, layout=hidden)
-        ping.add_class("explorer-heartbeat-in")
-        pong = widgets.HTML(layout=hidden)
-        pong.add_class("explorer-heartbeat-out")
-
-        def answer(change):
-            pong.value = f'<span data-beat="{html.escape(str(change["new"])[:24])}"></span>'
-
-        ping.observe(answer, names="value")
-        self._heartbeat = (ping, pong)
-        return widgets.VBox([widgets.HTML(_SESSION_STYLE + session_html()), ping, pong],
+        self._heartbeat = PageBridge(layout=widgets.Layout(display="none"))
+        return widgets.VBox([widgets.HTML(_SESSION_STYLE + session_html()), self._heartbeat],
                             layout=widgets.Layout(margin="0"))
 
     def money(self, x: float) -> str:
@@ -306,8 +363,40 @@ class Lesson:
         ex = Exercise(self, number, answer, float(tolerance), list(mistakes), solution, list(given))
         self.exercises[number] = ex
 
-    def check(self, number: int, value=None):
-        """The answer box of exercise ``number``; with ``value`` (the student's variable), judged at once."""
+    def capstone(self):
+        """The capstone's form (see :class:`Capstone`); made once, then returned again."""
+        if getattr(self, "_capstone", None) is None:
+            self._capstone = Capstone(self)
+        return self._capstone
+
+    def check_capstone(self, plan: dict | None = None):
+        """The capstone's form; with ``plan`` (the student's ``my_plan`` dict), filled in and checked at once."""
+        cap = self.capstone()
+        if plan:
+            cap.fill(plan)
+            if any(plan.get(k) not in (None, "") for k in ("gpu_hours", "budget_usd", "biggest", "why")):
+                cap.submit()
+        return cap.widget
+
+    def concept(self, key: str, *, answer: str, why: dict) -> None:
+        """Register concept question ``key`` (``"Q1"``): the right letter and, per letter, why (see :class:`Choice`)."""
+        self.concepts[key] = Choice(self, key, answer, dict(why))
+
+    def check(self, number, value=None):
+        """The answer box of exercise ``number`` (or the letters of concept question ``"Q1"``...).
+
+        With ``value`` (the student's variable), the answer is judged at once.
+        """
+        if isinstance(number, str):
+            q = self.concepts.get(number)
+            if q is None:
+                return HTML(self.t("<p>Run the folded cell above this one first.</p>",
+                                   "<p>请先运行上面折叠的单元格。</p>"))
+            if value is not None:
+                if str(value).strip().upper() in q.letters:
+                    q.pick.value = str(value).strip().upper()
+                q.submit(value)
+            return q.widget
         ex = self.exercises.get(number)
         if ex is None:
             return HTML(self.t("<p>Run the folded cell above this one first.</p>",
@@ -316,6 +405,248 @@ class Lesson:
             ex.box.value = str(value)
             ex.submit(value)
         return ex.widget
+
+
+class Capstone:
+    """The capstone: a training run of the student's choosing, budgeted, checked for consistency and defended.
+
+    The student chooses the run (parameters, tokens, accelerator, GPUs, pricing, deadline) and states
+    what they worked out: GPU-hours, a budget for the whole project and its biggest cost dimension,
+    plus a few sentences defending the plan. :meth:`check` compares each statement with the model's
+    estimate of the chosen run and says why a wrong one is wrong. In Voila the form has a Check
+    button; in JupyterLab :meth:`Lesson.check_capstone` reads the student's ``my_plan`` dict.
+    """
+
+    PRICING = ("on_demand", "hyperscaler_on_demand", "reserved_1y", "reserved_3y", "spot", "owned")
+    HOURS_TOLERANCE = 0.10   # relative, against the hand formula or the model's billed hours
+    FIELDS = ("params_b", "tokens_t", "gpu", "gpus", "pricing", "deadline_days",
+              "gpu_hours", "budget_usd", "biggest", "why")
+
+    def __init__(self, lesson: "Lesson"):
+        from explorer import COST_DIMENSIONS, catalog
+
+        t, W = lesson.t, widgets
+        self.lesson = lesson
+        wide = {"description_width": "initial"}
+        self.controls = {
+            "params_b": W.BoundedFloatText(value=7, min=0.01, max=100_000, step=1, style=wide,
+                                           description=t("parameters [billions]", "参数量 [十亿]")),
+            "tokens_t": W.BoundedFloatText(value=2, min=0.001, max=1000, step=0.1, style=wide,
+                                           description=t("training tokens [trillions]", "训练 token [万亿]")),
+            "gpu": W.Dropdown(options=[(acc.name, key) for key, acc in catalog.accelerators().items()],
+                              value="h100-sxm", style=wide, description=t("accelerator", "加速卡")),
+            "gpus": W.BoundedIntText(value=256, min=1, max=1_000_000, style=wide,
+                                     description=t("number of GPUs", "GPU 数")),
+            "pricing": W.Dropdown(options=lesson.options(self.PRICING, "pricing_"), value="on_demand", style=wide,
+                                  description=t("pricing", "计价")),
+            "deadline_days": W.BoundedFloatText(value=30, min=1, max=3650, style=wide,
+                                                description=t("deadline [days]", "期限 [天]")),
+        }
+        self.answers = {
+            "gpu_hours": W.Text(placeholder=t("e.g. 62,000", "例如 62,000"), style=wide,
+                                description=t("your GPU-hours", "你算的卡时")),
+            "budget_usd": W.Text(placeholder=t("e.g. 3M", "例如 3M"), style=wide,
+                                 description=t("your budget for the project [USD]", "你的项目预算 [美元]")),
+            "biggest": W.Dropdown(options=[(t("choose", "请选择"), None)] + lesson.options(COST_DIMENSIONS, "dim_"),
+                                  value=None, style=wide,
+                                  description=t("biggest cost dimension", "最大的成本维度")),
+            "why": W.Textarea(placeholder=t("Defend your plan in two or three sentences: why this size, these "
+                                            "tokens, this hardware and pricing; the biggest risk and your answer.",
+                                            "用两三句话为你的方案辩护：为什么选这个规模、这些 token、这种硬件和计价；"
+                                            "最大的风险是什么、你如何应对。"),
+                              layout=W.Layout(width="100%", height="6em")),
+        }
+        self.given = W.HTML()
+        self.button = W.Button(description=t("Check my plan", "检查我的方案"), button_style="primary",
+                               layout=W.Layout(width="auto", align_self="flex-start"))
+        self.report = W.HTML()
+        self.button.on_click(lambda _: self.submit())
+        for c in self.controls.values():
+            c.observe(lambda _: self._show_given(), "value")
+        self._show_given()
+        self.widget = W.VBox([W.HTML(f"<b>{t('1. Your run', '1. 你的训练')}</b>"), *self.controls.values(),
+                              self.given, W.HTML(f"<b>{t('2. Your figures and your defence', '2. 你的数字与辩护')}</b>"),
+                              *self.answers.values(), self.button, self.report],
+                             layout=W.Layout(max_width="100%"))
+        self.results: list[tuple[str, bool, str]] = []
+
+    # ---------------------------------------------------------------- the run
+    def plan(self) -> dict:
+        """The form's values: the run and the student's statements (text as typed)."""
+        return {k: w.value for k, w in {**self.controls, **self.answers}.items()}
+
+    def fill(self, plan: dict) -> None:
+        """Set the form from a dict with any of :attr:`FIELDS` (what the JupyterLab cell does)."""
+        unknown = set(plan) - set(self.FIELDS)
+        if unknown:
+            raise ValueError(f"my_plan: {sorted(unknown)} not among {list(self.FIELDS)}")
+        for k, v in plan.items():
+            w = {**self.controls, **self.answers}[k]
+            if v is None and k in ("gpu_hours", "budget_usd", "why"):
+                v = ""
+            w.value = str(v) if k in ("gpu_hours", "budget_usd") else v
+
+    def _estimate(self):
+        from explorer import Scenario, estimate
+
+        c = {k: w.value for k, w in self.controls.items()}
+        return estimate(Scenario(params=float(c["params_b"]) * 1e9, tokens=float(c["tokens_t"]) * 1e12,
+                                 gpu=c["gpu"], gpus=int(c["gpus"]), pricing=c["pricing"]))
+
+    def _hand(self, e) -> tuple[float, float, float]:
+        """(GPU-hours by 6·N·D / (peak · MFU · 3600), peak [FLOP/s], MFU) for the chosen run."""
+        peak = next(a.value for a in e.assumptions if a.name.startswith("peak ")) * 1e12
+        c = self.controls
+        flop = 6 * c["params_b"].value * 1e9 * c["tokens_t"].value * 1e12
+        return flop / (peak * e.mfu * 3600), peak, e.mfu
+
+    def _show_given(self) -> None:
+        t = self.lesson.t
+        try:
+            e = self._estimate()
+            _, peak, mfu = self._hand(e)
+        except ValueError as exc:
+            self.given.value = f"<p style='color:#a00'>{html.escape(str(exc))}</p>"
+            return
+        self.given.value = self.lesson.table([
+            (t("what a hand calculation needs: peak at BF16", "手算所需：BF16 峰值"), f"{peak / 1e12:,.1f} TFLOP/s"),
+            (t("MFU the model assumes for it", "模型为它假设的 MFU"), f"{mfu:.3f}"),
+        ])
+
+    # ---------------------------------------------------------------- the checks
+    def check(self) -> list[tuple[str, bool, str]]:
+        """Each check of the plan: (name, passed?, why) in the lesson's language."""
+        from explorer import COST_DIMENSIONS
+
+        t, money = self.lesson.t, self.lesson.money
+        try:
+            e = self._estimate()
+        except ValueError as exc:  # a ScenarioError names the field and what is allowed
+            return [("run", False, html.escape(str(exc)))]
+        gpus, deadline = int(self.controls["gpus"].value), float(self.controls["deadline_days"].value)
+        out = []
+        # 1. the model fits in the GPUs' memory
+        if e.min_gpus_memory > gpus:
+            out.append(("memory", False, t(
+                f"The model does not fit: it needs at least {e.min_gpus_memory:,} GPUs to hold the weights, "
+                f"gradients and optimizer state, and you chose {gpus:,} (lesson 2).",
+                f"放不下：模型至少需要 {e.min_gpus_memory:,} 张卡来存放权重、梯度和优化器状态，你选了 {gpus:,} 张（第 2 课）。")))
+        else:
+            out.append(("memory", True, t(f"The model fits in the memory of {gpus:,} GPUs (at least "
+                                          f"{e.min_gpus_memory:,} needed).",
+                                          f"{gpus:,} 张卡的显存放得下模型（至少需要 {e.min_gpus_memory:,} 张）。")))
+        # 2. the deadline
+        if e.wall_days > deadline:
+            need = math.ceil(gpus * e.wall_days / deadline)
+            out.append(("deadline", False, t(
+                f"The run takes {e.wall_days:,.1f} days, past your deadline of {deadline:g}: about {need:,} GPUs "
+                "would finish in time at the same MFU, or train fewer tokens (more GPUs shorten the run; they do "
+                "not make it cheaper, lesson 1).",
+                f"训练需要 {e.wall_days:,.1f} 天，超过你的期限 {deadline:g} 天：在相同 MFU 下约需 {need:,} 张卡，"
+                "或者减少 token（更多 GPU 缩短时间，但不降低成本，第 1 课）。")))
+        else:
+            out.append(("deadline", True, t(f"The run takes {e.wall_days:,.1f} days, within your {deadline:g}.",
+                                            f"训练需要 {e.wall_days:,.1f} 天，在你的 {deadline:g} 天期限内。")))
+        # 3. the student's GPU-hours
+        hand, _, mfu = self._hand(e)
+        out.append(("gpu_hours",) + self._check_hours(self.answers["gpu_hours"].value, hand, e.gpu_hours, mfu))
+        # 4. the budget covers the project, not only the final run
+        total, run = e.cost_usd["total"], e.final_run_usd
+        budget = self._number(self.answers["budget_usd"].value)
+        if budget is None:
+            out.append(("budget", False, t("Type your budget in US dollars (e.g. 3M).", "请输入你的预算（美元，例如 3M）。")))
+        elif budget < total:
+            only_run = abs(budget / run - 1) <= 0.15
+            out.append(("budget", False, t(
+                f"Your budget {money(budget)} is short of the model's project estimate, {money(total)}. "
+                + ("It covers the final run only: the project also pays for experiments, people and data "
+                   "(lesson 6)." if only_run else "Add up all six dimensions (lesson 6)."),
+                f"你的预算 {money(budget)} 低于模型对整个项目的估计 {money(total)}。"
+                + ("它只够最终训练：项目还要为实验、人员和数据付费（第 6 课）。" if only_run else "请把六个维度都加起来（第 6 课）。"))))
+        else:
+            headroom = budget / total - 1
+            note = "" if headroom >= 0.2 else t(
+                " But with less than 20% headroom, an MFU of 0.32 instead of 0.38 already passes the 120% review "
+                "line (lesson 6).", " 但余量不到 20%：MFU 从 0.38 降到 0.32 就会越过 120% 的复核线（第 6 课）。")
+            out.append(("budget", True, t(
+                f"Your budget {money(budget)} covers the project estimate {money(total)} ({headroom:.0%} headroom).",
+                f"你的预算 {money(budget)} 覆盖了项目估计 {money(total)}（余量 {headroom:.0%}）。") + note))
+        # 5. the biggest cost dimension
+        costs = {d: e.cost_usd[d] for d in COST_DIMENSIONS}
+        top = max(costs, key=costs.get)
+        said = self.answers["biggest"].value
+        name = self.lesson.label
+        if said is None:
+            out.append(("biggest", False, t("Choose the biggest cost dimension.", "请选择最大的成本维度。")))
+        elif said == top:
+            out.append(("biggest", True, t(
+                f"Yes: {name('dim_' + top)} is the largest, {money(costs[top])} of {money(total)} "
+                f"({costs[top] / total:.0%}).",
+                f"对：{name('dim_' + top)}最大，{money(costs[top])}，占 {money(total)} 的 {costs[top] / total:.0%}。")))
+        else:
+            out.append(("biggest", False, t(
+                f"Not {name('dim_' + said)} ({money(costs[said])}): {name('dim_' + top)} is larger, "
+                f"{money(costs[top])} ({costs[top] / total:.0%} of the project). Compute is not always the biggest "
+                "cost (lesson 6).",
+                f"不是{name('dim_' + said)}（{money(costs[said])}）：{name('dim_' + top)}更大，{money(costs[top])}"
+                f"（占项目的 {costs[top] / total:.0%}）。算力并不总是最大的成本（第 6 课）。")))
+        # 6. a defence in words
+        words = self.answers["why"].value.strip()
+        enough = len(words) >= 40 or (self.lesson.LANG == "zh" and len(words) >= 20)
+        out.append(("defence", enough, t("Your defence is written: read it to your neighbour." if enough else
+                                         "Write two or three sentences defending your plan.",
+                                         "你的辩护已写好：讲给你的同桌听。" if enough else "请写两三句话为你的方案辩护。")))
+        return out
+
+    def _number(self, text):
+        try:
+            return parse_answer(text) if str(text).strip() else None
+        except (ValueError, TypeError, ArithmeticError):
+            return None
+
+    def _check_hours(self, text, hand: float, billed: float, mfu: float) -> tuple[bool, str]:
+        t, tol = self.lesson.t, self.HOURS_TOLERANCE
+        value = self._number(text)
+        if value is None:
+            return False, t("Type your GPU-hours (a number, e.g. 62,000).", "请输入你算的卡时（一个数，例如 62,000）。")
+        near = lambda target: abs(value / target - 1) <= tol  # noqa: E731
+        gap = t(f"The model bills {billed:,.0f} GPU-hours, {billed / hand - 1:+.0%} over 6·N·D: attention FLOP and "
+                "hours lost to failures, restarts and evaluations.",
+                f"模型计费 {billed:,.0f} 卡时，比 6·N·D 多 {billed / hand - 1:+.0%}：注意力计算量以及故障、重启和评估损失的工时。")
+        if near(hand) or near(billed):
+            return True, t(f"{value:,.0f} GPU-hours matches your run (by hand: {hand:,.0f}). ",
+                           f"{value:,.0f} 卡时与你的训练相符（手算：{hand:,.0f}）。") + gap
+        for target, en, zh in ((hand * 3600, "that is GPU-seconds; divide by 3,600.", "这是卡秒；再除以 3600。"),
+                               (hand * mfu * mfu, "you multiplied by the MFU; divide by it.", "你乘了 MFU；应除以它。"),
+                               (hand * mfu, "you left out the MFU: divide by it.", "你漏掉了 MFU：要除以它。"),
+                               (hand / 3, "that is 2·N·D, the forward pass only; training is 6·N·D.",
+                                "这是 2·N·D，只算了前向；训练是 6·N·D。")):
+            if near(target):
+                return False, t(f"Not yet: {en}", f"还不对：{zh}")
+        k = round(math.log10(abs(value / hand))) if value > 0 else 0
+        if k and abs(value / hand / 10.0 ** k - 1) <= tol:
+            return False, t(f"Not yet: {value:,.0f} is 10{str(abs(k)).translate(_SUPERSCRIPT)} times too "
+                            f"{'large' if k > 0 else 'small'}. Check the units: B = 10⁹, T = 10¹², TFLOP/s = 10¹² FLOP/s.",
+                            f"还不对：{value:,.0f} {'大' if k > 0 else '小'}了 10{str(abs(k)).translate(_SUPERSCRIPT)} 倍。"
+                            "检查单位：B = 10⁹，T = 10¹²，TFLOP/s = 10¹² FLOP/s。")
+        return False, t(f"Not yet: {value:,.0f} is {abs(value / hand - 1):.0%} off 6·N·D / (peak · MFU · 3600) = "
+                        f"{hand:,.0f} for the run you chose (allowed ±{tol:.0%}).",
+                        f"还不对：{value:,.0f} 与你所选训练的 6·N·D / (峰值 · MFU · 3600) = {hand:,.0f} 相差 "
+                        f"{abs(value / hand - 1):.0%}（允许 ±{tol:.0%}）。")
+
+    def submit(self) -> bool:
+        """Run every check and show the report under the form (what the Check button does)."""
+        t = self.lesson.t
+        self.results = self.check()
+        rows = "".join(f"<li style='color:{'#1a7f37' if ok else '#9a3412'}'>{'✔' if ok else '✘'} {msg}</li>"
+                       for _, ok, msg in self.results)
+        passed = all(ok for _, ok, _ in self.results)
+        head = (t("Your plan is consistent. Defend it to your neighbour: what if the MFU is 0.30?",
+                  "你的方案前后一致。向同桌为它辩护：如果 MFU 只有 0.30 呢？") if passed else
+                t("Not yet consistent: fix the lines marked ✘.", "还不一致：请修改标 ✘ 的各项。"))
+        self.report.value = no_math(f"<p><b>{head}</b></p><ul style='padding-left:1.2em'>{rows}</ul>")
+        return passed
+
 
 
 _SESSION_STYLE = """<style>

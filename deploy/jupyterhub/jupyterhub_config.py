@@ -71,7 +71,7 @@ def copy_lessons(spawner) -> None:
     lessons = home / "lessons"
     if not lessons.exists():
         shutil.copytree(ROOT / "notebooks" / "lessons", lessons,
-                        ignore=shutil.ignore_patterns("*.py", "__pycache__", ".ipynb_checkpoints"))
+                        ignore=shutil.ignore_patterns("*.py", "src", "__pycache__", ".ipynb_checkpoints"))
     claims = home / "claims.ipynb"  # the lessons link ../claims.ipynb from the index
     if not claims.exists():
         shutil.copy2(ROOT / "notebooks" / "claims.ipynb", claims)

@@ -37,6 +37,7 @@ from explorer.app.views import translate
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, TEXT_STYLE, shared
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.scenario import Scenario
 from explorer.model import COST_DIMENSIONS, Estimate, estimate
 from explorer.plots.analysis import (SLOT_COLORS, CompareBarsPlot, LeverWaterfallPlot, SimulationPlot,
@@ -514,7 +515,7 @@ class AnalysisViews:
         try:
             fn(*args)
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self.on_error(f"{type(exc).__name__}: {exc}")
+            self.on_error(Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     # ------------------------------------------------------------------ language
     def set_language(self, language: str) -> None:
@@ -606,7 +607,7 @@ class AnalysisViews:
         try:
             self._render(visible)
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self.on_error(f"{type(exc).__name__}: {exc}")
+            self.on_error(Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _on_screen(self, visible: str) -> Figure | None:
         """The figure of these views on screen when the tab ``visible`` is shown (None: none of them)."""
@@ -696,7 +697,7 @@ class AnalysisViews:
             self.attribution = attribute(base.scenario, e.scenario)
         except ScenarioError as exc:  # an end with no finite cost: say so instead of showing empty bars
             self.attribution = None
-            self.lever_note.value = f'<div class="explorer-note">{html.escape(str(exc))}</div>'
+            self.lever_note.value = f'<div class="explorer-note">{html.escape(exc.render(self.language))}</div>'
             return
         note = self.attribution.note(self.language)
         self.lever_note.value = f'<div class="explorer-note">{html.escape(note)}</div>' if note else ""
@@ -746,7 +747,7 @@ class AnalysisViews:
         slot in the table, the chart and the CSV, after its letter; blank for none.
         """
         if slot not in SLOTS:
-            raise ScenarioError("slot", slot, f"one of {', '.join(SLOTS)}")
+            raise ScenarioError("slot", slot, Message("allowed_choices", choices=list(SLOTS), field="slot"))
         estimate = estimate or self.estimate
         if name is None:
             name, self.slot_name_box.value = self.slot_name_box.value, ""

@@ -17,6 +17,7 @@ import traitlets
 from explorer.app.shared import (DESCRIPTION_STYLE, FULL_WIDTH, PLAIN, SLIDER_STYLE, TEXT_STYLE, TOGGLE_STYLE, shared)
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.text import label, parse_number, readable_number
 
 __all__ = ["ControlRow", "NumberBox", "log_slider_row", "slider_row", "choice_row", "toggle_row", "optional_number_row",
@@ -56,7 +57,8 @@ class NumberBox(w.Text):
     Typing "7B", "70e9", "1.5T" or "405000000000" sets ``value`` to the number
     (the box then shows its readable form); setting ``value = 70e9`` from
     Python shows "70B". Text that is not a number stays as typed, as a str
-    ``value``, for the Scenario to refuse with a message; nothing is clamped.
+    ``value``, for the Scenario to refuse with a message (so does NaN or an
+    infinity set from Python, held as its text); nothing is clamped.
     """
 
     value = traitlets.Any(0.0).tag(sync=True, to_json=_text_from_number, from_json=_number_from_text)
@@ -65,6 +67,14 @@ class NumberBox(w.Text):
     def __init__(self, value: float | int = 0.0, *, integer: bool = False, **kwargs: Any):
         super().__init__(integer=integer, continuous_update=False, **kwargs)
         self.value = value
+
+    @traitlets.validate("value")
+    def _finite_or_text(self, proposal: dict) -> Any:
+        """A value that is not a finite number is held as its text ("nan"), refused like any other text."""
+        value = proposal["value"]
+        if isinstance(value, float) and not math.isfinite(value):
+            return str(value)
+        return value
 
 
 class ControlRow:
@@ -78,6 +88,8 @@ class ControlRow:
         The control users move; tests set its ``value``.
     twin : ipywidgets.Widget or None
         Typed-number twin holding the exact value of a log-scale slider.
+    link : traitlets.link or None
+        What keeps a slider and its twin in step (:func:`log_slider_row`).
     box : ipywidgets.Box
         The row to lay out.
     """
@@ -87,6 +99,7 @@ class ControlRow:
         self.name = name
         self.widget = widget
         self.twin = twin
+        self.link: traitlets.link | None = None
         self.label_key = label_key or name
         self.caption = shared_html(layout=_CAPTION)
         # one HTML below the control holds the note (an explanation) and the message (a refusal)
@@ -147,31 +160,19 @@ def log_slider_row(name: str, value: float, lo: float, hi: float, *, integer: bo
     # the twin takes any number: the Scenario says what is allowed, nothing is clamped silently
     twin = NumberBox(value, integer=integer, layout=_BOX_WIDE, style=TEXT_STYLE)
     row = ControlRow(name, slider, twin)
-    guard = {"busy": False}
 
-    def slider_moved(change):
-        if guard["busy"]:
-            return
-        guard["busy"] = True
-        try:
-            v = change["new"]
-            twin.value = int(round(v)) if integer else float(f"{v:.4g}")
-        finally:
-            guard["busy"] = False
+    def to_slider(v):
+        """The slider shows the nearest end it has; text that is no number leaves it where it is."""
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            return slider.value
+        return min(max(v, lo), hi)
 
-    def twin_typed(change):
-        if guard["busy"]:
-            return
-        guard["busy"] = True
-        try:
-            v = change["new"]
-            if isinstance(v, (int, float)) and math.isfinite(v):  # the slider shows the nearest end it has
-                slider.value = min(max(v, lo), hi)
-        finally:
-            guard["busy"] = False
+    def to_twin(v):
+        return int(round(v)) if integer else float(f"{v:.4g}")
 
-    slider.observe(slider_moved, names="value")
-    twin.observe(twin_typed, names="value")
+    # the twin holds the exact value (any number or text typed); the slider follows it, and a moved slider
+    # writes its rounded value into the twin (the link's own guard stops the echo)
+    row.link = traitlets.link((twin, "value"), (slider, "value"), transform=(to_slider, to_twin))
     return row
 
 
@@ -212,7 +213,7 @@ def parse_optional_number(field: str, text: str) -> float | None:
     try:
         return parse_number(text)
     except ValueError:
-        raise ScenarioError(field, text, "a number, or blank for the default") from None
+        raise ScenarioError(field, text, Message("allowed_number_or_blank")) from None
 
 
 def relabel_options(widget: w.Widget, options: Sequence[tuple[str, Any]], mute: Callable[[], Any]) -> None:

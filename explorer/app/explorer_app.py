@@ -17,10 +17,9 @@ import math
 from typing import Any, Iterator
 
 import ipywidgets as w
-from ipympl.backend_nbagg import FigureManager
 from matplotlib.figure import Figure
 
-from explorer import catalog, prices
+from explorer import catalog
 from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.app import controls as c
 from explorer.app import export, query, views
@@ -28,16 +27,16 @@ from explorer.app.analysis_views import AnalysisViews, scenario_line
 from explorer.app.whatif import WhatIfView
 from explorer.app.bindings import BINDINGS, GROUPS, Binding
 from explorer.app import responsive
-from explorer.app.canvas import GuardedCanvas
-from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, CHECKBOX_STYLE, FULL_WIDTH, HIDDEN, PLAIN, TEXT_STYLE,
+from explorer.app.page_bridge import PageBridge
+from explorer.app.ipympl_private import attach_figure, widget_figure
+from explorer.app.surface import ChartSurface
+from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, CHECKBOX_STYLE, FULL_WIDTH, HIDDEN, PLAIN,
                                  html as shared_html)
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.model import Estimate, estimate
-from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot, freeze_layout
-from explorer.plots.fonts import text_kwargs
-from explorer.plots.history import (enable_marker_blitting, history_figure, redraw_marker, reset_history_limits,
-                                    set_history_currency, set_scenario_marker)
-from explorer.plots.history import set_marker_interval
+from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
+from explorer.plots.history import HistoryPlot
 from explorer.presets import presets, published_run
 from explorer.scenario import (AMORTIZATION_RULES, FACILITIES, PAY_BASES, PRICING_MODES, RECOVERY_MODES,
                                TRAINING_KINDS, Scenario, field_spec)
@@ -45,57 +44,12 @@ from explorer.text import label, number_text, readable_number
 
 __all__ = ["ExplorerApp"]
 
-_OPTIONAL_DEFAULTS = {  # blank box -> the named default it stands for (shown as its placeholder)
-    "spot_preemption_per_gpu_hour": "spot_preemption_per_gpu_hour", "depreciation_years": "depreciation_years",
-    "owned_utilization": "owned_utilization", "financing_rate": "financing_rate",
-    "storage_usd_per_gb_month": "storage_usd_per_gb_month",
-    "failure_rate_per_gpu_hour": "failure_rate_per_gpu_hour", "restart_minutes": "restart_minutes",
-    "usd_to_cny": "usd_to_cny", "team_loaded_usd_per_year": "team_loaded_usd_per_year",
-}
 _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
 #: The tabs, in order (their titles are ``tab_<key>`` in labels.csv).
 _GROUP_OF = {b.name: b.group for b in BINDINGS}
 #: In a running kernel, chart widths from the page are laid out at most this often, the latest one only [s].
 WIDTH_COALESCE_SECONDS = 0.25
 _TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif")
-
-
-def _widget_figure(width_in: float, height_in: float, dpi: float = 96, figure: Figure | None = None) -> Figure:
-    """A figure shown through an ipympl canvas widget (no pyplot); ``figure`` attaches an existing one."""
-    fig = figure if figure is not None else Figure(figsize=(width_in, height_in), dpi=dpi, layout="constrained")
-    canvas = GuardedCanvas(fig)
-    FigureManager(canvas, 0)
-    canvas.header_visible = False
-    canvas.footer_visible = False
-    canvas.toolbar_visible = False
-    canvas.resizable = False
-    canvas.capture_scroll = False
-    return fig
-
-
-def _attach_figure(fig: Figure, canvas: GuardedCanvas) -> None:
-    """Show ``fig`` on ``canvas`` instead of the canvas's figure (no draw).
-
-    The figure takes the dpi of the canvas's device pixel ratio (set on the
-    figure shown when the page reported it), so it renders at the size of the
-    image the page holds and into the same buffer.
-    """
-    canvas.figure = fig
-    fig.set_canvas(canvas)
-    dpi = canvas.device_pixel_ratio * fig._original_dpi
-    if fig.dpi != dpi:
-        fig._set_dpi(dpi, forward=False)
-
-
-def _history_chart(language: str) -> Figure:
-    """The history chart in ``language``, not yet on a widget canvas.
-
-    It is laid out for 13 x 7.8 in; a lower dpi shrinks it whole to the panel.
-    It is built on an Agg canvas at that dpi (its label placement measures
-    text), so it is laid out alike whatever the screen's pixel ratio and
-    whichever language the app started in.
-    """
-    return history_figure(figure=Figure(figsize=(13.0, 7.8), dpi=66, layout="constrained"), language=language)
 
 
 def _first_estimate(start: Scenario, fields: dict) -> Estimate:
@@ -170,6 +124,10 @@ class ExplorerApp:
     history_fig : matplotlib.figure.Figure
         The History chart shown. One figure is kept per language and swapped
         onto the one canvas, so read it again after a language switch.
+    history : explorer.plots.history.HistoryPlot
+        The History chart (its figure of each language, the marker).
+    charts : dict of str to explorer.app.surface.ChartSurface
+        The Breakdown, What changed and History charts with their render flags, by tab key.
 
     Notes
     -----
@@ -195,10 +153,10 @@ class ExplorerApp:
         self._build_controls(start, preset_id)
         self._build_views()
         self._layout()
-        self._stale_figures: set = set()
         self._stale_pages: set = set()  # HTML tabs to write when next shown (see _write_pages)
         self._set_language(self.language)
         self._sync_visibility()
+        self._placeholders()
         self._show(self.estimate)
         for row in self.rows.values():
             # a log slider and its typed twin mirror each other: the twin holds the value
@@ -292,19 +250,21 @@ class ExplorerApp:
         self.summary = shared_html()
         self.summary.add_class("explorer-summary")
         self.scope_note = shared_html()
-        self.breakdown = BreakdownPlot(_widget_figure(9.0, 3.7), language=self.language)
-        self.waterfall = WaterfallPlot(_widget_figure(9.0, 3.7), language=self.language)
+        self.breakdown = BreakdownPlot(widget_figure(9.0, 3.7), language=self.language)
+        self.waterfall = WaterfallPlot(widget_figure(9.0, 3.7), language=self.language)
         self.breakdown.enable_blitting()
         self.waterfall.enable_blitting()
-        self.history_fig = _widget_figure(0, 0, figure=_history_chart(self.language))
-        enable_marker_blitting(self.history_fig)
-        # the chart of each language shown so far, kept: a language switched back is shown, not built again
-        # (see _show_history_language)
-        self._history_figs = {self.history_fig.history_handles.language: self.history_fig}
+        # one figure per language, kept: a language switched back is shown, not built again
+        self.history = HistoryPlot(self.language, attach=attach_figure)
+        widget_figure(0, 0, figure=self.history.figure)
+        self.history.enable_blitting()
+        #: each chart's figure, canvas and render flags, by tab key (see explorer.app.surface)
+        self.charts = {"breakdown": ChartSurface(self.breakdown), "waterfall": ChartSurface(self.waterfall),
+                       "history": ChartSurface(self.history, relayout=lambda plot: plot.relayout() is not None)}
         self.pin_button = w.Button(icon="thumb-tack", layout=AUTO_WIDTH, style=BUTTON_STYLE)
         self.pin_button.on_click(self._on_pin)
-        self.whatif = WhatIfView(_widget_figure, self.language, on_error=lambda m: self._reject("app", m))
-        self.analysis = AnalysisViews(_widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
+        self.whatif = WhatIfView(widget_figure, self.language, on_error=lambda m: self._reject("app", m))
+        self.analysis = AnalysisViews(widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
                                       on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m))
         self.assumptions = shared_html()
         self.downloads = shared_html()
@@ -313,23 +273,19 @@ class ExplorerApp:
         self.region_note = shared_html()
         self.owned_button = w.Button(layout=w.Layout(width="auto"), style=BUTTON_STYLE)  # own layout: it hides
         self.owned_button.on_click(self._on_owned)
-        # the session-ended notice and its heartbeat: the page pings the kernel through a hidden text box
-        # and shows the notice when no answer comes back (kernel culled, crashed or the server restarted)
+        # the session-ended notice; the page's widget (heartbeat, width sensor, share links) shows it when the
+        # kernel stops answering (culled, crashed or the server restarted)
         self.session = shared_html(views.session_html())
-        self.heartbeat_in = w.Text(value="", continuous_update=False, layout=HIDDEN, style=TEXT_STYLE)
-        self.heartbeat_in.add_class("explorer-heartbeat-in")
-        self.heartbeat_out = shared_html(layout=HIDDEN)
-        self.heartbeat_out.add_class("explorer-heartbeat-out")
-        self.heartbeat_in.observe(self._on_ping, names="value")
+        self.bridge = PageBridge(layout=HIDDEN)
         # narrow screens: the page reports the chart box's width and the charts are laid out again for it
         self.sizer = responsive.ChartSizer((self.breakdown.figure, self.waterfall.figure),
                                            on_resize={self.waterfall.figure: self.waterfall.fit_width})
         self._pending_width, self._width_scheduled = None, False
-        self.sizer.input.observe(self._on_width, names="value")
-        for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
-            fig.canvas.add_class("explorer-chart")
+        self.bridge.observe(self._on_width, names="chart_width")
+        for surface in self.charts.values():
+            surface.canvas.add_class("explorer-chart")
         # on a phone the History chart keeps its own size (858 px: its labels at 8 px) and scrolls sideways
-        history_tab = w.Box([self.history_fig.canvas], layout=PLAIN)
+        history_tab = w.Box([self.history.figure.canvas], layout=PLAIN)
         history_tab.add_class("explorer-history-tab")
         history_tab.add_class("explorer-chart-scroll")
         self.tabs = w.Tab(children=[
@@ -359,8 +315,8 @@ class ExplorerApp:
         right.add_class("explorer-right")
         body = w.Box([left, right], layout=PLAIN)
         body.add_class("explorer-body")
-        self.widget = w.VBox([shared_html(views.STYLE + views.scroll_hint_css()), self.session, self.heartbeat_in, self.heartbeat_out, self.title,
-                              body, self.sizer.input, self.sizer.script],
+        self.widget = w.VBox([shared_html(views.STYLE + views.scroll_hint_css()), self.session, self.title, body,
+                              self.bridge],
                              layout=w.Layout(width="100%", max_width="1320px"))
         self.widget.add_class("explorer-app")
 
@@ -440,12 +396,13 @@ class ExplorerApp:
         self.breakdown.set_language(lang)
         self.waterfall.set_language(lang)
         # Laying a figure out again costs a full draw (the history figure: built, about 0.25 s the first
-        # time in a language, then kept and swapped in, see _show_history_language); do it for each figure
-        # only when its tab is shown (see _render).
-        self._relayout = {self.breakdown.figure, self.waterfall.figure}
-        if self.history_fig.history_handles.language != text_kwargs(lang)[1]:
-            self._relayout.add(self.history_fig)
-        self._stale_figures = {self.breakdown.figure, self.waterfall.figure, self.history_fig}
+        # time in a language, then kept and swapped in, see HistoryPlot); do it for each figure only when
+        # its tab is shown (see _render).
+        charts = self.charts
+        charts["breakdown"].needs_layout = charts["waterfall"].needs_layout = True
+        charts["history"].needs_layout = self.history.set_language(lang)
+        for surface in charts.values():
+            surface.stale = True
 
     def _open_groups(self) -> set[str]:
         """The control groups on screen: the header, the footer and the open accordion panel."""
@@ -468,7 +425,7 @@ class ExplorerApp:
                 self._unlabelled_groups -= opened
                 self._label_controls(opened)
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     # ------------------------------------------------------------------ reading controls
     def _values(self) -> dict[str, Any]:
@@ -511,6 +468,7 @@ class ExplorerApp:
         try:
             if owner is self.controls["language"]:
                 self._set_language(owner.value)
+                self._placeholders()
                 self._show(self.estimate)
                 return
             if owner is self.controls["scope"]:
@@ -546,7 +504,7 @@ class ExplorerApp:
                 self._sync_visibility()
                 self.banner.value = error
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _adapt_precision(self, gpu: str) -> None:
         """Offer only ``gpu``'s precisions; keep the precision, or switch to the nearest and say so."""
@@ -567,11 +525,7 @@ class ExplorerApp:
         try:
             self.controls["pricing"].value = "owned"
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
-
-    def _on_ping(self, change: dict) -> None:
-        """Answer the page's heartbeat (see :func:`~explorer.app.views.session_html`)."""
-        self.heartbeat_out.value = f'<span data-beat="{html.escape(str(change["new"])[:24])}"></span>'
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _on_width(self, change: dict) -> None:
         """Lay the charts out for the width of their box (see :mod:`explorer.app.responsive`).
@@ -619,10 +573,12 @@ class ExplorerApp:
         try:
             changed = self.sizer.apply(width)
             if changed:
-                self._relayout.update(changed)
-                self._render(*changed)
+                keys = [key for key, surface in self.charts.items() if surface.figure in changed]
+                for key in keys:
+                    self.charts[key].needs_layout = True
+                self._render(*keys)
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _sync_visibility(self) -> None:
         r = self.rows
@@ -631,35 +587,15 @@ class ExplorerApp:
             if b.visible is not None:
                 r[b.name].show(b.visible(v))
         r["mfu"].widget.disabled = bool(v["mfu_default"])
-        self._placeholders(v)
 
-    def _placeholders(self, v: dict[str, Any]) -> None:
-        """Show in each blank box the value used in its place."""
+    def _placeholders(self) -> None:
+        """Show in each blank box the value the model uses in its place (``Estimate.fallbacks``).
+
+        Read from the estimate shown, so a box and the result never disagree; called when the estimate or
+        the language changes.
+        """
         lang = self.language
-        r = self.rows
-        acc = catalog.accelerator(v["gpu"])
-        reg = catalog.region(v["region"])
-        used = {"electricity_usd_per_kwh": reg.electricity_usd_per_kwh, "pue": reg.pue,
-                "grid_gco2_per_kwh": reg.grid_gco2_per_kwh, "purchase_usd_per_gpu": acc.purchase_usd,
-                "spot_discount": None}
-        for name, default_name in _OPTIONAL_DEFAULTS.items():
-            used[name] = catalog.default(default_name)
-        if reg.pue is None:
-            used["pue"] = catalog.default("pue")
-        if v.get("team_pay_basis") == "ai_lab":
-            used["team_loaded_usd_per_year"] = catalog.default("team_loaded_usd_per_year_ai_lab")
-        used["hosting_usd_per_gpu_hour"] = self.estimate.owned.get("hosting_usd_per_gpu_hour") \
-            if self.estimate.scenario.gpu == v["gpu"] else None
-        e = self.estimate
-        if e.scenario.gpu == v["gpu"] and e.scenario.pricing == v["pricing"] and e.ideal_gpu_hours > 0:
-            rate = e.cost_usd["compute"] / e.ideal_gpu_hours
-            used["rate_usd_per_gpu_hour"] = rate if math.isfinite(rate) else None
-            used["project_months"] = e.project_months
-            used["experiments_multiplier"] = e.scenario.experiments_multiplier_effective
-        else:
-            pricing = v["pricing"] if v["pricing"] in prices.CLOUD_BASES else "on_demand"
-            used["rate_usd_per_gpu_hour"] = prices.quote(acc.id, pricing).usd_per_gpu_hour
-        used["spot_discount"] = catalog.default("spot_discount")
+        used = self.estimate.fallbacks
         for b in BINDINGS:
             if b.kind != "optional":
                 continue
@@ -670,7 +606,7 @@ class ExplorerApp:
                 text = label("placeholder_unknown", lang)
             else:
                 text = label("placeholder_used", lang).format(value=readable_number(float(f"{value:.6g}")))
-            r[b.name].widget.placeholder = text
+            self.rows[b.name].widget.placeholder = text
 
     def _field_row(self, field: str) -> c.ControlRow | None:
         if field in self.rows:
@@ -681,8 +617,9 @@ class ExplorerApp:
     def _reject(self, field: str, message: str, exc: ScenarioError | None = None) -> None:
         """Show why a change was not applied; the last good result stays.
 
-        The words for the viewer come from ``exc`` when given (:func:`views.error_text`), else from
-        ``message`` (:func:`views.translate`); a language switch shows them again in the new language.
+        The words for the viewer come from ``exc`` when given, else from ``message`` (a
+        :class:`~explorer.messages.Message`), rendered in the app's language; a language switch shows them
+        again in the new language.
         """
         self.error = message
         self._refusal = (field, message, exc)
@@ -692,7 +629,8 @@ class ExplorerApp:
         text = views.error_text(exc, self.language) if exc is not None else views.translate(message, self.language)
         if row is not None:
             row.set_message(html.escape(text))
-        self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}:</b> '
+        colon = "：" if self.language == "zh" else ": "
+        self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}{colon}</b>'
                              f"{html.escape(text)}</div>")
 
     @property
@@ -715,9 +653,10 @@ class ExplorerApp:
             self._reject(exc.field, str(exc), exc)
             return False
         if result.deadline_impossible:
-            self._reject("deadline_days", next(m for m in result.warnings if m.startswith("Deadline")))
+            self._reject("deadline_days", next(m for m in result.warnings if m.id.startswith("deadline_")))
             return False
         self.estimate, self.error = result, ""
+        self._placeholders()
         for row in self.rows.values():
             row.set_message("")
         self.banner.value = ""
@@ -743,7 +682,7 @@ class ExplorerApp:
         self.waterfall.update(self.baseline, e, draw=False)
         # the curve holds final training runs: compare the run, not the whole project
         self._mark_history(e)
-        self._render(self.breakdown.figure, self.waterfall.figure, self.history_fig)
+        self._render("breakdown", "waterfall", "history")
         self._stale_pages.update(("assumptions", "share"))  # written when their tab is shown (see _write_pages)
         self._write_pages()
         self.region_note.value = views.region_note_html(e, lang)
@@ -788,11 +727,8 @@ class ExplorerApp:
         """Download links for every chart: Breakdown (PNG, SVG), What changed, History, Compare (once a slot is
         pinned) and Uncertainty (PNG), each captioned with the scenario."""
         lang, caption = self.language, self.chart_caption()
-        history = self.history_fig
-        drawable = text_kwargs(lang)[1]
-        if history.history_handles.language != drawable:  # the History tab was not opened in this language
-            history = self._history_figs.get(drawable) or _history_chart(drawable)  # a kept one, or a file-only one
-        self._mark_history(self.estimate, history)
+        # in this language even when the History tab was not opened in it: a kept figure, or a file-only one
+        history = self.history.figure_for(lang)
         charts = [(self.breakdown.figure, "breakdown", ("png", "svg")), (self.waterfall.figure, "what-changed", ("png",)),
                   (history, "history", ("png",))]
         for key in ("compare", "uncertainty"):
@@ -805,18 +741,16 @@ class ExplorerApp:
                 caption, lang)
             for fig, name, formats in charts for fmt in formats)
 
-    def _mark_history(self, e: Estimate, figure: Figure | None = None) -> None:
-        """Put the history figure (or ``figure``) in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
+    def _mark_history(self, e: Estimate) -> None:
+        """Put the history chart in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
         lang = self.language
-        fig = self.history_fig if figure is None else figure
         run_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
         basis = label("term:rate_usd_per_gpu_hour" if e.scenario.rate_usd_per_gpu_hour is not None
                       else f"pricing_{e.scenario.pricing}", lang)
         run_label += f", {label('marker_scope', lang)} ({basis})"
         run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
-        set_history_currency(fig, e.scenario.currency, e.usd_to_currency)
-        set_scenario_marker(fig, run_usd, self.marker_year, run_label, draw=False)
-        set_marker_interval(fig, *self.analysis.run_interval_usd(), draw=False)
+        self.history.mark(e.scenario.currency, e.usd_to_currency, run_usd, self.marker_year, run_label,
+                          self.analysis.run_interval_usd())
 
     def share_query(self) -> str:
         """The query string (with ``?``) of a link to the scenario, language and scope shown."""
@@ -839,7 +773,7 @@ class ExplorerApp:
         try:
             self.pin_baseline()
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def pin_baseline(self) -> None:
         """Make the current result the baseline of the "what changed" view: compare slot A."""
@@ -849,13 +783,13 @@ class ExplorerApp:
         """Slot A was pinned: ``e`` is the baseline of the "what changed" view."""
         self.baseline = e
         self.waterfall.update(self.baseline, self.estimate, draw=False)
-        self._render(self.waterfall.figure)
+        self._render("waterfall")
 
     def _on_recipe(self) -> None:
         try:
             self.apply_savings_recipe()
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def apply_savings_recipe(self) -> bool:
         """Apply :func:`~explorer.analysis.savings_recipe` to the current scenario.
@@ -885,76 +819,29 @@ class ExplorerApp:
         index = self.tabs.selected_index
         return _TAB_KEYS[index] if index is not None and 0 <= index < len(_TAB_KEYS) else ""
 
-    def _visible_figure(self) -> Figure | None:
-        return {0: self.breakdown.figure, 1: self.waterfall.figure, 2: self.history_fig}.get(self.tabs.selected_index)
+    @property
+    def history_fig(self) -> Figure:
+        """The History chart's figure shown (it changes with the language; see :class:`HistoryPlot`)."""
+        return self.history.figure
 
-    def _render(self, *changed: Figure) -> None:
-        """Render the visible figure now; render the others when their tab is opened.
+    def _render(self, *changed: str) -> None:
+        """Render the visible chart now; render the others when their tab is opened.
 
-        An explicit ``canvas.draw()`` pushes the new image to the browser. (Only
-        ``draw_idle`` would let the browser ask for it, and a request made while
-        another is in flight is dropped, leaving a stale chart.)
+        ``changed``: keys of :attr:`charts` whose artists moved. See :mod:`explorer.app.surface`.
         """
-        self._stale_figures.update(changed)
-        visible = self._visible_figure()
+        for key in changed:
+            self.charts[key].stale = True
+        key = self._tab_key()
         by_lever = hasattr(self, "analysis") and self.analysis.mode.value == "lever"  # waterfall tab shows levers
-        for fig in (self.breakdown.figure, self.waterfall.figure, self.history_fig):
+        for name, surface in self.charts.items():
             # a hidden chart defers the browser's draw requests
-            fig.canvas.shown = fig is visible and not (by_lever and fig is self.waterfall.figure)
-        if visible is not None and visible.canvas.shown and visible.canvas.deferred:
-            visible.canvas.reveal(draw=visible not in self._relayout and visible not in self._stale_figures)
-        if visible in self._relayout:
-            self._relayout.discard(visible)
-            if visible is self.history_fig:
-                self._stale_figures.discard(visible)
-                visible = self._show_history_language()
-                self._stale_figures.add(visible)
-            else:
-                freeze_layout(visible)  # a full draw: refreshes the blit background too
-                # ... and shows the current state: drawing again would send the page a second image, and
-                # ipympl's page drops an image replaced before it loaded (a blank or stale chart)
-                self._stale_figures.discard(visible)
-        if visible in self._stale_figures:
-            self._stale_figures.discard(visible)
-            if visible is self.history_fig:
-                redraw_marker(visible)
-            else:
-                (self.breakdown if visible is self.breakdown.figure else self.waterfall).redraw()
+            surface.show(name == key and not (by_lever and name == "waterfall"))
+        if key in self.charts:
+            self.charts[key].render()
         if hasattr(self, "analysis"):
             self.analysis.render(self._tab_key())  # the analysis views draw their own figures, when shown
         if hasattr(self, "whatif"):
             self.whatif.render(self._tab_key() == "whatif")
-
-    def _show_history_language(self) -> Figure:
-        """Put the history chart of the current language on its canvas, built the first time; return it.
-
-        Building it (about 35 ms once its label placement is cached) is most of
-        a language switch; the chart of each language is kept instead (two
-        figures of about 70 artists: little memory) and swapped onto the one
-        canvas, with the currency and marker of the result shown. The figures
-        share one background cache of at most four images (two languages x two
-        currencies).
-        """
-        language = text_kwargs(self.language)[1]
-        old = self.history_fig
-        if old.history_handles.language == language:
-            return old
-        canvas = old.canvas
-        # only the cache keeps backgrounds, so at most its four are held
-        old.history_handles.blitter.background = None
-        fig = self._history_figs.get(language)
-        if fig is None:
-            fig = _history_chart(language)
-            fig.__dict__["_history_backgrounds"] = old.__dict__["_history_backgrounds"]
-            _attach_figure(fig, canvas)
-            enable_marker_blitting(fig)  # its draw_event handler is the figure's: it follows the figure
-            self._history_figs[language] = fig
-        else:
-            _attach_figure(fig, canvas)
-            reset_history_limits(fig)  # as built: the marker of the result shown widens them again if needed
-        self.history_fig = fig
-        self._mark_history(self.estimate)
-        return fig
 
     def _on_tab(self, _change: dict) -> None:
         try:
@@ -962,7 +849,7 @@ class ExplorerApp:
             self._render()
             self._write_pages()
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", f"{type(exc).__name__}: {exc}")
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def set_scenario(self, scenario: Scenario, *, keep_preset: bool = False) -> bool:
         """Move every control to ``scenario`` and show its result: the documented way to drive the app.

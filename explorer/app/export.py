@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from matplotlib.figure import Figure
 
+from explorer.app.ipympl_private import original_dpi
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate
 from explorer.plots.fonts import text_kwargs
 from explorer.scenario import field_spec
@@ -170,7 +171,7 @@ def figure_file(fig: Figure, fmt: str, caption: str, language: str = "en") -> by
         a.set_animated(False)
     try:
         out = io.BytesIO()
-        dpi = getattr(fig, "_original_dpi", fig.dpi)
+        dpi = original_dpi(fig)
         fig.savefig(out, format=fmt, backend="agg" if fmt == "png" else "svg", dpi=dpi, bbox_inches="tight",
                     pad_inches=0.1, facecolor="white")
         return out.getvalue()

@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlencode
 
 from explorer import catalog
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.scenario import Scenario, field_spec
 from explorer.text import number_text, parse_number
 
@@ -112,8 +113,8 @@ def refused_fields_from_query(query: str) -> list[ScenarioError]:
         except ValueError:
             continue
         if not math.isnan(value) and not spec["min"] <= value <= spec["max"]:
-            refused.append(ScenarioError(key, text, f"a number from {number_text(spec['min'])} "
-                                                    f"to {number_text(spec['max'])}"))
+            refused.append(ScenarioError(key, text, Message("allowed_range", lo=spec["min"], hi=spec["max"],
+                                                            bracket="(" if spec.get("lo_open") else "[")))
     return refused
 
 

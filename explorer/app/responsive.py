@@ -1,8 +1,8 @@
 """Charts laid out again for the width the page gives them (narrow screens).
 
-The page measures the width of the visible chart's box and types it into a
-hidden text box (``.explorer-chart-width-in``), on load and after the window
-or the tab changes (debounced). The kernel clamps it, rounds it down to
+The page measures the width of the visible chart's box and sends it through
+the app's front-end widget (:class:`~explorer.app.page_bridge.PageBridge`), on
+load and after the window or the tab changes (debounced). The kernel clamps it, rounds it down to
 :data:`WIDTH_STEP_PX`, and, when it differs from the current one, resizes the
 figures to it: never wider than they were designed, so a wide screen keeps
 the designed charts and costs nothing. The caller lays out again only the
@@ -15,65 +15,36 @@ laid out for 13 x 7.8 in and collapse below about 600 px
 (``explorer/plots/history.py`` would need a narrow layout), so on a phone it
 is still scaled down whole.
 Nothing here trusts the page: garbage is ignored, widths are clamped to
-:data:`MIN_WIDTH_PX` .. :data:`~explorer.app.canvas.MAX_CSS_PIXELS`.
+:data:`MIN_WIDTH_PX` .. :data:`~explorer.app.ipympl_private.MAX_CSS_PIXELS`.
 """
 
 from __future__ import annotations
 
-import html
 import math
-import re
 from typing import Callable, Iterable, Mapping
 
-import ipywidgets as w
 from matplotlib.figure import Figure
 
-from explorer.app.canvas import MAX_CSS_PIXELS, MIN_CSS_PIXELS
-from explorer.app.shared import HIDDEN, TEXT_STYLE, html as shared_html
+from explorer.app.ipympl_private import MAX_CSS_PIXELS, MIN_CSS_PIXELS
 
-__all__ = ["ChartSizer", "WIDTH_STEP_PX", "parse_width", "SCRIPT"]
+__all__ = ["ChartSizer", "WIDTH_STEP_PX", "parse_width"]
 
 WIDTH_STEP_PX = 20  # widths are rounded down to this step [CSS px]: dragging a window lays out at most every 20 px
 MIN_WIDTH_PX = 240  # narrowest layout [CSS px]: the breakdown's labels and bars still fit (120 px collapses it);
 # a narrower box scales that layout down
-_WIDTH = re.compile(r"^w (\d{1,6})$")
-
-#: Measures the visible chart box and reports its width [CSS px] through the hidden text box.
-SCRIPT = """
-if (!window.__explorerChartWidth) {
-  window.__explorerChartWidth = true;
-  var last = '', timer = null;
-  function report() {
-    var input = document.querySelector('.explorer-chart-width-in input');
-    var box = [...document.querySelectorAll('.explorer-app .jupyter-matplotlib')]
-      .find(function (e) { return e.offsetParent !== null && e.clientWidth > 0; });
-    if (!input || !box) { return; }
-    var text = 'w ' + Math.floor(box.clientWidth);
-    if (text === last) { return; }
-    last = text;
-    input.value = text;
-    input.dispatchEvent(new Event('change', {bubbles: true}));
-  }
-  function later() { clearTimeout(timer); timer = setTimeout(report, 250); }
-  window.addEventListener('resize', later);
-  document.addEventListener('click', later);
-  setInterval(report, 2000);  // until the charts exist, and after tab switches without a click
-}
-"""
 
 
-def parse_width(text: object) -> int | None:
-    """A chart width from the page's ``"w <px>"``, clamped and rounded down to the step [CSS px]; None if garbage.
+def parse_width(value: object) -> int | None:
+    """A chart width the page reported, clamped and rounded down to the step [CSS px]; None if it is no width.
 
     Examples
     --------
-    >>> [parse_width(t) for t in ("w 372", "w 50", "w 999999", "w -3", "372", None)]
-    [360, 240, 1600, None, None, None]
+    >>> [parse_width(v) for v in (372, 50, 999999, 360.7, -3, "372", None, True, float("nan"))]
+    [360, 240, 1600, 360, None, None, None, None, None]
     """
-    m = _WIDTH.match(text) if isinstance(text, str) else None
-    if m is None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         return None
-    px = min(max(int(m.group(1)), MIN_WIDTH_PX, MIN_CSS_PIXELS[0]), MAX_CSS_PIXELS[0])
+    px = min(max(int(value), MIN_WIDTH_PX, MIN_CSS_PIXELS[0]), MAX_CSS_PIXELS[0])
     return px - px % WIDTH_STEP_PX
 
 
@@ -89,10 +60,6 @@ class ChartSizer:
 
     Attributes
     ----------
-    input : ipywidgets.Text
-        The hidden text box the page types the width into.
-    script : ipywidgets.HTML
-        Runs :data:`SCRIPT` in the page (an ``<img onerror>``: inline scripts are allowed by the CSP).
     width_px : int or None
         The last width applied [CSS px]; None: the designed sizes.
     """
@@ -103,10 +70,6 @@ class ChartSizer:
         # designed size of each figure [CSS px]
         self.design = {fig: tuple(fig.get_size_inches() * self._css_dpi(fig)) for fig in self.figures}
         self.width_px: int | None = None
-        self.input = w.Text(value="", continuous_update=False, layout=HIDDEN, style=TEXT_STYLE)
-        self.input.add_class("explorer-chart-width-in")
-        self.script = shared_html(f'<img alt="" src="data:," style="display:none" '
-                                    f'onerror="{html.escape(SCRIPT, quote=True)}">')
 
     @staticmethod
     def _css_dpi(fig: Figure) -> float:

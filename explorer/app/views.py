@@ -1,22 +1,21 @@
 """HTML views of an estimate: KPI cards, summary, warnings, assumptions, sharing, glossary, session notice.
 
 Everything here speaks the viewer's language: labels come from
-``explorer/data/labels.csv`` and the model's English warnings and errors are
-translated by the patterns of ``explorer/data/messages.csv``.
+``explorer/data/labels.csv``, and the model's warnings and errors (ids with
+parameters, :mod:`explorer.messages`) are rendered from ``explorer/data/messages.csv``.
 """
 
 from __future__ import annotations
 
-import functools
 import html
 import json
 import math
-import re
 
 from explorer import catalog
 from explorer.errors import ScenarioError
+from explorer.messages import render
 from explorer.model import Estimate
-from explorer.text import label, labels, money, quantity, readable_number
+from explorer.text import label, labels, money, quantity
 
 __all__ = ["region_note_html", "kpi_html", "summary_text", "warnings_html", "assumptions_html", "share_html", "glossary_html",
            "session_html", "translate", "error_text", "assumption_name", "STYLE", "HEARTBEAT_SECONDS",
@@ -155,57 +154,28 @@ def scroll_hint_css() -> str:
             "}</style>")
 
 
-# ---------------------------------------------------------------------------------------------- translation
-@functools.cache
-def _patterns() -> tuple[tuple[re.Pattern, str], ...]:
-    return tuple((re.compile(row["pattern"]), row["zh"]) for row in catalog.read_csv("messages.csv"))
-
-
+# ---------------------------------------------------------------------------------------------- messages
 def _term(text: str, language: str) -> str:
-    """A captured word in ``language`` (``term:<text>`` in labels.csv), else a field's label, else as is."""
+    """A word of an assumption in ``language`` (``term:<text>`` in labels.csv), else a field's label, else as is."""
     for key in (f"term:{text}", text):
         if key in labels():
             return label(key, language)
     return text
 
 
-_CJK_SPACE = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
+def translate(message: object, language: str = "en") -> str:
+    """A model warning or error in ``language``, rendered from its id (:mod:`explorer.messages`).
 
-
-def translate(message: str, language: str = "en") -> str:
-    """A model warning or error in ``language``: unchanged in English, by ``messages.csv`` in Chinese.
+    ``message`` is a :class:`~explorer.messages.Message` or a
+    :class:`~explorer.errors.ScenarioError`; other text has no id and shows as it is.
 
     Examples
     --------
-    >>> translate("MFU 0.90 is outside the range seen in published runs (0.15-0.55).", "zh")
+    >>> from explorer.messages import Message
+    >>> translate(Message("mfu_outside_range", mfu=0.9, lo=0.15, hi=0.55), "zh")
     'MFU 0.90 超出公开训练中见过的范围（0.15–0.55）。'
     """
-    if language == "en":
-        return message
-    for pattern, template in _patterns():
-        m = pattern.match(message)
-        if m:
-            groups = {k: _term(v or "", language) for k, v in m.groupdict().items()}
-            if "whole" in groups:
-                groups["whole"] = "整" if m.group("whole") else ""
-            # the templates space out inserted words; between two Chinese characters the space goes
-            return _CJK_SPACE.sub("", template.format(**groups))
-    return message
-
-
-_RAW_NUMBER = re.compile(r"(?<![\w.])[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w.%])")
-
-
-def _box_number(match: re.Match) -> str:
-    """A raw number of a message as the boxes write it (250000.0 -> 250,000; 1e+06 -> 1M), else unchanged."""
-    text = match.group(0)
-    try:
-        x = float(text)
-    except ValueError:
-        return text
-    if "e" in text.lower() or text.endswith(".0") or abs(x) >= 10_000:
-        return readable_number(int(x) if x.is_integer() and abs(x) < 2**53 else x)
-    return text
+    return render(message, language)
 
 
 def error_text(exc: ScenarioError, language: str = "en") -> str:
@@ -216,12 +186,11 @@ def error_text(exc: ScenarioError, language: str = "en") -> str:
     ...     Scenario(params=250000.0)
     ... except ScenarioError as exc:
     ...     print(error_text(exc))
+    ...     print(error_text(exc, "zh"))
     Model size [parameters]: 250,000 is not allowed; allowed: a number in [1M, 100T]
+    模型规模 [参数量]：250,000 不可用；允许：[1M, 100T] 内的数
     """
-    text = translate(str(exc), language) if language != "en" else (
-        f"{label(exc.field, 'en')}: {str(exc).split(': ', 1)[1]}" if exc.field in labels() else str(exc))
-    head, sep, rest = text.partition(": ") if language == "en" else text.partition("：")
-    return head + sep + _RAW_NUMBER.sub(_box_number, rest) if sep else _RAW_NUMBER.sub(_box_number, text)
+    return exc.render(language)
 
 
 def assumption_name(name: str, language: str = "en") -> str:
@@ -430,13 +399,11 @@ def share_html(query: str, language: str = "en") -> str:
     """The share link as an absolute URL (completed in the browser from the page's address) and a copy button.
 
     The kernel does not know the address viewers use (a proxy may sit in
-    front), so the page turns the query into ``origin + path + query``.
+    front), so the page turns the query into ``origin + path + query``
+    (:class:`~explorer.app.page_bridge.PageBridge`).
     """
     q = html.escape(query, quote=True)
     copied = html.escape(label("share_copied", language), quote=True)
-    fill = ("var b=this.parentNode,i=b.querySelector('input');"
-            "i.value=new window.URL(i.getAttribute('data-query'),location.href).href;"
-            "b.querySelector('a').href=i.value;")
     copy = ("var b=this.parentNode,i=b.querySelector('input');i.select();"
             "var done=function(){b.querySelector('.explorer-copied').textContent=this_copied;};"
             "if(navigator.clipboard){navigator.clipboard.writeText(i.value).then(done,function(){"
@@ -448,45 +415,20 @@ def share_html(query: str, language: str = "en") -> str:
             f'<button class="explorer-copy" type="button" onclick="{html.escape(copy, quote=True)}">'
             f'{html.escape(label("share_copy", language))}</button> '
             f'<span class="explorer-copied" data-text="{copied}"></span> '
-            f'<a href="{q}" target="_blank">{html.escape(label("share_open", language))}</a>'
-            f'<img alt="" src="data:," style="display:none" onerror="{html.escape(fill, quote=True)}"></div>')
+            f'<a href="{q}" target="_blank">{html.escape(label("share_open", language))}</a></div>')
 
 
 def session_html() -> str:
-    """The session-ended notice (hidden), in both languages, and the heartbeat that shows it.
+    """The session-ended notice (hidden), in both languages, with a reload button.
 
-    The page pings the kernel every :data:`HEARTBEAT_SECONDS` by typing into a
-    hidden text box (``.explorer-heartbeat-in``); the kernel answers by
-    changing a hidden HTML widget (``.explorer-heartbeat-out``). With no
-    answer for :data:`SESSION_TIMEOUT_SECONDS` (the kernel was culled, crashed
-    or the server restarted), the notice with a reload button shows.
+    The page's widget (:class:`~explorer.app.page_bridge.PageBridge`) pings the
+    kernel every :data:`HEARTBEAT_SECONDS` and shows this notice after
+    :data:`SESSION_TIMEOUT_SECONDS` without an answer (the kernel was culled,
+    crashed or the server restarted).
     """
-    script = """
-if (!window.__explorerHeartbeat) {
-  window.__explorerHeartbeat = true;
-  var n = 0, last = Date.now(), seen = null;
-  setInterval(function () {
-    var input = document.querySelector('.explorer-heartbeat-in input');
-    var out = document.querySelector('.explorer-heartbeat-out');
-    var notice = document.querySelector('.explorer-session-ended');
-    if (!input || !out || !notice) { return; }
-    if (out !== seen) {
-      seen = out; last = Date.now();
-      new MutationObserver(function () { last = Date.now(); })
-        .observe(out, {subtree: true, childList: true, characterData: true, attributes: true});
-    }
-    // a busy kernel answers late: the notice goes away again when it does
-    notice.style.display = (Date.now() - last > TIMEOUT_MS) ? 'block' : 'none';
-    n += 1;
-    input.value = 'ping ' + n;
-    input.dispatchEvent(new Event('change', {bubbles: true}));
-  }, INTERVAL_MS);
-}
-""".replace("TIMEOUT_MS", str(SESSION_TIMEOUT_SECONDS * 1000)).replace("INTERVAL_MS", str(HEARTBEAT_SECONDS * 1000))
     en, zh = label("session_ended", "en"), label("session_ended", "zh")
     reload_en, reload_zh = label("reload", "en"), label("reload", "zh")
     return (f'<div class="explorer-session-ended" role="alert"><div lang="en">{html.escape(en)}</div>'
             f'<div lang="zh">{html.escape(zh)}</div>'
             f'<button type="button" onclick="location.reload()">{html.escape(reload_en)} / '
-            f'{html.escape(reload_zh)}</button></div>'
-            f'<img alt="" src="data:," style="display:none" onerror="{html.escape(script, quote=True)}">')
+            f'{html.escape(reload_zh)}</button></div>')

@@ -24,6 +24,7 @@ from explorer.app import export
 from explorer.app.analysis_views import _field_value_text
 from explorer.app.shared import DESCRIPTION_STYLE, PLAIN, html as shared_html, shared
 from explorer.app.views import translate
+from explorer.messages import Message
 from explorer.model import Estimate
 from explorer.plots.fonts import text_kwargs
 from explorer.scenario import ARCHITECTURES, FACILITIES, PRICING_MODES, RECOVERY_MODES, TRAINING_KINDS
@@ -122,7 +123,7 @@ class WhatIfView:
         try:
             fn(*args)
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self.on_error(f"{type(exc).__name__}: {exc}")
+            self.on_error(Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _on_lever(self, i: int) -> None:
         lever = self.levers[i].value

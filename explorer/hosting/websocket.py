@@ -80,7 +80,8 @@ def v1_frame_is_valid(frame: object, max_offsets: int = MAX_V1_OFFSETS) -> bool:
     return all(a <= b for a, b in zip(offsets, offsets[1:]))
 
 
-_HEARTBEAT = re.compile(rb'"value"\s*:\s*"ping \d+"')  # the page's heartbeat (explorer.app.views.session_html)
+# the page's heartbeat: an update of the ping alone (explorer.app.page_bridge.PageBridge)
+_HEARTBEAT = re.compile(rb'"state"\s*:\s*\{\s*"ping"\s*:\s*\d+\s*\}')
 _MAX_PARSED_BYTES = 4096  # parts longer than this are not parsed to classify a message
 
 

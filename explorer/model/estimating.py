@@ -10,6 +10,7 @@ import numpy as np
 
 from explorer import catalog, prices
 from explorer.catalog import default
+from explorer.messages import Message
 from explorer.model import formulas as F
 from explorer.model.checks import result_warnings
 from explorer.model.resolve import Assumption, resolve
@@ -17,7 +18,7 @@ from explorer.prices import CLOUD_BASES
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
 
-__all__ = ["COST_DIMENSIONS", "HIDDEN_PARTS", "Estimate", "estimate"]
+__all__ = ["COST_DIMENSIONS", "HIDDEN_PARTS", "Estimate", "estimate", "json_safe"]
 
 #: The six cost dimensions of the first source article's table, in display order.
 COST_DIMENSIONS: tuple[str, ...] = ("compute", "energy", "data", "people", "hardware", "hidden")
@@ -96,8 +97,9 @@ class Estimate:
         used GPU-hour) and ``breakeven_months``: for each cloud price basis,
         the months of use after which owning costs less than renting (inf:
         never) [months].
-    warnings : tuple of str
-        What the user should know about this result.
+    warnings : tuple of explorer.messages.Message
+        What the user should know about this result: each a ``str`` (its English
+        text) with an ``id`` and ``params``; ``w.render("zh")`` gives it in Chinese.
     estimated : tuple of str
         Prices that had no sourced value and were estimated (``"cloud price"``,
         ``"purchase price"``, ``"electricity price"``); the total is an estimate then.
@@ -111,6 +113,11 @@ class Estimate:
         Empty for owned hardware (there energy and hardware are dimensions).
     assumptions : tuple of Assumption
         Every catalog value and named default the estimate used, with its source.
+    fallbacks : mapping
+        For each optional scenario field (a blank box in the app), the value the model uses when it is
+        None, in the field's unit (:attr:`explorer.model.resolve.Resolved.fallbacks`); None where unknown or
+        not applicable. ``project_months`` is the result's months when the scenario leaves it blank (the
+        run's length decides it), else None.
     """
 
     scenario: Scenario
@@ -133,7 +140,7 @@ class Estimate:
     tokens_per_gpu_hour: float
     effective_utilization: float
     deadline_impossible: bool
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Message, ...] = ()
     assumptions: tuple[Assumption, ...] = field(default=(), repr=False)
     energy_project_mwh: float = math.nan
     co2_project_tonnes: float = math.nan
@@ -146,6 +153,7 @@ class Estimate:
     rate_usd_per_gpu_hour: float = math.nan
     project_months: float = math.nan
     owned: Mapping[str, object] = field(default_factory=dict)
+    fallbacks: Mapping[str, float | None] = field(default_factory=dict, repr=False)
 
     @property
     def total_usd(self) -> float:
@@ -176,7 +184,7 @@ class Estimate:
 
     def to_dict(self) -> dict:
         """A JSON-ready summary (the CLI's ``--json`` output); unknown or infinite values are None."""
-        return _json_safe({
+        return json_safe({
             "train_flop": self.train_flop,
             "ideal_gpu_hours": self.ideal_gpu_hours,
             "gpu_hours": self.gpu_hours,
@@ -205,19 +213,19 @@ class Estimate:
             "tokens_per_gpu_hour": self.tokens_per_gpu_hour,
             "effective_utilization": self.effective_utilization,
             "deadline_impossible": self.deadline_impossible,
-            "warnings": list(self.warnings),
+            "warnings": [str(w) for w in self.warnings],
         })
 
 
 HOURS_PER_MONTH = F.HOURS_PER_YEAR / 12.0
 
 
-def _json_safe(value):
+def json_safe(value):
     """``value`` with NaN and infinities replaced by None, recursively (strict JSON has neither)."""
     if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
+        return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_json_safe(v) for v in value]
+        return [json_safe(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
@@ -278,6 +286,7 @@ def estimate(scenario: Scenario) -> Estimate:
         rate_usd_per_gpu_hour=(r.inputs["accelerator_usd_per_gpu_hour"] + r.inputs["hardware_usd_per_gpu_hour"]
                                if r.inputs["owned"] else r.inputs["rate_usd_per_gpu_hour"]),
         owned=_owned_summary(scenario, r, v, n),
+        fallbacks={**r.fallbacks, "project_months": v["project_months"] if scenario.project_months is None else None},
     )
 
 

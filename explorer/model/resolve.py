@@ -8,11 +8,14 @@ result. Nothing here computes a result.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
-from explorer import catalog, prices
+from explorer import catalog
+from explorer import prices as prices_module
 from explorer.catalog import default
+from explorer.messages import Message
 from explorer.model import formulas as F
 from explorer.scenario import Scenario, experiments_default_name
 
@@ -31,17 +34,40 @@ class Assumption:
 
 @dataclass
 class Resolved:
-    """What :func:`resolve` found: ``inputs`` of compute, assumptions, warnings and context."""
+    """What :func:`resolve` found: ``inputs`` of compute, assumptions, warnings and context.
+
+    Besides ``inputs``, two views of the same values for the layers above, so that no rule is decided twice:
+
+    ``factors``
+        The inputs that are products or sums of parts set by different choices, split into those parts
+        (what :mod:`explorer.analysis` swaps lever by lever): ``peak_ref_flop_per_s`` (the accelerator's
+        peak at its reference, 16-bit precision) [FLOP/s] and ``peak_ratio`` (the training precision's peak
+        over it) [1]; ``mfu_base`` (the accelerator's named default MFU), ``mfu_precision_factor`` (the
+        realized FP8/FP4 speed-up over the peak ratio) and ``mfu_moe_factor`` [1], ``mfu_set`` (the
+        scenario gives the MFU); ``on_demand_usd_per_gpu_hour`` (the accelerator's on-demand price, NaN
+        if none) [USD/GPU-hour]; ``owned_reference``: ``accelerator_usd_per_gpu_hour`` and
+        ``hardware_usd_per_gpu_hour`` of owning the accelerator on the default terms (:func:`owned_terms`)
+        [USD/GPU-hour]; ``failure_rate_base_per_gpu_hour`` and ``spot_failures_per_gpu_hour`` (their sum
+        is the input) [1/GPU-hour]; ``electricity_usd_per_kwh`` (the region's price, used or not) [USD/kWh];
+        ``storage_usd_per_gb_month`` (kept checkpoints or not) [USD/GB-month]; ``data_fixed_usd``
+        (labelled examples and synthetic tokens) [USD]; ``trainable_fraction`` [1]; ``activation_scale``
+        (activation bytes of the precision over 2) [1].
+    ``fallbacks``
+        For each optional scenario field (a blank box in the app), the value the model uses when it is
+        None [the field's unit]; None where the value is unknown or does not apply.
+    """
 
     inputs: dict
     used: list[Assumption] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Message] = field(default_factory=list)
     mfu: float = math.nan
     shape: tuple[int, int, int] = (0, 0, 0)
     memory_bytes_per_param: dict = field(default_factory=dict)
     estimated: list[str] = field(default_factory=list)
     in_rate: dict = field(default_factory=dict)
     owned: dict = field(default_factory=dict)
+    factors: dict = field(default_factory=dict)
+    fallbacks: dict = field(default_factory=dict)
 
 
 def _assumption(name: str) -> Assumption:
@@ -49,8 +75,10 @@ def _assumption(name: str) -> Assumption:
     return Assumption(name, d.value, d.unit, d.source)
 
 
-def _pick(value, name: str, used: list[Assumption]) -> float:
-    """The scenario's value, else the named default (recorded as used)."""
+def _pick(value, name: str, used: list[Assumption], fallbacks: dict | None = None, field: str | None = None) -> float:
+    """The scenario's value, else the named default (recorded as used, and in ``fallbacks[field or name]``)."""
+    if fallbacks is not None:
+        fallbacks[field or name] = default(name)
     if value is not None:
         return value
     used.append(_assumption(name))
@@ -77,24 +105,38 @@ def resolve_mfu(scenario: Scenario) -> tuple[float, list[Assumption]]:
     realized speed-up over BF16 (``fp8_speedup``, ``fp4_speedup``), capped by the
     accelerator's peak ratio; MoE runs are scaled by ``moe_mfu_factor``.
     """
-    acc = catalog.accelerator(scenario.gpu)
     if scenario.mfu is not None:
         return scenario.mfu, [Assumption("mfu", scenario.mfu, "1", "set in the scenario")]
-    used = []
-    base_name = acc.mfu_default or "mfu_dense"
-    base = default(base_name)
-    used.append(_assumption(base_name))
-    ref = reference_precision(acc)
-    mfu = base
+    return _default_mfu(scenario, _mfu_factors(scenario, catalog.accelerator(scenario.gpu)))
+
+
+def _default_mfu(scenario: Scenario, f: dict) -> tuple[float, list[Assumption]]:
+    """The default MFU from its factors (:func:`_mfu_factors`) and the defaults it used."""
+    used = [_assumption(f["mfu_base_name"])]
     if scenario.precision in ("fp8", "fp4"):
-        speedup_name = f"{scenario.precision}_speedup"
-        used.append(_assumption(speedup_name))
-        ratio = acc.peak_tflops[scenario.precision] / acc.peak_tflops[ref]
-        mfu = base * min(default(speedup_name), ratio) / ratio
+        used.append(_assumption(f"{scenario.precision}_speedup"))
+    mfu = f["mfu_base"] * f["mfu_precision_factor"]
     if scenario.architecture == "moe":
         used.append(_assumption("moe_mfu_factor"))
-        mfu *= default("moe_mfu_factor")
+        mfu *= f["mfu_moe_factor"]
     return mfu, used
+
+
+def _mfu_factors(s: Scenario, acc) -> dict:
+    """The default MFU's parts: the accelerator's base, the precision's and the MoE factor [1], and the peaks.
+
+    Default MFU = ``mfu_base`` x ``mfu_precision_factor`` x ``mfu_moe_factor``; the peak at the training
+    precision = ``peak_ref_flop_per_s`` x ``peak_ratio``.
+    """
+    base_name = acc.mfu_default or "mfu_dense"
+    ref = reference_precision(acc)
+    ratio = acc.peak_tflops[s.precision] / acc.peak_tflops[ref]
+    precision_factor = 1.0
+    if s.precision in ("fp8", "fp4"):
+        precision_factor = min(default(f"{s.precision}_speedup"), ratio) / ratio
+    return dict(mfu_base_name=base_name, mfu_base=default(base_name), mfu_precision_factor=precision_factor,
+                mfu_moe_factor=default("moe_mfu_factor") if s.architecture == "moe" else 1.0,
+                mfu_set=s.mfu is not None, peak_ref_flop_per_s=acc.peak_tflops[ref] * 1e12, peak_ratio=ratio)
 
 
 def _shape(s: Scenario, used: list[Assumption]) -> tuple[int, int, int]:
@@ -123,9 +165,8 @@ def _memory(s: Scenario, shape, used: list[Assumption]) -> tuple[dict, float]:
     parts = {"weights": prec.weight_bytes, "gradients": trainable * default(grad_name),
              "optimizer": trainable * default(opt_name)}
     used.append(Assumption(f"bytes per weight ({s.precision})", prec.weight_bytes, "bytes", prec.source))
-    act_bytes = prec.activation_bytes
-    if act_bytes is None:
-        act_bytes = catalog.precisions()["bf16"].activation_bytes
+    act_bytes = _activation_bytes(s.precision)
+    if prec.activation_bytes is None:
         used.append(Assumption(f"activation bytes ({s.precision}: none sourced, 16-bit kept)", act_bytes, "bytes",
                                prec.source))
     L, d, seq = shape
@@ -167,19 +208,17 @@ def _estimated_price(acc, attribute: str, what: str, unit: str, used, estimated,
               f"{_ref_peak(acc):g} / {_ref_peak(peer):g} TFLOP/s ({reference_precision(acc).upper()})")
     used.append(Assumption(f"{what} ({acc.id}, estimated)", value, unit, source))
     estimated.append(what)
-    warnings.append(f"No sourced {what} for {acc.name}: estimated at {value:.3g} {unit} from {peer.name} "
-                    "per unit of peak FLOP/s.")
+    warnings.append(Message("price_estimated", what=what, gpu=acc.name, value=value, unit=unit, peer=peer.name))
     return value
 
 
 def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
     """The rate on the scenario's cloud price basis (explorer.prices), its assumption and any estimate warning."""
     basis = "on_demand" if s.pricing == "spot" and s.spot_discount is not None else s.pricing
-    q = prices.quote(acc.id, basis)
+    q = prices_module.quote(acc.id, basis)
     rate = q.usd_per_gpu_hour
     if math.isnan(rate):
-        warnings.append(f"No cloud price for {acc.name} and no other accelerator to estimate it from: compute "
-                        "cost unknown; type the rate you pay.")
+        warnings.append(Message("cloud_price_unknown", gpu=acc.name))
         return rate
     used.append(Assumption(f"{basis} price ({acc.id}{', estimated' if q.estimated else ''})", rate, "USD/GPU-hour",
                            q.source))
@@ -190,12 +229,11 @@ def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
             used.append(_assumption("spot_discount"))
     if q.estimated and s.pricing != "spot":
         estimated.append("cloud price")
-        warnings.append(f"No market price for {acc.name} on this price basis: {rate:.3g} USD/GPU-hour is an "
-                        "estimate (see the assumptions for how it was derived).")
+        warnings.append(Message("market_price_estimated", gpu=acc.name, rate=rate))
     return rate
 
 
-def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None) -> dict:
+def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None, fallbacks: dict | None = None) -> dict:
     """Owned hardware for scenario ``s``: capital per GPU and per GPU-hour, hosting and the rule [USD].
 
     Returns a dict with ``purchase_usd`` (per accelerator), ``capital_usd_per_gpu``
@@ -203,19 +241,25 @@ def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None) -> d
     ``hardware_usd_per_gpu_hour`` (servers, network, hosting), ``hosting_usd_per_gpu_hour``,
     ``years``, ``utilization``, ``financing_rate`` and ``amortization``; NaN where the price is unknown.
     Also the reference for what a cloud rate pays for (:func:`_in_rate`) with the defaults.
+    ``fallbacks`` (optional) receives the value of each owned-hardware field of ``s`` used when it is None.
     """
     used = [] if used is None else used
     warnings = [] if warnings is None else warnings
     estimated = [] if estimated is None else estimated
-    purchase = s.purchase_usd_per_gpu if s.purchase_usd_per_gpu is not None else acc.purchase_usd
-    if s.purchase_usd_per_gpu is None and purchase is not None:
+    typed = s.purchase_usd_per_gpu is not None
+    purchase = s.purchase_usd_per_gpu if typed else acc.purchase_usd
+    if not typed and purchase is not None:
         used.append(Assumption(f"purchase price ({acc.id}, {acc.purchase_basis} price)", _nan(purchase), "USD",
                                acc.purchase_source or acc.source))
     if purchase is None:
         purchase = _estimated_price(acc, "purchase_usd", "purchase price", "USD", used, estimated, warnings)
     if purchase is None:
-        warnings.append(f"No purchase price for {acc.name}: owned cost unknown; type the price per GPU.")
-    years = _pick(s.depreciation_years, "depreciation_years", used)
+        warnings.append(Message("purchase_price_unknown", gpu=acc.name))
+    if fallbacks is not None:
+        blank = purchase if not typed else acc.purchase_usd if acc.purchase_usd is not None else \
+            _estimated_price(acc, "purchase_usd", "purchase price", "USD", [], [], [])
+        fallbacks["purchase_usd_per_gpu"] = blank
+    years = _pick(s.depreciation_years, "depreciation_years", used, fallbacks)
     if s.server_overhead is not None:
         overhead = s.server_overhead
     elif s.purchase_usd_per_gpu is None and acc.purchase_basis == "system":
@@ -224,18 +268,24 @@ def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None) -> d
                                "Epoch AI cost_analysis_standalone.py: DGX/system per-GPU prices used as-is"))
     else:
         overhead = _pick(None, "server_overhead", used)
-    network = _pick(s.network_fraction, "network_fraction", used)
-    if s.hosting_usd_per_gpu_hour is not None:
+    network = _pick(s.network_fraction, "network_fraction", used, fallbacks)
+    if s.hosting_usd_per_gpu_hour is not None and fallbacks is None:
         hosting = s.hosting_usd_per_gpu_hour
     else:
         power = _power(s, acc, [], [])
-        colo = _pick(None, "colocation_usd_per_kw_month", used)
+        colo = _pick(None, "colocation_usd_per_kw_month", used if s.hosting_usd_per_gpu_hour is None else [])
         hosting = float(F.hosting_usd_per_gpu_hour(colo, power["tdp_w"], power["server_power_factor"]))
-        used.append(Assumption(f"hosting ({acc.id})", hosting, "USD/GPU-hour",
-                               f"colocation {colo:g} USD/kW-month x {power['tdp_w'] * power['server_power_factor']:.0f}"
-                               " W per accelerator (server power) / 730.5 hours"))
-    utilization = _pick(s.owned_utilization, "owned_utilization", used)
-    financing = _pick(s.financing_rate, "financing_rate", used)
+        if fallbacks is not None:
+            fallbacks["hosting_usd_per_gpu_hour"] = hosting if math.isfinite(hosting) else None
+        if s.hosting_usd_per_gpu_hour is not None:
+            hosting = s.hosting_usd_per_gpu_hour
+        else:
+            used.append(Assumption(f"hosting ({acc.id})", hosting, "USD/GPU-hour",
+                                   f"colocation {colo:g} USD/kW-month x "
+                                   f"{power['tdp_w'] * power['server_power_factor']:.0f}"
+                                   " W per accelerator (server power) / 730.5 hours"))
+    utilization = _pick(s.owned_utilization, "owned_utilization", used, fallbacks)
+    financing = _pick(s.financing_rate, "financing_rate", used, fallbacks)
     epoch = s.amortization == "epoch"
     used.append(Assumption("amortization", s.amortization, "",
                            "Epoch AI: value falls 0.14 orders of magnitude a year, replaced at ln(10) x 0.14 = 0.322 "
@@ -249,22 +299,28 @@ def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None) -> d
                 amortization=s.amortization)
 
 
-def _prices(s: Scenario, acc, used, warnings, estimated=None) -> dict:
+def _prices(s: Scenario, acc, used, warnings, estimated=None, fallbacks: dict | None = None) -> dict:
     """Rate on the price basis, or owned capital and hardware per GPU-hour, and the extra interruption rate of spot."""
     owned = s.pricing == "owned"
     out = dict(owned=owned, accelerator_usd_per_gpu_hour=0.0, hardware_usd_per_gpu_hour=0.0, extra_failures=0.0)
     estimated = [] if estimated is None else estimated
+    fallbacks = {} if fallbacks is None else fallbacks
     rate = math.nan
     if s.rate_usd_per_gpu_hour is not None:
         rate = s.rate_usd_per_gpu_hour
         used.append(Assumption("rate_usd_per_gpu_hour", rate, "USD/GPU-hour", "set in the scenario"))
+        fallbacks["rate_usd_per_gpu_hour"] = None if owned else _cloud_rate(s, acc, [], [], [])
     elif not owned:
         rate = _cloud_rate(s, acc, used, warnings, estimated)
-    if s.pricing == "spot":
-        out["extra_failures"] = _pick(s.spot_preemption_per_gpu_hour, "spot_preemption_per_gpu_hour", used)
+        fallbacks["rate_usd_per_gpu_hour"] = rate
+    fallbacks["spot_discount"] = default("spot_discount")  # explorer.prices: spot = on-demand less this discount
+    spot = s.pricing == "spot"
+    extra = _pick(s.spot_preemption_per_gpu_hour, "spot_preemption_per_gpu_hour", used if spot else [], fallbacks)
+    if spot:
+        out["extra_failures"] = extra
     out["rate_usd_per_gpu_hour"] = rate
     if owned:
-        terms = owned_terms(s, acc, used, warnings, estimated)
+        terms = owned_terms(s, acc, used, warnings, estimated, fallbacks)
         out.update(accelerator_usd_per_gpu_hour=terms["accelerator_usd_per_gpu_hour"],
                    hardware_usd_per_gpu_hour=terms["hardware_usd_per_gpu_hour"], _owned_terms=terms)
     return out
@@ -278,7 +334,7 @@ def _power(s: Scenario, acc, used, warnings) -> dict:
                                acc.power_source))
         return dict(tdp_w=_nan(acc.system_power_w), server_power_factor=1.0, avg_power_fraction=1.0)
     if acc.tdp_w is None:
-        warnings.append(f"{acc.name} has no published TDP: energy and carbon unknown.")
+        warnings.append(Message("tdp_unknown", gpu=acc.name))
     else:
         used.append(Assumption(f"TDP ({acc.id})", acc.tdp_w, "W", acc.source))
     if acc.server_power_factor is not None:
@@ -287,8 +343,7 @@ def _power(s: Scenario, acc, used, warnings) -> dict:
     else:
         factor = _pick(None, "server_power_factor_gpu", used)
         if acc.tdp_w is not None:
-            warnings.append(f"No server power factor for {acc.name}: energy uses the DGX H100 factor "
-                            f"{factor:g}.")
+            warnings.append(Message("server_power_factor_fallback", gpu=acc.name, factor=factor))
     fraction = _pick(None, f"avg_power_fraction_{kind}", used)
     return dict(tdp_w=_nan(acc.tdp_w), server_power_factor=factor, avg_power_fraction=fraction)
 
@@ -303,6 +358,11 @@ def facility_pue(s: Scenario, used: list[Assumption]) -> float:
     """
     if s.pue is not None:
         return s.pue
+    return _facility_default_pue(s, used)
+
+
+def _facility_default_pue(s: Scenario, used: list[Assumption]) -> float:
+    """The PUE used when the scenario gives none: the facility type's default (see :func:`facility_pue`) [1]."""
     if s.facility == "regional_average":
         reg = catalog.region(s.region)
         if reg.pue is not None:
@@ -312,13 +372,14 @@ def facility_pue(s: Scenario, used: list[Assumption]) -> float:
     return _pick(None, "pue" if s.facility == "hyperscale" else f"pue_{s.facility}", used)
 
 
-def _region(s: Scenario, owned: bool, used, warnings) -> dict:
+def _region(s: Scenario, owned: bool, used, warnings, fallbacks: dict) -> dict:
     reg = catalog.region(s.region)
     pue = facility_pue(s, used)
+    fallbacks["pue"] = pue if s.pue is None else _facility_default_pue(s, [])
+    fallbacks["grid_gco2_per_kwh"] = reg.grid_gco2_per_kwh
     gco2 = s.grid_gco2_per_kwh if s.grid_gco2_per_kwh is not None else reg.grid_gco2_per_kwh
     if gco2 is None:
-        warnings.append(f"No sourced grid carbon intensity for {reg.name}: CO2 unknown; type the grid's carbon "
-                        "intensity.")
+        warnings.append(Message("grid_carbon_unknown", region=reg.name))
     elif s.grid_gco2_per_kwh is None:
         used.append(Assumption(f"grid carbon ({reg.id})", gco2, "gCO2/kWh", reg.source))
     price = s.electricity_usd_per_kwh if s.electricity_usd_per_kwh is not None else reg.electricity_usd_per_kwh
@@ -331,13 +392,16 @@ def _region(s: Scenario, owned: bool, used, warnings) -> dict:
                                    "USD/kWh", peer.source))
             note.append("electricity price")
             if owned:
-                warnings.append(f"No sourced electricity price for {reg.name}: {price:.3g} USD/kWh of {peer.name} "
-                                "is used (an estimate).")
+                warnings.append(Message("electricity_price_from_peer", region=reg.name, price=price, peer=peer.name))
         elif owned:
-            warnings.append(f"No sourced electricity price for {reg.name} or its country: energy cost unknown; "
-                            "type the price you pay.")
+            warnings.append(Message("electricity_price_unknown", region=reg.name))
     elif s.electricity_usd_per_kwh is None:
         used.append(Assumption(f"electricity ({reg.id}, {reg.price_year})", price, "USD/kWh", reg.source))
+    if s.electricity_usd_per_kwh is None:
+        fallbacks["electricity_usd_per_kwh"] = price
+    else:
+        peer = country_price_region(reg) if reg.electricity_usd_per_kwh is None else reg
+        fallbacks["electricity_usd_per_kwh"] = None if peer is None else peer.electricity_usd_per_kwh
     return dict(pue=pue, grid_gco2_per_kwh=_nan(gco2), electricity_usd_per_kwh=_nan(price) if owned else 0.0,
                 _region_price=_nan(price), _estimated=note)
 
@@ -384,37 +448,48 @@ def resolve(s: Scenario) -> Resolved:
     """Inputs of :func:`~explorer.model.compute` for scenario ``s``, with assumptions and warnings."""
     acc = catalog.accelerator(s.gpu)
     used = [Assumption(f"peak {s.precision} ({acc.id})", acc.peak_tflops[s.precision], "TFLOP/s", acc.source)]
-    warnings: list[str] = []
-    mfu, mfu_used = resolve_mfu(s)
+    warnings: list[Message] = []
+    fallbacks: dict = {}
+    factors = _mfu_factors(s, acc)
+    if s.mfu is None:
+        mfu, mfu_used = _default_mfu(s, factors)
+    else:
+        mfu, mfu_used = resolve_mfu(s)
     used += mfu_used
     other = _pick(s.other_losses_factor, "other_losses_factor", used)
     shape = _shape(s, used)
     parts, activation = _memory(s, shape, used)
     estimated: list[str] = []
-    prices = _prices(s, acc, used, warnings, estimated)
-    failure_rate = _pick(s.failure_rate_per_gpu_hour, "failure_rate_per_gpu_hour", used) + prices.pop("extra_failures")
+    prices = _prices(s, acc, used, warnings, estimated, fallbacks)
+    base_failure = _pick(s.failure_rate_per_gpu_hour, "failure_rate_per_gpu_hour", used, fallbacks)
+    spot_failures = prices.pop("extra_failures")
+    failure_rate = base_failure + spot_failures
     # owning this cluster: the scenario's own terms when owned, else the default terms of owning it (computed
     # once: the cloud rate's "in the rate" parts and the estimate's buy-versus-rent figures both read them)
-    owned = prices.pop("_owned_terms", None) or owned_terms(s.replace(pricing="owned", rate_usd_per_gpu_hour=None), acc)
+    owned = prices.pop("_owned_terms", None) or owned_terms(s.replace(pricing="owned", rate_usd_per_gpu_hour=None), acc,
+                                                            fallbacks=fallbacks)
     write_h = _pick(s.checkpoint_write_minutes, "checkpoint_write_minutes", used) / 60.0
-    restart_h = _pick(s.restart_minutes, "restart_minutes", used) / 60.0
+    restart_h = _pick(s.restart_minutes, "restart_minutes", used, fallbacks) / 60.0
     recovery = _recovery(s, write_h, restart_h, used)
-    storage = _pick(s.storage_usd_per_gb_month, "storage_usd_per_gb_month", used) if s.checkpoints_kept else 0.0
-    data_usd = (s.tokens / 1e6 * s.data_usd_per_1m_tokens + s.labelled_examples * s.usd_per_labelled_example
-                + s.synthetic_tokens / 1e6 * s.synthetic_usd_per_1m_tokens)
+    storage_price = _pick(s.storage_usd_per_gb_month, "storage_usd_per_gb_month", used if s.checkpoints_kept else [],
+                          fallbacks)
+    storage = storage_price if s.checkpoints_kept else 0.0
+    data_fixed = s.labelled_examples * s.usd_per_labelled_example + s.synthetic_tokens / 1e6 * s.synthetic_usd_per_1m_tokens
+    data_usd = s.tokens / 1e6 * s.data_usd_per_1m_tokens + data_fixed
     for name in ("data_usd_per_1m_tokens", "team_headcount"):
         if getattr(s, name) == default(name):  # the scenario kept the sourced default: show its source
             used.append(_assumption(name))
     if s.experiments_multiplier is None:
         used.append(_assumption(experiments_default_name(s.training_kind)))
+    fallbacks["experiments_multiplier"] = default(experiments_default_name(s.training_kind))
     months = _pick(s.project_months, "project_months", used)
     max_gpus = _pick(None, "max_gpus", used)
     tensor_parallel = _pick(None, "tensor_parallel", used)
     if s.currency != "USD":
-        _pick(s.usd_to_cny, "usd_to_cny", used)
+        _pick(s.usd_to_cny, "usd_to_cny", used, fallbacks)
         if s.usd_to_cny is not None:
             used.append(Assumption("usd_to_cny", s.usd_to_cny, "CNY/USD", "set in the scenario"))
-    region = _region(s, prices["owned"], used, warnings)
+    region = _region(s, prices["owned"], used, warnings, fallbacks)
     region_price = region.pop("_region_price")
     estimated += region.pop("_estimated")
     if s.architecture == "moe" and s.active_params is None and (s.experts is None or s.top_k is None):
@@ -423,13 +498,13 @@ def resolve(s: Scenario) -> Resolved:
         used.append(Assumption("active parameters (MoE)", s.active_params_effective, "1",
                                f"params x active fraction {s.active_fraction_effective:.4g}"))
     loaded = s.team_loaded_usd_per_year or 0.0
+    pay_name = "team_loaded_usd_per_year_ai_lab" if s.team_pay_basis == "ai_lab" else "team_loaded_usd_per_year"
+    fallbacks["team_loaded_usd_per_year"] = default(pay_name)
     if s.team_headcount > 0 and s.team_loaded_usd_per_year is None:
-        loaded = _pick(None, "team_loaded_usd_per_year_ai_lab" if s.team_pay_basis == "ai_lab"
-                       else "team_loaded_usd_per_year", used)
+        loaded = _pick(None, pay_name, used)
         country = catalog.region(s.region).country
         if country != "United States":
-            warnings.append(f"People cost uses a US loaded cost per person ({loaded:,.0f} USD a year); type the "
-                            f"cost for {country}.")
+            warnings.append(Message("team_pay_us_default", usd=loaded, country=country))
     flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0
     inputs = dict(
         params=s.params,
@@ -464,7 +539,48 @@ def resolve(s: Scenario) -> Resolved:
         experiments_multiplier=s.experiments_multiplier_effective,
     )
     in_rate = {} if prices["owned"] else _in_rate(owned, region_price)
-    return Resolved(inputs, used, warnings, mfu, shape, parts, estimated=estimated, in_rate=in_rate, owned=owned)
+    fallbacks.setdefault("usd_to_cny", default("usd_to_cny"))
+    fallbacks["project_months"] = None  # the run's length decides it: explorer.model.estimate gives it when blank
+    fallbacks["checkpoint_interval_hours"] = None  # the optimal interval, found for each cluster size
+    factors.pop("mfu_base_name")
+    factors.update(
+        on_demand_usd_per_gpu_hour=prices_module.quote(acc.id, "on_demand").usd_per_gpu_hour,
+        owned_reference=_owned_reference(s, acc, owned),
+        failure_rate_base_per_gpu_hour=base_failure, spot_failures_per_gpu_hour=spot_failures,
+        electricity_usd_per_kwh=region_price, storage_usd_per_gb_month=storage_price, data_fixed_usd=data_fixed,
+        trainable_fraction=s.lora_trainable_fraction if s.training_kind == "lora" else 1.0,
+        activation_scale=_activation_bytes(s.precision) / 2.0)
+    fallbacks = {k: (None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v)
+                 for k, v in fallbacks.items()}
+    return Resolved(inputs, used, warnings, mfu, shape, parts, estimated=estimated, in_rate=in_rate, owned=owned,
+                    factors=factors, fallbacks=fallbacks)
+
+
+#: Scenario fields that set the terms of owning hardware (:func:`owned_terms`).
+_OWNED_TERM_FIELDS = ("purchase_usd_per_gpu", "depreciation_years", "server_overhead", "network_fraction",
+                      "hosting_usd_per_gpu_hour", "owned_utilization", "financing_rate", "amortization")
+
+
+def _owned_reference(s: Scenario, acc, owned: dict) -> dict:
+    """Owning ``s``'s accelerator on the default terms, per GPU-hour [USD/GPU-hour]: the accelerator's own part.
+
+    ``owned`` (the scenario's terms) when the scenario sets none of them, else the terms of the plain scenario.
+    """
+    plain = _plain_owned(acc.id, s.precision)
+    if any(getattr(s, name) != getattr(plain, name) for name in _OWNED_TERM_FIELDS):
+        owned = owned_terms(plain, acc)
+    return {k: owned[k] for k in ("accelerator_usd_per_gpu_hour", "hardware_usd_per_gpu_hour")}
+
+
+@functools.cache
+def _plain_owned(gpu: str, precision: str) -> Scenario:
+    return Scenario(gpu=gpu, precision=precision, pricing="owned")
+
+
+def _activation_bytes(precision: str) -> float:
+    """Bytes per activation value at ``precision``: its own, else the 16-bit value (none sourced) [bytes]."""
+    act = catalog.precisions()[precision].activation_bytes
+    return act if act is not None else catalog.precisions()["bf16"].activation_bytes
 
 
 def _in_rate(terms: dict, electricity_usd_per_kwh: float) -> dict:

@@ -100,8 +100,10 @@ class Blitter:
             if len(positions) == len(self.figure.axes):
                 # where the draw of this background put the axes, for the artists drawn over it
                 for ax, (original, active) in zip(self.figure.axes, positions):
-                    ax._set_position(original, which="original")
-                    ax._set_position(active, which="active")
+                    in_layout = ax.get_in_layout()  # set_position takes an axes out of the layout: put it back
+                    ax.set_position(original, which="original")
+                    ax.set_position(active, which="active")
+                    ax.set_in_layout(in_layout)
         self.canvas.restore_region(self.background)
         self._draw_artists()
         self.canvas.blit(self.figure.bbox)

@@ -28,12 +28,13 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MultipleLocator
 
 from explorer import history
+from explorer.messages import Message
 from explorer.plots.blit import Blitter
 from explorer.plots.figure import NotebookFigure
 from explorer.plots.fonts import text_kwargs
 from explorer.text import label, labels, money
 
-__all__ = ["HistoryHandles", "history_figure", "set_scenario_marker", "enable_marker_blitting", "redraw_marker",
+__all__ = ["HistoryHandles", "HistoryPlot", "history_figure", "set_scenario_marker", "enable_marker_blitting", "redraw_marker",
            "set_marker_interval", "reset_history_limits"]
 
 #: Marker shape per method (the primary cue), then colour.
@@ -197,9 +198,9 @@ def _placement_key(fig, ax, xs, ys, names, fontsize, text_kw, all_xy, column_fro
     crossing labels), so the key holds those, the points and the label texts.
     """
     leg = ax.get_legend()
-    parts = [fig._suptitle, ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label, *ax.texts,
-             *(leg.get_texts() if leg is not None else ())]
-    texts = tuple(t.get_text() for t in parts if t is not None and t.get_visible())  # tick labels: by the limits
+    parts = [ax.xaxis.label, ax.yaxis.label, *ax.texts, *(leg.get_texts() if leg is not None else ())]
+    texts = (fig.get_suptitle(), *(ax.get_title(loc) for loc in ("left", "center", "right")),
+             *(t.get_text() for t in parts if t.get_visible()))  # tick labels: by the limits
     return (tuple(float(v) for v in fig.get_size_inches()), float(fig.dpi), ax.get_xlim(), ax.get_ylim(),
             texts, tuple(names), np.asarray(xs, float).tobytes(), np.asarray(ys, float).tobytes(),
             None if all_xy is None else np.asarray(all_xy, float).tobytes(), float(fontsize),
@@ -343,7 +344,7 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
         With a :class:`HistoryHandles` as ``figure.history_handles``.
     """
     if language not in LANGUAGES:
-        raise history._error("language", language, ", ".join(LANGUAGES))
+        raise history._error("language", language, Message("allowed_choices", choices=list(LANGUAGES)))
     text_kw, language = text_kwargs(language)
     lab = _labels(language)
     if fit is None:
@@ -559,7 +560,7 @@ def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label:
     """
     h = getattr(fig, "history_handles", None)
     if h is None:
-        raise history._error("figure", type(fig).__name__, "a figure built by history_figure()")
+        raise history._error("figure", type(fig).__name__, Message("allowed_history_figure"))
     if cost_usd is None:
         h.scenario_marker.set_data([], [])
         h.scenario_marker.set_visible(False)
@@ -568,9 +569,9 @@ def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label:
         cost = float(cost_usd)
         t = float(year)
         if not (math.isfinite(cost) and cost > 0):
-            raise history._error("cost_usd", cost_usd, "a finite cost > 0 USD, or None")
+            raise history._error("cost_usd", cost_usd, Message("allowed_cost_or_none"))
         if not math.isfinite(t):
-            raise history._error("year", year, "a finite decimal year")
+            raise history._error("year", year, Message("allowed_year"))
         h.scenario_marker.set_data([t], [cost])
         h.scenario_marker.set_visible(True)
         h.scenario_label.xy = (t, cost)
@@ -641,7 +642,7 @@ def set_marker_interval(fig: Figure, low_usd: float | None, high_usd: float | No
     """
     h = getattr(fig, "history_handles", None)
     if h is None:
-        raise history._error("figure", type(fig).__name__, "a figure built by history_figure()")
+        raise history._error("figure", type(fig).__name__, Message("allowed_history_figure"))
     line = getattr(h, "interval_line", None)
     if line is None:
         line = h.ax.plot([], [], color=SCENARIO_COLOR, lw=1.6, marker="_", markersize=12, markeredgewidth=1.6,
@@ -666,3 +667,142 @@ def set_marker_interval(fig: Figure, low_usd: float | None, high_usd: float | No
             h.ax.set_ylim(min(y0, low / 1.5), max(y1, high * 1.5))
     if draw:
         fig.canvas.draw_idle()
+
+
+class HistoryPlot:
+    """The history chart shown in an app: one figure per language, swapped onto one canvas, updated in place.
+
+    Like :class:`~explorer.plots.breakdown.BreakdownPlot`, it owns its figure:
+    :meth:`mark` moves the "your run" marker (no draw), :meth:`redraw` renders
+    it (a blit with :meth:`enable_blitting`). A language switch is cheap:
+    :meth:`set_language` only notes the language, and :meth:`relayout` puts that
+    language's figure on the canvas, built the first time (about 35 ms once its
+    label placement is cached, 0.25 s the first time in a process) and kept
+    after that (two figures of about 70 artists: little memory), with the
+    currency and marker last given to :meth:`mark`. The figures share one
+    background cache of at most four images (two languages x two currencies).
+
+    Parameters
+    ----------
+    language : {"en", "zh"}
+        Language of the first figure ("zh" falls back to English without a CJK font).
+    attach : callable, optional
+        ``attach(figure, canvas)`` puts a kept or new figure on the canvas of the
+        one shown (the app's sets its dpi for the screen's pixel ratio); default:
+        :meth:`matplotlib.figure.Figure.set_canvas`.
+
+    Attributes
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure shown (read it again after :meth:`relayout`).
+    figures : dict of str to Figure
+        The figure of each language built so far.
+    """
+
+    #: Size the chart is laid out for [in], and its dpi before a canvas sets it (lower: shrunk whole to a panel).
+    SIZE_IN = (13.0, 7.8)
+    DPI = 66
+
+    def __init__(self, language: str = "en", *, attach=None):
+        self.figure = self.build(language)
+        self.figures = {self.figure.history_handles.language: self.figure}
+        self._attach = attach or _set_canvas
+        self._language = self.figure.history_handles.language
+        self._marker: tuple | None = None  # (currency, fx, cost_usd, year, label, low_usd, high_usd) of mark()
+        self.blitting = False
+
+    @classmethod
+    def build(cls, language: str) -> Figure:
+        """The chart in ``language``, not yet on a widget canvas.
+
+        It is built on an Agg canvas at :attr:`DPI` (its label placement
+        measures text), so it is laid out alike whatever the screen's pixel
+        ratio and whichever language an app started in.
+        """
+        return history_figure(figure=Figure(figsize=cls.SIZE_IN, dpi=cls.DPI, layout="constrained"),
+                              language=language)
+
+    @property
+    def language(self) -> str:
+        """Language of the figure shown."""
+        return self.figure.history_handles.language
+
+    def enable_blitting(self) -> None:
+        """Blit the marker in :meth:`redraw` (call once the figure is on its widget canvas)."""
+        enable_marker_blitting(self.figure)
+        self.blitting = True
+
+    def set_language(self, language: str) -> bool:
+        """Show ``language`` at the next :meth:`relayout`; whether that changes the figure shown."""
+        self._language = text_kwargs(language)[1]
+        return self._language != self.language
+
+    def relayout(self) -> Figure:
+        """Put the figure of the language last set on the canvas (built the first time), marked; return it (no draw)."""
+        old = self.figure
+        if old.history_handles.language == self._language:
+            return old
+        canvas = old.canvas
+        if old.history_handles.blitter is not None:  # only the cache keeps backgrounds, so at most its four are held
+            old.history_handles.blitter.background = None
+        fig = self.figures.get(self._language)
+        if fig is None:
+            fig = self.build(self._language)
+            fig.__dict__["_history_backgrounds"] = old.__dict__.get("_history_backgrounds", {})
+            self._attach(fig, canvas)
+            if self.blitting:
+                enable_marker_blitting(fig)  # its draw_event handler is the figure's: it follows the figure
+            self.figures[self._language] = fig
+        else:
+            self._attach(fig, canvas)
+            reset_history_limits(fig)  # as built: the marker of the result shown widens them again if needed
+        self.figure = fig
+        if self._marker is not None:
+            self._apply(fig, *self._marker)
+        return fig
+
+    def mark(self, currency: str, usd_to_currency: float, cost_usd: float | None, year: float, label: str,
+             interval_usd: tuple[float | None, float | None] = (None, None)) -> None:
+        """Show the cost axis in ``currency`` and the "your run" marker with its interval (no draw).
+
+        Parameters
+        ----------
+        currency : {"USD", "CNY"}
+        usd_to_currency : float
+            Units of ``currency`` per USD [currency/USD].
+        cost_usd : float or None
+            The run's cost [USD]; None hides the marker.
+        year : float
+            Where to place it [decimal yr].
+        label : str
+            Text beside the marker (the cost is appended).
+        interval_usd : (float or None, float or None)
+            The run's P5 and P95 [USD], drawn as an error bar; Nones hide it.
+        """
+        self._marker = (currency, usd_to_currency, cost_usd, year, label, *interval_usd)
+        self._apply(self.figure, *self._marker)
+
+    def figure_for(self, language: str) -> Figure:
+        """A figure in ``language`` with the last marker, for a file: the kept one, else one built for the file."""
+        language = text_kwargs(language)[1]
+        if self.language == language:
+            return self.figure
+        fig = self.figures.get(language) or self.build(language)
+        if self._marker is not None:
+            self._apply(fig, *self._marker)
+        return fig
+
+    @staticmethod
+    def _apply(fig: Figure, currency, fx, cost_usd, year, label, low_usd, high_usd) -> None:
+        set_history_currency(fig, currency, fx)
+        set_scenario_marker(fig, cost_usd, year, label, draw=False)
+        set_marker_interval(fig, low_usd, high_usd, draw=False)
+
+    def redraw(self) -> None:
+        """Render the figure shown after :meth:`mark`: a blit when enabled, else a full draw."""
+        redraw_marker(self.figure)
+
+
+def _set_canvas(fig: Figure, canvas) -> None:
+    canvas.figure = fig
+    fig.set_canvas(canvas)

@@ -120,13 +120,15 @@ def test_attribution_frame():
 
 def test_ten_levers_is_one_vectorized_call(monkeypatch):
     calls = []
-    real = A.compute
+    from explorer.analysis import attribution
+
+    real = attribution.compute
 
     def counting(**kw):
         calls.append(np.broadcast(*[np.asarray(v) for v in kw.values()]).shape)
         return real(**kw)
 
-    monkeypatch.setattr(A, "compute", counting)
+    monkeypatch.setattr(attribution, "compute", counting)
     b = Scenario(gpus=512)
     t = Scenario(gpus=600, precision="fp8", pricing="spot", architecture="moe", active_params=1e9, params=8e9,
                  tokens=2e12, mfu=0.3, experiments_multiplier=2.0, data_usd_per_1m_tokens=0.1,

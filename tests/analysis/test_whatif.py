@@ -33,7 +33,7 @@ def test_the_question_has_12_cases_and_each_matches_estimate():
 
 
 def test_one_vectorized_call_no_estimate_per_cell():
-    import explorer.analysis as analysis
+    import explorer.analysis.comparison as analysis
 
     with mock.patch.object(analysis, "compute", wraps=analysis.compute) as compute, \
             mock.patch.object(analysis, "estimate", wraps=analysis.estimate) as est:

@@ -135,7 +135,7 @@ def test_each_action_sends_each_chart_at_most_one_image():
         ("back to What changed", lambda: setattr(app.tabs, "selected_index", 1)),
         ("by lever", lambda: setattr(app.analysis.mode, "value", "lever")),
         ("back to Breakdown", lambda: setattr(app.tabs, "selected_index", 0)),
-        ("a narrow screen", lambda: setattr(app.sizer.input, "value", "w 360")),
+        ("a narrow screen", lambda: setattr(app.bridge, "chart_width", 360)),
     ]
     had_image = {name for name, count in on_connect.items() if count}
     for name, action in actions:

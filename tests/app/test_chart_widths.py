@@ -19,8 +19,8 @@ def test_chart_widths_in_a_running_kernel_are_coalesced_to_the_latest():
 
     async def flood() -> None:
         for i in range(60):  # what a page (or a script) can send within the rate limit
-            app.sizer.input.value = f"w {320 + 20 * (i % 30)}"
-        app.sizer.input.value = "w 372"
+            app.bridge.chart_width = 320 + 20 * (i % 30)
+        app.bridge.chart_width = 372
         for _ in range(100):  # bounded wait for the one layout
             await asyncio.sleep(WIDTH_COALESCE_SECONDS / 5)
             if applied:
@@ -44,22 +44,22 @@ def test_charts_are_laid_out_for_the_width_the_page_reports():
     wide = {f: _px(f) for f in (a.breakdown.figure, a.waterfall.figure)}
     history = _px(a.history_fig)
     assert wide[a.breakdown.figure] == (864, 355)  # 9.0 x 3.7 in at 96 dpi (designed size)
-    a.sizer.input.value = "w 372"  # what a 390 px phone reports: rounded down to 360 px
+    a.bridge.chart_width = 372  # what a 390 px phone reports: rounded down to 360 px
     for fig in wide:
         assert _px(fig) == (360, 355), fig
     assert _px(a.history_fig) == history  # laid out for 13 x 7.8 in only (see explorer/app/responsive.py)
-    assert a.breakdown.figure not in a._relayout  # the visible chart is laid out at once
-    assert a.waterfall.figure in a._relayout  # the other when its tab opens
+    assert not a.charts["breakdown"].needs_layout  # the visible chart is laid out at once
+    assert a.charts["waterfall"].needs_layout  # the other when its tab opens
     a.tabs.selected_index = 1
-    assert a.waterfall.figure not in a._relayout
-    a.sizer.input.value = "w 1400"  # a desktop: the designed sizes again, never wider
+    assert not a.charts["waterfall"].needs_layout
+    a.bridge.chart_width = 1400  # a desktop: the designed sizes again, never wider
     assert {f: _px(f) for f in wide} == wide
 
 
-@pytest.mark.parametrize("text", ["w 0", "w -5", "w 99999999", "x", "w 1e9", "w 300.5", ""])
+@pytest.mark.parametrize("text", [0, -5, 99999999, "x", 1e9, 300.5, "", "w 372", None, float("inf"), [360]])
 def test_width_messages_are_clamped_or_ignored(text):
     a = ExplorerApp(query_string="")
-    a.sizer.input.value = text
+    a.bridge.chart_width = text
     w_px, h_px = _px(a.breakdown.figure)
     assert 240 <= w_px <= 864 and h_px == 355
     assert a.error == ""
@@ -76,11 +76,11 @@ def test_one_layout_per_width_message():
         calls.append(fig)
         original(fig)
 
-    import explorer.app.explorer_app as X
+    import explorer.app.surface as X
     X.freeze_layout, saved = counting, X.freeze_layout
     try:
-        a.sizer.input.value = "w 372"
-        a.sizer.input.value = "w 375"  # the same 20 px step: nothing to do
+        a.bridge.chart_width = 372
+        a.bridge.chart_width = 375  # the same 20 px step: nothing to do
     finally:
         X.freeze_layout = saved
     assert calls == [a.breakdown.figure]  # one layout, of the chart in view (its time: benchmarks, not here)
@@ -90,12 +90,12 @@ def test_narrow_waterfall_values_and_ticks_do_not_overlap():
     a = ExplorerApp(query_string="")
     a.tabs.selected_index = 1
     a.controls["params"].value = 70e9  # every bar changes: eight value texts
-    a.sizer.input.value = "w 324"
+    a.bridge.chart_width = 324
     renderer = a.waterfall.figure.canvas.get_renderer()
     boxes = sorted((t.get_window_extent(renderer) for t in a.waterfall.texts if t.get_text()), key=lambda b: b.x0)
     assert len(boxes) == 8
     for left, right in zip(boxes, boxes[1:]):  # value texts: side by side, none over its neighbour
         assert left.x1 <= right.x0 + 1 or left.y1 <= right.y0 or right.y1 <= left.y0, (left, right)
     assert all(t.get_rotation() == 50 for t in a.waterfall.ax.get_xticklabels())  # steeper ticks when narrow
-    a.sizer.input.value = "w 1400"
+    a.bridge.chart_width = 1400
     assert all(t.get_rotation() == 20 for t in a.waterfall.ax.get_xticklabels())

@@ -125,7 +125,9 @@ def test_share_link_is_completed_to_an_absolute_url_with_a_copy_button(app):
     app.tabs.selected_index = 6  # Share and export: its links are written when the tab is shown
     share = app.share.value
     assert 'class="explorer-copy"' in share and "Copy link" in share
-    assert "new window.URL(" in share and "location.href" in share
+    # the page's widget completes it from the page's address (explorer/app/page_bridge.py)
+    assert 'class="explorer-share-url" readonly data-query="?' in share
+    assert "new window.URL(input.getAttribute('data-query'), location.href)" in app.bridge._esm
     query = re.search(r'data-query="([^"]+)"', share).group(1).replace("&amp;", "&")
     assert ExplorerApp(query_string=query[1:]).scenario == app.scenario
 

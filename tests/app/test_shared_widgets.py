@@ -16,7 +16,7 @@ import traitlets
 
 from explorer.app import ExplorerApp
 from explorer.app import shared
-from explorer.app.canvas import GuardedCanvas
+from explorer.app.ipympl_private import GuardedCanvas
 
 
 def _tree(root: w.Widget) -> list[w.Widget]:

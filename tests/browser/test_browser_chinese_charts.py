@@ -3,7 +3,7 @@
 Before the fix, ``?lang=zh`` at 1400 and 1920 px opened with a 0 x 0 Breakdown
 canvas: ipympl had stored the image drawn before the page connected as bare
 base64, the page loaded it as a relative URL (``GET /voila/files/iVBORw0KGgo...``,
-403) and threw on ``drawImage`` (explorer/app/canvas.py explains). Each load
+403) and threw on ``drawImage`` (explorer/app/ipympl_private.py explains). Each load
 here waits for every visible chart to hold drawn (non-blank) pixels; the
 ``chromium`` fixture fails the test on any console error, and no request may
 ask the server for an image's base64 text.

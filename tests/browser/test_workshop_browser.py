@@ -16,7 +16,7 @@ from conftest import Server
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
-STEMS = sorted(p.stem for p in (ROOT / "notebooks" / "lessons" / "en").glob("*.ipynb"))
+STEMS = sorted(p.stem for p in (ROOT / "notebooks" / "lessons" / "en").glob("[0-9][0-9]_*.ipynb"))
 INDEX = "voila/render/lessons/index.ipynb"
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -65,7 +65,7 @@ def test_index_links_lessons_in_order(chromium, workshop_url):
     page, errors, body = _render(chromium, workshop_url + INDEX, wait_widgets=False, shot="workshop-index.png")
     hrefs = page.eval_on_selector_all("a[href$='.ipynb']", "els => els.map(e => e.getAttribute('href'))")
     en = [h for h in hrefs if h.startswith("en/")]
-    assert en == [f"en/{s}.ipynb" for s in STEMS]
+    assert en == [f"en/{s}.ipynb" for s in STEMS] + ["en/capstone.ipynb"]
     assert "../claims.ipynb" in hrefs
     page.close()
     assert not errors, errors
@@ -126,6 +126,60 @@ def test_student_answers_an_exercise_in_voila(chromium, workshop_url, lang):
     page.screenshot(path=str(ARTIFACTS / f"workshop-exercise-{lang}.png"))
     page.close()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_student_answers_a_concept_question_in_voila(chromium, workshop_url, lang):
+    """Lesson 1, question 1 at phone width: a wrong letter names the misconception, the right one says why."""
+    page = chromium.new_page(viewport={"width": 390, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.route("**/*", _local_only)
+    page.goto(workshop_url + f"voila/render/lessons/{lang}/{STEMS[0]}.ipynb", wait_until="domcontentloaded",
+              timeout=120_000)
+    letters = page.locator(".widget-toggle-buttons").first
+    letters.wait_for(timeout=120_000)
+    check = page.locator(".widget-vbox", has=letters).locator("button.mod-primary").first
+    letters.locator("button", has_text="A").click()
+    check.click()
+    page.get_by_text("same number of GPU-hours" if lang == "en" else "卡时数相同").wait_for(timeout=20_000)
+    letters.locator("button", has_text="B").click()
+    check.click()
+    page.get_by_text("Correct (B)" if lang == "en" else "正确（B）").wait_for(timeout=20_000)
+    box = check.bounding_box()
+    assert box["x"] + box["width"] <= 390, box  # the Check button is on screen on a phone
+    page.screenshot(path=str(ARTIFACTS / f"workshop-concept-{lang}.png"))
+    page.close()
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_student_checks_a_capstone_plan_in_voila(chromium, workshop_url, lang):
+    """The capstone form: a plan with GPU-seconds is explained, the hand figure passes."""
+    page, errors, _ = _render(chromium, workshop_url + f"voila/render/lessons/{lang}/capstone.ipynb",
+                              wait_widgets=True)
+    hours = page.locator("input[placeholder*='62,000']").first
+    check = page.locator("button", has_text="Check my plan" if lang == "en" else "检查我的方案")
+    hours.fill("223398000")  # 62,055 GPU-hours x 3600: GPU-seconds
+    check.click()
+    page.get_by_text("GPU-seconds" if lang == "en" else "卡秒").wait_for(timeout=20_000)
+    hours.fill("62,000")
+    check.click()
+    page.get_by_text("matches your run" if lang == "en" else "与你的训练相符").wait_for(timeout=20_000)
+    page.screenshot(path=str(ARTIFACTS / f"workshop-capstone-{lang}.png"), full_page=True)
+    page.close()
+    assert not errors, errors
+
+
+def test_glossary_and_capstone_are_linked_from_the_index(chromium, workshop_url):
+    page, errors, body = _render(chromium, workshop_url + INDEX, wait_widgets=False)
+    hrefs = page.eval_on_selector_all("a[href$='.ipynb']", "els => els.map(e => e.getAttribute('href'))")
+    assert {"en/capstone.ipynb", "zh/capstone.ipynb", "glossary.ipynb"} <= set(hrefs)
+    page.close()
+    page, errors2, body = _render(chromium, workshop_url + "voila/render/lessons/glossary.ipynb", wait_widgets=False)
+    assert "Goodput" in body and "有效训练比例" in body
+    page.close()
+    assert not errors + errors2
 
 
 def test_claims_verdicts_fit_a_phone_in_both_languages(chromium, workshop_url):

@@ -150,8 +150,10 @@ def test_no_missing_glyphs_in_chinese_fresh_or_cached():
 @pytest.fixture
 def app(make_app):
     """A fresh app on the History tab whose history canvas has connected."""
+    from explorer.app.ipympl_private import page_connected
+
     app = make_app()
-    app.history_fig.canvas._handle_message(app.history_fig.canvas, {"type": "initialized"}, [])
+    page_connected(app.history_fig.canvas)
     app.tabs.selected_index = 2
     return app
 
@@ -261,7 +263,8 @@ def _push_whole(canvas):
 def test_a_language_switched_back_shows_its_first_image_and_builds_nothing(monkeypatch, ratio):
     """A repeat switch on the History tab builds no chart and pushes exactly the first image of that language
     (at a pixel ratio of 2 a rebuild laid the labels out at the screen's dpi, unlike the first build)."""
-    from explorer.app import ExplorerApp, explorer_app
+    from explorer.app import ExplorerApp
+    from explorer.plots import history as plots_history
 
     app = ExplorerApp(query_string="")
     canvas = app.history_fig.canvas
@@ -286,8 +289,8 @@ def test_a_language_switched_back_shows_its_first_image_and_builds_nothing(monke
     keep_first()
 
     builds = []
-    real = explorer_app.history_figure
-    monkeypatch.setattr(explorer_app, "history_figure", lambda *a, **k: builds.append(1) or real(*a, **k))
+    real = plots_history.history_figure
+    monkeypatch.setattr(plots_history, "history_figure", lambda *a, **k: builds.append(1) or real(*a, **k))
     for language in ("en", "zh", "en", "zh"):
         _push_whole(canvas)
         count = len(images)

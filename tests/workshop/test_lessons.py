@@ -1,4 +1,4 @@
-"""The workshop notebooks: generated from one source, in step across languages, in the Pythia shape.
+"""The workshop notebooks: built from their MyST text sources, in step across languages, in the Pythia shape.
 
 The notebooks themselves are executed by ``pytest --nbval-lax notebooks`` (``make test``).
 """
@@ -24,7 +24,7 @@ def _builder():
 
 
 BUILD = _builder()
-STEMS = [stem for stem, _ in BUILD.LESSONS]
+STEMS = list(BUILD.LESSONS)
 
 
 def _nb(lang: str, stem: str) -> dict:
@@ -32,16 +32,16 @@ def _nb(lang: str, stem: str) -> dict:
 
 
 def test_committed_notebooks_equal_the_generated_ones():
-    """Edit notebooks/lessons/build_lessons.py and run it; never edit the .ipynb files by hand."""
+    """Edit notebooks/lessons/src/*.md and run `make lessons`; never edit the .ipynb files by hand."""
     stale = [str(p.relative_to(ROOT)) for p, text in BUILD.outputs().items()
              if not p.exists() or p.read_text(encoding="utf-8") != text]
     assert not stale, f"regenerate with `python notebooks/lessons/build_lessons.py`: {stale}"
 
 
-def test_six_lessons_in_both_languages_and_nothing_else():
+def test_six_lessons_and_the_capstone_in_both_languages_and_nothing_else():
     assert len(STEMS) == 6
     for lang in ("en", "zh"):
-        assert sorted(p.stem for p in (LESSONS / lang).glob("*.ipynb")) == sorted(STEMS)
+        assert sorted(p.stem for p in (LESSONS / lang).glob("*.ipynb")) == sorted(STEMS + ["capstone"])
 
 
 @pytest.mark.parametrize("stem", STEMS)

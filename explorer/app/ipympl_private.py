@@ -1,4 +1,30 @@
-"""The ipympl canvas of the app's charts, with every message from the browser checked.
+"""Every private ipympl and matplotlib name the app uses, and the ipympl canvas of its charts.
+
+This is the one module of the package that touches names ipympl or matplotlib
+do not document. An upgrade that renames one breaks the app here and nowhere
+else, and ``tests/app/test_ipympl_private.py`` fails naming it
+(:data:`PRIVATE_NAMES` lists them; ``pyproject.toml`` pins ipympl to the minor
+version they were checked against). The private names and why each is used:
+
+``ipympl.backend_nbagg.Canvas._handle_message``
+    Overridden by :class:`GuardedCanvas` to check every message a page sends a chart.
+``ipympl.backend_nbagg.Canvas._data_url``, ``syncing_data_url``
+    The image a page loads first; :meth:`GuardedCanvas.send_binary` writes it whole, with its prefix.
+``matplotlib.backends.backend_webagg_core.FigureCanvasWebAggCore._last_buff``
+    The last rendered pixels, encoded into ``_data_url``.
+``..._force_full``, ``..._png_is_old``
+    Make the next image a whole one (not a difference from an image the page does not hold), and re-encode
+    the current buffer without rendering again (:meth:`GuardedCanvas.reveal`).
+``..._capture_scroll``
+    Sent again to a page that connected while the chart was hidden.
+``matplotlib.backend_bases.FigureCanvasBase._set_device_pixel_ratio``
+    A pixel ratio reported while a chart is hidden is applied without a render.
+``matplotlib.figure.Figure._original_dpi``, ``Figure._set_dpi``
+    A figure moved onto a canvas takes the canvas's pixel ratio (:func:`attach_figure`); downloads are
+    drawn at 1x (:func:`original_dpi`).
+
+The canvas
+----------
 
 Any viewer can send a chart's canvas any message over the kernel websocket.
 ipympl obeys ``{"type": "resize", "width": 10000, "height": 10000}`` and
@@ -38,9 +64,11 @@ from base64 import b64encode
 import numpy as np
 from PIL import Image
 
-from ipympl.backend_nbagg import Canvas
+from ipympl.backend_nbagg import Canvas, FigureManager
+from matplotlib.figure import Figure
 
-__all__ = ["GuardedCanvas", "MAX_DEVICE_PIXEL_RATIO", "MAX_CSS_PIXELS"]
+__all__ = ["GuardedCanvas", "MAX_DEVICE_PIXEL_RATIO", "MAX_CSS_PIXELS", "PRIVATE_NAMES", "attach_figure",
+           "original_dpi", "page_connected", "image_url", "widget_figure"]
 
 MAX_DEVICE_PIXEL_RATIO = 2.0  # a high-density phone screen; 3 would triple memory and render time again
 MAX_CSS_PIXELS = (1600, 1200)  # the largest chart the layout can show [CSS px]
@@ -48,6 +76,22 @@ MIN_CSS_PIXELS = (120, 80)
 # Messages the page sends to a chart; everything else is dropped.
 _PASS = {"initialized", "closing", "refresh", "draw", "ack", "send_image_mode"}
 _RATIO = {"set_device_pixel_ratio": "device_pixel_ratio", "set_dpi_ratio": "dpi_ratio"}
+
+#: (module, class or None, name, how it is used): every private name this module relies on. "read" names
+#: must exist on the class; "source" names are attributes the library sets and reads on an instance, so its
+#: module's source must still mention them (setting one the library no longer reads would do nothing).
+PRIVATE_NAMES = (
+    ("ipympl.backend_nbagg", "Canvas", "_handle_message", "read"),
+    ("ipympl.backend_nbagg", "Canvas", "_data_url", "read"),
+    ("ipympl.backend_nbagg", "Canvas", "syncing_data_url", "source"),
+    ("matplotlib.backends.backend_webagg_core", "FigureCanvasWebAggCore", "_last_buff", "source"),
+    ("matplotlib.backends.backend_webagg_core", "FigureCanvasWebAggCore", "_force_full", "source"),
+    ("matplotlib.backends.backend_webagg_core", "FigureCanvasWebAggCore", "_png_is_old", "source"),
+    ("matplotlib.backends.backend_webagg_core", "FigureCanvasWebAggCore", "_capture_scroll", "source"),
+    ("matplotlib.backend_bases", "FigureCanvasBase", "_set_device_pixel_ratio", "read"),
+    ("matplotlib.backend_bases", "FigureCanvasBase", "_original_dpi", "source"),
+    ("matplotlib.figure", "Figure", "_set_dpi", "read"),
+)
 
 
 def _clamped(value: object, lo: float, hi: float) -> float | None:
@@ -136,3 +180,48 @@ class GuardedCanvas(Canvas):
         self._png_is_old = True
         if self.manager is not None:
             self.manager.refresh_all()  # the current buffer, encoded once, without rendering again
+
+
+def widget_figure(width_in: float, height_in: float, dpi: float = 96, figure: Figure | None = None) -> Figure:
+    """A figure shown through a :class:`GuardedCanvas` widget (no pyplot); ``figure`` attaches an existing one.
+
+    The canvas shows the image only: no header, footer, toolbar, resize handle or scroll capture.
+    """
+    fig = figure if figure is not None else Figure(figsize=(width_in, height_in), dpi=dpi, layout="constrained")
+    canvas = GuardedCanvas(fig)
+    FigureManager(canvas, 0)
+    canvas.header_visible = False
+    canvas.footer_visible = False
+    canvas.toolbar_visible = False
+    canvas.resizable = False
+    canvas.capture_scroll = False
+    return fig
+
+
+def attach_figure(fig: Figure, canvas: GuardedCanvas) -> None:
+    """Show ``fig`` on ``canvas`` instead of the canvas's figure (no draw).
+
+    The figure takes the dpi of the canvas's device pixel ratio (set on the
+    figure shown when the page reported it), so it renders at the size of the
+    image the page holds and into the same buffer.
+    """
+    canvas.figure = fig
+    fig.set_canvas(canvas)
+    dpi = canvas.device_pixel_ratio * fig._original_dpi
+    if fig.dpi != dpi:
+        fig._set_dpi(dpi, forward=False)
+
+
+def original_dpi(fig: Figure) -> float:
+    """The dots per inch of ``fig`` at a device pixel ratio of 1 [px/in] (a canvas raises ``fig.dpi`` with it)."""
+    return getattr(fig, "_original_dpi", fig.dpi)
+
+
+def page_connected(canvas: GuardedCanvas) -> None:
+    """Tell ``canvas`` a page holds it, as ipympl's front end does on load (``initialized``), for headless use."""
+    canvas._handle_message(canvas, {"type": "initialized"}, [])
+
+
+def image_url(canvas: GuardedCanvas) -> str:
+    """The image a page that connects now loads first: a ``data:image/png;base64,`` URL once a chart was drawn."""
+    return canvas._data_url

@@ -1,0 +1,198 @@
+"""Several scenarios side by side: :func:`compare` and the what-if grid :func:`what_if`."""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from explorer import catalog
+from explorer.errors import ScenarioError
+from explorer.messages import Message
+from explorer.model import COST_DIMENSIONS, estimate
+from explorer.model.resolve import resolve
+from explorer.model.vectorized import compute
+from explorer.scenario import Scenario
+
+__all__ = ["COMPARE_COLUMNS", "basis_warnings", "compare", "WHAT_IF_LEVERS", "what_if"]
+
+#: Columns of :func:`compare`, in order.
+COMPARE_COLUMNS: tuple[str, ...] = (*(f"{d}_usd" for d in COST_DIMENSIONS), "total_usd", "final_run_usd", "days",
+                                    "gpus", "gpu_hours", "energy_mwh", "co2_tonnes", "usd_per_1m_tokens")
+
+
+def _named(scenarios, names) -> tuple[list[str], list[Scenario]]:
+    if isinstance(scenarios, Scenario):
+        scenarios = [scenarios]
+    if isinstance(scenarios, Mapping):
+        names = list(scenarios) if names is None else list(names)
+        scenarios = list(scenarios.values())
+    scenarios = list(scenarios)
+    if not scenarios:
+        raise ScenarioError("scenarios", scenarios, Message("allowed_at_least_one_scenario"))
+    for s in scenarios:
+        if not isinstance(s, Scenario):
+            raise ScenarioError("scenarios", type(s).__name__, Message("allowed_scenario_objects"))
+    if names is None:
+        names = [chr(ord("A") + i) if i < 26 else f"S{i + 1}" for i in range(len(scenarios))]
+    names = [str(n) for n in names]
+    if len(names) != len(scenarios):
+        raise ScenarioError("names", len(names), Message("allowed_names_per_scenario", n=len(scenarios)))
+    if len(set(names)) != len(names):
+        raise ScenarioError("names", names, Message("allowed_distinct_names"))
+    return names, scenarios
+
+
+def basis_warnings(scenarios) -> list[Message]:
+    """Warnings for a comparison of accelerators priced on different bases.
+
+    Two accelerators compared on two price bases differ by who sells them as
+    much as by the hardware (a hyperscaler's list price is about 3x a
+    specialist cloud's for the same H100; explorer.prices). Empty when every
+    scenario uses one basis or one accelerator.
+    """
+    scenarios = list(scenarios.values()) if isinstance(scenarios, Mapping) else list(scenarios)
+    bases = sorted({s.pricing for s in scenarios if s.rate_usd_per_gpu_hour is None})
+    gpus = sorted({catalog.accelerator(s.gpu).name for s in scenarios})
+    if len(bases) > 1 and len(gpus) > 1:
+        return [Message("bases_differ", gpus=gpus, bases=bases, field="pricing")]
+    return []
+
+
+def compare(scenarios, names=None) -> pd.DataFrame:
+    """Side-by-side results of several scenarios.
+
+    Parameters
+    ----------
+    scenarios : sequence of Scenario, or mapping of name -> Scenario
+        The scenarios to compare.
+    names : sequence of str, optional
+        Row names; default ``A, B, C...`` (the app's slots), or the mapping's keys.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: names. Columns (:data:`COMPARE_COLUMNS`): ``<dimension>_usd`` for
+        the six cost dimensions and ``total_usd`` of the whole project [USD];
+        ``final_run_usd`` machine cost of the final run [USD]; ``days``
+        wall-clock [days]; ``gpus`` [1]; ``gpu_hours`` billed [GPU-hour];
+        ``energy_mwh`` [MWh] and ``co2_tonnes`` [tCO2] of the final run;
+        ``usd_per_1m_tokens`` total per million training tokens [USD].
+        ``df.attrs["warnings"]``: :func:`basis_warnings` of the scenarios.
+
+    Examples
+    --------
+    >>> from explorer import Scenario, compare
+    >>> df = compare([Scenario(gpus=256), Scenario(gpus=256, pricing="spot")], names=["on-demand", "spot"])
+    >>> bool(df.loc["spot", "compute_usd"] < df.loc["on-demand", "compute_usd"])
+    True
+    """
+    names, scenarios = _named(scenarios, names)
+    rows = []
+    for s in scenarios:
+        e = estimate(s)
+        row = {f"{d}_usd": e.cost_usd[d] for d in COST_DIMENSIONS}
+        row.update(total_usd=e.total_usd, final_run_usd=e.final_run_usd, days=e.wall_days, gpus=e.gpus,
+                   gpu_hours=e.gpu_hours, energy_mwh=e.energy_mwh, co2_tonnes=e.co2_tonnes,
+                   usd_per_1m_tokens=e.usd_per_1m_tokens)
+        rows.append(row)
+    df = pd.DataFrame(rows, index=pd.Index(names, name="scenario"), columns=list(COMPARE_COLUMNS))
+    df.attrs["warnings"] = basis_warnings(scenarios)
+    return df
+
+
+#: Levers a what-if grid can vary: Scenario fields whose values are a closed set.
+WHAT_IF_LEVERS: tuple[str, ...] = ("pricing", "precision", "region", "gpu", "architecture", "facility", "recovery",
+                                   "training_kind")
+
+
+def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
+    """Every combination of the values of two or three levers, computed in one vectorized call.
+
+    Each combination is ``scenario`` with those fields changed; each is
+    resolved from the catalogs (cheap, per combination), and the model then
+    runs once over arrays of all of them (:func:`explorer.model.vectorized.compute`),
+    not once per cell.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The starting point; fields not named in ``levers`` keep its values.
+    levers : mapping of str to iterable
+        Field name (one of :data:`WHAT_IF_LEVERS`) -> the values to try.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per combination, in the order of ``itertools.product``: a column
+        per lever, then ``total_usd`` (whole project), ``final_run_usd``, the six
+        ``<dimension>_usd`` [USD], ``days``, ``gpus``, ``gpu_hours``,
+        ``energy_mwh``, ``co2_tonnes``, ``usd_per_1m_tokens``, ``vs_start``
+        (total / the starting scenario's total [1]) and ``note``: "" or why the
+        combination is not possible (its numbers are then NaN). ``attrs["warnings"]``:
+        :func:`basis_warnings` of the possible combinations.
+
+    Raises
+    ------
+    ScenarioError
+        For an unknown lever, a lever without values, or more than 1,000 combinations.
+
+    Examples
+    --------
+    >>> from explorer import Scenario
+    >>> grid = what_if(Scenario(), {"pricing": ["on_demand", "spot"], "precision": ["bf16", "fp8"]})
+    >>> len(grid), list(grid.columns[:3])
+    (4, ['pricing', 'precision', 'total_usd'])
+    """
+    import itertools
+
+    names = list(levers)
+    for name in names:
+        if name not in WHAT_IF_LEVERS:
+            raise ScenarioError("levers", name, Message("allowed_field_choices", names=list(WHAT_IF_LEVERS)))
+    values = [list(dict.fromkeys(levers[n])) for n in names]
+    if not names or any(not v for v in values):
+        raise ScenarioError("levers", {n: v for n, v in zip(names, values)}, Message("allowed_value_per_lever"))
+    combos = list(itertools.product(*values))
+    if len(combos) > 1000:
+        raise ScenarioError("levers", len(combos), Message("allowed_combinations", limit=1000))
+    start = scenario.to_dict()
+    inputs, notes, ok = [], [], []
+    for combo in combos:
+        try:
+            s = Scenario.from_dict({**start, **dict(zip(names, combo))})
+            inputs.append(resolve(s).inputs)
+            notes.append("")
+            ok.append(s)
+        except ScenarioError as exc:
+            inputs.append(None)
+            notes.append(exc.message)
+        except ValueError as exc:
+            inputs.append(None)
+            notes.append(str(exc))
+    good = [x for x in inputs if x is not None]
+    out_cols = ["total_usd", "final_run_usd", *(f"{d}_usd" for d in COST_DIMENSIONS), "days", "gpus", "gpu_hours",
+                "energy_mwh", "co2_tonnes", "usd_per_1m_tokens"]
+    table = pd.DataFrame({n: [c[i] for c in combos] for i, n in enumerate(names)})
+    for col in out_cols:
+        table[col] = np.nan
+    if good:
+        arrays = {k: np.array([x[k] for x in good]) for k in good[0]}
+        v = compute(**arrays)  # the one call over every possible combination
+        rows = np.array([x is not None for x in inputs])
+        computed = {"total_usd": v["total_usd"], "final_run_usd": v["final_run_usd"],
+                    **{f"{d}_usd": v[f"cost_{d}_usd"] for d in COST_DIMENSIONS}, "days": v["wall_days"],
+                    "gpus": v["gpus"], "gpu_hours": v["gpu_hours"], "energy_mwh": v["energy_mwh"],
+                    "co2_tonnes": v["co2_tonnes"], "usd_per_1m_tokens": v["usd_per_1m_tokens"]}
+        for col, arr in computed.items():
+            table.loc[rows, col] = np.asarray(arr, dtype=float)
+        impossible = np.zeros(len(combos), dtype=bool)
+        impossible[rows] = np.asarray(v["deadline_impossible"], dtype=bool)
+        for i in np.flatnonzero(impossible):
+            notes[i] = Message("whatif_deadline_unmet")
+            table.loc[i, out_cols] = np.nan
+    table["vs_start"] = table["total_usd"] / estimate(scenario).total_usd
+    table["note"] = notes
+    table.attrs["warnings"] = basis_warnings(ok) if ok else []
+    return table

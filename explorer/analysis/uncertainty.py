@@ -1,0 +1,340 @@
+"""Uncertain inputs: sourced intervals, the tornado (:func:`sensitivity`) and Monte Carlo (:func:`simulate`)."""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from explorer import catalog
+from explorer.analysis.levers import ACCELERATOR, EXPERIMENTS, MFU, PRICING, REGION, RELIABILITY, _atoms, _compose
+from explorer.catalog import default
+from explorer.errors import ScenarioError
+from explorer.messages import Message
+from explorer.model import COST_DIMENSIONS
+from explorer.model.vectorized import compute
+from explorer.scenario import Scenario
+
+__all__ = ["uncertainty_ranges", "sensitivity", "Simulation", "simulate", "MAX_DRAWS"]
+
+_Z = {"lognormal_90": 1.6448536269514722, "lognormal_50": 0.6744897501960817}
+
+
+@functools.cache
+def _catalog_ranges() -> pd.DataFrame:
+    rows = catalog.read_csv("uncertainty.csv")
+    df = pd.DataFrame([dict(r) for r in rows]).set_index("id")
+    df["low"] = df["low"].astype(float)
+    df["high"] = df["high"].astype(float)
+    return df
+
+
+def uncertainty_ranges() -> pd.DataFrame:
+    """The uncertain inputs and their sourced intervals (``explorer/data/uncertainty.csv``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``id``; ``low``, ``high`` (the interval named by
+        ``distribution``: ``lognormal_90`` = P5-P95, ``lognormal_50`` =
+        P25-P75), ``unit``, ``scale`` (``relative``: a multiplier on the
+        scenario's resolved value; ``absolute``: the value itself),
+        ``distribution``, ``source``, ``notes``. A copy: edit it and pass it
+        as ``ranges=`` to :func:`sensitivity` or :func:`simulate`.
+    """
+    return _catalog_ranges().copy()
+
+
+def _check_ranges(ranges: pd.DataFrame | None) -> pd.DataFrame:
+    df = uncertainty_ranges() if ranges is None else ranges
+    known = set(_catalog_ranges().index)
+    for key, row in df.iterrows():
+        if key not in known:
+            raise ScenarioError("ranges", key, Message("allowed_uncertain_input", choices=sorted(known), field="unc"))
+        if row["distribution"] not in _Z:
+            raise ScenarioError("ranges", f"{key}: {row['distribution']}", Message("allowed_choices", choices=list(_Z)))
+        lo, hi = float(row["low"]), float(row["high"])
+        if not (0 < lo <= hi and math.isfinite(hi)):
+            raise ScenarioError("ranges", f"{key}: {lo:g}, {hi:g}", Message("allowed_low_high"))
+    return df
+
+
+def _lognormal(row) -> tuple[float, float]:
+    """Mean and standard deviation of log(multiplier) for a sourced interval: centred on the point value.
+
+    One central value per quantity: the point estimate's value (the named
+    default or the scenario's) is the median of every draw, so the mean of
+    ``log`` is 0; the interval gives only the spread, ``sigma = ln(high / low)
+    / (2 z)``. An interval whose own middle is not the point's value (other
+    losses: 0.862-1.322 around 1.16, middle 1.067) is read for its width only.
+    For an ``absolute`` interval (the experiments multiplier) the draw is the
+    same multiplier on the scenario's own value.
+    """
+    lo, hi = math.log(float(row["low"])), math.log(float(row["high"]))
+    return 0.0, (hi - lo) / (2.0 * _Z[row["distribution"]])
+
+
+def _p5_p95(row) -> tuple[float, float]:
+    mu, sigma = _lognormal(row)
+    z = _Z["lognormal_90"]
+    return math.exp(mu - z * sigma), math.exp(mu + z * sigma)
+
+
+def _half_width(key: str, atoms: Mapping[str, Mapping[str, float]]) -> float:
+    """Largest |log(multiplier)| a draw of ``key`` may take: the distance to its physical bound [1].
+
+    MFU is bounded above by the highest MFU seen in published runs
+    (``calibrated_mfu_max``, 0.55, against the 16-bit peak; 1.0 for a typed
+    MFU at or above it); the other-losses factor and the experiments
+    multiplier below by 1. The draw is truncated at the same distance on the
+    other side, so it stays symmetric in log space around the point value and
+    the median of the total stays on the point estimate (a one-sided bound
+    would move it up: +2.6% on the default scenario). Infinite for the other
+    inputs.
+    """
+    if key == "mfu":
+        override = float(np.asarray(atoms[MFU]["override"]).flat[0]) > 0
+        m0 = float(np.asarray(atoms[MFU]["mfu"] if override else atoms[ACCELERATOR]["mfu_base"]).flat[0])
+        ceiling = default("calibrated_mfu_max")
+        return math.log((ceiling if m0 < ceiling else 1.0) / m0) if 0 < m0 < 1 else 0.0
+    if key == "other_losses":
+        return math.log(max(float(np.asarray(atoms[RELIABILITY]["other"]).flat[0]), 1.0))
+    if key == "experiments":
+        return math.log(max(float(np.asarray(atoms[EXPERIMENTS]["mult"]).flat[0]), 1.0))
+    return math.inf
+
+
+def _truncated_normal(rng: np.random.Generator, n: int, k: float) -> np.ndarray:
+    """``n`` standard normal draws truncated to ``[-k, k]`` (redrawn until inside) [1]."""
+    z = rng.standard_normal(n)
+    if not math.isfinite(k):
+        return z
+    if k <= 0.0:
+        return np.zeros(n)
+    bad = np.flatnonzero(np.abs(z) > k)
+    while bad.size:
+        z[bad] = rng.standard_normal(bad.size)
+        bad = bad[np.abs(z[bad]) > k]
+    return z
+
+
+def _applies(key: str, s: Scenario) -> bool:
+    if key == "spot_discount":  # the spot rate's spread; a typed rate is what is paid
+        return s.pricing == "spot" and s.rate_usd_per_gpu_hour is None
+    return key != "experiments" or s.experiments_multiplier_effective > 1.0
+
+
+def _apply(atoms: dict, key: str, value, scale: str) -> None:
+    """Set uncertain input ``key`` in ``atoms`` (in place) to ``value`` (a multiplier when relative)."""
+    if key == "accelerator_price":
+        pr = atoms[PRICING]
+        atoms[ACCELERATOR]["od_ref"] = atoms[ACCELERATOR]["od_ref"] * value
+        pr["rate"] = pr["rate"] * value
+        atoms[ACCELERATOR]["a_ref"] = atoms[ACCELERATOR]["a_ref"] * value
+        atoms[ACCELERATOR]["h_ref"] = atoms[ACCELERATOR]["h_ref"] * value
+    elif key == "electricity":
+        atoms[REGION]["electricity"] = atoms[REGION]["electricity"] * value
+    elif key == "mfu":
+        acc, m = atoms[ACCELERATOR], atoms[MFU]
+        # bounded by the highest MFU seen in published runs (calibrated_mfu_max, against the 16-bit peak),
+        # or the scenario's own higher value: draws above it are censored at it (the median is unchanged)
+        ceiling = default("calibrated_mfu_max")
+        base = acc["mfu_base"]
+        acc["mfu_base"] = np.minimum(base * value, np.maximum(ceiling, base))
+        m["mfu"] = np.minimum(m["mfu"] * value, np.maximum(ceiling, m["mfu"]))
+    elif key == "other_losses":
+        atoms[RELIABILITY]["other"] = np.maximum(atoms[RELIABILITY]["other"] * value, 1.0)
+    elif key == "failure_rate":
+        atoms[RELIABILITY]["failure"] = atoms[RELIABILITY]["failure"] * value
+    elif key == "spot_discount":
+        pr = atoms[PRICING]
+        pr["rate_factor"] = pr["rate_factor"] * value
+    elif key == "spot_preemption":
+        atoms[PRICING]["spot_failures"] = atoms[PRICING]["spot_failures"] * value
+    elif key == "experiments":
+        # absolute intervals are read for their width only (see _lognormal): a multiplier on the scenario's value
+        atoms[EXPERIMENTS]["mult"] = np.maximum(atoms[EXPERIMENTS]["mult"] * value, 1.0)
+    else:  # pragma: no cover - _check_ranges refuses unknown ids
+        raise KeyError(key)
+
+
+def _broadcast_atoms(atoms: dict, n: int) -> dict:
+    return {lv: {q: np.full(n, v, dtype=float) for q, v in group.items()} for lv, group in atoms.items()}
+
+
+def sensitivity(scenario: Scenario, ranges: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Total cost as each uncertain input moves across its 90% interval, the others at their point values.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The point scenario.
+    ranges : pandas.DataFrame, optional
+        Intervals as returned by :func:`uncertainty_ranges` (default: the
+        sourced catalog); rows may be dropped or edited.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per uncertain input that applies to the scenario, sorted by
+        ``swing_usd``, widest first: ``name``; ``low``, ``high`` the input's
+        P5 and P95 (a multiplier on the resolved value when ``scale`` is
+        relative, else the value) [``unit``]; ``total_usd_low``,
+        ``total_usd_high`` the total cost at each end [USD]; ``swing_usd`` =
+        ``|high - low|`` of the total [USD]; ``unit``, ``scale``, ``source``.
+        ``attrs["point_usd"]`` holds the point total [USD].
+    """
+    df = _check_ranges(ranges)
+    keys = [k for k in df.index if _applies(k, scenario)]
+    base = _atoms(scenario)
+    atoms = _broadcast_atoms(base, 2 * len(keys) + 1)
+    ends = []
+    for i, key in enumerate(keys):
+        row = df.loc[key]
+        lo, hi = _p5_p95(row)
+        bound = _half_width(key, base)
+        lo, hi = max(lo, math.exp(-bound)), min(hi, math.exp(bound))
+        ends.append((lo, hi))
+        for j, value in ((1 + 2 * i, lo), (2 + 2 * i, hi)):
+            one = {lv: {q: v[j:j + 1] for q, v in g.items()} for lv, g in atoms.items()}
+            _apply(one, key, np.asarray([value]), row["scale"])
+            for lv, g in one.items():
+                for q, v in g.items():
+                    atoms[lv][q][j] = v[0]
+    totals = np.asarray(compute(**_compose(atoms))["total_usd"], dtype=float)
+    out = pd.DataFrame({
+        "name": keys,
+        "low": [e[0] for e in ends],
+        "high": [e[1] for e in ends],
+        "total_usd_low": totals[1::2][:len(keys)],
+        "total_usd_high": totals[2::2][:len(keys)],
+    })
+    out["swing_usd"] = (out["total_usd_high"] - out["total_usd_low"]).abs()
+    out["unit"] = [df.loc[k, "unit"] for k in keys]
+    out["scale"] = [df.loc[k, "scale"] for k in keys]
+    out["source"] = [df.loc[k, "source"] for k in keys]
+    out = out.sort_values("swing_usd", ascending=False, kind="stable").reset_index(drop=True)
+    out.attrs["point_usd"] = float(totals[0])
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Simulation:
+    """Monte Carlo draws of a scenario's cost (:func:`simulate`).
+
+    Attributes
+    ----------
+    totals_usd : ndarray
+        Total cost of each draw [USD], shape (n,).
+    dimensions_usd : dict of str -> ndarray
+        Each cost dimension of each draw [USD].
+    percentiles : pandas.DataFrame
+        Rows ``P5``, ``P50``, ``P95``; columns ``total_usd`` and
+        ``<dimension>_usd`` [USD] (each column's own percentiles).
+    point_usd : float
+        Total of the point scenario, all inputs at their values [USD].
+    draws : dict of str -> ndarray
+        The drawn uncertain inputs (multipliers or values, as in the ranges).
+    n, seed : int
+        Number of draws and the seed of :func:`numpy.random.default_rng`.
+    final_runs_usd : ndarray or None
+        Machine cost of the final run of each draw [USD], shape (n,) (what the
+        history chart plots; see :attr:`run_interval_usd`).
+    """
+
+    totals_usd: np.ndarray
+    dimensions_usd: dict
+    percentiles: pd.DataFrame
+    point_usd: float
+    draws: dict = field(default_factory=dict)
+    n: int = 0
+    seed: int | None = 0
+    final_runs_usd: np.ndarray | None = None
+
+    def probability_over(self, budget_usd: float) -> float:
+        """Fraction of draws whose total exceeds ``budget_usd`` [1]."""
+        return float(np.mean(self.totals_usd > budget_usd))
+
+    @property
+    def interval_usd(self) -> tuple[float, float]:
+        """P5 and P95 of the total [USD]."""
+        return float(self.percentiles.loc["P5", "total_usd"]), float(self.percentiles.loc["P95", "total_usd"])
+
+    @property
+    def run_interval_usd(self) -> tuple[float, float]:
+        """P5 and P95 of the final run's machine cost [USD] (NaN, NaN without those draws)."""
+        if self.final_runs_usd is None or not self.final_runs_usd.size:
+            return math.nan, math.nan
+        low, high = np.percentile(self.final_runs_usd, [5, 95])
+        return float(low), float(high)
+
+
+MAX_DRAWS = 2_000_000
+
+
+def simulate(scenario: Scenario, n: int = 10_000, seed: int | None = 0,
+             ranges: pd.DataFrame | None = None) -> Simulation:
+    """Monte Carlo of the total cost over the uncertain inputs.
+
+    Each uncertain input of the ranges (accelerator price, electricity, MFU,
+    other losses, failure rate, spot preemption, experiments multiplier) is
+    drawn independently from a lognormal fitted to its sourced interval,
+    Epoch AI's manner of treating cost inputs (Cottier et al. 2024, arXiv
+    2405.21015); relative inputs multiply the scenario's resolved value. All
+    draws go through one vectorized :func:`~explorer.model.compute` call.
+    With every interval collapsed (low = high = 1) each draw equals the
+    point estimate.
+
+    Parameters
+    ----------
+    scenario : Scenario
+    n : int
+        Number of draws [1], 1 to 2,000,000.
+    seed : int or None
+        Seed of :func:`numpy.random.default_rng`; the same seed gives the same draws.
+    ranges : pandas.DataFrame, optional
+        As :func:`uncertainty_ranges` (default: the sourced catalog).
+
+    Returns
+    -------
+    Simulation
+
+    Examples
+    --------
+    >>> from explorer import Scenario, simulate
+    >>> sim = simulate(Scenario(gpus=512), n=2000, seed=1)
+    >>> lo, hi = sim.interval_usd
+    >>> bool(lo < sim.point_usd < hi)
+    True
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_DRAWS:
+        raise ScenarioError("n", n, Message("allowed_draws", limit=MAX_DRAWS))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ScenarioError("seed", seed, Message("allowed_seed"))
+    df = _check_ranges(ranges)
+    rng = np.random.default_rng(seed)
+    base = _atoms(scenario)
+    atoms = _broadcast_atoms(base, n)
+    draws = {}
+    for key in df.index:
+        if not _applies(key, scenario):
+            continue
+        row = df.loc[key]
+        mu, sigma = _lognormal(row)
+        k = _half_width(key, base) / sigma if sigma > 0 else math.inf
+        value = np.exp(mu + sigma * _truncated_normal(rng, n, k))
+        draws[key] = value
+        _apply(atoms, key, value, row["scale"])
+    out = compute(**_compose(atoms))
+    point = float(np.asarray(compute(**_compose(base))["total_usd"]))
+    totals = np.asarray(out["total_usd"], dtype=float)
+    dims = {d: np.broadcast_to(np.asarray(out[f"cost_{d}_usd"], float), totals.shape) for d in COST_DIMENSIONS}
+    table = {"total_usd": totals, **{f"{d}_usd": v for d, v in dims.items()}}
+    pct = pd.DataFrame({k: np.percentile(v, [5, 50, 95]) for k, v in table.items()}, index=["P5", "P50", "P95"])
+    runs = np.broadcast_to(np.asarray(out["final_run_usd"], float), totals.shape)
+    return Simulation(totals_usd=totals, dimensions_usd=dims, percentiles=pct, point_usd=point, draws=draws, n=n,
+                      seed=seed, final_runs_usd=runs)

@@ -1,0 +1,245 @@
+"""Warnings and errors as an id and parameters, rendered in English or Chinese.
+
+Every warning of the model and every refusal (:class:`explorer.errors.ScenarioError`)
+is a :class:`Message`: an ``id`` naming a row of ``explorer/data/messages.csv``
+(``id, en, zh, notes``) and the ``params`` its templates fill in. A message is a
+``str`` whose value is its English text, so code that reads warnings as strings
+(``"labelled" in w``, ``json.dumps``) keeps working; :meth:`Message.render`
+gives it in another language.
+
+Templates use :meth:`str.format` fields. Besides the standard format specs
+(``{gpus:,.0f}``, ``{days:.3g}``, ``{lost:.0%}``) a field may carry one of these:
+
+``term``
+    a word in the viewer's language: the ``term:<value>`` row of labels.csv, else the value.
+``field``
+    a field by its label (labels.csv row ``<value>``, else ``field:<value>``, else ``term:<value>``); in plain
+    English (``str``, the CLI) the field's name.
+``fields``
+    a list of field names, each as ``field``.
+``choices``
+    a list of choices of the message's ``field`` param, each by its label
+    (``<field>_<choice>``, else ``term:<choice>``, else the choice).
+``list``
+    a list of words, each as ``term``, joined with ", " (English) or "、" (Chinese).
+``num``
+    a number as a text box shows it (``1M``, ``250,000``) when readable, else ``{:g}``.
+``value``
+    a refused value: a nested message rendered, a number as ``num``, else its short ``repr``.
+``msg``
+    a nested message, rendered in the same language.
+
+This module sits at the bottom of the package (beside ``errors`` and ``text``):
+it imports the catalog reader and the label table only when it renders.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import string
+from typing import Any, Mapping
+
+__all__ = ["Message", "render", "table", "message_ids"]
+
+
+class Message(str):
+    """A warning or an explanation: ``id`` and ``params``, whose ``str`` is the English text.
+
+    Parameters
+    ----------
+    id : str
+        A row of ``explorer/data/messages.csv``.
+    **params
+        The values its templates fill in (numbers unformatted; ids, not words).
+
+    Examples
+    --------
+    >>> m = Message("mfu_outside_range", mfu=0.9, lo=0.15, hi=0.55)
+    >>> m  # its repr is the text's, so a printed list of warnings reads as before
+    'MFU 0.90 is outside the range seen in published runs (0.15-0.55).'
+    >>> m.id, m.params
+    ('mfu_outside_range', {'mfu': 0.9, 'lo': 0.15, 'hi': 0.55})
+    >>> m.render("zh")
+    'MFU 0.90 超出公开训练中见过的范围（0.15–0.55）。'
+    """
+
+    id: str
+    params: Mapping[str, Any]
+
+    def __new__(cls, msg_id: str, /, **params: Any) -> "Message":
+        """The message ``msg_id`` with ``params``; its string value is the English text."""
+        self = super().__new__(cls, _format(msg_id, params, "en", readable=False))
+        self.id = msg_id
+        self.params = params
+        return self
+
+    def render(self, language: str = "en", *, readable: bool = True) -> str:
+        """The message in ``language`` ("en" or "zh").
+
+        ``readable`` (the app's and the Chinese CLI's way) names fields by their
+        labels and writes numbers as the text boxes do; without it the English is
+        ``str(message)``.
+        """
+        return _format(self.id, self.params, language, readable=readable)
+
+
+    def __reduce__(self):
+        return (_rebuild, (self.id, dict(self.params)))
+
+    def __copy__(self) -> "Message":
+        return self
+
+    def __deepcopy__(self, memo) -> "Message":
+        return self
+
+
+def _rebuild(msg_id: str, params: Mapping[str, Any]) -> Message:
+    return Message(msg_id, **params)
+
+
+def render(message: object, language: str = "en", *, readable: bool = True) -> str:
+    """``message`` in ``language``: a :class:`Message` or a :class:`~explorer.errors.ScenarioError` rendered,
+    any other text as it is (it has no id to translate by)."""
+    if hasattr(message, "render"):
+        return message.render(language, readable=readable)
+    return str(message)
+
+
+#: What an error of the message table itself says while the table cannot be read.
+_BOOTSTRAP = {"error_not_allowed": {"en": "{field:field}: {value:value} is not allowed; allowed: {allowed:msg}"},
+              "allowed_catalog_row": {"en": "a row that matches the catalog schema (explorer.catalog.SCHEMAS)"}}
+_loading = False
+
+
+@functools.cache
+def table() -> Mapping[str, Mapping[str, str]]:
+    """All message templates: ``{id: {"en": ..., "zh": ...}}`` from ``explorer/data/messages.csv``."""
+    global _loading
+    from explorer.catalog import read_csv  # the catalog's errors are messages: import when first needed
+
+    if _loading:  # the table breaks its schema: the CatalogError saying so is worded without it
+        raise _Bootstrap
+    _loading = True
+    try:
+        return {row["id"]: {"en": row["en"], "zh": row["zh"]} for row in read_csv("messages.csv")}
+    finally:
+        _loading = False
+
+
+class _Bootstrap(Exception):
+    pass
+
+
+def message_ids() -> tuple[str, ...]:
+    """The ids of every message, in table order."""
+    return tuple(table())
+
+
+def _format(msg_id: str, params: Mapping[str, Any], language: str, *, readable: bool) -> str:
+    try:
+        row = table()[msg_id]
+    except _Bootstrap:
+        row = _BOOTSTRAP[msg_id]
+    except KeyError:
+        raise KeyError(f"no message {msg_id!r} in explorer/data/messages.csv") from None
+    template = row.get(language) or row["en"]
+    text = _Formatter(params, language, readable).vformat(template, (), params)
+    # Chinese templates space out what they insert (H100, 1,024); between two Chinese words the space goes
+    return _CJK_SPACE.sub("", text) if language == "zh" else text
+
+
+_CJK_SPACE = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
+
+
+class _Formatter(string.Formatter):
+    """:meth:`str.format` with the message specs of the module docstring."""
+
+    def __init__(self, params: Mapping[str, Any], language: str, readable: bool):
+        self.params, self.language, self.readable = params, language, readable
+        self.plain = language == "en" and not readable  # str(message): ids and names as they are
+
+    def format_field(self, value: Any, spec: str) -> str:
+        lang = self.language
+        if spec == "term":
+            return _term(value, lang)
+        if spec == "field":
+            return self._field(value)
+        if spec == "fields":
+            return self._join(self._field(v) for v in value)
+        if spec == "choices":
+            if self.plain:
+                return ", ".join(str(v) for v in value)
+            return self._join(_choice(self.params.get("field", ""), v, lang) for v in value)
+        if spec == "list":
+            if self.plain:
+                return ", ".join(str(v) for v in value)
+            return self._join(_term(v, lang) for v in value)
+        if spec == "num":
+            return self._num(value)
+        if spec == "value":
+            return self._value(value)
+        if spec == "msg":
+            return render(value, lang, readable=self.readable)
+        if isinstance(value, float) and not math.isfinite(value) and spec:
+            return _unknown(lang) if math.isnan(value) else "∞"
+        return super().format_field(value, spec)
+
+    def _join(self, words) -> str:
+        # labels may hold commas ("On-demand, hyperscaler list"): readable English lists use semicolons
+        return ("、" if self.language == "zh" else ", " if self.plain else "; ").join(words)
+
+    def _field(self, name: str) -> str:
+        if self.plain:
+            return str(name)
+        from explorer.text import labels
+
+        for key in (str(name), f"field:{name}", f"term:{name}"):
+            if key in labels():
+                return _label(key, self.language)
+        return str(name)
+
+    def _num(self, x: Any) -> str:
+        if self.readable and isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x):
+            from explorer.text import readable_number
+
+            return readable_number(int(x) if float(x).is_integer() and abs(x) < 2**53 else x)
+        return format(x, "g") if isinstance(x, (int, float)) and not isinstance(x, bool) else str(x)
+
+    def _value(self, value: Any) -> str:
+        if hasattr(value, "render"):
+            return render(value, self.language, readable=self.readable)
+        if self.readable and isinstance(value, float) and not math.isfinite(value):
+            return "NaN" if math.isnan(value) else "∞" if value > 0 else "-∞"
+        if self.readable and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return self._num(value)
+        from explorer.errors import short_repr
+
+        return short_repr(value)
+
+
+def _label(key: str, language: str) -> str:
+    from explorer.text import label
+
+    return label(key, language)
+
+
+def _term(value: Any, language: str) -> str:
+    from explorer.text import labels
+
+    key = f"term:{value}"
+    return _label(key, language) if key in labels() else str(value)
+
+
+def _choice(field: str, value: Any, language: str) -> str:
+    from explorer.text import labels
+
+    for key in (f"{field}_{value}", f"term:{value}"):
+        if key in labels():
+            return _label(key, language)
+    return str(value)
+
+
+def _unknown(language: str) -> str:
+    return "未知" if language == "zh" else "unknown"
