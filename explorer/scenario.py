@@ -324,20 +324,22 @@ def _check_field(f: dataclasses.Field, value: Any) -> Any:
     if isinstance(value, bool):
         raise ScenarioError(f.name, value, Message("allowed_not_bool"))
     lo, hi = meta["min"], meta["max"]
-    allowed = Message("allowed_whole_range" if kind == "int" else "allowed_range", lo=lo, hi=hi,
-                      bracket="(" if meta["lo_open"] else "[")
+
+    def out_of_range(given: Any) -> ScenarioError:  # the message is built only for a refusal (every estimate checks)
+        return ScenarioError(f.name, given, Message("allowed_whole_range" if kind == "int" else "allowed_range",
+                                                    lo=lo, hi=hi, bracket="(" if meta["lo_open"] else "["))
     try:
         value = float(value)
     except OverflowError:  # an integer beyond the float range (1e308)
-        raise ScenarioError(f.name, value, allowed) from None
+        raise out_of_range(value) from None
     except (TypeError, ValueError):
         raise ScenarioError(f.name, value, Message("allowed_number")) from None
     if not math.isfinite(value):
-        raise ScenarioError(f.name, value, allowed)
+        raise out_of_range(value)
     if value < lo or value > hi or (meta["lo_open"] and value == lo):
-        raise ScenarioError(f.name, value, allowed)
+        raise out_of_range(value)
     if kind == "int":
         if value != int(value):
-            raise ScenarioError(f.name, value, allowed)
+            raise out_of_range(value)
         return int(value)
     return float(value)
