@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import html
 import re
-from urllib.parse import parse_qs
 
 import ipywidgets as W
 import pandas as pd
 
+from explorer.app import query
 from explorer.claims import CANNOT_CHECK, CONDITIONAL, FAILS, HOLDS, check_claims
 
 __all__ = ["COLORS", "page_language", "claims_table_html", "why_html", "claims_page"]
@@ -54,16 +54,14 @@ CSS = """<style>
 
 
 def page_language(query_string: str | None = None) -> str:
-    """``"zh"`` if the page address asks for Chinese (``?lang=zh``), else ``"en"``.
+    """``"zh"`` if the page address asks for Chinese (``?lang=zh``), else ``"en"``; the app's rule
+    (:func:`explorer.app.query.page_language`).
 
     ``query_string`` defaults to the request of this Voila kernel ("" in JupyterLab).
     """
     if query_string is None:
-        from explorer.app.query import request_query_string
-
-        query_string = request_query_string()
-    lang = parse_qs(query_string or "").get("lang", [""])[-1].lower()
-    return "zh" if lang.startswith("zh") else "en"
+        query_string = query.request_query_string()
+    return query.page_language(query.scenario_fields_from_query(query_string)[1].get("lang")) or "en"
 
 
 def _rich(text: str) -> str:

@@ -185,8 +185,7 @@ class ExplorerApp:
             self._set_marker_for_preset(preset_id)
         else:
             preset_id = ""
-        if extras.get("lang") in ("en", "zh"):
-            self.language = extras["lang"]
+        self.language = query.page_language(extras.get("lang")) or self.language
         if extras.get("scope") in ("project", "run"):
             self.scope = extras["scope"]
         return _first_estimate(start, fields), preset_id

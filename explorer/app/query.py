@@ -97,6 +97,16 @@ def scenario_fields_from_query(query: str) -> tuple[dict[str, Any], dict[str, st
     return {name: fields[name] for name in _FIELD_ORDER if name in fields}, extras
 
 
+def page_language(lang: str | None) -> str | None:
+    """The page language a ``lang`` value of a link asks for: ``"zh"`` (``zh``, ``zh-Hans``, ``ZH``...), ``"en"``, or None.
+
+    >>> page_language("zh-Hans"), page_language("en"), page_language("fr"), page_language(None)
+    ('zh', 'en', None, None)
+    """
+    text = (lang or "").strip().lower()
+    return "zh" if text.startswith("zh") else "en" if text.startswith("en") else None
+
+
 def refused_fields_from_query(query: str) -> list[ScenarioError]:
     """Why each number of ``query`` outside its field's range was left out (an error per field)."""
     refused = []

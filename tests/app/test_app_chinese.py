@@ -223,3 +223,11 @@ def test_language_switch_lays_out_hidden_charts_when_their_tab_opens():
     assert handles is not before
     assert "人民币" in handles.ax.get_ylabel()
     assert any("\u4e00" <= ch <= "\u9fff" for t in handles.ax.texts for ch in t.get_text())
+
+
+def test_app_and_claims_page_read_the_link_language_by_one_rule(make_app):
+    """``lang=zh-Hans`` (as a browser's language tag) opens both pages in Chinese; an unknown tag keeps English."""
+    from explorer.app.claims_view import page_language
+
+    assert make_app(query_string="lang=zh-Hans").language == "zh" == page_language("lang=zh-Hans")
+    assert make_app(query_string="lang=fr").language == "en" == page_language("lang=fr")
