@@ -99,6 +99,10 @@ def test_browser_session_ended_notice(chromium):
 def test_browser_share_link_is_absolute(voila_url, chromium):
     page, errors = open_app(chromium, voila_url + "?params=13000000000")
     page.get_by_text("Share and export", exact=True).click()
+    # the page widget makes the link absolute at the next animation frame after the box changes: wait for it
+    # (read at once, the box can still hold the kernel's relative link: failed once under seed 1013330659)
+    page.wait_for_function("() => (document.querySelector('.explorer-share-url input, input.explorer-share-url, "
+                           ".explorer-share-url textarea') || {}).value?.startsWith('http')", timeout=10_000)
     url = page.locator(".explorer-share-url").input_value()
     assert url.startswith(voila_url) and "params=13000000000" in url
     assert errors == [], errors
