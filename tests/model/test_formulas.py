@@ -283,11 +283,14 @@ def test_listed_prices_per_basis(mode):
 
 @pytest.mark.parametrize("mode", ["reserved_1y", "reserved_3y"])
 def test_committed_discount_where_no_committed_price_is_listed(mode):
-    # H200: AWS lists on-demand only (10.60, 2025-03-17); committed use = that x (1 - the median listed discount)
+    # H200: AWS lists on-demand only (H200 10.60 against its own H100 12.29, 2025-03-17): no committed list, so the
+    # H100's committed price times AWS's H200/H100 ratio (explorer.prices rule 2, ratio from the nearest basis)
     assert not prices.market_prices("h200", mode)
     e = _cloud(mode, gpu="h200")
-    rate = 10.60 * (1 - prices.committed_discount(mode))
-    assert e.cost_usd["compute"] == approx(e.gpu_hours * rate)
+    assert e.cost_usd["compute"] == approx(e.gpu_hours * H100[mode] * 10.60 / 12.29)
+    # no price and no ratio on any basis (Gaudi 2): the hyperscaler on-demand estimate less the median discount
+    rate = prices.quote("gaudi2", "hyperscaler_on_demand").usd_per_gpu_hour * (1 - prices.committed_discount(mode))
+    assert prices.quote("gaudi2", mode).usd_per_gpu_hour == approx(rate)
     # the median discount over offers that list both: about a third (1 year) and a half (3 years) off
     assert 0.25 < prices.committed_discount("reserved_1y") < 0.45 < prices.committed_discount("reserved_3y") < 0.65
 

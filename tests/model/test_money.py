@@ -100,7 +100,8 @@ def test_comparing_accelerators_across_bases_warns_everywhere(capsys):
     a, b = Scenario(gpu="h800"), Scenario(gpu="h100-sxm", pricing="hyperscaler_on_demand")
     assert basis_warnings([a, b])
     assert compare([a, b]).attrs["warnings"]
-    assert not compare([a, b.replace(pricing="on_demand")]).attrs["warnings"]
+    same = compare([a, b.replace(pricing="on_demand")]).attrs["warnings"]
+    assert [w.id for w in same] == ["compare_price_caveat"]  # one basis; H800's price is derived (prices rule 2)
     assert not basis_warnings([a, a.replace(pricing="spot")])  # one accelerator: the basis is the question
 
 
