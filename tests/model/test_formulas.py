@@ -260,10 +260,11 @@ def _cloud(pricing, **kw):
     return estimate(Scenario(**{**base, **kw, "pricing": pricing}))
 
 
-#: H100 SXM prices by basis, from the providers' listed prices (Epoch AI price DB 2025-02/03; CoreWeave 2026-02):
-#: specialist on-demand median of 2.45, 2.94, 2.99, 3.29, 3.95, 6.155 = 3.14; hyperscaler on-demand median of
-#: AWS 12.29, Google 11.06, Oracle 10.00 = 11.06; committed use: Google's listed 7.67 (1y) and 4.86 (3y).
-H100 = {"on_demand": 3.14, "hyperscaler_on_demand": 11.06, "reserved_1y": 7.67, "reserved_3y": 4.86}
+#: H100 SXM prices by basis, from the providers' listed prices: specialist on-demand median of RunPod 3.09, Hyperstack
+#: 3.20, Nebius 3.85, Lambda 4.14, Spheron 5.07, CoreWeave 6.155 (2026-06 to 2026-09; tests/model/test_money.py) =
+#: 3.995; hyperscaler on-demand median of AWS 12.29, Google 11.06, Oracle 10.00 = 11.06 (Epoch AI price DB, 2025-03);
+#: committed use: Google's listed 7.67 (1y) and 4.86 (3y).
+H100 = {"on_demand": 3.995, "hyperscaler_on_demand": 11.06, "reserved_1y": 7.67, "reserved_3y": 4.86}
 
 
 def test_on_demand_compute_cost():
