@@ -2,6 +2,7 @@
 #   make app   - create .venv, install, serve the app read-only on http://127.0.0.1:8866
 #                (make app POOL=30: a preheated kernel for each of 30 viewers arriving at once)
 #   make test  - create .venv, install with the test extra, run the whole test suite
+#   make test-fast - the tests without servers or browsers, a tenth of the hypothesis examples
 #   make hub      - a JupyterHub for the class on http://127.0.0.1:8000 (WORKSHOP_PASSWORD=... make hub)
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
 #                (make workshop POOL=15: 15 preheated kernels for lesson 1 in each language)
@@ -13,7 +14,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test bench clean workshop lessons hub lab lint docs
+.PHONY: app test test-fast bench clean workshop lessons hub lab lint docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -74,6 +75,11 @@ lab: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests notebooks explorer --doctest-modules --nbval-lax --nbval-current-env -p no:cacheprovider
+
+# A quick loop while editing: no servers or browsers, a tenth of each property test's examples (the "fast"
+# hypothesis profile, tests/conftest.py); `make test` is what CI runs
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest tests -m "not server and not browser" --hypothesis-profile=fast -p no:cacheprovider -q
 
 # ruff checks only (never `ruff format`); the rule set and its reasons are in pyproject.toml
 lint: $(STAMP)

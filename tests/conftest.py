@@ -18,7 +18,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
+
+# Hypothesis profiles. "ci" (the default, `make test`): each property test runs the number of examples it
+# asks for (``strategies.examples(n)``) and prints the reproduction blob when it fails. "fast" (`make test-fast`):
+# a tenth of them, at least 5, for a quick loop while editing. Choose with --hypothesis-profile=NAME or
+# HYPOTHESIS_PROFILE; the header of every run names the profile, and hypothesis prints the failing example and
+# the @reproduce_failure blob; --hypothesis-seed=N repeats a run's draws.
+settings.register_profile("ci", deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("fast", parent=settings.get_profile("ci"), max_examples=10)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
