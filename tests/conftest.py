@@ -113,14 +113,24 @@ def make_app():
     """A factory of fresh headless apps: ``make_app(query_string="", **kwargs)`` builds a new ``ExplorerApp``.
 
     Every call builds its own app (about 0.3 s), so no test sees what another one did to it; keyword
-    arguments go to ``ExplorerApp`` (``scenario=``, ``language=``).
+    arguments go to ``ExplorerApp`` (``scenario=``, ``language=``). At the end of the test every widget
+    created during it is closed (an app holds about 300, with its figures), so a long run does not keep
+    each test's apps alive until the interpreter exits.
     """
+    from ipywidgets.widgets import widget as ipywidget
+
     from explorer.app import ExplorerApp
+
+    before = set(ipywidget._instances)
 
     def make(query_string: str = "", **kwargs) -> ExplorerApp:
         return ExplorerApp(query_string=query_string, **kwargs)
 
-    return make
+    yield make
+    for model_id in set(ipywidget._instances) - before:
+        widget = ipywidget._instances.get(model_id)
+        if widget is not None:
+            widget.close()
 
 
 @pytest.fixture
