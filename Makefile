@@ -7,7 +7,7 @@
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
 #                (make workshop POOL=15: 15 preheated kernels for lesson 1 in each language)
 #   make lab   - install the lab extra and open JupyterLab on notebooks/analyst.ipynb (the API tour)
-#   make lint  - ruff (the rules are in pyproject.toml; .ci/run runs it before the tests)
+#   make lint  - ruff and import-linter (rules and layers in pyproject.toml; .ci/run runs it before the tests)
 #   make docs  - install the docs extra and build the API reference into docs/_build/html (warnings fail)
 PYTHON ?= python3
 VENV := .venv
@@ -81,9 +81,11 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest tests -m "not server and not browser" --hypothesis-profile=fast -p no:cacheprovider -q
 
-# ruff checks only (never `ruff format`); the rule set and its reasons are in pyproject.toml
+# ruff checks only (never `ruff format`); the rule set and its reasons are in pyproject.toml. Then the layers of
+# docs/architecture.md (import-linter contracts in pyproject.toml): an upward import fails the build
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 # The API reference: Sphinx with numpydoc over the package's docstrings (docs/conf.py, docs/api/)
 DOCS_STAMP := $(VENV)/.docs-installed
