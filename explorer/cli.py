@@ -1,4 +1,4 @@
-"""Command line: ``python -m explorer estimate | compare | attribute | simulate | catalog | history``.
+"""Command line: ``python -m explorer estimate | plan | compare | attribute | simulate | catalog | history``.
 
 Bad input prints one line naming the field, the value and what is allowed,
 and exits with code 2; never a traceback.
@@ -17,7 +17,7 @@ from explorer import catalog, prices
 from explorer.errors import ScenarioError
 from explorer.messages import Message, render
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate
-from explorer.text import LANGUAGES, label, parse_number
+from explorer.text import LANGUAGES, label, parse_number, quantity
 from explorer.scenario import (AMORTIZATION_RULES, ARCHITECTURES, CURRENCIES, MAX_JSON_CHARS, PAY_BASES,
                                PRICING_MODES, RECOMPUTE_MODES, TRAINING_KINDS, Scenario)
 
@@ -146,6 +146,19 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--gpu-cap", type=_number, help="most GPUs available, for the budget's deadline check")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
 
+    pln = sub.add_parser("plan", help="the largest compute-optimal model a budget pays for (explorer.plan)")
+    pln.add_argument("--budget-usd", type=_number, required=True, help="the budget [USD], e.g. 5M or 5e6")
+    pln.add_argument("--scope", choices=("project", "final_run"), default="project",
+                     help="what the budget pays for: the whole project (default) or the final run")
+    pln.add_argument("--tokens-per-param", type=_number, default=20.0,
+                     help="training tokens per parameter (default 20, Chinchilla: Hoffmann et al. 2022)")
+    pln.add_argument("--gpu-cap", type=_number, help="most GPUs available")
+    pln.add_argument("--scenario", metavar="FILE",
+                     help="base scenario JSON file (hardware, prices, team...); options below override its fields")
+    _scenario_options(pln)
+    pln.add_argument("--json", action="store_true",
+                     help="print one JSON object; its 'scenario' is a file for estimate --scenario")
+
     cat = sub.add_parser("catalog", help="list a catalog")
     cat.add_argument("which", choices=("gpus", "regions", "defaults"))
     cat.add_argument("--json", action="store_true")
@@ -153,7 +166,7 @@ def _parser() -> argparse.ArgumentParser:
     hist = sub.add_parser("history", help="historical cost curve: trend, projections, claims check")
     hist.add_argument("--method", help="cost method to fit (default: amortized)")
     hist.add_argument("--json", action="store_true")
-    for command in (est, cmp_, att, sim, cat, hist):
+    for command in (est, pln, cmp_, att, sim, cat, hist):
         command.add_argument("--lang", choices=LANGUAGES, default="en",
                              help="language of warnings and errors: en (default) or zh")
     return parser
@@ -390,6 +403,29 @@ def _analysis_command(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+def _plan_command(args: argparse.Namespace) -> str:
+    """Output of ``plan``: the plan's figures, then the planned run's estimate (or JSON)."""
+    from explorer.analysis.plan import plan
+
+    p = plan(args.budget_usd, _scenario_from_args(args), scope=args.scope, tokens_per_param=args.tokens_per_param,
+             gpu_cap=args.gpu_cap)
+    if args.json:
+        out = p.to_dict()
+        out["warnings"] = [render(w, args.lang) for w in p.warnings]
+        return _dumps(out)
+    scope = "whole project" if p.scope == "project" else "final run"
+    lines = [f"Plan: the largest compute-optimal model for {_fmt(p.budget_usd)} USD ({scope}), "
+             f"{p.tokens_per_param:g} tokens per parameter",
+             f"  parameters           {quantity(p.params)}",
+             f"  tokens               {quantity(p.tokens)}",
+             f"  cost ({scope})".ljust(23) + f"{_fmt(p.cost_usd)} USD",
+             f"  limited by           {p.limited_by.replace('_', ' ')}"]
+    lines += _warning_lines(p.warnings, args.lang)
+    if p.estimate is not None:
+        lines += ["", format_estimate(p.estimate, args.lang)]
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for bad input)."""
     args = _parser().parse_args(argv)
@@ -399,9 +435,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.json:
                 out = result.to_dict()
                 out["warnings"] = [render(w, args.lang) for w in result.warnings]
-                print(json.dumps(out, indent=1, allow_nan=False, ensure_ascii=False))
+                out["scenario"] = result.scenario.to_dict()  # a file for --scenario: the run can be reused
+                print(_dumps(out))
             else:
                 print(format_estimate(result, args.lang))
+        elif args.command == "plan":
+            print(_plan_command(args))
         elif args.command in ("compare", "attribute", "simulate"):
             print(_analysis_command(args))
         elif args.command == "catalog":
