@@ -21,19 +21,21 @@ __all__ = ["SCHEMAS", "TableError", "check_rows", "read_rows"]
 
 
 #: Schema of every packaged catalog: its id column (unique, non-empty), the
-#: columns that must hold a source, and the type of each typed column
-#: (``float``/``int``: blank allowed; ``float!``/``int!``: required). Columns
-#: not named are free text. Every read checks the header, the column count of
-#: each row, the types, the sources and duplicate ids.
+#: columns that must hold a source, the type of each typed column
+#: (``float``/``int``: blank allowed; ``float!``/``int!``: required), and its
+#: documentary columns: kept for the reader (where a value came from, the local
+#: price before conversion, an alternative figure), read by no code. Columns not
+#: named are free text the code reads. Every read checks the header, the column
+#: count of each row, the types, the sources and duplicate ids.
 SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
     "accelerators.csv": {
-        "id": "id", "source": ("source",),
+        "id": "id", "documentary": ("datasheet_sparsity_note",), "source": ("source",),
         "types": {"year": "int!", "memory_gb": "float!", "mem_bandwidth_tbs": "float", "fp32_tflops": "float",
                   "tf32_tflops_dense": "float", "bf16_tflops_dense": "float", "fp16_tflops_dense": "float",
                   "fp8_tflops_dense": "float", "fp4_tflops_dense": "float", "tdp_watts": "float",
                   "approx_purchase_usd": "float", "system_power_w": "float", "server_power_factor": "float"},
     },
-    "cloud_prices.csv": {"id": "id", "source": ("source",),
+    "cloud_prices.csv": {"id": "id", "documentary": ("epoch_hardware_model", "offer"), "source": ("source",),
                          "types": {"on_demand_usd_per_gpu_hour": "float", "committed_1y_usd_per_gpu_hour": "float",
                                    "committed_3y_usd_per_gpu_hour": "float"}},
     "price_index.csv": {"id": "id", "source": ("source",), "types": {"ppi_pcu518210518210": "float!"}},
@@ -41,12 +43,14 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
                        "types": {"weight_bytes": "float!", "activation_bytes": "float"}},
     "regions.csv": {
         "id": "id", "source": ("source_carbon",),
+        "documentary": ("price_local", "price_local_unit", "fx_to_usd_used", "carbon_year", "carbon_basis",
+                        "alt_carbon_gco2_per_kwh", "hyperscaler_pue_example"),
         "types": {"industrial_electricity_usd_per_kwh": "float", "price_year": "int",
                   "grid_carbon_gco2_per_kwh": "float", "typical_pue": "float"},
     },
     "defaults.csv": {"id": "name", "source": ("source",), "types": {"value": "float!"}},
     "published_runs.csv": {
-        "id": "model", "source": ("source",),
+        "id": "model", "documentary": ("org", "shape_source", "cost_basis"), "source": ("source",),
         "types": {"year": "int!", "params_total": "float", "params_active": "float", "tokens": "float",
                   "train_flop": "float", "n_accelerators": "float", "gpu_hours": "float", "wall_days": "float",
                   "reported_mfu": "float", "energy_mwh": "float", "n_layers": "int", "d_model": "int",
@@ -57,7 +61,7 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
     "messages.csv": {"id": "id", "source": (), "types": {}},
     "claim_texts.csv": {"id": "id", "source": (), "types": {}},
     "history.csv": {"id": "id", "source": ("source",), "types": {"cost_usd": "float!"}},
-    "epoch_frontier.csv": {"id": "id", "source": ("source",),
+    "epoch_frontier.csv": {"id": "id", "documentary": ("organization", "training_hardware"), "source": ("source",),
                            "types": {"training_compute_flop": "float!", "amortized_hardware_energy_cost_usd": "float!",
                                      "cloud_cost_usd": "float", "hardware_acquisition_cost_usd": "float",
                                      "parameters": "float", "hardware_quantity": "float"}},
@@ -93,7 +97,8 @@ def check_rows(name: str, text: str) -> tuple[Mapping[str, str], ...]:
     except StopIteration:
         raise TableError(f"{name}: empty file") from None
     schema = SCHEMAS.get(name, {"id": header[0], "source": (), "types": {}})
-    missing = [c for c in (schema["id"], *schema["source"], *schema["types"]) if c not in header]
+    named = (schema["id"], *schema["source"], *schema["types"], *schema.get("documentary", ()))
+    missing = [c for c in named if c not in header]
     if missing:
         raise TableError(f"{name}: header lacks column(s) {', '.join(missing)}")
     rows, seen = [], set()
