@@ -32,9 +32,8 @@ EXPLAINED = {
     "p100": ("sellers", "2016 chip without tensor cores: 21 TFLOP/s FP16, priced per GPU, ~10x H100 per FLOP"),
     "v100": ("sellers", "2018 generation: 125 TFLOP/s; Oblivus and Google list it at 0.21-0.25 of their H100"),
     "a100-40gb": ("sellers", "2020 generation: Lambda lists it at 1.99 beside its H100 at 4.14 for 0.32 of its FLOP/s"),
-    "a100-80gb": ("sellers", "2020 generation: RunPod, Oblivus, CR8DL and CoreWeave list it at 0.44-0.74 of their "
-                             "H100 for 0.32 of its FLOP/s"),
-    "b200": ("sellers", "Blackwell: 2.27x H100's 16-bit peak for 1.4x CoreWeave's H100 price"),
+    "a100-80gb": ("sellers", "2020 generation: RunPod, Hyperstack, Spheron, CoreWeave and Lambda list it at "
+                             "0.33-0.67 of their H100 for 0.32 of its FLOP/s"),
     "gb200": ("sellers", "Blackwell NVL72: 2.53x H100's 16-bit peak for 1.7x CoreWeave's H100 price"),
     "mi300x": ("sellers", "AMD: Oracle lists it at 0.60 of its H100 for 1.32x the 16-bit peak"),
     "tpu-v2": ("sellers", "2017 TPU priced by Google per chip"),
@@ -45,7 +44,6 @@ EXPLAINED = {
     "mi325x": ("estimate", "no listing: MI300X's price per FLOP (the nearest AMD chip)"),
     "tpu-v5p": ("estimate", "no listing on these bases: nearest priced TPU per FLOP"),
     "ascend-910b": ("estimate", "no listing: the nearest priced GPU per FLOP"),
-    "gaudi3": ("estimate", "no listing: the nearest priced 2024 GPU (B200) per FLOP"),
 }
 
 
