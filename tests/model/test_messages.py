@@ -86,6 +86,7 @@ SAMPLES: dict[str, dict] = {
     "value_cost_undefined": {},
     "whatif_deadline_unmet": {},
     "budget_status_disagrees": dict(share=0.98, median_offset=0.04),
+    "budget_status_at_risk": dict(share=0.97, p=0.31, threshold=0.2),
     "app_error": dict(kind="ZeroDivisionError", detail="float division by zero"),
     "deadline_unreachable": dict(max_gpus=100_000.0),
     "deadline_too_many_gpus": dict(gpus=250_000.0, max_gpus=100_000.0),
