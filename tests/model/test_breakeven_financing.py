@@ -57,3 +57,16 @@ def test_the_default_owned_cluster_breaks_even_later_at_8_percent():
     i = 1.08 ** (1 / 12) - 1
     expected = -math.log(1 - capital * i / (capital / n0)) / math.log(1 + i)
     assert at8["breakeven_months"]["on_demand"] == pytest.approx(expected, rel=1e-6)
+
+
+def test_break_even_against_the_amortization_rules_life():
+    # straight line over 5 years: 60 months; Epoch's rule writes the value off at ln(10) x 0.14 = 0.3224 a year:
+    # 12 / 0.3224 = 37.2 months. At 8% the on-demand break-even (38.8 months) comes after Epoch's life
+    sl = estimate(Scenario(pricing="owned", financing_rate=0.08)).owned
+    ep = estimate(Scenario(pricing="owned", financing_rate=0.08, amortization="epoch")).owned
+    assert sl["life_months"] == pytest.approx(60.0)
+    assert ep["life_months"] == pytest.approx(12 / (math.log(10) * 0.14), rel=1e-9)
+    assert ep["breakeven_months"]["on_demand"] > ep["life_months"] and not ep["breakeven_within_life"]["on_demand"]
+    assert sl["breakeven_within_life"]["on_demand"]
+    for o in (sl, ep):
+        assert o["breakeven_within_life"] == {b: m <= o["life_months"] for b, m in o["breakeven_months"].items()}
