@@ -2,7 +2,8 @@
 #   make app   - create .venv, install, serve the app read-only on http://127.0.0.1:8866
 #                (make app POOL=30: a preheated kernel for each of 30 viewers arriving at once)
 #   make test  - create .venv, install with the test extra, run the whole test suite
-#   make hub      - a JupyterHub for the class on http://127.0.0.1:8000 (WORKSHOP_PASSWORD=... make hub)
+#   make hub      - a JupyterHub for the class on http://127.0.0.1:8000 (WORKSHOP_PASSWORD=... make hub;
+#                class password 8+ characters, optional WORKSHOP_ADMIN_PASSWORD 32+; ports 8000, 8081, 8001)
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
 #                (make workshop POOL=15: 15 preheated kernels for lesson 1 in each language)
 #   make lab   - install the lab extra and open JupyterLab on notebooks/analyst.ipynb (the API tour)
@@ -61,8 +62,16 @@ $(HUB_STAMP): $(STAMP) pyproject.toml
 $(PROXY): deploy/jupyterhub/package.json
 	npm install --prefix deploy/jupyterhub --no-audit --no-fund --silent
 	touch $(PROXY)
+# The password rule (deploy/jupyterhub/passwords.py, JupyterHub's own): the class password WORKSHOP_PASSWORD has
+# 8 or more characters; the teacher's WORKSHOP_ADMIN_PASSWORD (optional) 32 or more, and differs from it.
+# Checked before anything is installed or started: a wrong one stops `make hub` with one line.
+ifneq ($(filter hub,$(MAKECMDGOALS)),)
+HUB_PASSWORD_PROBLEM := $(shell $(PYTHON) deploy/jupyterhub/passwords.py)
+ifneq ($(strip $(HUB_PASSWORD_PROBLEM)),)
+$(error $(HUB_PASSWORD_PROBLEM))
+endif
+endif
 hub: $(HUB_STAMP) $(PROXY)
-	@test $${#WORKSHOP_PASSWORD} -ge 8 || { echo "set WORKSHOP_PASSWORD (8 or more characters): WORKSHOP_PASSWORD=... make hub"; exit 1; }
 	@echo "Class server: http://127.0.0.1:$${WORKSHOP_HUB_PORT:-8000}/ (any user name, the workshop password)"
 	$(BIN)/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py
 # JupyterLab for analysts (optional extra `lab`), opened on the starter notebook; LAB_PORT to change the port
