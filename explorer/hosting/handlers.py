@@ -61,10 +61,14 @@ class ExplorerPageHandler(TornadoVoilaHandler):
     """
 
     def _viewer_kernels(self) -> int:
-        """Kernels held by viewers: running kernels less those ready in the preheated pool.
+        """Kernels held by viewers: running kernels less those ready in the preheated pool, plus pages admitted
+        whose kernel is not running yet.
 
-        A pool kernel still starting counts as a viewer's for the second or two
-        it takes: the cap errs towards refusing, never towards overcommitting.
+        A burst of arrivals is admitted before any of its kernels exists: counting only running kernels let
+        30 + 15 arrivals start 45 kernels under a cap of 40. A running kernel with no seat yet belongs to one of
+        the admitted pages (or is a pool kernel still starting), so the admitted count is the larger of those
+        kernels and the pages still waiting (``seats.PENDING``). A pool kernel still starting counts as a
+        viewer's for the second or two it takes: the cap errs towards refusing, never towards overcommitting.
         """
         km = self.kernel_manager
         ready_in_pool = set()
@@ -72,7 +76,9 @@ class ExplorerPageHandler(TornadoVoilaHandler):
             for task in pool:
                 if task.done() and not task.cancelled() and task.exception() is None:
                     ready_in_pool.add(task.result().get("kernel_id"))
-        return len(set(km.list_kernel_ids()) - ready_in_pool)
+        live = set(km.list_kernel_ids()) - ready_in_pool
+        seated = {k for k in live if k in seats.SEATS}
+        return len(seated) + max(len(live - seated), sum(seats.PENDING.values()))
 
     def _refuse(self, status: int, page: str, retry_seconds: int | None = None) -> None:
         self.set_status(status)

@@ -7,9 +7,13 @@ over plain HTTP. Each page that renders holds a kernel until the server ends.
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -70,5 +74,45 @@ def test_preheated_first_lesson_is_served_and_pool_kernels_are_not_viewers():
         status, _ = server.get("lessons/index.ipynb")  # one viewer holds a kernel: the cap of 1 is reached
         assert status == 503
         print(f"preheated lesson 1 served in {first_render:.1f} s")
+    finally:
+        server.stop()
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _make_n(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "-n", "--no-print-directory", "workshop", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_make_workshop_is_sized_from_the_class():
+    """CLASS=30 (the default): 15 preheated kernels per language of lesson 1, a cap of 2 × 30 viewers' kernels."""
+    for args in ((), ("CLASS=30",)):
+        out = _make_n(*args).stdout
+        assert "--ExplorerVoila.max_kernels=60" in out, out
+        pools = json.loads(re.search(r"kernel_pools_config=(\{.*\})'", out).group(1))
+        assert pools == {"default": {"pool_size": 0}, LESSON1: {"pool_size": 15},
+                         LESSON1.replace("/en/", "/zh/"): {"pool_size": 15}}
+    out = _make_n("CLASS=7").stdout
+    assert "--ExplorerVoila.max_kernels=14" in out and '"pool_size": 4}' in out
+    out = _make_n("CLASS=12", "MAX_KERNELS=50", "POOL=0").stdout
+    assert "--ExplorerVoila.max_kernels=50" in out and "--preheat_kernel=False" in out
+
+
+def test_a_bad_class_size_stops_with_one_line():
+    result = _make_n("CLASS=thirty")
+    out = (result.stdout + result.stderr).strip()
+    assert result.returncode != 0 and len(out.splitlines()) == 1 and "CLASS must be the number of students" in out
+
+
+def test_a_burst_never_overshoots_the_cap():
+    """Six viewers at the same second under a cap of 3: three pages, three busy pages, never a fourth kernel."""
+    server = Server("--preheat_kernel=False", "--ExplorerVoila.max_kernels=3", name="workshop-burst")
+    try:
+        with ThreadPoolExecutor(6) as pool:
+            statuses = sorted(status for status, _ in pool.map(lambda _: server.get("lessons/index.ipynb"), range(6)))
+        assert statuses == [200, 200, 200, 503, 503, 503], statuses
+        assert len(children(server.proc.pid)) == 3
     finally:
         server.stop()
