@@ -50,8 +50,8 @@ def test_kernel_cap_holds_in_directory_mode():
     """`make workshop --ExplorerVoila.max_kernels=2`: the third page gets the busy page (v1 opened it)."""
     server = Server("--preheat_kernel=False", "--ExplorerVoila.max_kernels=2", name="workshop-cap")
     try:
-        assert server.get("lessons/index.ipynb")[0] == 200
-        assert server.get("lessons/index.ipynb")[0] == 200
+        assert server.get("claims.ipynb")[0] == 200
+        assert server.get("claims.ipynb")[0] == 200
         status, body = server.get(LESSON1)
         assert status == 503 and "busy" in body and "繁忙" in body, (status, body[:200])
         assert len(children(server.proc.pid)) == 2  # no third kernel was started
@@ -71,7 +71,7 @@ def test_preheated_first_lesson_is_served_and_pool_kernels_are_not_viewers():
         assert status == 200 and "Exercise 1" in body, body[:300]
         assert "Using pre-heated kernel" in server.log.read_text()
         first_render = time.monotonic() - started
-        status, _ = server.get("lessons/index.ipynb")  # one viewer holds a kernel: the cap of 1 is reached
+        status, _ = server.get("claims.ipynb")  # one viewer holds a kernel: the cap of 1 is reached
         assert status == 503
         print(f"preheated lesson 1 served in {first_render:.1f} s")
     finally:
@@ -111,8 +111,27 @@ def test_a_burst_never_overshoots_the_cap():
     server = Server("--preheat_kernel=False", "--ExplorerVoila.max_kernels=3", name="workshop-burst")
     try:
         with ThreadPoolExecutor(6) as pool:
-            statuses = sorted(status for status, _ in pool.map(lambda _: server.get("lessons/index.ipynb"), range(6)))
+            statuses = sorted(status for status, _ in pool.map(lambda _: server.get(LESSON1), range(6)))
         assert statuses == [200, 200, 200, 503, 503, 503], statuses
         assert len(children(server.proc.pid)) == 3
+    finally:
+        server.stop()
+
+
+def test_index_and_glossary_hold_no_kernel():
+    """Markdown-only notebooks are plain pages: no kernel, served even when the cap is reached."""
+    server = Server("--preheat_kernel=False", "--ExplorerVoila.max_kernels=1", name="workshop-static")
+    try:
+        for path, words in (("lessons/index.ipynb", ("en/01_flops_to_dollars.ipynb", "工作坊")),
+                            ("lessons/glossary.ipynb", ("6·N·D", "术语表"))):
+            status, body = server.get(path)
+            assert status == 200 and all(w in body for w in words), (path, body[:300])
+            assert "kernelId" not in body
+        assert children(server.proc.pid) == []
+        status, body = server.get(LESSON1)  # a lesson takes the one seat
+        assert status == 200 and "Exercise 1" in body
+        assert server.get("lessons/index.ipynb")[0] == 200  # the index still opens at the cap
+        assert server.get("lessons/en/02_utilization_precision.ipynb")[0] == 503  # a lesson does not
+        assert len(children(server.proc.pid)) == 1
     finally:
         server.stop()
