@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import conftest
-from clients import children
+from clients import children, viewer_handshake
 
 LESSON1 = "lessons/en/01_flops_to_dollars.ipynb"
 
@@ -133,5 +133,44 @@ def test_index_and_glossary_hold_no_kernel():
         assert server.get("lessons/index.ipynb")[0] == 200  # the index still opens at the cap
         assert server.get("lessons/en/02_utilization_precision.ipynb")[0] == 503  # a lesson does not
         assert len(children(server.proc.pid)) == 1
+    finally:
+        server.stop()
+
+
+def _workshop_options(*make_args: str) -> list[str]:
+    """The server options `make workshop ...` passes (after ``notebooks``), less the address and port."""
+    import shlex
+
+    line = next(ln for ln in _make_n(*make_args).stdout.replace("\\\n", " ").splitlines()
+                if "explorer.hosting" in ln)
+    args = shlex.split(line)
+    args = args[args.index("notebooks") + 1:]
+    return [a for a in args if not a.startswith(("--Voila.ip", "--port", "--no-browser"))]
+
+
+def test_a_class_of_30_then_15_on_lesson_2_get_no_busy_page():
+    """`make workshop CLASS=30`: 30 protocol clients open lesson 1 at once (15 in each language), then 15 of
+    them open lesson 2 at once, keeping lesson 1 open. Every page renders and completes the widget handshake;
+    none is refused, and the viewers hold 45 kernels under the cap of 60."""
+    options = _workshop_options("CLASS=30")
+    assert "--ExplorerVoila.max_kernels=60" in options
+    server = Server(*options, name="workshop-class30")
+    try:
+        server.wait_log("waits for a viewer", 30, timeout=1200)  # the pool: 15 + 15 kernels ran lesson 1
+        base = server.url
+        first = [f"{base}voila/render/{LESSON1.replace('/en/', f'/{lang}/')}" for lang in ("en", "zh")
+                 for _ in range(15)]
+        with ThreadPoolExecutor(30) as pool:
+            lesson1 = list(pool.map(lambda url: viewer_handshake(url, base, timeout=900), first))
+        assert all(ok for ok, _ in lesson1), [round(s, 1) for ok, s in lesson1 if not ok]
+        second = [f"{base}voila/render/lessons/{lang}/02_utilization_precision.ipynb" for lang in ("en", "zh")
+                  for _ in range(8)][:15]
+        with ThreadPoolExecutor(15) as pool:
+            lesson2 = list(pool.map(lambda url: viewer_handshake(url, base, timeout=900), second))
+        assert all(ok for ok, _ in lesson2), [round(s, 1) for ok, s in lesson2 if not ok]
+        log = server.log.read_text()
+        assert "Busy:" not in log
+        print(f"lesson 1: slowest {max(s for _, s in lesson1):.1f} s; lesson 2: slowest "
+              f"{max(s for _, s in lesson2):.1f} s")
     finally:
         server.stop()
