@@ -142,3 +142,19 @@ def run_outputs_before_exercise_1(lang: str, stem: str) -> str:
         ipd.display = original
         os.chdir(here)
     return "\n".join(str(s) for s in shown)
+
+
+def test_lesson_4_sets_the_models_llama_hours_beside_metas():
+    """The prose's figures are the model's at the panel's defaults, and Meta's 30.84M is the published row."""
+    from explorer import estimate
+    from explorer.presets import presets, published_run
+
+    e = estimate(presets()["llama31_405b"].scenario)
+    meta = float(published_run("Llama 3.1 405B")["gpu_hours"])
+    assert meta == 30.84e6
+    # Meta's effective utilization over all hours: 3.8e25 FLOP / (hours x 3600 s x 989.5 TFLOP/s)
+    assert 3.8e25 / (meta * 3600 * 989.5e12) == pytest.approx(0.35, abs=0.005)
+    for lang in ("en", "zh"):
+        text = (SRC / f"04_buying_compute.{lang}.md").read_text(encoding="utf-8")
+        assert f"{e.gpu_hours / 1e6:.1f}M" in text and f"{e.ideal_gpu_hours / 1e6:.1f}M" in text, lang
+        assert f"{1 - e.goodput:.0%}" in text and "30.84M" in text and f"{e.mfu:.2f}" in text, lang
