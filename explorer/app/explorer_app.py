@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import ipywidgets as w
 from matplotlib.figure import Figure
 
-from explorer import catalog
+from explorer import catalog, rules
 from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.app import controls as c
 from explorer.app import export, query, views
@@ -904,7 +904,7 @@ class ExplorerApp:
                 row = r[b.name]
                 if b.name == "active_fraction":
                     value = (s.active_fraction_effective if s.architecture == "moe"
-                             else catalog.default("moe_active_fraction"))
+                             else rules.moe_active_fraction(s.params))
                 if b.kind == "optional":
                     row.widget.value = number_text(value)
                 elif value is None:
