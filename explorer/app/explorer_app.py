@@ -450,10 +450,14 @@ class ExplorerApp:
         else:
             old = self.scenario
             same = (old.architecture == "moe" and v["active_fraction"] == old.active_fraction_effective)
+            # the toggle from dense with the box showing the size-aware default keeps the default (not typed)
+            shown_default = old.architecture == "dense" and v["active_fraction"] == rules.moe_active_fraction(old.params)
             if same and old.experts is not None and old.top_k is not None:
                 fields.update(active_params=None, active_fraction=None)  # experts and top-k scale with the model
             elif same and old.active_fraction is None and old.active_params is None:
                 fields.update(active_fraction=None)  # the sourced default, as before
+            elif shown_default:
+                fields.update(active_params=None, active_fraction=None, experts=None, top_k=None)
             else:
                 fields.update(active_params=None, experts=None, top_k=None)
         return Scenario.from_dict(fields)

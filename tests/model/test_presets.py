@@ -51,12 +51,15 @@ def test_team_is_the_listed_authors_times_twenty_percent(preset_id):
 def test_people_cost_is_headcount_times_loaded_cost_times_the_project_months(preset_id):
     count, _ = AUTHORS[preset_id]
     s = presets()[preset_id].scenario
-    # no cost per person and no project length typed: a US AI lab's loaded pay over the project's months
-    assert s.team_loaded_usd_per_year is None and s.project_months is None
+    # no cost per person typed: a US AI lab's loaded pay over the project's months
+    assert s.team_loaded_usd_per_year is None
     e = estimate(s)
-    # the project's months follow the run's compute: the hand line over Cottier et al. 2024's project lengths
-    # (GPT-3 8.3, OPT-175B 6.3, GPT-4 12 months; tests/model/team_by_hand.py), never below the run
-    months = max(H.months(e.train_flop), e.wall_days / DAYS_PER_MONTH)
+    # GPT-3 and OPT-175B keep their sourced project lengths (Cottier et al. 2024: 8.3 and 6.3 months); the others'
+    # months follow the run's compute: the hand line over those lengths and GPT-4's 12 months
+    # (tests/model/team_by_hand.py); never below the run
+    sourced = {"gpt3": 8.3, "opt175b": 6.3}
+    assert s.project_months == sourced.get(preset_id)
+    months = max(sourced.get(preset_id) or H.months(e.train_flop), e.wall_days / DAYS_PER_MONTH)
     # e.g. GPT-3: 31 x 0.2 = 6.2 people x $388,000 / 12 x the months
     by_hand = count * FTE_SHARE * AI_LAB_LOADED_USD_PER_YEAR / 12 * months
     assert e.cost_usd["people"] == pytest.approx(by_hand, rel=1e-9)
