@@ -177,5 +177,7 @@ def test_70b_moe_gets_a_share_between_mixtral_and_scout_and_a_warning():
 def test_presets_keep_their_sourced_teams_and_active_parameters():
     # team_headcount typed in presets.csv (authors x 20%) stays; DeepSeek-V3 keeps its 37B active
     assert presets()["llama31_405b"].scenario.team_headcount == pytest.approx(554 * 0.2)
+    # GPT-3 and OPT-175B type their sourced project lengths (Cottier et al. 2024), not the fitted line
+    assert (presets()["gpt3"].scenario.project_months, presets()["opt175b"].scenario.project_months) == (8.3, 6.3)
     assert presets()["deepseek_v3"].scenario.active_params_effective == 37e9
     assert "moe_active_defaulted" not in {w.id for w in estimate(presets()["deepseek_v3"].scenario).warnings}
