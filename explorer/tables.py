@@ -72,6 +72,7 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
     "team_sizes.csv": {"id": "id", "source": ("source",),
                        "types": {"train_flop": "float", "authors": "float!", "project_months": "float"}},
     "moe_models.csv": {"id": "id", "source": ("source",), "types": {"params_total": "float!", "params_active": "float!"}},
+    "mfu_bounds.csv": {"id": "id", "source": ("source",), "types": {"low": "float!", "high": "float!"}},
 })
 
 
