@@ -15,6 +15,7 @@ from explorer import catalog, prices
 from explorer.errors import ScenarioError
 from explorer.messages import render
 from explorer.model import Estimate
+from explorer.model.checks import people_largest
 from explorer.text import label, labels, money, quantity
 
 __all__ = ["region_note_html", "kpi_html", "summary_text", "warnings_html", "assumptions_html", "share_html", "glossary_html",
@@ -295,9 +296,17 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
         per_token=money(total / (s.tokens / 1e6), cur),
     )
     sep = "" if language == "zh" else " "
+    if s.architecture == "moe":
+        defaulted = s.active_params is None and s.active_fraction is None and (s.experts is None or s.top_k is None)
+        text += sep + label("summary_moe_default" if defaulted else "summary_moe", language).format(
+            active=quantity(s.active_params_effective), params=quantity(s.params),
+            share=_share(s.active_fraction_effective))
     if scope == "project" and math.isfinite(total) and total > 0:  # lets a viewer test the "data is 30-40%" claim
         text += sep + label("summary_data_share", language).format(share=_share(e.cost()["data"] / total))
         text += sep + hidden_text(e, language)
+        if people_largest(e.cost_usd):
+            key = "summary_people_largest_default" if s.team_headcount is None else "summary_people_largest"
+            text += sep + label(key, language).format(share=_share(e.cost_usd["people"] / e.cost_usd["total"]))
     if "cloud price" in e.estimated:
         text += sep + label("summary_basis_estimated", language).format(pricing=label(f"pricing_{s.pricing}", language))
     elif "cloud price (derived)" in e.estimated:

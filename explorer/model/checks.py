@@ -5,14 +5,24 @@ from __future__ import annotations
 import math
 from typing import Mapping
 
-from explorer import catalog
+from explorer import catalog, rules
 from explorer.catalog import default
 from explorer.messages import Message
 from explorer.model.resolve import reference_precision
 from explorer.model.vectorized import GPU_COUNT_CEILING
 from explorer.scenario import Scenario
 
-__all__ = ["result_warnings"]
+__all__ = ["result_warnings", "people_largest", "DIMENSIONS"]
+
+#: The six cost dimensions, as compute names them (``cost_<dimension>_usd``).
+DIMENSIONS = ("compute", "energy", "data", "people", "hardware", "hidden")
+
+
+def people_largest(cost: Mapping[str, float]) -> bool:
+    """True when people cost more than nothing and at least as much as each other dimension [USD by dimension]."""
+    people = cost["people"]
+    others = [cost[d] for d in DIMENSIONS if d != "people"]
+    return bool(math.isfinite(people) and people > 0 and all(math.isfinite(x) and people >= x for x in others))
 
 
 def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float) -> list[Message]:
@@ -64,4 +74,11 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float) -> list[Mes
         out.append(Message("full_recompute_mfu"))
     if s.labelled_examples > 0 and s.usd_per_labelled_example == 0:
         out.append(Message("labelled_examples_free", n=s.labelled_examples))
+    cost = {d: float(v[f"cost_{d}_usd"]) for d in DIMENSIONS}
+    if people_largest(cost):
+        default_team = s.team_headcount is None
+        headcount = float(rules.team_headcount(v["train_flop"], s.training_kind)) if default_team else s.team_headcount
+        out.append(Message("people_largest_default" if default_team else "people_largest",
+                           share=cost["people"] / sum(cost.values()), headcount=headcount,
+                           months=float(v["project_months"])))
     return out

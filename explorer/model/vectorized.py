@@ -50,6 +50,8 @@ def compute(
     data_usd=0.0,
     team_usd_per_month=0.0,
     project_months=np.nan,
+    project_months_max=np.inf,
+    people_share_max=np.nan,
     checkpoints_kept=0.0,
     storage_usd_per_gb_month=0.0,
     experiments_multiplier=1.0,
@@ -121,6 +123,13 @@ def compute(
     project_months : array_like
         Months of team and storage, never fewer than the run's wall-clock
         months; NaN = the run's wall-clock months.
+    project_months_max : array_like
+        Most months of team and storage [months], applied after the run's
+        length (a default project's bound); inf = none.
+    people_share_max : array_like
+        Largest share of the total the team may cost [1] (a default team of an
+        adaptation): people = min(team, s / (1 - s) x the other five
+        dimensions); NaN = no cap.
     checkpoints_kept, storage_usd_per_gb_month : array_like
         Checkpoints stored [1] and storage price [USD/GB-month].
     experiments_multiplier : array_like
@@ -159,7 +168,7 @@ def compute(
         accelerator_usd_per_gpu_hour=accelerator_usd_per_gpu_hour,
         hardware_usd_per_gpu_hour=hardware_usd_per_gpu_hour, electricity_usd_per_kwh=electricity_usd_per_kwh,
         data_usd=data_usd, team_usd_per_month=team_usd_per_month, project_months=project_months,
-        checkpoints_kept=checkpoints_kept, storage_usd_per_gb_month=storage_usd_per_gb_month,
+        project_months_max=project_months_max, people_share_max=people_share_max, checkpoints_kept=checkpoints_kept, storage_usd_per_gb_month=storage_usd_per_gb_month,
         experiments_multiplier=experiments_multiplier,
     )
     f = {k: np.asarray(v, dtype=float) for k, v in f.items()}
@@ -270,11 +279,16 @@ def _compute(f, owned):
     experiments_usd = (mult - 1.0) * final_run_usd
     run_months = wall_days / F.DAYS_PER_MONTH
     months = np.where(np.isnan(f["project_months"]), run_months, np.maximum(f["project_months"], run_months))
+    months = np.minimum(months, f["project_months_max"])
     storage_usd = f["checkpoints_kept"] * state_bytes / 1e9 * f["storage_usd_per_gb_month"] * months
-    people_usd = f["team_usd_per_month"] * months
     hidden_usd = restart_loss_usd + experiments_usd + storage_usd
     data_usd = np.broadcast_to(f["data_usd"], np.broadcast(f["data_usd"], flop).shape)
-    total = compute_usd + energy_usd + data_usd + people_usd + hardware_usd + hidden_usd
+    others_usd = compute_usd + energy_usd + data_usd + hardware_usd + hidden_usd
+    share = f["people_share_max"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        people_cap_usd = np.where(np.isnan(share), np.inf, share / (1.0 - share) * others_usd)
+    people_usd = np.minimum(f["team_usd_per_month"] * months, people_cap_usd)
+    total = others_usd + people_usd
 
     return dict(
         train_flop=flop,

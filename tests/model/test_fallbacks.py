@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from tests.model import team_by_hand as H
 from explorer import Scenario, catalog, estimate
 
 
@@ -69,7 +70,7 @@ def test_team_without_a_cost_per_person_uses_the_sourced_us_loaded_cost():
     # BLS: $133,080 median software-developer wage / 0.704 wage share of employer costs = $189,034 a year
     loaded = 133_080 / 0.704
     assert loaded == pytest.approx(189_034, abs=1)
-    months = max(8.3, e.wall_days / 30.4375)  # the project (Cottier et al. 2024's median), never shorter than the run
+    months = max(H.months(e.train_flop), e.wall_days / 30.4375)  # the project's months, never shorter than the run
     industry = estimate(presets()["startup_7b"].scenario.replace(team_pay_basis="industry"))
     assert industry.cost_usd["people"] == pytest.approx(8 * 189_000 / 12 * months, rel=1e-6)
     assert e.cost_usd["people"] == pytest.approx(8 * 388_000 / 12 * months, rel=1e-6)  # an AI lab's, the default
@@ -86,19 +87,18 @@ EXPERIMENTS_MEDIAN = 2.2  # Cottier et al. 2024 appendix A.6: total / final-run 
 FINEWEB_USD, FINEWEB_TOKENS = 500_000.0, 15e12  # FineWeb: ~half a million USD of GPU compute for 15T tokens
 
 
-LLAMA_AUTHORS, FTE_PER_CONTRIBUTOR = 14, 0.20  # LLaMA paper's author list; Cottier et al. 2024 section 2.5.1
-
-
 def test_default_scenario_is_a_whole_project_with_sourced_data_people_and_experiments():
     s = Scenario()
     assert s.experiments_multiplier_effective == EXPERIMENTS_MEDIAN  # pre-training's default (None: by kind)
     assert s.data_usd_per_1m_tokens == pytest.approx(FINEWEB_USD / (FINEWEB_TOKENS / 1e6), rel=1e-3)
-    assert s.team_headcount == pytest.approx(LLAMA_AUTHORS * FTE_PER_CONTRIBUTOR)
+    assert s.team_headcount is None  # the default follows the run
     e = estimate(s)
+    team = H.team(e.train_flop)  # 20% of the authors the line over published runs gives at 7B x 1T tokens
+    assert 3 < team < 5
     # data: 1T tokens x $0.0333 per 1M tokens = $33,300 (by hand)
     assert e.cost_usd["data"] == pytest.approx(1e12 / 1e6 * 0.0333, rel=1e-9)
-    # people: 2.8 people x an AI lab's $388,000 / 12 per month x 8.3 project months (Cottier et al. 2024)
-    assert e.cost_usd["people"] == pytest.approx(2.8 * 388_000 / 12 * 8.3, rel=1e-9)
+    # people: the team x an AI lab's $388,000 / 12 per month x the project's months (both follow the compute)
+    assert e.cost_usd["people"] == pytest.approx(team * 388_000 / 12 * H.months(e.train_flop), rel=1e-9)
     # hidden costs: experiments are (2.2 - 1) x the final run
     assert e.details_usd["experiments"] == pytest.approx(1.2 * e.final_run_usd, rel=1e-9)
     for dim in ("compute", "data", "people", "hidden"):

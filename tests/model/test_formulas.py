@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 
+from tests.model import team_by_hand as H
 from explorer import COST_DIMENSIONS, Scenario, catalog, estimate, prices
 from explorer.catalog import default
 from explorer.model import compute
@@ -420,7 +421,8 @@ def test_people_cost():
                           project_months=6.0))
     assert e.cost_usd["people"] == approx(10 * 240000 / 12 * 6)  # 1.2 M USD
     e2 = estimate(Scenario(params=7e9, tokens=1e11, gpus=64, team_headcount=10, team_loaded_usd_per_year=240000.0))
-    assert e2.cost_usd["people"] == approx(10 * 240000 / 12 * 8.3)  # Cottier et al. 2024's median project length
+    # the project's months follow the run's compute (tests/model/team_by_hand.py: the line over sourced lengths)
+    assert e2.cost_usd["people"] == approx(10 * 240000 / 12 * H.months(e2.train_flop))
     e3 = estimate(Scenario(params=7e9, tokens=1e11, gpus=64, team_headcount=10, team_loaded_usd_per_year=240000.0,
                            project_months=0.01))  # never shorter than the run itself
     assert e3.cost_usd["people"] == approx(10 * 240000 / 12 * e3.wall_days / (365.25 / 12))

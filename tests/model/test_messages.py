@@ -122,6 +122,9 @@ SAMPLES: dict[str, dict] = {
     "electricity_price_from_peer": dict(region="Japan (Tokyo)", price=0.17, peer="Japan"),
     "electricity_price_unknown": dict(region="Japan (Tokyo)"),
     "team_pay_us_default": dict(usd=388_000.0, country="Japan"),
+    "moe_active_defaulted": dict(share=0.204, active=14.3e9, params=70e9),
+    "people_largest": dict(share=0.61, headcount=8.0, months=7.14),
+    "people_largest_default": dict(share=0.75, headcount=4.09, months=7.14),
     "bases_differ": dict(gpus=["H100 SXM", "MI300X"], bases=["on_demand", "spot"], field="pricing"),
 }
 

@@ -14,6 +14,7 @@ import statistics
 
 import pytest
 
+from tests.model import team_by_hand as H
 from explorer import Scenario, catalog, estimate, prices
 from explorer.analysis import basis_warnings, compare
 from explorer.app import export
@@ -109,9 +110,11 @@ def test_comparing_accelerators_across_bases_warns_everywhere(capsys):
 
 def test_people_are_paid_over_the_project_not_the_run():
     e = estimate(Scenario())
-    assert not e.warnings, e.warnings  # the default scenario says nothing is missing
-    # 2.8 people x $388k (Cottier et al. 2024 AI-lab pay) x 8.3 months (their median project length) / 12
-    assert e.cost_usd["people"] == pytest.approx(2.8 * 388_000 * 8.3 / 12, rel=1e-9)
+    # the default scenario says nothing is missing; it says that people are its largest cost, from a default team
+    assert [w.id for w in e.warnings] == ["people_largest_default"], e.warnings
+    # the team and months that follow the run's compute (tests/model/team_by_hand.py) x $388k (Cottier et al.) / 12
+    C = e.train_flop
+    assert e.cost_usd["people"] == pytest.approx(H.team(C) * 388_000 * H.months(C) / 12, rel=1e-9)
     long_run = Scenario(params=70e9, tokens=2e12, gpus=64)  # a run longer than the default project
     e = estimate(long_run)
     assert e.project_months == pytest.approx(e.wall_days / 30.4375)
