@@ -373,17 +373,27 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
         take = getattr(self.connection, "take_place", None)
         if take is not None and not take():
             self.log.warning("Closing a kernel websocket to %s: the caps filled during its handshake", kernel_id)
+            self._never_connected = True
             self.close(1013, "too many connections")
             return
         await super().open(kernel_id)
 
     def on_close(self):
-        """Give the place back, then jupyter_server's close."""
+        """Give the place back, then jupyter_server's close (for a connection that was connected)."""
         connection = getattr(self, "connection", None)
-        if connection is not None and hasattr(connection, "release_place"):
+        if connection is None:
+            return
+        if hasattr(connection, "release_place"):
             connection.release_place()
-        if connection is not None:
-            super().on_close()
+        if getattr(self, "_never_connected", False):
+            # closed in open() before connecting: nothing to disconnect, and jupyter_server's disconnect would
+            # count a disconnection that had no connection (a kernel with -1 connections is never culled)
+            sessions = getattr(connection, "_open_sessions", {})
+            if sessions.get(getattr(connection, "session_key", None)) is self:
+                sessions.pop(connection.session_key, None)
+            self.connection = None
+            return
+        super().on_close()
 
     def write_message(self, message, binary: bool = False):
         """Send a kernel message to the page, except source echoes and tracebacks; close a socket that does not read."""
