@@ -33,6 +33,7 @@ import html
 import logging
 import posixpath
 import re
+import time
 
 from pathlib import Path
 
@@ -269,6 +270,9 @@ class ExplorerPageHandler(TornadoVoilaHandler):
                 self.write(html_part)
                 self.flush()
         finally:
+            seat = seats.SEATS.get(kernel_id) if kernel_id else None
+            if seat is not None:  # the idle clock starts when the viewer has the page (a render can take a minute)
+                seat.last_interaction = time.monotonic()
             if kernel_id is None:
                 seats.PENDING[address] -= 1
             if not seats.PENDING.get(address):
