@@ -229,9 +229,11 @@ def test_sticky_sessions_keep_a_page_on_its_voila_process(stack):
 
     # the kernel websocket handshake passes nginx; jupyter_server still compares Origin with the
     # Host nginx forwards, so a page on another site cannot open it
+    page_cookies = "; ".join(c.split(";")[0] for c in headers["set-cookie-all"])  # the route and the page's _xsrf
+
     def handshake(origin: str) -> int:
         return _request(stack.url, path=f"/api/kernels/{kernel_id}/channels?session_id=test", timeout=30,
-                        headers={"Cookie": route, "Origin": origin, "Connection": "Upgrade",
+                        headers={"Cookie": page_cookies, "Origin": origin, "Connection": "Upgrade",
                                  "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
                                  "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
                                  "Sec-WebSocket-Protocol": "v1.kernel.websocket.jupyter.org"})[0]
