@@ -143,7 +143,7 @@ def test_a_websocket_with_another_pages_cookie_is_refused(caps):
 
 # --- major 5: seats per address and public notebooks in directory mode ------------------------------------------
 
-LESSON = "lessons/index.ipynb"
+LESSON = "lessons/en/01_flops_to_dollars.ipynb"  # a lesson with code (the index is a static page)
 
 
 @pytest.fixture(scope="module")
