@@ -39,6 +39,11 @@ class Page:
         return found.group(1) if found else None
 
     @property
+    def cookie(self) -> str:
+        """The cookies the page set, as a ``Cookie`` header: the kernel websocket is accepted only with them."""
+        return "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+
+    @property
     def rendered(self) -> bool:
         """The page holds the app's widget (not an empty or error page)."""
         return "application/vnd.jupyter.widget-view+json" in self.body
@@ -253,7 +258,7 @@ def viewer_handshake(page_url: str, base_url: str | None = None, timeout: float 
         page = get_page(page_url, timeout=timeout)
         if not (page.status == 200 and page.rendered and page.kernel_id):
             return False, time.monotonic() - start
-        ws = connect(base_url or page_url, page.kernel_id, v1=True, timeout=timeout)
+        ws = connect(base_url or page_url, page.kernel_id, v1=True, timeout=timeout, cookie=page.cookie)
         try:
             ids = widget_comm_ids(ws, v1=True, timeout=timeout)
             got = request_all_states(ws, ids, timeout=max(timeout - (time.monotonic() - start), 1.0))
