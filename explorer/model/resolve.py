@@ -420,18 +420,20 @@ def _recovery(s: Scenario, write_h: float, restart_h: float, used) -> dict:
     ``storage``: checkpoints written to storage and reloaded after every
     interruption (Llama 3). ``in_memory``: the state is recovered from an intact
     replica in memory (Gemini 1.0), no write stall and a short restart.
-    ``auto``: storage up to the largest job that documents it, in-memory
-    beyond. Typed write and restart times apply to both.
+    ``auto``: the technique with the larger goodput at every size (NaN; see
+    ``explorer.model.vectorized._goodput_at``: both apply at any scale, so the
+    cheaper is chosen, with no step between sizes). Typed write and restart
+    times apply to both.
     """
     if s.recovery == "storage":
         above = math.inf
     elif s.recovery == "in_memory":
         above = 0.0
     else:
-        above = _pick(None, "in_memory_recovery_above_gpus", used)
+        above = math.nan
     write_mem = write_h if s.checkpoint_write_minutes is not None else math.nan
     restart_mem = restart_h if s.restart_minutes is not None else math.nan
-    if above < math.inf:
+    if not above == math.inf:
         if math.isnan(write_mem):
             write_mem = _pick(None, "checkpoint_write_minutes_in_memory", used) / 60.0
         if math.isnan(restart_mem):
@@ -484,6 +486,7 @@ def resolve(s: Scenario) -> Resolved:
     fallbacks["experiments_multiplier"] = default(experiments_default_name(s.training_kind))
     months = _pick(s.project_months, "project_months", used)
     max_gpus = _pick(None, "max_gpus", used)
+    max_wall_days = _pick(None, "max_run_years", used) * F.HOURS_PER_YEAR / 24.0
     tensor_parallel = _pick(None, "tensor_parallel", used)
     if s.currency != "USD":
         _pick(s.usd_to_cny, "usd_to_cny", used, fallbacks)
@@ -518,6 +521,7 @@ def resolve(s: Scenario) -> Resolved:
         gpus=_nan(s.gpus),
         deadline_days=_nan(s.deadline_days),
         max_gpus=max_gpus,
+        max_wall_days=max_wall_days,
         failure_rate_per_gpu_hour=failure_rate,
         checkpoint_write_hours=write_h,
         checkpoint_interval_hours=_nan(s.checkpoint_interval_hours),
