@@ -473,6 +473,10 @@ def resolve(s: Scenario) -> Resolved:
     write_h = _pick(s.checkpoint_write_minutes, "checkpoint_write_minutes", used) / 60.0
     restart_h = _pick(s.restart_minutes, "restart_minutes", used, fallbacks) / 60.0
     recovery = _recovery(s, write_h, restart_h, used)
+    if s.recovery != "storage" and s.restart_minutes is None:
+        # the blank box stands for the restart of the technique in use: in-memory recovery (under auto, the
+        # larger goodput at every size with the default times), so typing that value changes nothing
+        fallbacks["restart_minutes"] = recovery["restart_hours_in_memory"] * 60.0
     storage_price = _pick(s.storage_usd_per_gb_month, "storage_usd_per_gb_month", used if s.checkpoints_kept else [],
                           fallbacks)
     storage = storage_price if s.checkpoints_kept else 0.0
