@@ -89,6 +89,8 @@ SAMPLES: dict[str, dict] = {
     "app_error": dict(kind="ZeroDivisionError", detail="float division by zero"),
     "deadline_unreachable": dict(max_gpus=100_000.0),
     "deadline_too_many_gpus": dict(gpus=250_000.0, max_gpus=100_000.0),
+    "plan_nothing_fits": dict(params=1e6, tokens=2e7),
+    "plan_moe_split": dict(tokens_per_param=20.0),
     "deadline_impossible": dict(gpus=90_000.0, days=1.23),
     "infeasible_no_money": dict(gpus=100_000.0, days=15.26),
     "infeasible_no_alternative": dict(max_gpus=100_000.0),
