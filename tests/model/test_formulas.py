@@ -192,7 +192,7 @@ def test_deadline_solution_through_scenario_spot():
     assert e.wall_days <= 10.0
     assert estimate(s.replace(gpus=e.gpus - 1, deadline_days=None)).wall_days > 10.0
     # infeasible with storage checkpoints: spot preemptions on top of failures beyond ~70k GPUs; flagged with
-    # its cause (with in-memory recovery, the default above 16,384 GPUs, about 40,000 GPUs meet it)
+    # its cause (with in-memory recovery, which auto picks at every size, about 40,000 GPUs meet it)
     big = Scenario(params=1e12, tokens=20e12, gpu="h100-sxm", gpus=None, deadline_days=120.0, pricing="spot",
                    recovery="storage")
     e = estimate(big)
