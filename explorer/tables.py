@@ -69,6 +69,7 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
     "uncertainty.csv": {"id": "id", "source": ("source",), "types": {"low": "float!", "high": "float!"}},
     "recipe_claims.csv": {"id": "id", "source": ("source",), "types": {"low": "float", "high": "float"}},
     "recipe_steps.csv": {"id": "id", "source": ("source",), "types": {"value": "float!"}},
+    "mfu_bounds.csv": {"id": "id", "source": ("source",), "types": {"low": "float!", "high": "float!"}},
 })
 
 
