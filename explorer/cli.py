@@ -1,7 +1,11 @@
 """Command line: ``python -m explorer estimate | plan | compare | attribute | simulate | catalog | history``.
 
 Bad input prints one line naming the field, the value and what is allowed,
-and exits with code 2; never a traceback.
+and exits with code 2; never a traceback. A valid question whose run cannot
+happen (it fits on no cluster, misses its deadline on the largest one, or
+lasts longer than ``max_run_years``) is answered, not refused: exit code 0, an
+``INFEASIBLE`` line with the reason and the nearest feasible alternative, no
+money (``--json``: ``"feasible": false`` and null for every money figure).
 """
 
 from __future__ import annotations
@@ -219,9 +223,15 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
         f"  whole project        {_fmt(e.energy_project_mwh, 'MWh')}, {_fmt(e.co2_project_tonnes, 'tCO2')} "
         f"(x{s.experiments_multiplier_effective:g} experiments, {e.project_months:.3g} months of people)",
         f"  price basis          {_basis_line(e)}",
-        "",
-        f"  {'cost (' + cur + ')':<20} {'amount':>12}  {'share':>6}",
     ]
+    if not e.feasible:  # no money for a run that cannot happen: why, and the nearest run that can
+        alt = (f"nearest feasible: {e.alternative['gpus']:,.0f} GPUs for {_fmt(e.alternative['wall_days'], 'days')}"
+               if e.alternative else "no cluster the model allows makes it feasible")
+        lines[1:1] = ["", f"  INFEASIBLE           {_INFEASIBLE_WHY[e.infeasible_reason]}; {alt}"]
+        lines += ["", f"  cost ({cur})           none: a run that cannot happen has no cost (see the warnings)",
+                  f"  tokens per GPU-hour  {_fmt(e.tokens_per_gpu_hour)}"]
+        return "\n".join(lines + _warning_lines(e.warnings, language))
+    lines += ["", f"  {'cost (' + cur + ')':<20} {'amount':>12}  {'share':>6}"]
     fx = e.usd_to_currency
     for d in COST_DIMENSIONS:
         share = cost[d] / total if total and not math.isnan(total) else math.nan
@@ -249,6 +259,11 @@ def _warning_lines(warnings, language: str) -> list[str]:
     return ["", label("warnings", language) + ("：" if language == "zh" else ":")] + [
         f"  - {render(w, language)}" for w in warnings]
 
+
+#: Why a run is infeasible, in the CLI's words (:attr:`Estimate.infeasible_reason`).
+_INFEASIBLE_WHY = {"no_fit": "fits on no cluster the model allows",
+                   "deadline": "misses its deadline even on the largest cluster the model allows",
+                   "too_long": "would run longer than a plausible project (max_run_years)"}
 
 _HIDDEN_NAMES = {"experiments": "experiments (R&D)", "failure_loss": "failures+restarts",
                  "other_loss": "other losses", "storage": "storage"}

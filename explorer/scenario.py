@@ -46,8 +46,8 @@ CURRENCIES = ("USD", "CNY")
 #: Data-centre types with a sourced default PUE (``defaults.csv`` ``pue_<facility>``); ``regional_average``
 #: takes the region's surveyed average (``regions.csv`` typical_pue), else the industry average.
 FACILITIES = ("hyperscale", "industry_average", "regional_average")
-#: How a job recovers from an interruption: ``auto`` (storage up to the ``in_memory_recovery_above_gpus``
-#: default, in-memory beyond), ``storage`` (checkpoints reloaded from storage), ``in_memory`` (redundant state).
+#: How a job recovers from an interruption: ``auto`` (the technique with the larger goodput at every size),
+#: ``storage`` (checkpoints reloaded from storage), ``in_memory`` (redundant state).
 RECOVERY_MODES = ("auto", "storage", "in_memory")
 
 _INF = math.inf
@@ -91,8 +91,8 @@ class Scenario:
         ``restart_minutes`` [min] (None: the sourced defaults of the recovery
         technique); ``recovery`` ``"auto"``, ``"storage"`` (Llama 3: checkpoints
         on storage) or ``"in_memory"`` (Gemini 1.0: redundant in-memory state,
-        no write stall, short restarts); ``auto`` uses storage up to the
-        largest job documented with it and in-memory beyond.
+        no write stall, short restarts); ``auto`` takes the one with the larger
+        goodput at every size (both apply at any scale), so no size is a step.
     Pricing
         ``pricing``, the price basis (:data:`PRICING_MODES`; ``explorer.prices``): ``on_demand`` is the median
         of specialist GPU clouds; ``rate_usd_per_gpu_hour`` is the rate actually paid,

@@ -253,8 +253,11 @@ def kpi_html(e: Estimate, language: str = "en", scope: str = "project",
     if interval is not None and all(math.isfinite(v) for v in interval):
         est = (f'<div class="range">{html.escape(label("kpi_range90", language))}{"：" if language == "zh" else ": "}'
                f"{html.escape(money(interval[0], cur))} – {html.escape(money(interval[1], cur))}</div>") + est
+    if not e.feasible:  # a run that cannot happen has no cost: say so where the total would be
+        est = f'<div class="range">{html.escape(label("chart_infeasible", language))}</div>'
     cards = [
-        ("total", label(f"kpi_total_{scope}", language), money(total, cur).replace("unknown", unknown), est),
+        ("total", label(f"kpi_total_{scope}", language),
+         money(total, cur).replace("unknown", unknown) if e.feasible else label("kpi_infeasible", language), est),
         ("", label("kpi_days", language), f"{_num(e.wall_days)} {label('unit_days', language)}", ""),
         ("", label("kpi_gpus", language), f"{e.gpus:,}", ""),
         ("", label("kpi_gpu_hours", language), _num(e.gpu_hours), ""),
@@ -307,6 +310,8 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
         if people_largest(e.cost_usd):
             key = "summary_people_largest_default" if s.team_headcount is None else "summary_people_largest"
             text += sep + label(key, language).format(share=_share(e.cost_usd["people"] / e.cost_usd["total"]))
+    if not e.feasible:
+        text += sep + label("summary_infeasible", language)
     if "cloud price" in e.estimated:
         text += sep + label("summary_basis_estimated", language).format(pricing=label(f"pricing_{s.pricing}", language))
     elif "cloud price (derived)" in e.estimated:

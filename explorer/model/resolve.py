@@ -451,18 +451,20 @@ def _recovery(s: Scenario, write_h: float, restart_h: float, used) -> dict:
     ``storage``: checkpoints written to storage and reloaded after every
     interruption (Llama 3). ``in_memory``: the state is recovered from an intact
     replica in memory (Gemini 1.0), no write stall and a short restart.
-    ``auto``: storage up to the largest job that documents it, in-memory
-    beyond. Typed write and restart times apply to both.
+    ``auto``: the technique with the larger goodput at every size (NaN; see
+    ``explorer.model.vectorized._goodput_at``: both apply at any scale, so the
+    cheaper is chosen, with no step between sizes). Typed write and restart
+    times apply to both.
     """
     if s.recovery == "storage":
         above = math.inf
     elif s.recovery == "in_memory":
         above = 0.0
     else:
-        above = _pick(None, "in_memory_recovery_above_gpus", used)
+        above = math.nan
     write_mem = write_h if s.checkpoint_write_minutes is not None else math.nan
     restart_mem = restart_h if s.restart_minutes is not None else math.nan
-    if above < math.inf:
+    if not above == math.inf:
         if math.isnan(write_mem):
             write_mem = _pick(None, "checkpoint_write_minutes_in_memory", used) / 60.0
         if math.isnan(restart_mem):
@@ -506,6 +508,10 @@ def resolve(s: Scenario) -> Resolved:
     write_h = _pick(s.checkpoint_write_minutes, "checkpoint_write_minutes", used) / 60.0
     restart_h = _pick(s.restart_minutes, "restart_minutes", used, fallbacks) / 60.0
     recovery = _recovery(s, write_h, restart_h, used)
+    if s.recovery != "storage" and s.restart_minutes is None:
+        # the blank box stands for the restart of the technique in use: in-memory recovery (under auto, the
+        # larger goodput at every size with the default times), so typing that value changes nothing
+        fallbacks["restart_minutes"] = recovery["restart_hours_in_memory"] * 60.0
     storage_price = _pick(s.storage_usd_per_gb_month, "storage_usd_per_gb_month", used if s.checkpoints_kept else [],
                           fallbacks)
     storage = storage_price if s.checkpoints_kept else 0.0
@@ -517,6 +523,7 @@ def resolve(s: Scenario) -> Resolved:
         used.append(_assumption(experiments_default_name(s.training_kind)))
     fallbacks["experiments_multiplier"] = default(experiments_default_name(s.training_kind))
     max_gpus = _pick(None, "max_gpus", used)
+    max_wall_days = _pick(None, "max_run_years", used) * F.HOURS_PER_YEAR / 24.0
     tensor_parallel = _pick(None, "tensor_parallel", used)
     if s.currency != "USD":
         _pick(s.usd_to_cny, "usd_to_cny", used, fallbacks)
@@ -556,6 +563,7 @@ def resolve(s: Scenario) -> Resolved:
         gpus=_nan(s.gpus),
         deadline_days=_nan(s.deadline_days),
         max_gpus=max_gpus,
+        max_wall_days=max_wall_days,
         failure_rate_per_gpu_hour=failure_rate,
         checkpoint_write_hours=write_h,
         checkpoint_interval_hours=_nan(s.checkpoint_interval_hours),

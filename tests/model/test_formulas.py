@@ -155,8 +155,11 @@ def test_deadline_solves_gpu_count_without_failures():
 def test_deadline_beyond_largest_cluster_is_impossible():
     ideal = 6e21 / (1e15 * 0.5 * 3600)
     r = run(gpus=np.nan, deadline_days=0.01, max_gpus=1000)  # needs ceil(3333.3 / 0.24) = 13889 GPUs
-    assert r["gpus"] == math.ceil(ideal / (24 * 0.01))
-    assert r["deadline_impossible"]
+    assert r["gpus_needed"] == math.ceil(ideal / (24 * 0.01))
+    assert r["deadline_impossible"] and r["infeasible"]
+    # the figures are the largest cluster's (the nearest feasible alternative), never the count beyond it
+    assert r["gpus"] == 1000 == r["alternative_gpus"]
+    assert r["wall_days"] == approx(ideal / (24 * 1000)) == approx(r["alternative_wall_days"])
 
 
 def test_deadline_solution_meets_deadline_or_is_flagged():
@@ -190,7 +193,7 @@ def test_deadline_solution_through_scenario_spot():
     assert e.wall_days <= 10.0
     assert estimate(s.replace(gpus=e.gpus - 1, deadline_days=None)).wall_days > 10.0
     # infeasible with storage checkpoints: spot preemptions on top of failures beyond ~70k GPUs; flagged with
-    # its cause (with in-memory recovery, the default above 16,384 GPUs, about 40,000 GPUs meet it)
+    # its cause (with in-memory recovery, which auto picks at every size, about 40,000 GPUs meet it)
     big = Scenario(params=1e12, tokens=20e12, gpu="h100-sxm", gpus=None, deadline_days=120.0, pricing="spot",
                    recovery="storage")
     e = estimate(big)

@@ -93,6 +93,13 @@ SAMPLES: dict[str, dict] = {
     "plan_nothing_fits": dict(params=1e6, tokens=2e7),
     "plan_moe_split": dict(tokens_per_param=20.0),
     "deadline_impossible": dict(gpus=90_000.0, days=1.23),
+    "infeasible_no_money": dict(gpus=100_000.0, days=15.26),
+    "infeasible_no_alternative": dict(max_gpus=100_000.0),
+    "run_too_long": dict(years=57_700.0, max_years=5.0),
+    "state_fits_no_cluster": dict(floor=125_000.0, gpu="H100 SXM", max_gpus=100_000.0),
+    "batch_beyond_published": dict(gpus=43_298.0, batch=22_171_648.0, seq=4096.0, tp=8.0, limit=16_777_216.0),
+    "batch_beyond_published_moe": dict(gpus=200_000.0, batch=102_400_000.0, seq=4096.0, tp=8.0,
+                                       limit=62_914_560.0),
     "gpus_beyond_known": dict(gpus=200_000.0, max_gpus=100_000.0),
     "goodput_zero": {},
     "goodput_low": dict(goodput=0.67, lost=0.33, limit=0.2),
@@ -245,6 +252,8 @@ def _warning_scenarios():
                   Scenario(seq_len=1_000_000, recompute="none", gpus=8),
                   Scenario(params=7e9, tokens=1e12, gpus=None, deadline_days=0.01),
                   Scenario(params=1e12, tokens=1e9, gpus=None, deadline_days=300),
+                  # no progress at all: 5M GPUs with storage checkpoints at a high failure rate (goodput 0)
+                  Scenario(gpus=5_000_000, recovery="storage", failure_rate_per_gpu_hour=1e-3),
                   Scenario(gpu="b200", precision="fp4")]
     # an accelerator whose FP8 is no faster than its reference precision (gaudi3 in the catalog)
     scenarios += [Scenario(gpu=a.id, precision="fp8") for a in catalog.accelerators().values()
