@@ -68,12 +68,14 @@ def _steps_ok(r: dict, counts: np.ndarray) -> list[str]:
     if np.nanmax(np.abs(ratio - 1.0)) > STEP:
         i = int(np.nanargmax(np.abs(ratio - 1.0)))
         bad.append(f"wall_days x n: {days[i] * n[i]:.6g} -> {days[i + 1] * (n[i] + 1):.6g} at {n[i]:.0f} GPUs")
-    # what is paid by the month follows the days: never up, never down by more than the days
+    # what is paid by the month follows the days: never down by more than the days, never up by more than STEP
+    # (up at all only where a default adaptation team is capped at a share of the other costs, issue 25 item 2:
+    # then it follows the machine cost, which one more GPU moves by less than STEP)
     tp = np.where(both & (time_priced[:-1] > 0), time_priced[1:] / np.where(time_priced[:-1] > 0, time_priced[:-1], 1),
                   1.0)
     low = n / (n + 1) * (1.0 - STEP)
-    if np.any(tp > 1.0 + 1e-9) or np.any(tp < low):
-        i = int(np.argmax((tp > 1.0 + 1e-9) | (tp < low)))
+    if np.any(tp > 1.0 + STEP) or np.any(tp < low):
+        i = int(np.argmax((tp > 1.0 + STEP) | (tp < low)))
         bad.append(f"people+storage: {time_priced[i]:.6g} -> {time_priced[i + 1]:.6g} at {n[i]:.0f} GPUs")
     return bad
 
