@@ -130,7 +130,8 @@ def make_app():
     for model_id in set(ipywidget._instances) - before:
         widget = ipywidget._instances.get(model_id)
         if widget is not None:
-            widget.close()
+            with contextlib.suppress(KeyError):  # its comm already unregistered (closed with its figure)
+                widget.close()
 
 
 @pytest.fixture

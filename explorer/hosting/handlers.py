@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import logging
+import os
 import re
 
 from jupyter_server.base.handlers import FileFindHandler
@@ -54,6 +55,43 @@ def message_page(title_en: str, text_en: str, title_zh: str, text_zh: str, *, re
             + "".join(parts) + '<p><a href="">Try again / 重试</a></p></body></html>')
 
 
+_STATIC_CACHE: dict[str, tuple[float, str | None]] = {}  # notebook file -> (mtime, its static page or None)
+
+
+def static_page(notebook_file: str) -> str | None:
+    """A notebook with no code cell (the lessons' index, the glossary) as plain HTML, or None if it has code.
+
+    Such a page needs no kernel: serving it at its usual address (relative links keep working) holds no seat
+    and is never refused by the kernel cap. The markdown is rendered by nbconvert's markdown filter, as Voila
+    renders it; cached until the file changes.
+    """
+    try:
+        mtime = os.path.getmtime(notebook_file)
+    except OSError:
+        return None
+    cached = _STATIC_CACHE.get(notebook_file)
+    if cached and cached[0] == mtime:
+        return cached[1]
+    import nbformat
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    nb = nbformat.read(notebook_file, as_version=4)
+    page = None
+    if not any(cell.cell_type == "code" for cell in nb.cells):
+        body = "".join(f'<div class="cell">{markdown2html_mistune(cell.source)}</div>'
+                       for cell in nb.cells if cell.cell_type == "markdown")
+        title = next((line.lstrip("# ").strip() for cell in nb.cells for line in cell.source.splitlines()
+                      if line.startswith("# ")), os.path.basename(notebook_file))
+        page = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                f"<title>{html.escape(title)}</title>"
+                "<style>body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em;"
+                "color:#222;line-height:1.5}a{color:#1f5fa8}table{border-collapse:collapse}"
+                "td,th{border:1px solid #ccc;padding:.3em .6em}</style></head><body>" + body + "</body></html>")
+    _STATIC_CACHE[notebook_file] = (mtime, page)
+    return page
+
+
 class ExplorerPageHandler(TornadoVoilaHandler):
     """Voila's page handler with a query limit, a kernel cap and the ``_xsrf`` cookie.
 
@@ -61,10 +99,14 @@ class ExplorerPageHandler(TornadoVoilaHandler):
     """
 
     def _viewer_kernels(self) -> int:
-        """Kernels held by viewers: running kernels less those ready in the preheated pool.
+        """Kernels held by viewers: running kernels less those ready in the preheated pool, plus pages admitted
+        whose kernel is not running yet.
 
-        A pool kernel still starting counts as a viewer's for the second or two
-        it takes: the cap errs towards refusing, never towards overcommitting.
+        A burst of arrivals is admitted before any of its kernels exists: counting only running kernels let
+        30 + 15 arrivals start 45 kernels under a cap of 40. A running kernel with no seat yet belongs to one of
+        the admitted pages (or is a pool kernel still starting), so the admitted count is the larger of those
+        kernels and the pages still waiting (``seats.PENDING``). A pool kernel still starting counts as a
+        viewer's for the second or two it takes: the cap errs towards refusing, never towards overcommitting.
         """
         km = self.kernel_manager
         ready_in_pool = set()
@@ -72,7 +114,9 @@ class ExplorerPageHandler(TornadoVoilaHandler):
             for task in pool:
                 if task.done() and not task.cancelled() and task.exception() is None:
                     ready_in_pool.add(task.result().get("kernel_id"))
-        return len(set(km.list_kernel_ids()) - ready_in_pool)
+        live = set(km.list_kernel_ids()) - ready_in_pool
+        seated = {k for k in live if k in seats.SEATS}
+        return len(seated) + max(len(live - seated), sum(seats.PENDING.values()))
 
     def _refuse(self, status: int, page: str, retry_seconds: int | None = None) -> None:
         self.set_status(status)
@@ -101,6 +145,14 @@ class ExplorerPageHandler(TornadoVoilaHandler):
                 f"此链接包含超过 {MAX_QUERY_KEYS} 项设置或 {MAX_QUERY_CHARS} 个字符。请去掉这些参数打开应用，"
                 "再用“分享”标签生成新链接。"))
             return
+        if path and not self.notebook_path and path.endswith(".ipynb"):  # directory mode: index, glossary
+            root = os.path.realpath(self.contents_manager.root_dir)
+            notebook_file = os.path.realpath(os.path.join(root, path))
+            page = static_page(notebook_file) if notebook_file.startswith(root + os.sep) else None
+            if page is not None:
+                self.set_header("Content-Type", "text/html; charset=utf-8")
+                self.finish(page)
+                return
         cap = int(self.settings.get("explorer_max_kernels", 0) or 0)
         starts_kernel = not (self.notebook_path and path)  # one-notebook mode redirects other paths to files
         if cap and starts_kernel and self._viewer_kernels() >= cap:
