@@ -259,7 +259,8 @@ def _basis_line(e: Estimate) -> str:
     s = e.scenario
     if s.pricing == "owned":
         return f"owned: {_fmt(e.rate_usd_per_gpu_hour * e.usd_to_currency)} {s.currency}/GPU-hour of capital and hardware"
-    estimated = " (estimated)" if "cloud price" in e.estimated else ""
+    estimated = (" (estimated)" if "cloud price" in e.estimated
+                 else " (derived)" if "cloud price (derived)" in e.estimated else "")
     typed = " (typed)" if s.rate_usd_per_gpu_hour is not None else ""
     return f"{s.pricing}: {e.rate_usd_per_gpu_hour * e.usd_to_currency:.3g} {s.currency}/GPU-hour{estimated}{typed}"
 
@@ -294,15 +295,16 @@ def _catalog_table(which: str, as_json: bool) -> str:
                 "tdp_w": a.tdp_w,
                 **{f"{b}_usd_per_gpu_hour": prices.quote(a.id, b).usd_per_gpu_hour for b in prices.CLOUD_BASES},
                 "estimated": [b for b in prices.CLOUD_BASES if prices.quote(a.id, b).estimated],
+                "derived": [b for b in prices.CLOUD_BASES if prices.quote(a.id, b).derived],
                 "purchase_usd": a.purchase_usd,
             }
             for a in catalog.accelerators().values()
         ]
         header = (f"{'id':<12} {'precisions':<28} {'mem GB':>7} {'TDP W':>6}  "
-                  + " ".join(f"{b[:10]:>10}" for b in prices.CLOUD_BASES) + "   (USD/GPU-hour; * estimated)")
+                  + " ".join(f"{b[:10]:>10}" for b in prices.CLOUD_BASES) + "   (USD/GPU-hour; * estimated, + derived)")
         body = [
             f"{a.id:<12} {','.join(a.precisions):<28} {a.memory_gb:>7g} {_fmt(a.tdp_w):>6}  "
-            + " ".join(f"{_fmt(q.usd_per_gpu_hour) + ('*' if q.estimated else ' '):>10}"
+            + " ".join(f"{_fmt(q.usd_per_gpu_hour) + ('*' if q.estimated else '+' if q.derived else ' '):>10}"
                        for q in (prices.quote(a.id, b) for b in prices.CLOUD_BASES))
             for a in catalog.accelerators().values()
         ]

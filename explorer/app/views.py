@@ -11,7 +11,7 @@ import html
 import json
 import math
 
-from explorer import catalog
+from explorer import catalog, prices
 from explorer.errors import ScenarioError
 from explorer.messages import render
 from explorer.model import Estimate
@@ -300,6 +300,9 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
         text += sep + hidden_text(e, language)
     if "cloud price" in e.estimated:
         text += sep + label("summary_basis_estimated", language).format(pricing=label(f"pricing_{s.pricing}", language))
+    elif "cloud price (derived)" in e.estimated:
+        text += sep + label("summary_basis_derived", language).format(
+            pricing=label(f"pricing_{s.pricing}", language), reference=catalog.accelerator(prices.REFERENCE).name)
     if s.pricing == "owned" and e.owned:
         text += sep + owned_text(e, language)
     return text.replace("unknown", label("unit_unknown", language))

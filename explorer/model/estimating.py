@@ -107,7 +107,10 @@ class Estimate:
         text) with an ``id`` and ``params``; ``w.render("zh")`` gives it in Chinese.
     estimated : tuple of str
         Prices that had no sourced value and were estimated (``"cloud price"``,
-        ``"purchase price"``, ``"electricity price"``); the total is an estimate then.
+        ``"purchase price"``, ``"electricity price"``), and ``"cloud price (derived)"``
+        when fewer than three providers list the accelerator on the basis and its
+        price is the reference's times within-provider ratios (:mod:`explorer.prices`);
+        the total is an estimate then.
     in_rate_usd : mapping
         Under cloud pricing, what the compute dimension's rate pays for [USD]:
         ``hardware`` (owning the same accelerators: purchase, servers and

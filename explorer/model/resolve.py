@@ -221,8 +221,8 @@ def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
     if math.isnan(rate):
         warnings.append(Message("cloud_price_unknown", gpu=acc.name))
         return rate
-    used.append(Assumption(f"{basis} price ({acc.id}{', estimated' if q.estimated else ''})", rate, "USD/GPU-hour",
-                           q.source))
+    mark = ", estimated" if q.estimated else ", derived" if q.derived else ""
+    used.append(Assumption(f"{basis} price ({acc.id}{mark})", rate, "USD/GPU-hour", q.source))
     if s.pricing == "spot":
         if s.spot_discount is not None:
             rate *= 1.0 - s.spot_discount
@@ -231,6 +231,10 @@ def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
     if q.estimated and s.pricing != "spot":
         estimated.append("cloud price")
         warnings.append(Message("market_price_estimated", gpu=acc.name, rate=rate))
+    elif q.derived:  # fewer than prices.MIN_PROVIDERS providers list it: the reference's price x within-provider ratios
+        estimated.append("cloud price (derived)")
+        warnings.append(Message("market_price_derived", gpu=acc.name, rate=rate, n=len(q.providers),
+                                reference=catalog.accelerator(prices_module.REFERENCE).name))
     return rate
 
 

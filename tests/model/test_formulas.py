@@ -260,10 +260,11 @@ def _cloud(pricing, **kw):
     return estimate(Scenario(**{**base, **kw, "pricing": pricing}))
 
 
-#: H100 SXM prices by basis, from the providers' listed prices (Epoch AI price DB 2025-02/03; CoreWeave 2026-02):
-#: specialist on-demand median of 2.45, 2.94, 2.99, 3.29, 3.95, 6.155 = 3.14; hyperscaler on-demand median of
-#: AWS 12.29, Google 11.06, Oracle 10.00 = 11.06; committed use: Google's listed 7.67 (1y) and 4.86 (3y).
-H100 = {"on_demand": 3.14, "hyperscaler_on_demand": 11.06, "reserved_1y": 7.67, "reserved_3y": 4.86}
+#: H100 SXM prices by basis, from the providers' listed prices: specialist on-demand median of RunPod 3.09, Hyperstack
+#: 3.20, Nebius 3.85, Lambda 4.14, Spheron 5.07, CoreWeave 6.155 (2026-06 to 2026-09; tests/model/test_money.py) =
+#: 3.995; hyperscaler on-demand median of AWS 12.29, Google 11.06, Oracle 10.00 = 11.06 (Epoch AI price DB, 2025-03);
+#: committed use: Google's listed 7.67 (1y) and 4.86 (3y).
+H100 = {"on_demand": 3.995, "hyperscaler_on_demand": 11.06, "reserved_1y": 7.67, "reserved_3y": 4.86}
 
 
 def test_on_demand_compute_cost():
@@ -283,11 +284,14 @@ def test_listed_prices_per_basis(mode):
 
 @pytest.mark.parametrize("mode", ["reserved_1y", "reserved_3y"])
 def test_committed_discount_where_no_committed_price_is_listed(mode):
-    # H200: AWS lists on-demand only (10.60, 2025-03-17); committed use = that x (1 - the median listed discount)
+    # H200: AWS lists on-demand only (H200 10.60 against its own H100 12.29, 2025-03-17): no committed list, so the
+    # H100's committed price times AWS's H200/H100 ratio (explorer.prices rule 2, ratio from the nearest basis)
     assert not prices.market_prices("h200", mode)
     e = _cloud(mode, gpu="h200")
-    rate = 10.60 * (1 - prices.committed_discount(mode))
-    assert e.cost_usd["compute"] == approx(e.gpu_hours * rate)
+    assert e.cost_usd["compute"] == approx(e.gpu_hours * H100[mode] * 10.60 / 12.29)
+    # no price and no ratio on any basis (Gaudi 2): the hyperscaler on-demand estimate less the median discount
+    rate = prices.quote("gaudi2", "hyperscaler_on_demand").usd_per_gpu_hour * (1 - prices.committed_discount(mode))
+    assert prices.quote("gaudi2", mode).usd_per_gpu_hour == approx(rate)
     # the median discount over offers that list both: about a third (1 year) and a half (3 years) off
     assert 0.25 < prices.committed_discount("reserved_1y") < 0.45 < prices.committed_discount("reserved_3y") < 0.65
 
