@@ -191,9 +191,9 @@ class Server:
             time.sleep(0.2)
 
     def stop(self) -> None:
-        from clients import children
+        from clients import children, kernel_templates
 
-        kernels = children(self.proc.pid)
+        kernels = children(self.proc.pid) + kernel_templates(self.proc.pid)
         self.proc.terminate()
         try:
             self.proc.wait(timeout=15)
