@@ -227,7 +227,7 @@ def test_a_widget_value_set_by_one_viewer_is_not_seen_by_another(forked_server):
     for _ in range(2):  # each page connects at once, as a browser does (an unconnected kernel is culled)
         pages.append(cl.get_page(forked_server.url, timeout=300))
         assert pages[-1].status == 200 and pages[-1].kernel_id
-        sockets.append(cl.connect(forked_server.url, pages[-1].kernel_id, v1=True, timeout=120))
+        sockets.append(cl.connect(forked_server.url, pages[-1].kernel_id, v1=True, timeout=120, cookie=pages[-1].cookie))
     assert pages[0].kernel_id != pages[1].kernel_id
     try:
         before = [cl.widget_states(ws, timeout=120) for ws in sockets]
