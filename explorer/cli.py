@@ -14,10 +14,10 @@ import sys
 from typing import Sequence
 
 from explorer import catalog, prices
-from explorer.errors import ScenarioError
+from explorer.errors import ScenarioError, short_repr
 from explorer.messages import Message, render
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate
-from explorer.text import LANGUAGES, label, parse_number
+from explorer.text import LANGUAGES, MAX_NUMBER_CHARS, NumberError, label, parse_number
 from explorer.scenario import (AMORTIZATION_RULES, ARCHITECTURES, CURRENCIES, MAX_JSON_CHARS, PAY_BASES,
                                PRICING_MODES, RECOMPUTE_MODES, TRAINING_KINDS, Scenario)
 
@@ -67,8 +67,11 @@ def _number(text: str) -> float:
     """A number as the app's boxes read it: ``7B``, ``1.5T``, ``70e9``, ``2,048`` (:func:`explorer.text.parse_number`)."""
     try:
         return parse_number(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    except NumberError as exc:  # the one error of the parser: too long, past the float range, or no number
+        why = {"long": f"is longer than {MAX_NUMBER_CHARS} characters",
+               "range": "is outside the float range (about 2.2e-308 to 1.8e308 in size, or 0)"}.get(exc.reason,
+                                                                                               "is not a number")
+        raise argparse.ArgumentTypeError(f"{short_repr(text, 40)} {why}") from None
 
 
 def _scenario_options(p: argparse.ArgumentParser) -> None:

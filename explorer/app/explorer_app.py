@@ -163,12 +163,12 @@ class ExplorerApp:
             (row.twin or row.widget).observe(self._on_change, names="value")
         self.tabs.observe(self._on_tab, names="selected_index")
         self.groups.observe(self._on_group, names="selected_index")
-        self._refuse_link_values(link)
-        self.analysis.apply_decision(self._query_extras)
+        self._apply_link_decision(link)
 
-    def _refuse_link_values(self, query_string: str) -> None:
-        """Say which numbers of a share link were out of range and left out (they are not clamped silently)."""
-        refused = query.refused_fields_from_query(query_string)
+    def _apply_link_decision(self, query_string: str) -> None:
+        """Apply the link's budget, GPU cap and slots, and say which of its values were left out: numbers
+        out of range or past any number (``1e1000000``), in the link or a slot's; they are not clamped silently."""
+        refused = query.refused_fields_from_query(query_string) + self.analysis.apply_decision(self._query_extras)
         if refused:
             self._reject(refused[0].field, str(refused[0]), refused[0])
 
@@ -209,8 +209,7 @@ class ExplorerApp:
             self.controls["scope"].value = self.scope
         self.baseline = result
         self.set_scenario(result.scenario, keep_preset=True)
-        self._refuse_link_values(query_string)
-        self.analysis.apply_decision(self._query_extras)
+        self._apply_link_decision(query_string)
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
