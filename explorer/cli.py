@@ -74,6 +74,18 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{short_repr(text, 40)} {why}") from None
 
 
+def _whole(text: str) -> int:
+    """A whole number for ``--n`` and ``--seed`` (digits, at most :data:`~explorer.text.MAX_NUMBER_CHARS` long);
+    its range is checked where it is used (``simulate``)."""
+    stripped = text.strip()
+    if len(stripped) > MAX_NUMBER_CHARS:
+        raise argparse.ArgumentTypeError(f"{short_repr(text, 40)} is longer than {MAX_NUMBER_CHARS} characters")
+    try:
+        return int(stripped)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{short_repr(text, 40)} is not a whole number") from None
+
+
 def _scenario_options(p: argparse.ArgumentParser) -> None:
     """The options that set scenario fields (shared by estimate, compare, attribute, simulate)."""
     p.add_argument("--params", type=_number, help="total parameters, e.g. 70B or 70e9")
@@ -143,8 +155,8 @@ def _parser() -> argparse.ArgumentParser:
     sim = sub.add_parser("simulate", help="Monte Carlo of the cost over the uncertain inputs (P5/P50/P95)")
     sim.add_argument("--scenario", metavar="FILE", help="scenario JSON file; options below override its fields")
     _scenario_options(sim)
-    sim.add_argument("--n", type=int, default=10_000, help="number of draws (default 10000)")
-    sim.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    sim.add_argument("--n", type=_whole, default=10_000, help="number of draws (default 10000, at most 2,000,000)")
+    sim.add_argument("--seed", type=_whole, default=0, help="random seed (default 0; 0 to 4294967295)")
     sim.add_argument("--budget", type=_number, help="budget in USD: adds the budget status")
     sim.add_argument("--gpu-cap", type=_number, help="most GPUs available, for the budget's deadline check")
     sim.add_argument("--json", action="store_true", help="print one JSON object")

@@ -36,7 +36,7 @@ from explorer.app import export
 from explorer.app.views import translate
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, TEXT_STYLE, shared
 from explorer.app.shared import html as shared_html
-from explorer.errors import ScenarioError
+from explorer.errors import ScenarioError, short_repr
 from explorer.messages import Message
 from explorer.scenario import Scenario
 from explorer.model import COST_DIMENSIONS, Estimate, estimate
@@ -892,11 +892,11 @@ class AnalysisViews:
             value = parse_budget(self.budget_box.value)
             budget = None if value is None else value / fx
         except ValueError:
-            messages.append(label("budget_bad", self.language) + f": {self.budget_box.value.strip()}")
+            messages.append(label("budget_bad", self.language) + f": {short_repr(self.budget_box.value.strip(), 40)}")
         try:
             cap = parse_gpu_cap(self.cap_box.value)
         except ValueError:
-            messages.append(label("budget_cap_bad", self.language) + f": {self.cap_box.value.strip()}")
+            messages.append(label("budget_cap_bad", self.language) + f": {short_repr(self.cap_box.value.strip(), 40)}")
         self.budget_message.value = "".join(f'<div class="explorer-message">{html.escape(m)}</div>' for m in messages)
         if messages:
             return  # the last good status stays
