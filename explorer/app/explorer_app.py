@@ -261,7 +261,8 @@ class ExplorerApp:
                        "history": ChartSurface(self.history, relayout=lambda plot: plot.relayout() is not None)}
         self.pin_button = w.Button(icon="thumb-tack", layout=AUTO_WIDTH, style=BUTTON_STYLE)
         self.pin_button.on_click(self._on_pin)
-        self.whatif = WhatIfView(widget_figure, self.language, on_error=lambda m: self._reject("app", m))
+        self.whatif = WhatIfView(widget_figure, self.language, on_error=lambda m: self._reject("app", m),
+                                 event_loop=self._event_loop)
         self.analysis = AnalysisViews(widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
                                       on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m))
         self.assumptions = shared_html()
@@ -560,6 +561,15 @@ class ExplorerApp:
         except ImportError:
             return False
         return IPKernelApp.initialized()
+
+    def _event_loop(self):
+        """The running kernel's event loop where requests are coalesced (as widths are), else None."""
+        if not self._coalesces_widths():
+            return None
+        try:
+            return asyncio.get_running_loop()
+        except RuntimeError:
+            return None
 
     def _apply_pending_width(self) -> None:
         self._width_scheduled = False
