@@ -58,7 +58,7 @@ def test_a_burst_of_requests_is_answered_once_with_the_latest():
         assert len(scheduled) == 1 and pages.call_count == 0  # nothing answered yet, one answer scheduled
         scheduled.pop()[1]()
     assert grid.call_count == 1 and pages.call_count == 1  # one grid, one table, with the latest picks
-    assert len(view.table) == 6 and f"▲" in view.table_html.value
+    assert len(view.table) == 6 and "▲" in view.table_html.value
     assert view.last_cost[1] == "grid" and view.last_cost[0] > 0
 
 
