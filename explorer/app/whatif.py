@@ -40,8 +40,8 @@ MAX_LEVERS = 3
 #: (explorer.analysis.what_if) keeps its own, larger limit for scripts.
 MAX_GRID_ROWS = 200
 #: Requests that arrive within this many seconds of the first are answered once, by the latest [s]: a burst
-#: of 40 sort changes costs one table, not 40. After an answer that cost c seconds the next waits at least c,
-#: so a stream of requests keeps at most half a core busy.
+#: of 40 sort changes costs one table, not 40. After a grid that cost c CPU-s the next grid waits at least c,
+#: so a stream of grid requests keeps at most half a core busy (a sort costs milliseconds and waits only this).
 COALESCE_SECONDS = 0.25
 #: Columns the table can be sorted by (ascending: cheapest, fastest, cleanest first).
 SORT_KEYS = ("total_usd", "final_run_usd", "days", "co2_tonnes", "usd_per_1m_tokens")
@@ -185,7 +185,8 @@ class WhatIfView:
         self._scheduled = True
         import time
 
-        delay = max(COALESCE_SECONDS, self._not_before - time.monotonic())
+        # a sort (milliseconds) never waits behind a grid's back-off; a grid does
+        delay = COALESCE_SECONDS if self._pending == "sort" else max(COALESCE_SECONDS, self._not_before - time.monotonic())
         loop.call_later(delay, lambda: self._safely_answer())
 
     _scheduled = False
@@ -203,7 +204,7 @@ class WhatIfView:
         kind, self._pending = self._pending, None
         if kind is None:
             return
-        start, wall = time.process_time(), time.monotonic()
+        start = time.process_time()
         if kind == "grid":
             self.stale = True
             self.render(True)
@@ -211,7 +212,8 @@ class WhatIfView:
             self._show_sorted()
         cost = time.process_time() - start
         self.last_cost = (cost, kind)
-        self._not_before = time.monotonic() + max(cost, time.monotonic() - wall)
+        if kind == "grid":  # the next grid waits as long as this one computed: half a core at most
+            self._not_before = time.monotonic() + cost
 
     # ------------------------------------------------------------------ app side
     def set_language(self, language: str) -> None:
@@ -380,7 +382,8 @@ class WhatIfView:
         return out.getvalue()
 
     def _draw_heatmap(self, table: pd.DataFrame | None, levers: list[str]) -> None:
-        """Whole-project total for lever 1 (rows) x lever 2 (columns), one panel per value of lever 3."""
+        """Whole-project total: the lever with the most values as rows, the next as columns, one panel per value of
+        the third (the one with the fewest values)."""
         fig, lang = self.figure, self.language
         kw = text_kwargs(lang)[0]
         fig.clear()
@@ -389,6 +392,10 @@ class WhatIfView:
             return
         e = self.estimate
         cur, fx = e.scenario.currency, e.usd_to_currency
+        # the lever with the most values down the side, the fewest as panels (ties keep the viewer's order):
+        # at most MAX_GRID_ROWS cells, in at most 5 panels (the cube root of 200), not 27 small ones
+        counts = {lv: table[lv].nunique() for lv in levers}
+        levers = sorted(levers, key=lambda lv: -counts[lv])
         rows_lv = levers[0]
         cols_lv = levers[1] if len(levers) > 1 else None
         panel_lv = levers[2] if len(levers) > 2 else None
