@@ -716,13 +716,43 @@ class ExplorerApp:
             self.assumptions.value = views.assumptions_html(e, lang)
             self.glossary.value = views.glossary_html(lang)
         else:
-            self.downloads.value = (
-                export.download_link(export.scenario_json(e), "application/json", "scenario.json",
-                                     label("download_scenario", lang)) + " &nbsp; " +
-                export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
-                                     label("download_breakdown", lang))
-                + "<br>" + self.chart_links())
+            head = (export.download_link(export.scenario_json(e), "application/json", "scenario.json",
+                                         label("download_scenario", lang)) + " &nbsp; " +
+                    export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
+                                         label("download_breakdown", lang)))
             self.share.value = views.share_html(self.share_query(), lang)
+            self._share_generation += 1
+            loop = self._event_loop()
+            if loop is None:  # headless: every file at once
+                self.downloads.value = head + "<br>" + self.chart_links()
+                return
+            # in a kernel the tab shows at once, with a loading sign; the chart files follow one per turn of the
+            # event loop (each 0.1-0.6 CPU-s), so other messages are answered between them and a newer page
+            # (another change, another language) stops the older one
+            specs, caption = self._chart_files(), self.chart_caption()
+            self.downloads.value = head + "<br>" + self._loading_html()
+            loop.call_soon(self._next_chart_file, loop, self._share_generation, head, specs, caption, [])
+
+    _share_generation = 0
+
+    def _loading_html(self) -> str:
+        return (f'<span class="explorer-loading" role="status">⏳ {html.escape(label("share_preparing", self.language))}'
+                "</span>")
+
+    def _next_chart_file(self, loop, generation: int, head: str, specs: list, caption: str, links: list) -> None:
+        """Render the next chart file of the Share tab and show its link (see :meth:`_write_pages`)."""
+        if generation != self._share_generation:
+            return  # a newer page is being written
+        try:
+            fig, fmt, filename, link_caption = specs[len(links)]
+            links.append(export.figure_link(fig, fmt, filename, link_caption, caption, self.language))
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
+            return
+        more = len(links) < len(specs)
+        self.downloads.value = head + "<br>" + " &nbsp; ".join(links) + (" " + self._loading_html() if more else "")
+        if more:
+            loop.call_soon(self._next_chart_file, loop, generation, head, specs, caption, links)
 
     def chart_caption(self) -> str:
         """The scenario in words, written under a downloaded chart (the share link restores it whole)."""
@@ -735,6 +765,12 @@ class ExplorerApp:
         """Download links for every chart: Breakdown (PNG, SVG), What changed, History, Compare (once a slot is
         pinned) and Uncertainty (PNG), each captioned with the scenario."""
         lang, caption = self.language, self.chart_caption()
+        return " &nbsp; ".join(export.figure_link(fig, fmt, filename, link_caption, caption, lang)
+                               for fig, fmt, filename, link_caption in self._chart_files())
+
+    def _chart_files(self) -> list[tuple]:
+        """(figure, format, file name, link caption) of every chart file the Share tab offers."""
+        lang = self.language
         # in this language even when the History tab was not opened in it: a kept figure, or a file-only one
         history = self.history.figure_for(lang)
         charts = [(self.breakdown.figure, "breakdown", ("png", "svg")), (self.waterfall.figure, "what-changed", ("png",)),
@@ -743,11 +779,9 @@ class ExplorerApp:
             fig = self.analysis.figure_for_export(key)
             if fig is not None:
                 charts.append((fig, key, ("png",)))
-        return " &nbsp; ".join(
-            export.figure_link(fig, fmt, f"{name}.{fmt}", label("download_chart", lang).format(
-                chart=label(f"tab_{'waterfall' if name == 'what-changed' else name}", lang), format=fmt.upper()),
-                caption, lang)
-            for fig, name, formats in charts for fmt in formats)
+        return [(fig, fmt, f"{name}.{fmt}", label("download_chart", lang).format(
+                    chart=label(f"tab_{'waterfall' if name == 'what-changed' else name}", lang), format=fmt.upper()))
+                for fig, name, formats in charts for fmt in formats]
 
     def _mark_history(self, e: Estimate) -> None:
         """Put the history chart in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
