@@ -34,9 +34,10 @@ __all__ = ["WhatIfView", "lever_values", "SORT_KEYS", "MAX_LEVERS", "MAX_GRID_RO
 
 MAX_LEVERS = 3
 #: The largest grid the app computes [rows]. Its cost sets what one What-if message may cost: at 200 rows
-#: the grid, its table rows and the heat-map cost about 1.5 CPU-s on the reference machine (2 cores shared,
-#: benchmarks/bench_whatif.py), against 2-8 CPU-s for the 972 rows a page could ask for before (pricing 6 x
-#: precision 6 x region 27). A larger pick is refused with a message beside the pickers. The analysis API
+#: the grid, its table rows and the heat-map cost 1.7 CPU-s (median, 1.9 max) on the reference machine (2 cores
+#: shared, ``python benchmarks/run.py --only whatif_message``), against 2-8 CPU-s for the 972 rows a page could
+#: ask for before (pricing 6 x precision 6 x region 27). The rule: the largest grid whose message stays under
+#: 2 CPU-s, the cost of a first render of the app (docs/deploy.md). A larger pick is refused with a message beside the pickers. The analysis API
 #: (explorer.analysis.what_if) keeps its own, larger limit for scripts.
 MAX_GRID_ROWS = 200
 #: Requests that arrive within this many seconds of the first are answered once, by the latest [s]: a burst
