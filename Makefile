@@ -2,18 +2,19 @@
 #   make app   - create .venv, install, serve the app read-only on http://127.0.0.1:8866
 #                (make app POOL=30: a preheated kernel for each of 30 viewers arriving at once)
 #   make test  - create .venv, install with the test extra, run the whole test suite
+#   make test-fast - the tests without servers or browsers, a tenth of the hypothesis examples
 #   make hub      - a JupyterHub for the class on http://127.0.0.1:8000 (WORKSHOP_PASSWORD=... make hub)
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
 #                (make workshop POOL=15: 15 preheated kernels for lesson 1 in each language)
 #   make lab   - install the lab extra and open JupyterLab on notebooks/analyst.ipynb (the API tour)
-#   make lint  - ruff (the rules are in pyproject.toml; .ci/run runs it before the tests)
+#   make lint  - ruff and import-linter (rules and layers in pyproject.toml; .ci/run runs it before the tests)
 #   make docs  - install the docs extra and build the API reference into docs/_build/html (warnings fail)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test bench clean workshop lessons hub lab lint docs
+.PHONY: app test test-fast bench clean workshop lessons hub lab lint docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -75,9 +76,16 @@ lab: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest tests notebooks explorer --doctest-modules --nbval-lax --nbval-current-env -p no:cacheprovider
 
-# ruff checks only (never `ruff format`); the rule set and its reasons are in pyproject.toml
+# A quick loop while editing: no servers or browsers, a tenth of each property test's examples (the "fast"
+# hypothesis profile, tests/conftest.py); `make test` is what CI runs
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest tests -m "not server and not browser" --hypothesis-profile=fast -p no:cacheprovider -q
+
+# ruff checks only (never `ruff format`); the rule set and its reasons are in pyproject.toml. Then the layers of
+# docs/architecture.md (import-linter contracts in pyproject.toml): an upward import fails the build
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 # The API reference: Sphinx with numpydoc over the package's docstrings (docs/conf.py, docs/api/)
 DOCS_STAMP := $(VENV)/.docs-installed

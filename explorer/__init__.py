@@ -12,12 +12,12 @@ from explorer.scenario import Scenario
 
 __all__ = ["Scenario", "Estimate", "estimate", "ScenarioError", "COST_DIMENSIONS",
            "compare", "attribute", "Attribution", "sensitivity", "simulate", "Simulation", "budget_status",
-           "BudgetStatus", "savings_recipe", "recipe_verdicts"]
+           "BudgetStatus", "savings_recipe", "recipe_verdicts", "plan", "Plan"]
 __version__ = "0.1.0"
 
 #: Names served lazily from :mod:`explorer.analysis` (it imports pandas; the model must not need it).
 _ANALYSIS = ("compare", "attribute", "Attribution", "sensitivity", "simulate", "Simulation", "budget_status",
-             "BudgetStatus", "savings_recipe", "recipe_verdicts")
+             "BudgetStatus", "savings_recipe", "recipe_verdicts", "plan", "Plan")
 
 
 def __getattr__(name: str):

@@ -9,17 +9,16 @@ needs them.
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import math
 from dataclasses import dataclass
-from importlib import resources
 from types import MappingProxyType
 from typing import Mapping
 
+from explorer import tables
 from explorer.errors import ScenarioError
 from explorer.messages import Message
+from explorer.tables import SCHEMAS
 
 __all__ = [
     "PRECISIONS",
@@ -52,57 +51,8 @@ _PEAK_COLUMNS = {
 }
 
 
-#: Schema of every packaged catalog: its id column (unique, non-empty), the
-#: columns that must hold a source, and the type of each typed column
-#: (``float``/``int``: blank allowed; ``float!``/``int!``: required). Columns
-#: not named are free text. Every read checks the header, the column count of
-#: each row, the types, the sources and duplicate ids.
-SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
-    "accelerators.csv": {
-        "id": "id", "source": ("source",),
-        "types": {"year": "int!", "memory_gb": "float!", "mem_bandwidth_tbs": "float", "fp32_tflops": "float",
-                  "tf32_tflops_dense": "float", "bf16_tflops_dense": "float", "fp16_tflops_dense": "float",
-                  "fp8_tflops_dense": "float", "fp4_tflops_dense": "float", "tdp_watts": "float",
-                  "approx_purchase_usd": "float", "system_power_w": "float", "server_power_factor": "float"},
-    },
-    "cloud_prices.csv": {"id": "id", "source": ("source",),
-                         "types": {"on_demand_usd_per_gpu_hour": "float", "committed_1y_usd_per_gpu_hour": "float",
-                                   "committed_3y_usd_per_gpu_hour": "float"}},
-    "price_index.csv": {"id": "id", "source": ("source",), "types": {"ppi_pcu518210518210": "float!"}},
-    "precisions.csv": {"id": "id", "source": ("source",),
-                       "types": {"weight_bytes": "float!", "activation_bytes": "float"}},
-    "regions.csv": {
-        "id": "id", "source": ("source_carbon",),
-        "types": {"industrial_electricity_usd_per_kwh": "float", "price_year": "int",
-                  "grid_carbon_gco2_per_kwh": "float", "typical_pue": "float"},
-    },
-    "defaults.csv": {"id": "name", "source": ("source",), "types": {"value": "float!"}},
-    "published_runs.csv": {
-        "id": "model", "source": ("source",),
-        "types": {"year": "int!", "params_total": "float", "params_active": "float", "tokens": "float",
-                  "train_flop": "float", "n_accelerators": "float", "gpu_hours": "float", "wall_days": "float",
-                  "reported_mfu": "float", "energy_mwh": "float", "n_layers": "int", "d_model": "int",
-                  "seq_len": "int", "tco2eq": "float", "reported_cost_usd": "float"},
-    },
-    "presets.csv": {"id": "id", "source": ("source",), "types": {}},
-    "labels.csv": {"id": "key", "source": (), "types": {}},
-    "messages.csv": {"id": "id", "source": (), "types": {}},
-    "claim_texts.csv": {"id": "id", "source": (), "types": {}},
-    "history.csv": {"id": "id", "source": ("source",), "types": {"cost_usd": "float!"}},
-    "epoch_frontier.csv": {"id": "id", "source": ("source",),
-                           "types": {"training_compute_flop": "float!", "amortized_hardware_energy_cost_usd": "float!",
-                                     "cloud_cost_usd": "float", "hardware_acquisition_cost_usd": "float",
-                                     "parameters": "float", "hardware_quantity": "float"}},
-    "article_claims.csv": {"id": "id", "source": ("source",), "types": {"year": "int", "claimed_usd": "float"}},
-    "uncertainty.csv": {"id": "id", "source": ("source",), "types": {"low": "float!", "high": "float!"}},
-    "recipe_claims.csv": {"id": "id", "source": ("source",), "types": {"low": "float", "high": "float"}},
-    "recipe_steps.csv": {"id": "id", "source": ("source",), "types": {"value": "float!"}},
-})
-
-
-@functools.cache
 def read_csv(name: str) -> tuple[Mapping[str, str], ...]:
-    """Rows of a packaged CSV file as read-only mappings of strings, schema-checked.
+    """Rows of a packaged CSV file as read-only mappings of strings, schema-checked (read once).
 
     Parameters
     ----------
@@ -116,8 +66,10 @@ def read_csv(name: str) -> tuple[Mapping[str, str], ...]:
         number of fields, a value of the wrong type, a missing source or id, or
         a duplicate id.
     """
-    text = resources.files("explorer").joinpath("data").joinpath(name).read_text(encoding="utf-8")
-    return check_rows(name, text)
+    try:
+        return tables.read_rows(name)
+    except tables.TableError as exc:
+        raise CatalogError(str(exc)) from None
 
 
 class CatalogError(ScenarioError):
@@ -129,47 +81,17 @@ class CatalogError(ScenarioError):
 
 
 def check_rows(name: str, text: str) -> tuple[Mapping[str, str], ...]:
-    """Parse CSV ``text`` of catalog ``name`` and check it against :data:`SCHEMAS`."""
-    reader = csv.reader(io.StringIO(text))
+    """Parse CSV ``text`` of catalog ``name`` and check it against :data:`SCHEMAS`.
+
+    Raises
+    ------
+    CatalogError
+        As :func:`read_csv` (:func:`explorer.tables.check_rows` does the checking).
+    """
     try:
-        header = next(reader)
-    except StopIteration:
-        raise CatalogError(f"{name}: empty file") from None
-    schema = SCHEMAS.get(name, {"id": header[0], "source": (), "types": {}})
-    missing = [c for c in (schema["id"], *schema["source"], *schema["types"]) if c not in header]
-    if missing:
-        raise CatalogError(f"{name}: header lacks column(s) {', '.join(missing)}")
-    rows, seen = [], set()
-    for line, fields in enumerate(reader, start=2):
-        if not fields:
-            continue
-        if len(fields) != len(header):
-            raise CatalogError(f"{name} line {line}: {len(fields)} fields, the header has {len(header)} "
-                               "(unquoted comma?)")
-        row = dict(zip(header, fields))
-        key = row[schema["id"]].strip()
-        if not key:
-            raise CatalogError(f"{name} line {line}: empty {schema['id']}")
-        if key in seen:
-            raise CatalogError(f"{name} line {line}: duplicate {schema['id']} {key!r}")
-        seen.add(key)
-        for col in schema["source"]:
-            if not row[col].strip():
-                raise CatalogError(f"{name} line {line} ({key}): column {col} needs a source")
-        for col, kind in schema["types"].items():
-            cell = row[col].strip()
-            if not cell:
-                if kind.endswith("!"):
-                    raise CatalogError(f"{name} line {line} ({key}): column {col} is required")
-                continue
-            try:
-                value = float(cell)
-            except ValueError:
-                raise CatalogError(f"{name} line {line} ({key}): column {col} = {cell!r} is not a number") from None
-            if kind.startswith("int") and value != int(value):
-                raise CatalogError(f"{name} line {line} ({key}): column {col} = {cell!r} is not a whole number")
-        rows.append(MappingProxyType(row))
-    return tuple(rows)
+        return tables.check_rows(name, text)
+    except tables.TableError as exc:
+        raise CatalogError(str(exc)) from None
 
 
 def _number(text: str | None) -> float | None:

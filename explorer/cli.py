@@ -1,4 +1,4 @@
-"""Command line: ``python -m explorer estimate | compare | attribute | simulate | catalog | history``.
+"""Command line: ``python -m explorer estimate | plan | compare | attribute | simulate | catalog | history``.
 
 Bad input prints one line naming the field, the value and what is allowed,
 and exits with code 2; never a traceback.
@@ -17,43 +17,31 @@ from explorer import catalog, prices
 from explorer.errors import ScenarioError, short_repr
 from explorer.messages import Message, render
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate
-from explorer.text import LANGUAGES, MAX_NUMBER_CHARS, NumberError, label, parse_number
-from explorer.scenario import (AMORTIZATION_RULES, ARCHITECTURES, CURRENCIES, MAX_JSON_CHARS, PAY_BASES,
-                               PRICING_MODES, RECOMPUTE_MODES, TRAINING_KINDS, Scenario)
+from explorer.text import LANGUAGES, MAX_NUMBER_CHARS, NumberError, label, parse_number, quantity
+from explorer.scenario import MAX_JSON_CHARS, Scenario, field_spec
 
 __all__ = ["main", "format_estimate"]
 
-# CLI option -> scenario field, for the options that map one to one.
-_OPTION_FIELDS = {
-    "params": "params",
-    "active_params": "active_params",
-    "experts": "experts",
-    "top_k": "top_k",
-    "architecture": "architecture",
-    "tokens": "tokens",
-    "training_kind": "training_kind",
-    "gpu": "gpu",
-    "precision": "precision",
-    "mfu": "mfu",
-    "pricing": "pricing",
-    "region": "region",
-    "currency": "currency",
-    "usd_to_cny": "usd_to_cny",
-    "experiments": "experiments_multiplier",
-    "team": "team_headcount",
-    "data_usd_per_1m_tokens": "data_usd_per_1m_tokens",
-    "seq_len": "seq_len",
-    "layers": "n_layers",
-    "d_model": "d_model",
-    "recompute": "recompute",
-    "rate": "rate_usd_per_gpu_hour",
-    "project_months": "project_months",
-    "team_pay": "team_pay_basis",
-    "amortization": "amortization",
-    "utilization": "owned_utilization",
-    "financing_rate": "financing_rate",
-    "purchase_usd": "purchase_usd_per_gpu",
+#: Options named otherwise than their scenario field (the names of earlier versions, kept); every other field
+#: is the option ``--field-name``. :func:`_scenario_options` builds one option per field of :class:`Scenario`.
+_ALIASES = {
+    "n_layers": "layers",
+    "gpus": "gpus",
+    "deadline_days": "days",
+    "rate_usd_per_gpu_hour": "rate",
+    "purchase_usd_per_gpu": "purchase_usd",
+    "owned_utilization": "utilization",
+    "experiments_multiplier": "experiments",
+    "team_headcount": "team",
+    "team_pay_basis": "team_pay",
 }
+
+#: Option (its ``argparse`` dest) -> scenario field, for every scenario field.
+_OPTION_FIELDS = {_ALIASES.get(f.name, f.name): f.name for f in dataclasses.fields(Scenario)}
+
+#: Where the ids of the free-text fields are listed.
+_ID_HELP = {"gpu": "accelerator id (python -m explorer catalog gpus)", "region": "region id (python -m explorer "
+            "catalog regions)"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -86,47 +74,36 @@ def _whole(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{short_repr(text, 40)} is not a whole number") from None
 
 
+def _field_help(name: str) -> str:
+    """An option's help from the field's label (labels.csv) and range (``field_spec``): one source for both."""
+    spec = field_spec(name)
+    text = _ID_HELP.get(name) or label(name, "en").replace("%", "%%")
+    if spec.get("kind") in ("float", "int"):
+        lo, hi = spec["min"], spec["max"]
+        text += f"; {'(' if spec['lo_open'] else '['}{lo:g}, {hi:g}]"
+    if spec.get("optional"):
+        text += "; unset: the sourced default (explorer/data/defaults.csv)"
+    return text
+
+
 def _scenario_options(p: argparse.ArgumentParser) -> None:
-    """The options that set scenario fields (shared by estimate, compare, attribute, simulate)."""
-    p.add_argument("--params", type=_number, help="total parameters, e.g. 70B or 70e9")
-    p.add_argument("--active-params", type=_number, help="active parameters per token (MoE)")
-    p.add_argument("--experts", type=_number, help="experts per MoE layer")
-    p.add_argument("--top-k", type=_number, help="experts active per token")
-    p.add_argument("--architecture", choices=ARCHITECTURES)
-    p.add_argument("--tokens", type=_number, help="training tokens, e.g. 2e12")
-    p.add_argument("--seq-len", type=_number, help="training sequence length in tokens (default: defaults.csv)")
-    p.add_argument("--layers", type=_number, help="transformer layers (with --d-model; default: from --params)")
-    p.add_argument("--d-model", type=_number, help="model width (with --layers; default: from --params)")
-    p.add_argument("--recompute", choices=RECOMPUTE_MODES, help="activation recomputation (default: selective)")
-    p.add_argument("--training-kind", choices=TRAINING_KINDS)
-    p.add_argument("--gpu", help="accelerator id (python -m explorer catalog gpus)")
-    p.add_argument("--precision", choices=catalog.PRECISIONS)
+    """One option per scenario field (shared by estimate, plan, compare, attribute, simulate).
+
+    Names, kinds, ranges and help come from :class:`~explorer.scenario.Scenario`'s fields (``field_spec``) and
+    their labels; numbers are read as the app's boxes read them (``7B``, ``2,048``). ``--gpus`` and ``--days``
+    exclude each other (a cluster or a deadline).
+    """
     count = p.add_mutually_exclusive_group()
-    count.add_argument("--gpus", type=_number, help="number of accelerators")
-    count.add_argument("--days", type=_number, help="deadline in days (solves the GPU count)")
-    p.add_argument("--mfu", type=_number, help="model FLOPs utilization, 0-1 (default: catalog)")
-    p.add_argument("--pricing", choices=PRICING_MODES,
-                   help="price basis (default on_demand: the median of specialist GPU clouds; explorer.prices)")
-    p.add_argument("--rate", type=_number, help="the rate you pay per GPU-hour [USD], replacing the basis price")
-    p.add_argument("--purchase-usd", type=_number, help="owned: purchase price per accelerator [USD]")
-    p.add_argument("--amortization", choices=AMORTIZATION_RULES,
-                   help="owned: straight_line over the depreciation years (default) or epoch (0.322 a year)")
-    p.add_argument("--utilization", type=_number,
-                   help="owned: fraction of the cluster's life it does paid work, (0, 1] (default 1)")
-    p.add_argument("--financing-rate", type=_number, help="owned: annual cost of capital, 0-1 (default 0)")
-    p.add_argument("--region", help="region id (python -m explorer catalog regions)")
-    p.add_argument("--currency", choices=CURRENCIES)
-    p.add_argument("--usd-to-cny", type=_number, help="exchange rate for --currency CNY")
-    p.add_argument("--experiments", type=_number,
-                   help="total development compute / final run (>= 1; default 2.2 for pre-training, Epoch AI, "
-                        "1 for fine-tuning; 1 = final run only)")
-    p.add_argument("--team", type=_number, help="full-time people on the project (default 2.8, defaults.csv)")
-    p.add_argument("--team-pay", choices=PAY_BASES,
-                   help="loaded pay per person: ai_lab (default, Cottier et al. 2024) or industry (BLS)")
-    p.add_argument("--project-months", type=_number,
-                   help="months the team is paid (default 8.3, Cottier et al. 2024; never below the run)")
-    p.add_argument("--data-usd-per-1m-tokens", type=_number,
-                   help="data acquisition and cleaning per 1M training tokens [USD] (default 0.0333, FineWeb)")
+    for f in dataclasses.fields(Scenario):
+        dest = _ALIASES.get(f.name, f.name)
+        kind = field_spec(f.name).get("kind", "str")
+        target = count if f.name in ("gpus", "deadline_days") else p
+        options: dict = {"dest": dest, "help": _field_help(f.name)}
+        if kind == "choice":
+            options["choices"] = field_spec(f.name)["choices"]
+        elif kind in ("float", "int"):
+            options["type"] = _number
+        target.add_argument("--" + dest.replace("_", "-"), **options)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -161,6 +138,19 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--gpu-cap", type=_number, help="most GPUs available, for the budget's deadline check")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
 
+    pln = sub.add_parser("plan", help="the largest compute-optimal model a budget pays for (explorer.plan)")
+    pln.add_argument("--budget-usd", type=_number, required=True, help="the budget [USD], e.g. 5M or 5e6")
+    pln.add_argument("--scope", choices=("project", "final_run"), default="project",
+                     help="what the budget pays for: the whole project (default) or the final run")
+    pln.add_argument("--tokens-per-param", type=_number, default=20.0,
+                     help="training tokens per parameter (default 20, Chinchilla: Hoffmann et al. 2022)")
+    pln.add_argument("--gpu-cap", type=_number, help="most GPUs available")
+    pln.add_argument("--scenario", metavar="FILE",
+                     help="base scenario JSON file (hardware, prices, team...); options below override its fields")
+    _scenario_options(pln)
+    pln.add_argument("--json", action="store_true",
+                     help="print one JSON object; its 'scenario' is a file for estimate --scenario")
+
     cat = sub.add_parser("catalog", help="list a catalog")
     cat.add_argument("which", choices=("gpus", "regions", "defaults"))
     cat.add_argument("--json", action="store_true")
@@ -168,7 +158,7 @@ def _parser() -> argparse.ArgumentParser:
     hist = sub.add_parser("history", help="historical cost curve: trend, projections, claims check")
     hist.add_argument("--method", help="cost method to fit (default: amortized)")
     hist.add_argument("--json", action="store_true")
-    for command in (est, cmp_, att, sim, cat, hist):
+    for command in (est, pln, cmp_, att, sim, cat, hist):
         command.add_argument("--lang", choices=LANGUAGES, default="en",
                              help="language of warnings and errors: en (default) or zh")
     return parser
@@ -193,7 +183,7 @@ def _scenario_from_args(args: argparse.Namespace, data: dict | None = None) -> S
     data = dict(data)
     for option, name in _OPTION_FIELDS.items():
         value = getattr(args, option)
-        if value is not None:
+        if value is not None and name not in ("gpus", "deadline_days"):  # the cluster or the deadline: below
             data[name] = value
     if args.active_params is not None or args.experts is not None:
         data.setdefault("architecture", "moe")
@@ -405,6 +395,29 @@ def _analysis_command(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+def _plan_command(args: argparse.Namespace) -> str:
+    """Output of ``plan``: the plan's figures, then the planned run's estimate (or JSON)."""
+    from explorer.analysis.plan import plan
+
+    p = plan(args.budget_usd, _scenario_from_args(args), scope=args.scope, tokens_per_param=args.tokens_per_param,
+             gpu_cap=args.gpu_cap)
+    if args.json:
+        out = p.to_dict()
+        out["warnings"] = [render(w, args.lang) for w in p.warnings]
+        return _dumps(out)
+    scope = "whole project" if p.scope == "project" else "final run"
+    lines = [f"Plan: the largest compute-optimal model for {_fmt(p.budget_usd)} USD ({scope}), "
+             f"{p.tokens_per_param:g} tokens per parameter",
+             f"  parameters           {quantity(p.params)}",
+             f"  tokens               {quantity(p.tokens)}",
+             f"  cost ({scope})".ljust(23) + f"{_fmt(p.cost_usd)} USD",
+             f"  limited by           {p.limited_by.replace('_', ' ')}"]
+    lines += _warning_lines(p.warnings, args.lang)
+    if p.estimate is not None:
+        lines += ["", format_estimate(p.estimate, args.lang)]
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for bad input)."""
     args = _parser().parse_args(argv)
@@ -414,9 +427,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.json:
                 out = result.to_dict()
                 out["warnings"] = [render(w, args.lang) for w in result.warnings]
-                print(json.dumps(out, indent=1, allow_nan=False, ensure_ascii=False))
+                out["scenario"] = result.scenario.to_dict()  # a file for --scenario: the run can be reused
+                print(_dumps(out))
             else:
                 print(format_estimate(result, args.lang))
+        elif args.command == "plan":
+            print(_plan_command(args))
         elif args.command in ("compare", "attribute", "simulate"):
             print(_analysis_command(args))
         elif args.command == "catalog":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from explorer.messages import Message
+from explorer.text import short_repr  # formatting lives in text; re-exported here, where errors quote values
 
 __all__ = ["ScenarioError", "short_repr"]
 
@@ -39,20 +40,3 @@ class ScenarioError(ValueError):
     def render(self, language: str = "en", *, readable: bool = True) -> str:
         """The refusal in ``language`` ("en" or "zh"), naming the field by its label when ``readable``."""
         return self.message.render(language, readable=readable)
-
-
-def short_repr(value: object, limit: int = 80) -> str:
-    """``repr(value)`` on one line, cut to about ``limit`` characters.
-
-    Errors quote the value they refuse; a value from a file or a URL can be
-    megabytes long or hold line breaks, which ``repr`` escapes.
-
-    >>> short_repr("x" * 1000, 20)
-    "'xxxxxxxxxxxxxxxxxxx… (1,000 characters)"
-    """
-    if isinstance(value, (str, bytes)) and len(value) > limit:
-        return repr(value[:limit - 1])[:-1] + f"… ({len(value):,} characters)"
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
-        return f"an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 1] + "…"

@@ -79,6 +79,7 @@ __all__ = [
     "deflator",
     "fit_log_linear",
     "fit_trend",
+    "fit_acquisition_periods",
     "fittable_methods",
     "select_points",
     "check_claims",
@@ -637,6 +638,37 @@ def fit_periods(method: str | None = "amortized", **kw) -> dict[str, TrendFit]:
     return {name: fit_trend(method, start_year=lo, end_year=hi, **kw) for name, (lo, hi) in PERIODS.items()}
 
 
+#: The forecast claims are also judged on Epoch AI's hardware-acquisition basis (the up-front price of the
+#: training cluster's hardware, epoch_frontier.csv ``hardware_acquisition_cost_usd``, Dec 2024 USD): a basis
+#: of its own, never mixed into the chart's methods (:data:`METHODS`).
+ACQUISITION = "acquisition"
+ACQUISITION_WORDS = "hardware acquisition cost"
+
+
+@functools.cache
+def fit_acquisition_periods() -> dict[str, TrendFit]:
+    """Log-linear trend of Epoch AI's hardware-acquisition cost of frontier runs, over each of :data:`PERIODS`.
+
+    The frontier set's ``hardware_acquisition_cost_usd`` (46 models with a value, 2016-2025; Dec 2024 USD, as
+    Epoch publishes them): 2.15x/yr over 2016-2023 and 2.35x/yr over 2016-2025, on which the trend reaches
+    $10B in 2028.2 (90%: 2027.3-2029.5); the largest point is Grok-3 at $5.48B (2025-02).
+    """
+    catalog.read_csv("epoch_frontier.csv")  # schema check
+    text = (resources.files("explorer") / "data" / "epoch_frontier.csv").read_text(encoding="utf-8")
+    ep = pd.read_csv(io.StringIO(text), dtype={"publication_date": str})
+    ep = ep[ep["hardware_acquisition_cost_usd"].notna()].copy()
+    ep["year"] = ep["publication_date"].str[:7].map(decimal_year)
+    out = {}
+    for name, (lo, hi) in PERIODS.items():
+        rows = ep[(ep["year"] >= lo) & ((ep["year"] <= hi) if hi is not None else True)]
+        rows = rows.sort_values(["year", "id"], kind="stable")
+        out[name] = fit_log_linear(rows["year"].to_numpy(),
+                                   rows["hardware_acquisition_cost_usd"].to_numpy(float) * deflator("2024-12"),
+                                   labels=rows["model"].tolist(), method=ACQUISITION,
+                                   subset=f"frontier models, {ACQUISITION_WORDS}, {name}")
+    return out
+
+
 def _ratio_words(ratio: float) -> str:
     if ratio >= 1:
         return f"{ratio:.0f}x too high" if ratio >= 10 else f"{ratio:.1f}x too high"
@@ -655,10 +687,13 @@ def check_claims(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFrame:
     its model and method whose date is nearest the claimed year, in that
     row's own dollars (the article quotes nominal figures). If the figure is
     off, other rows of the same model are searched for one it does match.
-    Each ``forecast`` claim is judged on each basis: the year the fitted
-    trend crosses the claimed cost, for its method over each of
-    :data:`PERIODS` (2016-2023, 2016-2025), and on the cloud-price trend
-    (its own series). "By 2027" is ``flagged`` when it is earlier than the
+    Each ``forecast`` claim is judged on every cost basis: the year the
+    fitted trend crosses the claimed cost, for its method over each of
+    :data:`PERIODS` (2016-2023, 2016-2025), on the cloud-price trend (its own
+    series) and on Epoch AI's hardware-acquisition cost
+    (:func:`fit_acquisition_periods`). "By 2027" means by the end of 2027
+    (decimal year 2028.0): it holds on a basis when that is not earlier than
+    the basis's 90% interval. It is ``flagged`` when it is earlier than the
     90% interval of every period of the claim's own method.
 
     Parameters
@@ -702,14 +737,18 @@ def check_claims(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFrame:
             bases = bases_of(method)
             if method != "cloud" and "cloud" in fittable_methods():
                 bases.update(bases_of("cloud"))
+            if not given:
+                bases.update({f"{ACQUISITION_WORDS}, {period}": (ACQUISITION, f)
+                              for period, f in fit_acquisition_periods().items()})
+            by_end = by + 1.0  # "by 2027": before the end of 2027
             parts = []
             for name, (m, fit) in bases.items():
                 cr = fit.crossing(claimed)
-                when = "earlier than" if by < cr.lo else "later than" if by > cr.hi else "within"
+                when = "earlier than" if by_end < cr.lo else "later than" if by_end > cr.hi else "within"
                 period = fit.subset.rsplit(", ", 1)[-1]
                 rec["bases"].append(dict(basis=name, method=m, period=period, year=cr.year, lo=cr.lo, hi=cr.hi,
                                          when=when))
-                if by >= cr.lo:
+                if by_end >= cr.lo:
                     rec["holds_on"].append(name)
                 parts.append(f"{name}: {money(claimed)} in {_fmt_year(cr.year)} ({fit.ci_level:.0%}: "
                              f"{_fmt_year(cr.lo)}-{_fmt_year(cr.hi)}), 'by {by:.0f}' is {when} that interval")

@@ -29,8 +29,9 @@ Templates use :meth:`str.format` fields. Besides the standard format specs
 ``msg``
     a nested message, rendered in the same language.
 
-This module sits at the bottom of the package (beside ``errors`` and ``text``):
-it imports the catalog reader and the label table only when it renders.
+This module sits near the bottom of the package: it imports only :mod:`explorer.tables` (the CSV reader) and
+:mod:`explorer.text` (labels and number formats); :mod:`explorer.errors` and :mod:`explorer.catalog` sit above it
+(docs/architecture.md, checked by ``make lint``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ import math
 import re
 import string
 from typing import Any, Mapping
+
+from explorer.tables import read_rows
+from explorer.text import label, labels, readable_number, short_repr
 
 __all__ = ["Message", "render", "table", "message_ids"]
 
@@ -107,29 +111,13 @@ def render(message: object, language: str = "en", *, readable: bool = True) -> s
     return str(message)
 
 
-#: What an error of the message table itself says while the table cannot be read.
-_BOOTSTRAP = {"error_not_allowed": {"en": "{field:field}: {value:value} is not allowed; allowed: {allowed:msg}"},
-              "allowed_catalog_row": {"en": "a row that matches the catalog schema (explorer.catalog.SCHEMAS)"}}
-_loading = False
-
-
 @functools.cache
 def table() -> Mapping[str, Mapping[str, str]]:
-    """All message templates: ``{id: {"en": ..., "zh": ...}}`` from ``explorer/data/messages.csv``."""
-    global _loading
-    from explorer.catalog import read_csv  # the catalog's errors are messages: import when first needed
+    """All message templates: ``{id: {"en": ..., "zh": ...}}`` from ``explorer/data/messages.csv``.
 
-    if _loading:  # the table breaks its schema: the CatalogError saying so is worded without it
-        raise _Bootstrap
-    _loading = True
-    try:
-        return {row["id"]: {"en": row["en"], "zh": row["zh"]} for row in read_csv("messages.csv")}
-    finally:
-        _loading = False
-
-
-class _Bootstrap(Exception):
-    pass
+    A table that breaks its schema raises :class:`explorer.tables.TableError`, worded without the table.
+    """
+    return {row["id"]: {"en": row["en"], "zh": row["zh"]} for row in read_rows("messages.csv")}
 
 
 def message_ids() -> tuple[str, ...]:
@@ -140,8 +128,6 @@ def message_ids() -> tuple[str, ...]:
 def _format(msg_id: str, params: Mapping[str, Any], language: str, *, readable: bool) -> str:
     try:
         row = table()[msg_id]
-    except _Bootstrap:
-        row = _BOOTSTRAP[msg_id]
     except KeyError:
         raise KeyError(f"no message {msg_id!r} in explorer/data/messages.csv") from None
     template = row.get(language) or row["en"]
@@ -193,8 +179,6 @@ class _Formatter(string.Formatter):
     def _field(self, name: str) -> str:
         if self.plain:
             return str(name)
-        from explorer.text import labels
-
         for key in (str(name), f"field:{name}", f"term:{name}"):
             if key in labels():
                 return _label(key, self.language)
@@ -202,8 +186,6 @@ class _Formatter(string.Formatter):
 
     def _num(self, x: Any) -> str:
         if self.readable and isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x):
-            from explorer.text import readable_number
-
             return readable_number(int(x) if float(x).is_integer() and abs(x) < 2**53 else x)
         return format(x, "g") if isinstance(x, (int, float)) and not isinstance(x, bool) else str(x)
 
@@ -214,27 +196,19 @@ class _Formatter(string.Formatter):
             return "NaN" if math.isnan(value) else "∞" if value > 0 else "-∞"
         if self.readable and isinstance(value, (int, float)) and not isinstance(value, bool):
             return self._num(value)
-        from explorer.errors import short_repr
-
         return short_repr(value)
 
 
 def _label(key: str, language: str) -> str:
-    from explorer.text import label
-
     return label(key, language)
 
 
 def _term(value: Any, language: str) -> str:
-    from explorer.text import labels
-
     key = f"term:{value}"
     return _label(key, language) if key in labels() else str(value)
 
 
 def _choice(field: str, value: Any, language: str) -> str:
-    from explorer.text import labels
-
     for key in (f"{field}_{value}", f"term:{value}"):
         if key in labels():
             return _label(key, language)

@@ -13,10 +13,10 @@ import re
 import sys
 from typing import Mapping
 
-from explorer.catalog import read_csv
+from explorer.tables import read_rows
 
 __all__ = ["LANGUAGES", "label", "labels", "money", "quantity", "quantity_in", "money_in", "number_text",
-           "readable_number", "parse_number", "NumberError", "MAX_NUMBER_CHARS",
+           "readable_number", "parse_number", "NumberError", "MAX_NUMBER_CHARS", "short_repr",
            "CURRENCY_SYMBOLS"]
 
 LANGUAGES = ("en", "zh")
@@ -26,7 +26,7 @@ CURRENCY_SYMBOLS = {"USD": "$", "CNY": "¥"}
 @functools.cache
 def labels() -> Mapping[str, Mapping[str, str]]:
     """All labels: ``{key: {"en": ..., "zh": ...}}``."""
-    return {row["key"]: {"en": row["en"], "zh": row["zh"] or row["en"]} for row in read_csv("labels.csv")}
+    return {row["key"]: {"en": row["en"], "zh": row["zh"] or row["en"]} for row in read_rows("labels.csv")}
 
 
 def label(key: str, language: str = "en") -> str:
@@ -104,7 +104,6 @@ class NumberError(ValueError):
     """
 
     def __init__(self, text: object, reason: str):
-        from explorer.errors import short_repr  # errors imports messages only; no cycle at import time
         self.reason = reason
         why = {"long": f"longer than {MAX_NUMBER_CHARS} characters",
                "range": "outside the float range (about 2.2e-308 to 1.8e308 in size, or 0)"}.get(reason, "not a number")
@@ -271,3 +270,20 @@ def money_in(x: float, currency: str = "USD", language: str = "en", digits: int 
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "未知"
     return quantity_in(x, "zh", digits) + {"USD": "美元", "CNY": "元"}.get(currency, currency)
+
+
+def short_repr(value: object, limit: int = 80) -> str:
+    """``repr(value)`` on one line, cut to about ``limit`` characters.
+
+    Errors quote the value they refuse; a value from a file or a URL can be
+    megabytes long or hold line breaks, which ``repr`` escapes.
+
+    >>> short_repr("x" * 1000, 20)
+    "'xxxxxxxxxxxxxxxxxxx… (1,000 characters)"
+    """
+    if isinstance(value, (str, bytes)) and len(value) > limit:
+        return repr(value[:limit - 1])[:-1] + f"… ({len(value):,} characters)"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"

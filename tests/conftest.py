@@ -18,7 +18,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
+
+# Hypothesis profiles. "ci" (the default, `make test`): each property test runs the number of examples it
+# asks for (``strategies.examples(n)``) and prints the reproduction blob when it fails. "fast" (`make test-fast`):
+# a tenth of them, at least 5, for a quick loop while editing. Choose with --hypothesis-profile=NAME or
+# HYPOTHESIS_PROFILE; the header of every run names the profile, and hypothesis prints the failing example and
+# the @reproduce_failure blob; --hypothesis-seed=N repeats a run's draws.
+settings.register_profile("ci", deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("fast", parent=settings.get_profile("ci"), max_examples=10)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
@@ -103,14 +113,24 @@ def make_app():
     """A factory of fresh headless apps: ``make_app(query_string="", **kwargs)`` builds a new ``ExplorerApp``.
 
     Every call builds its own app (about 0.3 s), so no test sees what another one did to it; keyword
-    arguments go to ``ExplorerApp`` (``scenario=``, ``language=``).
+    arguments go to ``ExplorerApp`` (``scenario=``, ``language=``). At the end of the test every widget
+    created during it is closed (an app holds about 300, with its figures), so a long run does not keep
+    each test's apps alive until the interpreter exits.
     """
+    from ipywidgets.widgets import widget as ipywidget
+
     from explorer.app import ExplorerApp
+
+    before = set(ipywidget._instances)
 
     def make(query_string: str = "", **kwargs) -> ExplorerApp:
         return ExplorerApp(query_string=query_string, **kwargs)
 
-    return make
+    yield make
+    for model_id in set(ipywidget._instances) - before:
+        widget = ipywidget._instances.get(model_id)
+        if widget is not None:
+            widget.close()
 
 
 @pytest.fixture

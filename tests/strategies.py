@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from explorer import Scenario, catalog
@@ -83,3 +84,12 @@ HOSTILE_JSON = {
     "40,000 nested lists": "[" * 40_000 + "]" * 40_000,
     "2 MB of text": '{"gpu": "' + "x" * 2_000_000 + '"}',
 }
+
+
+def examples(n: int) -> int:
+    """How many examples a property test that asks for ``n`` runs under the loaded hypothesis profile.
+
+    ``n`` under the "ci" profile (100 examples by default, tests/conftest.py), a tenth of it (at least 5)
+    under "fast": ``max(5, round(n * profile_max_examples / 100))``.
+    """
+    return max(5, round(n * settings.default.max_examples / 100))

@@ -14,6 +14,9 @@ matplotlib). Every amount is in USD whatever the scenario's display currency.
 * :func:`budget_status`: within / over / review (over 120% of the budget, the
   first source article's rule), the probability of exceeding the budget, and
   whether a deadline fits under a GPU cap.
+* :func:`plan` and :func:`plan_curve`: the largest compute-optimal model a budget
+  pays for (about 20 tokens per parameter, Hoffmann et al. 2022), whole project
+  or final run, with a deadline and a GPU cap.
 * :func:`savings_recipe` and :func:`recipe_verdicts`: the second source
   article's levers applied one after another, each saving set against the
   article's claimed range (``explorer/data/recipe_claims.csv``).
@@ -38,6 +41,7 @@ from explorer.analysis.budget import REVIEW_RATIO, BudgetStatus, budget_status, 
 from explorer.analysis.comparison import COMPARE_COLUMNS, WHAT_IF_LEVERS, basis_warnings, compare, what_if
 from explorer.analysis.levers import (ACCELERATOR, ARCHITECTURE, CLUSTER, DATA, EXPERIMENTS, LEVERS, MFU, MODEL_SIZE,
                                       OTHER, PRECISION, PRICING, REGION, RELIABILITY, TEAM, TOKENS, TRAINING_KIND)
+from explorer.analysis.plan import PLAN_SCOPES, TOKENS_PER_PARAM, Plan, plan, plan_curve
 from explorer.analysis.recipe import recipe_verdicts, savings_recipe
 from explorer.analysis.uncertainty import MAX_DRAWS, Simulation, sensitivity, simulate, uncertainty_ranges
 
@@ -48,5 +52,5 @@ __all__ = [
     "basis_warnings", "compare", "Attribution", "attribute", "joint_key", "uncertainty_ranges", "sensitivity",
     "Simulation", "simulate",
     "BudgetStatus", "budget_status", "budget_verdict", "savings_recipe", "recipe_verdicts", "WHAT_IF_LEVERS", "what_if",
-    "MAX_DRAWS",
+    "MAX_DRAWS", "PLAN_SCOPES", "TOKENS_PER_PARAM", "Plan", "plan", "plan_curve",
 ]

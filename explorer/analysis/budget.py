@@ -15,11 +15,15 @@ from explorer.model.resolve import resolve
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
 
-__all__ = ["REVIEW_RATIO", "budget_verdict", "BudgetStatus", "budget_status"]
+__all__ = ["REVIEW_RATIO", "AT_RISK_PROBABILITY", "budget_verdict", "BudgetStatus", "budget_status"]
 
 #: Ratio of cost to budget above which a run goes to review: "单次实验超过预算的120%即触发复核"
 #: (first source article, 《大模型训练成本全维度拆解与优化指南》, section 五, step 3).
 REVIEW_RATIO = 1.2
+#: Probability of exceeding the budget [1] at or above which a point estimate within the budget is
+#: "at risk" (:func:`budget_status` and the app's budget view read this one constant). Our threshold,
+#: not a sourced figure: one chance in five.
+AT_RISK_PROBABILITY = 0.2
 
 
 def budget_verdict(total_usd: float, budget_usd: float) -> str:
@@ -44,9 +48,11 @@ class BudgetStatus:
 
     Attributes
     ----------
-    status : {"within", "over", "review"}
-        Point total within the budget, over it, or over :data:`REVIEW_RATIO`
-        times it (review, the first source article's rule).
+    status : {"within", "at_risk", "over", "review"}
+        Point total within the budget, within it but with a probability of
+        exceeding it of at least :data:`AT_RISK_PROBABILITY` (``at_risk``, with a
+        ``note``), over it, or over :data:`REVIEW_RATIO` times it (review, the
+        first source article's rule).
     total_usd, budget_usd : float
         Point total and budget [USD]; ``ratio`` = total / budget [1].
     probability_over : float
@@ -64,12 +70,14 @@ class BudgetStatus:
     days : float
         Wall-clock of the final run at ``gpus_needed`` [days].
     median_usd : float
-        Median (P50) of the simulated totals [USD]; the draws are centred on
-        the point estimate, so it is within a few percent of ``total_usd``.
-    note : str
-        Why ``status`` and ``probability_over`` read differently, when they
-        do (the point total within the budget but more than half the draws
-        over it, or the reverse); empty otherwise.
+        Median (P50) of the simulated totals [USD]. It falls where the sourced
+        input distributions put it (MFU bounded per accelerator generation,
+        :func:`explorer.analysis.simulate`), not on ``total_usd`` by construction.
+    note : Message or str
+        For ``at_risk``: the probability of going over and the threshold
+        (``budget_status_at_risk``). For ``over`` or ``review`` with at most
+        half the draws over the budget: why the two read differently
+        (``budget_status_disagrees``). Empty otherwise.
     experiment_usd : float
         Machine cost of one experiment the size of the final run [USD]
         (``Estimate.final_run_usd``): what the first source article's rule
@@ -148,7 +156,11 @@ def budget_status(scenario: Scenario, budget_usd: float, simulation: Simulation 
     p_over = simulation.probability_over(budget_usd)
     median = float(np.median(simulation.totals_usd))
     note = ""
-    if (status == "within") == (p_over > 0.5) and math.isfinite(e.total_usd):
+    if status == "within" and p_over >= AT_RISK_PROBABILITY:
+        status = "at_risk"
+        note = Message("budget_status_at_risk", p=p_over, threshold=AT_RISK_PROBABILITY,
+                       share=e.total_usd / budget_usd)
+    elif status != "within" and p_over <= 0.5 and math.isfinite(e.total_usd):
         note = Message("budget_status_disagrees", share=e.total_usd / budget_usd,
                        median_offset=median / e.total_usd - 1)
     exp_status = None

@@ -12,14 +12,13 @@ import pandas as pd
 
 from explorer import catalog
 from explorer.analysis.levers import ACCELERATOR, EXPERIMENTS, MFU, PRICING, REGION, RELIABILITY, _atoms, _compose
-from explorer.catalog import default
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model import COST_DIMENSIONS
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
 
-__all__ = ["uncertainty_ranges", "sensitivity", "Simulation", "simulate", "MAX_DRAWS", "MAX_SEED"]
+__all__ = ["uncertainty_ranges", "sensitivity", "Simulation", "simulate", "mfu_bounds", "MAX_DRAWS", "MAX_SEED"]
 
 _Z = {"lognormal_90": 1.6448536269514722, "lognormal_50": 0.6744897501960817}
 
@@ -67,8 +66,9 @@ def _lognormal(row) -> tuple[float, float]:
     """Mean and standard deviation of log(multiplier) for a sourced interval: centred on the point value.
 
     One central value per quantity: the point estimate's value (the named
-    default or the scenario's) is the median of every draw, so the mean of
-    ``log`` is 0; the interval gives only the spread, ``sigma = ln(high / low)
+    default or the scenario's) is the median of the sourced, unbounded
+    distribution, so the mean of ``log`` is 0 (a draw bounded on one side,
+    such as MFU, has its median where the bounds put it); the interval gives only the spread, ``sigma = ln(high / low)
     / (2 z)``. An interval whose own middle is not the point's value (other
     losses: 0.862-1.322 around 1.16, middle 1.067) is read for its width only.
     For an ``absolute`` interval (the experiments multiplier) the draw is the
@@ -84,41 +84,71 @@ def _p5_p95(row) -> tuple[float, float]:
     return math.exp(mu - z * sigma), math.exp(mu + z * sigma)
 
 
-def _half_width(key: str, atoms: Mapping[str, Mapping[str, float]]) -> float:
-    """Largest |log(multiplier)| a draw of ``key`` may take: the distance to its physical bound [1].
+@functools.cache
+def _mfu_bounds_table() -> Mapping[str, tuple[float, float]]:
+    return {r["id"]: (float(r["low"]), float(r["high"])) for r in catalog.read_csv("mfu_bounds.csv")}
 
-    MFU is bounded above by the highest MFU seen in published runs
-    (``calibrated_mfu_max``, 0.55, against the 16-bit peak; 1.0 for a typed
-    MFU at or above it); the other-losses factor and the experiments
-    multiplier below by 1. The draw is truncated at the same distance on the
-    other side, so it stays symmetric in log space around the point value and
-    the median of the total stays on the point estimate (a one-sided bound
-    would move it up: +2.6% on the default scenario). Infinite for the other
-    inputs.
+
+def mfu_bounds(gpu: str) -> tuple[float, float]:
+    """Physical bounds of a drawn MFU on accelerator ``gpu``, by its generation [1] (against the 16-bit peak).
+
+    The bounds of the accelerator's MFU default (``mfu_default`` in
+    ``accelerators.csv``; ``mfu_dense`` when blank) in ``mfu_bounds.csv``:
+    [0.15, 0.55] for A100/H100-class runs (the lowest and highest published
+    runs), [0.15, 0.48] for V100 (its best single-GPU figure, NVIDIA ADLR).
+
+    >>> mfu_bounds("h100-sxm"), mfu_bounds("v100")
+    ((0.15, 0.55), (0.15, 0.48))
+    """
+    name = catalog.accelerator(gpu).mfu_default or "mfu_dense"
+    table = _mfu_bounds_table()
+    return table.get(name, table["mfu_dense"])
+
+
+def _point_mfu(atoms: Mapping[str, Mapping[str, float]]) -> float:
+    """The MFU the point scenario uses (a typed one, else the accelerator's) [1]."""
+    override = float(np.asarray(atoms[MFU]["override"]).flat[0]) > 0
+    return float(np.asarray(atoms[MFU]["mfu"] if override else atoms[ACCELERATOR]["mfu_base"]).flat[0])
+
+
+def _log_bounds(key: str, scenario: Scenario, atoms: Mapping[str, Mapping[str, float]]) -> tuple[float, float]:
+    """Bounds ``(a, b)`` of log(multiplier) a draw of ``key`` may take [1].
+
+    MFU: the generation's physical bounds (:func:`mfu_bounds`) over the point
+    MFU, asymmetric: the sourced lognormal is conditioned on them, not
+    re-centred, so the median draw falls where the bounded distribution puts
+    it (below the point value for A100/H100-class runs: the low-MFU tail is
+    kept). A typed MFU above the upper bound is bounded by 1 instead, one
+    below the lower bound by nothing. The other-losses factor and the
+    experiments multiplier: truncated at 1 below and at the same log-distance
+    above. ``(-inf, inf)`` for the other inputs.
     """
     if key == "mfu":
-        override = float(np.asarray(atoms[MFU]["override"]).flat[0]) > 0
-        m0 = float(np.asarray(atoms[MFU]["mfu"] if override else atoms[ACCELERATOR]["mfu_base"]).flat[0])
-        ceiling = default("calibrated_mfu_max")
-        return math.log((ceiling if m0 < ceiling else 1.0) / m0) if 0 < m0 < 1 else 0.0
+        m0 = _point_mfu(atoms)
+        if not 0 < m0 < 1:
+            return 0.0, 0.0
+        lo, hi = mfu_bounds(scenario.gpu)
+        return (math.log(lo / m0) if m0 > lo else -math.inf), math.log((hi if m0 < hi else 1.0) / m0)
     if key == "other_losses":
-        return math.log(max(float(np.asarray(atoms[RELIABILITY]["other"]).flat[0]), 1.0))
+        w = math.log(max(float(np.asarray(atoms[RELIABILITY]["other"]).flat[0]), 1.0))
+        return -w, w
     if key == "experiments":
-        return math.log(max(float(np.asarray(atoms[EXPERIMENTS]["mult"]).flat[0]), 1.0))
-    return math.inf
+        w = math.log(max(float(np.asarray(atoms[EXPERIMENTS]["mult"]).flat[0]), 1.0))
+        return -w, w
+    return -math.inf, math.inf
 
 
-def _truncated_normal(rng: np.random.Generator, n: int, k: float) -> np.ndarray:
-    """``n`` standard normal draws truncated to ``[-k, k]`` (redrawn until inside) [1]."""
+def _truncated_normal(rng: np.random.Generator, n: int, a: float, b: float) -> np.ndarray:
+    """``n`` standard normal draws conditioned on ``[a, b]`` (redrawn until inside) [1]."""
     z = rng.standard_normal(n)
-    if not math.isfinite(k):
+    if not (math.isfinite(a) or math.isfinite(b)):
         return z
-    if k <= 0.0:
-        return np.zeros(n)
-    bad = np.flatnonzero(np.abs(z) > k)
+    if b <= a:
+        return np.full(n, min(max(0.0, a), b))
+    bad = np.flatnonzero((z < a) | (z > b))
     while bad.size:
         z[bad] = rng.standard_normal(bad.size)
-        bad = bad[np.abs(z[bad]) > k]
+        bad = bad[(z[bad] < a) | (z[bad] > b)]
     return z
 
 
@@ -139,13 +169,10 @@ def _apply(atoms: dict, key: str, value, scale: str) -> None:
     elif key == "electricity":
         atoms[REGION]["electricity"] = atoms[REGION]["electricity"] * value
     elif key == "mfu":
+        # the draw is already within the generation's bounds (_log_bounds, simulate)
         acc, m = atoms[ACCELERATOR], atoms[MFU]
-        # bounded by the highest MFU seen in published runs (calibrated_mfu_max, against the 16-bit peak),
-        # or the scenario's own higher value: draws above it are censored at it (the median is unchanged)
-        ceiling = default("calibrated_mfu_max")
-        base = acc["mfu_base"]
-        acc["mfu_base"] = np.minimum(base * value, np.maximum(ceiling, base))
-        m["mfu"] = np.minimum(m["mfu"] * value, np.maximum(ceiling, m["mfu"]))
+        acc["mfu_base"] = acc["mfu_base"] * value
+        m["mfu"] = m["mfu"] * value
     elif key == "other_losses":
         atoms[RELIABILITY]["other"] = np.maximum(atoms[RELIABILITY]["other"] * value, 1.0)
     elif key == "failure_rate":
@@ -196,8 +223,8 @@ def sensitivity(scenario: Scenario, ranges: pd.DataFrame | None = None) -> pd.Da
     for i, key in enumerate(keys):
         row = df.loc[key]
         lo, hi = _p5_p95(row)
-        bound = _half_width(key, base)
-        lo, hi = max(lo, math.exp(-bound)), min(hi, math.exp(bound))
+        a, b = _log_bounds(key, scenario, base)
+        lo, hi = max(lo, math.exp(a)), min(hi, math.exp(b))
         ends.append((lo, hi))
         for j, value in ((1 + 2 * i, lo), (2 + 2 * i, hi)):
             one = {lv: {q: v[j:j + 1] for q, v in g.items()} for lv, g in atoms.items()}
@@ -288,7 +315,16 @@ def simulate(scenario: Scenario, n: int = 10_000, seed: int | None = 0,
     other losses, failure rate, spot preemption, experiments multiplier) is
     drawn independently from a lognormal fitted to its sourced interval,
     Epoch AI's manner of treating cost inputs (Cottier et al. 2024, arXiv
-    2405.21015); relative inputs multiply the scenario's resolved value. All
+    2405.21015); relative inputs multiply the scenario's resolved value.
+    MFU is drawn from its sourced lognormal (median the point MFU, quartiles
+    0.30/0.38 and 0.50/0.38 of it) conditioned on the physical bounds of the
+    accelerator's generation (:func:`mfu_bounds`: [0.15, 0.55] for H100,
+    [0.15, 0.48] for V100). The bounds are not symmetric around the point, and
+    nothing re-centres the draws: on H100 at 0.38, 59.5% of the MFU draws are
+    below the point (hand calculation: (Phi(0) - Phi(a)) / (Phi(b) - Phi(a))
+    with a = ln(0.15/0.38)/sigma, b = ln(0.55/0.38)/sigma), so the median total
+    is above the point estimate (+2.8% on the default scenario, 50,000 draws); the median is
+    reported as it falls. All
     draws go through one vectorized :func:`~explorer.model.compute` call.
     With every interval collapsed (low = high = 1) each draw equals the
     point estimate.
@@ -331,8 +367,9 @@ def simulate(scenario: Scenario, n: int = 10_000, seed: int | None = 0,
             continue
         row = df.loc[key]
         mu, sigma = _lognormal(row)
-        k = _half_width(key, base) / sigma if sigma > 0 else math.inf
-        value = np.exp(mu + sigma * _truncated_normal(rng, n, k))
+        a, b = _log_bounds(key, scenario, base)
+        value = (np.exp(mu + sigma * _truncated_normal(rng, n, a / sigma, b / sigma)) if sigma > 0
+                 else np.full(n, math.exp(mu)))
         draws[key] = value
         _apply(atoms, key, value, row["scale"])
     out = compute(**_compose(atoms))

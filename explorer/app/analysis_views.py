@@ -32,6 +32,7 @@ from matplotlib.figure import Figure
 from explorer import catalog
 from explorer.analysis import (Simulation, attribute, budget_status, compare, sensitivity,
                                simulate)
+from explorer.analysis.budget import AT_RISK_PROBABILITY
 from explorer.app import export
 from explorer.app.views import translate
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, TEXT_STYLE, shared
@@ -335,8 +336,8 @@ def _share(p: float) -> str:
 
 
 #: A budget the point estimate is within, but with at least this probability of being exceeded, is shown
-#: "within budget, at risk" (amber, not green). Our threshold: one chance in five.
-AT_RISK = 0.2
+#: "within budget, at risk" (amber, not green): the one constant of explorer.analysis.budget.
+AT_RISK = AT_RISK_PROBABILITY
 
 
 def budget_html(status, simulation: Simulation | None, currency: str, fx: float, language: str = "en") -> str:
@@ -352,7 +353,7 @@ def budget_html(status, simulation: Simulation | None, currency: str, fx: float,
     if status is None:
         return f'<div class="explorer-note">{html.escape(label("budget_none", language))}</div>'
     key, css = f"budget_status_{status.status}", status.status
-    if status.status == "within" and simulation is not None and status.probability_over >= AT_RISK:
+    if status.status == "at_risk":  # budget_status: within, but P(over) >= AT_RISK_PROBABILITY
         key, css = "budget_status_within_risk", "over"  # not a green "within" beside a real chance of going over
     ratio = label("budget_ratio", language).format(ratio=status.ratio, total=money(status.total_usd * fx, currency),
                                                    budget=money(status.budget_usd * fx, currency))
@@ -361,7 +362,9 @@ def budget_html(status, simulation: Simulation | None, currency: str, fx: float,
     if simulation is not None:
         text = label("budget_probability", language).format(p=_share(status.probability_over), n=simulation.n)
         lines.append(f"<div>{html.escape(text)}</div>")
-        if getattr(status, "note", ""):  # status and P(over) on different sides of one half: say why
+        if status.status == "at_risk" and isinstance(status.note, Message):
+            lines.append(f'<div class="explorer-note">{html.escape(status.note.render(language))}</div>')
+        elif getattr(status, "note", ""):  # status and P(over) disagree: say why
             why = label("budget_disagree", language).format(
                 median=f"{status.median_usd / status.total_usd - 1:+.1%}" if status.total_usd else "?")
             lines.append(f'<div class="explorer-note">{html.escape(why)}</div>')

@@ -53,7 +53,7 @@ DEFAULT = (("pricing", ("on_demand", "spot", "owned")), ("precision", ("bf16", "
            ("region", ("cn-ningxia", "us-avg")))
 _VALUES_LAYOUT = shared(w.Layout, width="auto", flex="1 1 180px", max_width="100%")
 _LEVER_LAYOUT = shared(w.Layout, width="auto", flex="0 1 190px")
-_ROW_LAYOUT = shared(w.Layout, flex_flow="row wrap", align_items="flex-start", gap="4px 8px", width="100%")
+_ROW_LAYOUT = shared(w.Layout, flex_flow="row wrap", align_items="flex-start", grid_gap="4px 8px", width="100%")
 
 
 def lever_values(lever: str) -> tuple[str, ...]:

@@ -95,8 +95,13 @@ class Estimate:
         ``utilization``, ``financing_rate``, ``hosting_usd_per_gpu_hour``,
         ``usd_per_gpu_hour`` (capital, hardware, hosting and electricity per
         used GPU-hour) and ``breakeven_months``: for each cloud price basis,
-        the months of use after which owning costs less than renting (inf:
-        never) [months].
+        the months of use after which owning costs less than renting, the
+        savings discounted at ``financing_rate`` (the discounted payback
+        period, :func:`explorer.model.formulas.breakeven_months`; inf: never)
+        [months]; ``life_months``, the hardware's life under the amortization
+        rule (12 x ``years`` straight line; 12 / 0.322 = 37.3 under Epoch's
+        rule) [months], and ``breakeven_within_life`` (per basis: the
+        break-even comes before the hardware is written off).
     warnings : tuple of explorer.messages.Message
         What the user should know about this result: each a ``str`` (its English
         text) with an ``id`` and ``params``; ``w.render("zh")`` gives it in Chinese.
@@ -304,8 +309,13 @@ def _owned_summary(scenario: Scenario, r, v: Mapping[str, float], gpus: int) -> 
     for basis in CLOUD_BASES:
         rent = prices.quote(acc.id, basis).usd_per_gpu_hour
         breakeven[basis] = float(F.breakeven_months(t["capital_usd_per_gpu"], rent * used,
-                                                    hosting_life * HOURS_PER_MONTH + energy_per_hour * used))
+                                                    hosting_life * HOURS_PER_MONTH + energy_per_hour * used,
+                                                    t["financing_rate"]))
+    # the amortization rule's life: straight line over its years, Epoch's rule writes the value off at 0.322 a year
+    life_months = 12.0 / F.EPOCH_AMORTIZATION_PER_YEAR if t["amortization"] == "epoch" else 12.0 * t["years"]
     return dict(purchase_usd=t["purchase_usd"], capital_usd_per_gpu=t["capital_usd_per_gpu"],
+                life_months=float(life_months),
+                breakeven_within_life={b: bool(m <= life_months) for b, m in breakeven.items()},
                 capex_usd=t["capital_usd_per_gpu"] * gpus, amortization=t["amortization"], years=t["years"],
                 utilization=t["utilization"], financing_rate=t["financing_rate"],
                 hosting_usd_per_gpu_hour=hosting_life,

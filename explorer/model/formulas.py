@@ -568,19 +568,35 @@ def hosting_usd_per_gpu_hour(colocation_usd_per_kw_month, power_w, server_power_
     return np.asarray(colocation_usd_per_kw_month, float) * kw / (HOURS_PER_YEAR / 12.0)
 
 
-def breakeven_months(capital_usd, rent_usd_per_month, running_usd_per_month):
+def breakeven_months(capital_usd, rent_usd_per_month, running_usd_per_month, financing_rate=0.0):
     """Months of use after which owning costs less than renting [months]; inf when renting is never dearer.
 
     Owning costs the capital up front plus running costs (hosting, energy) a
-    month; renting costs the rent a month. They are equal after
-    ``capital / (rent - running)`` months.
+    month; renting costs the rent a month. Without financing they are equal
+    after ``capital / (rent - running)`` months. With a cost of capital ``r``
+    a year (``financing_rate`` [1/year]), the month's saving is discounted at
+    ``i = (1 + r)^(1/12) - 1`` a month and the break-even is the discounted
+    payback period, where the present value of the savings equals the capital:
+    ``n = -ln(1 - capital * i / margin) / ln(1 + i)``; inf when the interest
+    on the capital alone (``capital * i``) eats the whole monthly margin.
 
     Examples
     --------
     >>> float(breakeven_months(1200.0, 150.0, 50.0))
     12.0
+    >>> round(float(breakeven_months(1200.0, 150.0, 50.0, 0.08)), 3)
+    12.529
+
+    References
+    ----------
+    Brealey, Myers and Allen, *Principles of Corporate Finance*: the discounted payback period.
     """
     capital = np.asarray(capital_usd, float)
     margin = np.asarray(rent_usd_per_month, float) - np.asarray(running_usd_per_month, float)
+    i = np.power(1.0 + np.asarray(financing_rate, float), 1.0 / 12.0) - 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(margin > 0, capital / margin, np.inf)
+        share = capital * i / np.where(margin > 0, margin, 1.0)
+        financed = -np.log1p(-np.minimum(share, 1.0)) / np.log1p(np.where(i > 0, i, 1.0))
+        plain = capital / margin
+        months = np.where(i > 0, np.where(share < 1.0, financed, np.inf), plain)
+        return np.where(margin > 0, months, np.inf)

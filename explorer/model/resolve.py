@@ -167,7 +167,8 @@ def _memory(s: Scenario, shape, used: list[Assumption]) -> tuple[dict, float]:
     used.append(Assumption(f"bytes per weight ({s.precision})", prec.weight_bytes, "bytes", prec.source))
     act_bytes = _activation_bytes(s.precision)
     if prec.activation_bytes is None:
-        used.append(Assumption(f"activation bytes ({s.precision}: none sourced, 16-bit kept)", act_bytes, "bytes",
+        kept = _WIDER_ACTIVATIONS.get(s.precision, "16-bit").upper().replace("16-BIT", "16-bit")
+        used.append(Assumption(f"activation bytes ({s.precision}: none sourced, {kept} kept)", act_bytes, "bytes",
                                prec.source))
     L, d, seq = shape
     heads = max(1.0, d / _pick(None, "head_dim", used))
@@ -453,6 +454,10 @@ def resolve(s: Scenario) -> Resolved:
     factors = _mfu_factors(s, acc)
     if s.mfu is None:
         mfu, mfu_used = _default_mfu(s, factors)
+        if s.precision == "fp4" and factors["mfu_precision_factor"] < 1.0:
+            # fp4_speedup is "up to ~1.6x" in its source: an upper bound used as the point value
+            warnings.append(Message("fp4_speedup_upper_bound", speedup=min(default("fp4_speedup"),
+                                                                           factors["peak_ratio"])))
     else:
         mfu, mfu_used = resolve_mfu(s)
     used += mfu_used
@@ -577,10 +582,21 @@ def _plain_owned(gpu: str, precision: str) -> Scenario:
     return Scenario(gpu=gpu, precision=precision, pricing="owned")
 
 
+#: The next wider training format whose sourced activation storage a narrower format without one keeps: an FP4
+#: recipe caches at most what the FP8 recipe caches (it quantizes the same GEMM inputs, to fewer bits), so FP4
+#: memory is never above FP8's. Others fall back to the 16-bit value.
+_WIDER_ACTIVATIONS = {"fp4": "fp8"}
+
+
 def _activation_bytes(precision: str) -> float:
-    """Bytes per activation value at ``precision``: its own, else the 16-bit value (none sourced) [bytes]."""
-    act = catalog.precisions()[precision].activation_bytes
-    return act if act is not None else catalog.precisions()["bf16"].activation_bytes
+    """Bytes per activation value at ``precision``: its own, else the next wider format's (FP4: FP8's), else the
+    16-bit value (none sourced) [bytes]."""
+    table = catalog.precisions()
+    act = table[precision].activation_bytes
+    wider = _WIDER_ACTIVATIONS.get(precision)
+    if act is None and wider is not None and wider in table:
+        act = table[wider].activation_bytes
+    return act if act is not None else table["bf16"].activation_bytes
 
 
 def _in_rate(terms: dict, electricity_usd_per_kwh: float) -> dict:

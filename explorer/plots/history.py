@@ -25,6 +25,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.text import Annotation, Text
+from matplotlib.transforms import IdentityTransform
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MultipleLocator
 
 from explorer import history
@@ -409,11 +411,14 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     # scenario marker (hidden until set)
     (marker,) = ax.plot([], [], ls="none", marker="*", ms=22, mfc=SCENARIO_COLOR, mec="black", mew=1.0,
                         zorder=8)
-    ann = ax.annotate("", (fit.year.max(), 1e6), xytext=(130, -70), textcoords="offset points",
-                      arrowprops=dict(arrowstyle="-", color=SCENARIO_COLOR, lw=1.2, shrinkB=9),
-                      fontsize=11, fontweight="bold", color=SCENARIO_COLOR, zorder=9, va="top",
-                      bbox=dict(boxstyle="round,pad=0.3", fc="white", ec=SCENARIO_COLOR, alpha=0.95),
-                      annotation_clip=False, **text_kw)
+    ann = _LabelInsideAxes("", (fit.year.max(), 1e6), xytext=(130, -70), textcoords="offset points",
+                           arrowprops=dict(arrowstyle="-", color=SCENARIO_COLOR, lw=1.2, shrinkB=9),
+                           fontsize=11, fontweight="bold", color=SCENARIO_COLOR, zorder=9, va="top",
+                           bbox=dict(boxstyle="round,pad=0.3", fc="white", ec=SCENARIO_COLOR, alpha=0.95),
+                           annotation_clip=False, **text_kw)
+    ann.set_transform(IdentityTransform())  # as Axes.annotate does (and no clipping to the axes)
+    ax.add_artist(ann)
+    ann.set_clip_path(None)
     ann.set_visible(False)
     ann.set_in_layout(False)
 
@@ -452,8 +457,10 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
         Line2D([], [], ls="none", marker="D", color="black", ms=7, label=lab["crossing"]),
         Line2D([], [], ls="none", marker="*", ms=16, mfc=SCENARIO_COLOR, mec="black", label=lab["scenario"]),
     ]
-    ax.legend(handles=handles, loc="upper left", fontsize=10, framealpha=0.95,
-              prop={"family": text_kw["fontfamily"], "size": 10} if text_kw else None)
+    legend = ax.legend(handles=handles, loc="upper left", fontsize=10, framealpha=0.95,
+                       prop={"family": text_kw["fontfamily"], "size": 10} if text_kw else None)
+    legend.legend_handles[-1].set_visible(False)  # the star's entry: shown with the star (set_scenario_marker)
+    legend.get_texts()[-1].set_visible(False)
 
     # one label per labelled run (see _labelled_runs): estimates of the same model and date are joined by a thin line
     lx, ly, names = [], [], []
@@ -584,12 +591,55 @@ def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label:
         x0, x1 = ax.get_xlim()
         if t < x0 or t > x1:
             ax.set_xlim(min(x0, t - 0.5), max(x1, t + 0.5))
-        # keep the text box inside the axes: put it left of the marker near the right edge
-        right = t > x0 + 0.8 * (x1 - x0)
-        h.scenario_label.set_position((-130, -70) if right else (130, -70))
+        # beside the star, on the side with more room, then moved inside the axes (text measured)
+        right = t > x0 + 0.5 * (x1 - x0)
+        h.scenario_label.offset = (-130, -70) if right else (130, -70)  # moved inside the axes when drawn
+        h.scenario_label.xyann = h.scenario_label.offset
         h.scenario_label.set_horizontalalignment("right" if right else "left")
+    shown = cost_usd is not None
+    legend = h.ax.get_legend()
+    if legend is not None:  # the legend's last entry is the star: listed only when it is drawn
+        legend.legend_handles[-1].set_visible(shown)
+        legend.get_texts()[-1].set_visible(shown)
     if draw:
         fig.canvas.draw_idle()
+
+
+class _LabelInsideAxes(Annotation):
+    """The "your run" label: drawn beside its star, moved at each draw so that its text lies inside the axes.
+
+    Placed at draw time, with the renderer and the laid-out axes of that draw, so a label inside at one screen
+    width is inside at every width, pixel ratio and in every file (issue 27: it was clipped at the right edge).
+    ``offset`` [pt] is where it goes before the move; the move is rounded up to whole ``step_pt`` [pt], so the
+    pixel or two by which text metrics differ between pixel ratios does not move it.
+    """
+
+    pad_pt = 3.0
+    step_pt = 6.0
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.offset = self.xyann
+
+    def draw(self, renderer):  # noqa: D102
+        if self.get_visible() and self.axes is not None:
+            self.xyann = self.offset
+            self.update_positions(renderer)
+            points = 72.0 / self.figure.dpi  # [pt/px]
+            box, axes = Text.get_window_extent(self, renderer), self.axes.get_window_extent(renderer)
+            dx = self._shift((box.x0 - axes.x0) * points, (axes.x1 - box.x1) * points)
+            dy = self._shift((box.y0 - axes.y0) * points, (axes.y1 - box.y1) * points)
+            if dx or dy:
+                self.xyann = (self.offset[0] + dx, self.offset[1] + dy)
+        super().draw(renderer)
+
+    def _shift(self, low_room: float, high_room: float) -> float:
+        """The move [pt] that leaves ``pad_pt`` of room on both sides (low side first), in whole steps."""
+        if high_room < self.pad_pt:
+            return -math.ceil((self.pad_pt - high_room) / self.step_pt) * self.step_pt
+        if low_room < self.pad_pt:
+            return math.ceil((self.pad_pt - low_room) / self.step_pt) * self.step_pt
+        return 0.0
 
 
 def enable_marker_blitting(fig: Figure) -> None:
@@ -603,8 +653,8 @@ def enable_marker_blitting(fig: Figure) -> None:
     # The key must change with everything the background shows: a new non-animated artist that changes
     # between renders must be animated (add it to the blitter's artists) or change this key, else a cached
     # background without it comes back.
-    def key():
-        return h.content_key, h.currency, h.fx, h.ax.get_xlim(), h.ax.get_ylim()
+    def key():  # the legend lists the star only while it is shown
+        return h.content_key, h.currency, h.fx, h.ax.get_xlim(), h.ax.get_ylim(), h.scenario_marker.get_visible()
 
     # backgrounds outlive a rebuild (a language switched back) in the figure's own cache: four (two
     # languages x two currencies) at the app's 858 x 515 px are 7 MB (28 MB at a pixel ratio of 2)

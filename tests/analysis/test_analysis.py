@@ -273,7 +273,9 @@ def test_recipe_verdicts_by_hand_fp8():
     assert df.loc["data_cleaning", "verdict"] == "cannot be checked"
     # the move west is judged on the electricity price: us-avg $0.0806 -> us-washington $0.0635 per kWh
     assert df.loc["region_west", "saving"] == pytest.approx(1 - 0.0635 / 0.0806, rel=1e-9)
-    assert df.loc["region_west", "verdict"] == "smaller than claimed"
+    # revised (issue 25 item 5): the claim is about western China; a move within the US does not test it, so the
+    # saving is shown and the claim is "not applied" (it was "smaller than claimed", a second verdict for b_west_40)
+    assert df.loc["region_west", "verdict"] == "not applied" and df.loc["region_west", "fact_check"] == ""
     assert set(df["verdict"]) <= {"as claimed", "consistent with the claim", "smaller than claimed",
                                   "larger than claimed", "not applied", "cannot be checked"}
 

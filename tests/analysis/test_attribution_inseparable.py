@@ -20,7 +20,7 @@ from explorer import Scenario, attribute, estimate
 from explorer.errors import ScenarioError
 from explorer.presets import presets
 from conftest import run_cli
-from strategies import scenarios
+from strategies import examples, scenarios
 
 
 def _llama_pair():
@@ -86,7 +86,7 @@ def pairs(draw):
     return a, b
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=list(HealthCheck))
 @given(pairs())
 def test_random_valid_pairs_give_finite_parts_that_sum_to_the_change(pair):
     a, b = pair

@@ -80,8 +80,10 @@ def test_lora_is_compared_with_full_pretraining(checked):
 def test_continual_pretraining_agrees_in_both(checked):
     df = recipe_verdicts(Scenario(gpus=512))
     assert df.loc["continual_pretrain", "saving"] == pytest.approx(0.75)  # 500B of 2T tokens
-    assert df.loc["continual_pretrain", "verdict"] == C.SMALLER
-    assert df.loc["continual_pretrain", "fact_check"] == checked.loc["b_continual_90", "verdict"] == C.FAILS
+    # revised (issue 25 item 5): 75% is inside the sourced range 75.0% (Code Llama) - 97.6% (Meditron-70B), which
+    # reaches the claimed 90%+: consistent with the claim, "holds only under stated conditions" in both
+    assert df.loc["continual_pretrain", "verdict"] == C.CONSISTENT
+    assert df.loc["continual_pretrain", "fact_check"] == checked.loc["b_continual_90", "verdict"] == C.CONDITIONAL
 
 
 def test_one_table_of_claimed_ranges_and_one_mapping():

@@ -14,11 +14,14 @@ def _scenarios():
 
 
 @pytest.mark.parametrize("name", list(_scenarios()))
-def test_simulated_median_is_the_point_estimate(name):
+def test_simulated_median_is_near_the_point_estimate(name):
+    # revised (issue 25 item 6): MFU is drawn within its generation's bounds and not re-centred, so the median
+    # is where the evidence puts it, no longer the point by construction: +2.8% on the default scenario, up to +9.4%
+    # for presets calibrated near the 0.55 cap (llama31_405b), -4.4% for GPT-3 on V100 (bounds 0.15-0.48 around 0.236)
     from explorer import simulate
     s = _scenarios()[name]
     sim = simulate(s, n=20_000, seed=0)
-    assert sim.percentiles.loc["P50", "total_usd"] / estimate(s).total_usd == pytest.approx(1.0, abs=0.02)
+    assert sim.percentiles.loc["P50", "total_usd"] / estimate(s).total_usd == pytest.approx(1.0, abs=0.12)
 
 
 def test_no_mfu_draw_above_the_ceiling():
@@ -44,10 +47,11 @@ def test_budget_at_the_estimate_is_a_coin_toss_and_says_so():
     from explorer import budget_status
     s = Scenario(gpus=512)
     b = budget_status(s, estimate(s).total_usd)
-    assert b.status == "within"
-    assert b.probability_over == pytest.approx(0.5, abs=0.03)
-    assert b.median_usd == pytest.approx(b.total_usd, rel=0.02)
-    assert (b.probability_over > 0.5) == bool(b.note)
+    # revised (issue 25 item 6): at the point estimate P(over) is no longer 0.5 by construction (the low-MFU tail
+    # is kept), and at P(over) >= 0.2 the status is "at_risk" with its note
+    assert b.status == "at_risk" and b.note
+    assert 0.5 < b.probability_over < 0.7
+    assert b.median_usd == pytest.approx(b.total_usd, rel=0.08)
 
 
 def test_budget_rule_applies_per_experiment_with_the_project_total_beside():

@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 
 from explorer.app import ExplorerApp
+from explorer.app.explorer_app import _TAB_KEYS
 
 PREFIX = "data:image/png;base64,"
 
@@ -35,13 +36,19 @@ def test_share_link_redraws_keep_the_data_url_prefix(query):
         assert img.getextrema()[0][0] < 200  # something dark is drawn (text, bars)
 
 
-def test_every_chart_drawn_before_a_page_connects_is_a_data_url():
-    app = ExplorerApp(query_string="lang=zh")
+def test_every_chart_drawn_before_a_page_connects_is_a_data_url(make_app):
+    """The chart on screen is drawn at once, the others when their tab opens; each image is a loadable PNG."""
+    app = make_app(query_string="lang=zh")
     app.controls["params"].value = 7e9  # a control change before any page connected
-    for fig in (app.breakdown.figure, app.waterfall.figure, app.history_fig):
-        url = fig.canvas._data_url
-        if url is not None:
-            _image(url)
+    charts = {"breakdown": app.breakdown.figure, "waterfall": app.waterfall.figure, "history": app.history_fig}
+    drawn = {name for name, fig in charts.items() if fig.canvas._data_url is not None}
+    assert drawn == {"breakdown"}  # the first tab's chart; hidden tabs cost their kernel nothing yet
+    for name, fig in charts.items():
+        app.tabs.selected_index = _TAB_KEYS.index(name)
+        fig = app.history_fig if name == "history" else fig  # the History figure follows the language
+        img = _image(fig.canvas._data_url)
+        assert img.size == tuple(int(v) for v in fig.bbox.size), (name, img.size, fig.bbox.size)
+        assert img.getextrema()[0][0] < 200, name  # something dark is drawn (text, bars)
 
 
 def test_images_go_as_png_and_after_the_page_initialized_not_into_the_state():

@@ -13,6 +13,7 @@ from explorer.app import ExplorerApp
 from explorer.app.export import breakdown_csv
 from explorer.app.query import query_from_scenario, scenario_fields_from_query
 from explorer.presets import presets
+from strategies import examples
 
 
 def _read_back(scenario: Scenario) -> Scenario:
@@ -20,7 +21,7 @@ def _read_back(scenario: Scenario) -> Scenario:
     return Scenario.from_dict({**Scenario().to_dict(), **fields})
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     params=st.floats(1e6, 1e14),
     tokens=st.floats(1e6, 1e15),

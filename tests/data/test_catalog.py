@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
+import pathlib
 from importlib import resources
 
 import pytest
@@ -79,3 +81,25 @@ def test_h20_specs_from_nvidia_figures_and_no_price():
     h100 = estimate(Scenario(gpu="h100-sxm", gpus=512, mfu=0.38))
     assert estimate(Scenario(gpu="h20", gpus=512, mfu=0.38)).ideal_gpu_hours / h100.ideal_gpu_hours == \
         pytest.approx(989.5 / 148)
+
+
+def _quoted_in_code(column: str) -> bool:
+    code = _package_code()
+    return f'"{column}"' in code or f"'{column}'" in code
+
+
+@functools.cache
+def _package_code() -> str:
+    root = pathlib.Path(catalog.__file__).parent
+    return "\n".join(p.read_text(encoding="utf-8") for p in root.rglob("*.py"))
+
+
+@pytest.mark.parametrize("name", CATALOGS)
+def test_every_column_is_read_by_code_or_marked_documentary(name):
+    """A column nobody reads is either documentation for the reader (marked so in SCHEMAS) or dead weight."""
+    header = next(csv.reader(io.StringIO(_text(name))))
+    schema = catalog.SCHEMAS[name]
+    documentary = set(schema.get("documentary", ()))
+    unread = [c for c in header if c not in documentary and not _quoted_in_code(c)]
+    assert not unread, f"{name}: columns no code reads; mark them documentary in explorer.tables.SCHEMAS: {unread}"
+    assert documentary <= set(header)

@@ -22,7 +22,7 @@ ALLOWED = {
     # models, datasets, organisations, people
     "AI", "Index", "Epoch", "Transformer", "BERT-Large", "RoBERTa", "Large", "GPT-3", "GPT-4", "davinci", "Gemini",
     "Ultra", "Grok-3", "Llama", "LLaMA-MoE", "LLaMA-65B", "Code", "DeepSeek-V3", "Qwen3-235B-A22B", "MPT-7B",
-    "OPT-175B", "BLOOM-176B", "Chinchilla", "FineWeb", "Patterson", "Brown", "Zhu",
+    "OPT-175B", "BLOOM-176B", "Chinchilla", "FineWeb", "Patterson", "Brown", "Zhu", "Meditron-70B", "Meditron", "Meta",
 }
 LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*")
 

@@ -15,6 +15,8 @@ import matplotlib
 matplotlib.use("Agg")
 
 from explorer import history  # noqa: E402
+from explorer.errors import ScenarioError  # noqa: E402
+from strategies import examples  # noqa: E402
 
 
 # -- data -------------------------------------------------------------------
@@ -53,7 +55,7 @@ def test_decimal_year_and_deflator():
     # Epoch's 2024-12 USD re-run of GPT-4 (cloud) vs the AI Index 2024 value:
     # only inflation differs, so the deflator must reproduce the ratio.
     assert 78_352_034 * history.deflator("2023-12") == pytest.approx(78_562_017, rel=2e-4)
-    with pytest.raises(ValueError):
+    with pytest.raises(ScenarioError, match=r"dollar_year: '1999-01' is not allowed"):
         history.deflator("1999-01")
 
 
@@ -89,7 +91,7 @@ def test_synthetic_recovery_of_known_growth():
     assert fit.crossing(1e9).year == pytest.approx(2015 + 4 / math.log10(3), abs=0.3)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     growth=st.floats(1.2, 8.0),
     start_cost=st.floats(1e2, 1e8),
@@ -108,7 +110,7 @@ def test_exact_data_is_fitted_exactly(growth, start_cost, n):
     assert ys == sorted(ys)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(seed=st.integers(0, 10_000), noise=st.floats(0.05, 0.6))
 def test_interval_contains_estimate_and_crossings_ordered(seed, noise):
     rng = np.random.default_rng(seed)
@@ -124,9 +126,9 @@ def test_interval_contains_estimate_and_crossings_ordered(seed, noise):
 
 
 def test_fit_rejects_bad_input():
-    with pytest.raises(ValueError):
+    with pytest.raises(ScenarioError, match=r"points: 2 is not allowed; allowed: at least 3 distinct dates"):
         history.fit_log_linear([2020, 2021], [1e6, 2e6])
-    with pytest.raises(ValueError):
+    with pytest.raises(ScenarioError, match=r"cost_usd: .*allowed: finite costs > 0 USD"):
         history.fit_log_linear([2020, 2021, 2022], [1e6, -1, 2e6])
 
 
@@ -276,7 +278,7 @@ def test_marker_moves_in_place(fig):
     assert len(h.ax.get_children()) == n_children  # nothing added, nothing cleared
     set_scenario_marker(fig, None, 2026.0)
     assert not marker.get_visible() and not label.get_visible()
-    with pytest.raises(ValueError):
+    with pytest.raises(ScenarioError, match=r"cost_usd: -5\.0 is not allowed"):
         set_scenario_marker(fig, -5.0, 2026.0)
 
 
@@ -305,7 +307,7 @@ def test_draw_into_given_figure_and_chinese_labels():
     else:
         assert out.history_handles.language == "zh" and title == label("history_title", "zh")
     out.canvas.draw()
-    with pytest.raises(ValueError):
+    with pytest.raises(ScenarioError, match=r"language: 'fr' is not allowed; allowed: one of en, zh"):
         history_figure(language="fr")
 
 

@@ -86,9 +86,12 @@ SAMPLES: dict[str, dict] = {
     "value_cost_undefined": {},
     "whatif_deadline_unmet": {},
     "budget_status_disagrees": dict(share=0.98, median_offset=0.04),
+    "budget_status_at_risk": dict(share=0.97, p=0.31, threshold=0.2),
     "app_error": dict(kind="ZeroDivisionError", detail="float division by zero"),
     "deadline_unreachable": dict(max_gpus=100_000.0),
     "deadline_too_many_gpus": dict(gpus=250_000.0, max_gpus=100_000.0),
+    "plan_nothing_fits": dict(params=1e6, tokens=2e7),
+    "plan_moe_split": dict(tokens_per_param=20.0),
     "deadline_impossible": dict(gpus=90_000.0, days=1.23),
     "gpus_beyond_known": dict(gpus=200_000.0, max_gpus=100_000.0),
     "goodput_zero": {},
@@ -100,6 +103,7 @@ SAMPLES: dict[str, dict] = {
     "moe_settings_ignored": {},
     "spot_large": dict(gpus=20_000.0),
     "precision_no_speedup": dict(precision="FP8", gpu="A100 80GB", reference="BF16"),
+    "fp4_speedup_upper_bound": dict(speedup=1.6),
     "mfu_outside_range": dict(mfu=0.9, lo=0.15, hi=0.55),
     "moe_active_lower_bound": {},
     "mfu_unmeasured": dict(gpu="Gaudi2", mfu=0.38),
@@ -234,7 +238,8 @@ def _warning_scenarios():
                   Scenario(labelled_examples=1000, usd_per_labelled_example=0.0),
                   Scenario(seq_len=1_000_000, recompute="none", gpus=8),
                   Scenario(params=7e9, tokens=1e12, gpus=None, deadline_days=0.01),
-                  Scenario(params=1e12, tokens=1e9, gpus=None, deadline_days=300)]
+                  Scenario(params=1e12, tokens=1e9, gpus=None, deadline_days=300),
+                  Scenario(gpu="b200", precision="fp4")]
     # an accelerator whose FP8 is no faster than its reference precision (gaudi3 in the catalog)
     scenarios += [Scenario(gpu=a.id, precision="fp8") for a in catalog.accelerators().values()
                   if "fp8" in a.peak_tflops and a.peak_tflops["fp8"] <= a.peak_tflops[reference_precision(a)]]
@@ -251,7 +256,7 @@ def test_every_model_warning_is_a_message_and_fully_chinese():
     assert {"deadline_unreachable", "deadline_too_many_gpus", "gpus_beyond_known", "gpus_set_by_memory",
             "memory_short", "activations_do_not_fit", "goodput_zero", "goodput_low", "mfu_outside_range",
             "team_pay_us_default", "labelled_examples_free", "price_estimated", "precision_no_speedup",
-            "electricity_price_from_peer", "spot_large"} <= set(seen), sorted(seen)
+            "electricity_price_from_peer", "spot_large", "fp4_speedup_upper_bound"} <= set(seen), sorted(seen)
     for w in seen.values():
         zh = w.render("zh")
         assert not latin_words(zh), (w.id, zh, latin_words(zh))

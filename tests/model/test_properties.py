@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from explorer import COST_DIMENSIONS, Scenario, estimate
 from explorer.model import compute
 from explorer.scenario import field_spec
-from strategies import MAX_GPUS, log_uniform, scenarios
+from strategies import MAX_GPUS, examples, log_uniform, scenarios
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 def _numbers(e):
     """Every numeric field of an Estimate, with its name."""
@@ -205,7 +205,7 @@ def compute_rows(draw):
     return row
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(compute_rows(), min_size=1, max_size=25))
 def test_vectorized_compute_equals_scalar_results(rows):
     with np.errstate(all="ignore"):

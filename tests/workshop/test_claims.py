@@ -72,9 +72,13 @@ def test_120_percent_rule_trigger(claims):
     assert claims.loc["a_review_120", "verdict"] == CONDITIONAL
 
 
-def test_forecasts_do_not_hold(claims):
+def test_forecasts_judged_on_every_basis(claims):
+    # revised (issue 25 item 5): on Epoch's hardware-acquisition basis the trend reaches $10B in 2028.2 (90%
+    # 2027.3-2029.5), so "by 2027" (the end of 2027) holds there and not on the amortized or cloud bases: conditional;
+    # $100B is reached in 2030.9 at the earliest: does not hold
+    assert claims.loc["a_forecast_10b", "verdict"] == CONDITIONAL
+    assert claims.loc["a_forecast_100b", "verdict"] == FAILS
     for cid in ("a_forecast_10b", "a_forecast_100b"):
-        assert claims.loc[cid, "verdict"] == FAILS
         assert claims.loc[cid, "number"] > 2027
 
 
@@ -93,12 +97,14 @@ def test_fp8_speedup_is_28_percent_not_30(claims):
 
 
 def test_savings_claims_of_the_second_article(claims):
-    # FP8 alone: 1 - 1/1.28 = 21.9% of compute cost; 40-60% needs more than FP8
-    assert claims.loc["b_savings_40_60", "number"] == pytest.approx(1 - 1 / 1.28, abs=0.005)
-    assert claims.loc["b_savings_40_60", "verdict"] == CONDITIONAL
-    # Code Llama 34B: 500B continual tokens vs 2T from scratch -> 75% saved, not 90%+
+    # revised (issue 25 item 5): the recipe's steps, FP8 (1.28x) then MoE at LLaMA-MoE's 48.5% active share (MFU
+    # x0.77): 1 - (1/1.28) x 0.4945 / 0.77 = 49.8% (0.4945 the model's FLOP share), inside 40-60%: holds, as the recipe
+    assert claims.loc["b_savings_40_60", "number"] == pytest.approx(1 - (1 / 1.28) * 0.4945 / 0.77, abs=0.005)
+    assert claims.loc["b_savings_40_60", "verdict"] == HOLDS
+    # Code Llama 34B: 500B continual tokens vs 2T from scratch -> 75% saved; revised (issue 25 item 5): Meditron-70B's
+    # 48.1B of 2T saves 97.6%, so 90%+ holds under a stated condition (domain adaptation), as in the recipe
     assert claims.loc["b_continual_90", "number"] == pytest.approx(0.75, abs=0.005)
-    assert claims.loc["b_continual_90", "verdict"] == FAILS  # smaller than claimed, as in the recipe
+    assert claims.loc["b_continual_90", "verdict"] == CONDITIONAL
     # LoRA against pre-training the model, as the article compares: (4 + 6 x 1%) N x 1B tokens vs 6 N x 2T tokens
     assert claims.loc["b_lora", "number"] == pytest.approx(1 - 4.06 / 6 * 1e9 / 2e12, abs=1e-4)
     assert claims.loc["b_lora", "verdict"] == HOLDS
@@ -118,9 +124,10 @@ def test_domestic_accelerator_price_per_flop(claims):
     assert claims.loc["b_domestic_20_30", "verdict"] == CONDITIONAL
 
 
-def test_fp8_int4_not_mainstream(claims):
-    assert claims.loc["b_fp8_int4_mainstream", "number"] == pytest.approx(1 / 8)
-    assert claims.loc["b_fp8_int4_mainstream", "verdict"] == FAILS
+def test_fp8_int4_partly_for_fp8(claims):
+    # revised (issue 25 item 5): FP8 in DeepSeek-V3 and Llama 4 (2 of 8 + 1 runs with a stated precision), INT4 in none
+    assert claims.loc["b_fp8_int4_mainstream", "number"] == pytest.approx(2 / 9)
+    assert claims.loc["b_fp8_int4_mainstream", "verdict"] == CONDITIONAL
 
 
 def test_history_claims_are_not_duplicated():

@@ -1,0 +1,135 @@
+"""Packaged CSV tables read once and checked against their schema: the bottom of the package.
+
+Every table in ``explorer/data`` is read through :func:`read_rows`, which checks the header, the column count of
+each row, the types, the sources and duplicate ids (:data:`SCHEMAS`). It imports nothing else of the package, so
+the modules above it (:mod:`explorer.text` for the labels, :mod:`explorer.messages` for the message table,
+:mod:`explorer.catalog` for the typed catalogs) form no import cycle. A table that breaks its schema raises
+:class:`TableError` in plain English (it cannot be worded from a table that may be the broken one);
+:mod:`explorer.catalog` turns it into the package's :class:`~explorer.errors.ScenarioError`.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+from importlib import resources
+from types import MappingProxyType
+from typing import Mapping
+
+__all__ = ["SCHEMAS", "TableError", "check_rows", "read_rows"]
+
+
+#: Schema of every packaged catalog: its id column (unique, non-empty), the
+#: columns that must hold a source, the type of each typed column
+#: (``float``/``int``: blank allowed; ``float!``/``int!``: required), and its
+#: documentary columns: kept for the reader (where a value came from, the local
+#: price before conversion, an alternative figure), read by no code. Columns not
+#: named are free text the code reads. Every read checks the header, the column
+#: count of each row, the types, the sources and duplicate ids.
+SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
+    "accelerators.csv": {
+        "id": "id", "documentary": ("datasheet_sparsity_note",), "source": ("source",),
+        "types": {"year": "int!", "memory_gb": "float!", "mem_bandwidth_tbs": "float", "fp32_tflops": "float",
+                  "tf32_tflops_dense": "float", "bf16_tflops_dense": "float", "fp16_tflops_dense": "float",
+                  "fp8_tflops_dense": "float", "fp4_tflops_dense": "float", "tdp_watts": "float",
+                  "approx_purchase_usd": "float", "system_power_w": "float", "server_power_factor": "float"},
+    },
+    "cloud_prices.csv": {"id": "id", "documentary": ("epoch_hardware_model", "offer"), "source": ("source",),
+                         "types": {"on_demand_usd_per_gpu_hour": "float", "committed_1y_usd_per_gpu_hour": "float",
+                                   "committed_3y_usd_per_gpu_hour": "float"}},
+    "price_index.csv": {"id": "id", "source": ("source",), "types": {"ppi_pcu518210518210": "float!"}},
+    "precisions.csv": {"id": "id", "source": ("source",),
+                       "types": {"weight_bytes": "float!", "activation_bytes": "float"}},
+    "regions.csv": {
+        "id": "id", "source": ("source_carbon",),
+        "documentary": ("price_local", "price_local_unit", "fx_to_usd_used", "carbon_year", "carbon_basis",
+                        "alt_carbon_gco2_per_kwh", "hyperscaler_pue_example"),
+        "types": {"industrial_electricity_usd_per_kwh": "float", "price_year": "int",
+                  "grid_carbon_gco2_per_kwh": "float", "typical_pue": "float"},
+    },
+    "defaults.csv": {"id": "name", "source": ("source",), "types": {"value": "float!"}},
+    "published_runs.csv": {
+        "id": "model", "documentary": ("org", "shape_source", "cost_basis"), "source": ("source",),
+        "types": {"year": "int!", "params_total": "float", "params_active": "float", "tokens": "float",
+                  "train_flop": "float", "n_accelerators": "float", "gpu_hours": "float", "wall_days": "float",
+                  "reported_mfu": "float", "energy_mwh": "float", "n_layers": "int", "d_model": "int",
+                  "seq_len": "int", "tco2eq": "float", "reported_cost_usd": "float"},
+    },
+    "presets.csv": {"id": "id", "source": ("source",), "types": {}},
+    "labels.csv": {"id": "key", "source": (), "types": {}},
+    "messages.csv": {"id": "id", "source": (), "types": {}},
+    "claim_texts.csv": {"id": "id", "source": (), "types": {}},
+    "history.csv": {"id": "id", "source": ("source",), "types": {"cost_usd": "float!"}},
+    "epoch_frontier.csv": {"id": "id", "documentary": ("organization", "training_hardware"), "source": ("source",),
+                           "types": {"training_compute_flop": "float!", "amortized_hardware_energy_cost_usd": "float!",
+                                     "cloud_cost_usd": "float", "hardware_acquisition_cost_usd": "float",
+                                     "parameters": "float", "hardware_quantity": "float"}},
+    "article_claims.csv": {"id": "id", "source": ("source",), "types": {"year": "int", "claimed_usd": "float"}},
+    "uncertainty.csv": {"id": "id", "source": ("source",), "types": {"low": "float!", "high": "float!"}},
+    "recipe_claims.csv": {"id": "id", "source": ("source",), "types": {"low": "float", "high": "float"}},
+    "recipe_steps.csv": {"id": "id", "source": ("source",), "types": {"value": "float!"}},
+    "mfu_bounds.csv": {"id": "id", "source": ("source",), "types": {"low": "float!", "high": "float!"}},
+})
+
+
+class TableError(ValueError):
+    """A packaged table breaks its schema; the message names the file, the line, the value and the rule."""
+
+
+@functools.cache
+def read_rows(name: str) -> tuple[Mapping[str, str], ...]:
+    """Rows of the packaged CSV file ``name`` (in ``explorer/data``) as read-only mappings of strings, checked once.
+
+    Raises
+    ------
+    TableError
+        When the file breaks its schema (:data:`SCHEMAS`).
+    """
+    text = resources.files("explorer").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+    return check_rows(name, text)
+
+
+def check_rows(name: str, text: str) -> tuple[Mapping[str, str], ...]:
+    """Parse CSV ``text`` of table ``name`` and check it against :data:`SCHEMAS`."""
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise TableError(f"{name}: empty file") from None
+    schema = SCHEMAS.get(name, {"id": header[0], "source": (), "types": {}})
+    named = (schema["id"], *schema["source"], *schema["types"], *schema.get("documentary", ()))
+    missing = [c for c in named if c not in header]
+    if missing:
+        raise TableError(f"{name}: header lacks column(s) {', '.join(missing)}")
+    rows, seen = [], set()
+    for line, fields in enumerate(reader, start=2):
+        if not fields:
+            continue
+        if len(fields) != len(header):
+            raise TableError(f"{name} line {line}: {len(fields)} fields, the header has {len(header)} "
+                               "(unquoted comma?)")
+        row = dict(zip(header, fields))
+        key = row[schema["id"]].strip()
+        if not key:
+            raise TableError(f"{name} line {line}: empty {schema['id']}")
+        if key in seen:
+            raise TableError(f"{name} line {line}: duplicate {schema['id']} {key!r}")
+        seen.add(key)
+        for col in schema["source"]:
+            if not row[col].strip():
+                raise TableError(f"{name} line {line} ({key}): column {col} needs a source")
+        for col, kind in schema["types"].items():
+            cell = row[col].strip()
+            if not cell:
+                if kind.endswith("!"):
+                    raise TableError(f"{name} line {line} ({key}): column {col} is required")
+                continue
+            try:
+                value = float(cell)
+            except ValueError:
+                raise TableError(f"{name} line {line} ({key}): column {col} = {cell!r} is not a number") from None
+            if kind.startswith("int") and value != int(value):
+                raise TableError(f"{name} line {line} ({key}): column {col} = {cell!r} is not a whole number")
+        rows.append(MappingProxyType(row))
+    return tuple(rows)
