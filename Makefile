@@ -3,9 +3,10 @@
 #                (make app POOL=30: a preheated kernel for each of 30 viewers arriving at once)
 #   make test  - create .venv, install with the test extra, run the whole test suite
 #   make test-fast - the tests without servers or browsers, a tenth of the hypothesis examples
-#   make hub      - a JupyterHub for the class on http://127.0.0.1:8000 (WORKSHOP_PASSWORD=... make hub)
+#   make hub      - a JupyterHub for the class on http://127.0.0.1:8000 (WORKSHOP_PASSWORD=... make hub;
+#                class password 8+ characters, optional WORKSHOP_ADMIN_PASSWORD 32+; ports 8000, 8081, 8001)
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
-#                (make workshop POOL=15: 15 preheated kernels for lesson 1 in each language)
+#                (sized for CLASS=30 by default: 15 preheated kernels for lesson 1 in each language, cap 60)
 #   make lab   - install the lab extra and open JupyterLab on notebooks/analyst.ipynb (the API tour)
 #   make lint  - ruff and import-linter (rules and layers in pyproject.toml; .ci/run runs it before the tests)
 #   make docs  - install the docs extra and build the API reference into docs/_build/html (warnings fail)
@@ -31,21 +32,32 @@ app: $(STAMP)
 		$(if $(POOL),--pool_size=$(POOL) --VoilaKernelManager.fill_delay=60)
 
 # Lessons and the claims notebook, read-only, as the app is served (hardened Voila, voila.json) but over
-# the notebooks directory, with the kernel cap of voila.json (MAX_KERNELS=60 raises it).
-# POOL=15 preheats 15 kernels for each lesson in FIRST (a class opening lesson 1 at once, half in Chinese);
-# without POOL no kernel is preheated (a pool for each of the 15 notebooks would start dozens).
+# the notebooks directory, sized for a class of CLASS students (30 by default; CLASS=2 to try it on a laptop):
+#   POOL        = ceil(CLASS / 2) preheated kernels for each lesson in FIRST (lesson 1 in English and in Chinese),
+#                 so a class opening lesson 1 at once, in either language, is served from the pool;
+#   MAX_KERNELS = 2 x CLASS kernels held by viewers (a student keeps the last lesson open while opening the
+#                 next; kernels waiting in the pool do not count). Memory: about 0.2 GB per kernel (docs/workshop.md).
+# POOL= or MAX_KERNELS= overrides either; POOL=0 preheats nothing.
 WORKSHOP_PORT ?= 8867
 FIRST ?= lessons/en/01_flops_to_dollars.ipynb lessons/zh/01_flops_to_dollars.ipynb
-MAX_KERNELS ?=
+CLASS ?= 30
+ifneq ($(filter workshop,$(MAKECMDGOALS)),)
+ifeq ($(shell echo '$(CLASS)' | grep -Ex '[1-9][0-9]{0,2}'),)
+$(error CLASS must be the number of students, 1 to 999 (got '$(CLASS)'): make workshop CLASS=30)
+endif
+endif
+WORKSHOP_POOL = $(if $(POOL),$(POOL),$(shell echo $$(( ($(CLASS) + 1) / 2 ))))
+MAX_KERNELS ?= $(shell echo $$(( 2 * $(CLASS) )))
 # a used pool kernel is replaced after FILL_DELAY s: late arrivals find one, and the rush is not slowed by refills
 FILL_DELAY ?= 600
 comma := ,
-WORKSHOP_POOLS = {"default": {"pool_size": 0}$(foreach nb,$(FIRST),$(comma) "$(nb)": {"pool_size": $(POOL)})}
+WORKSHOP_POOLS = {"default": {"pool_size": 0}$(foreach nb,$(FIRST),$(comma) "$(nb)": {"pool_size": $(WORKSHOP_POOL)})}
 workshop: $(STAMP)
 	@echo "Workshop index: http://127.0.0.1:$(WORKSHOP_PORT)/voila/render/lessons/index.ipynb"
+	@echo "Sized for a class of $(CLASS): $(WORKSHOP_POOL) preheated kernels per first lesson, at most $(MAX_KERNELS) viewers' kernels"
 	$(BIN)/python -m explorer.hosting notebooks --Voila.ip=127.0.0.1 --port=$(WORKSHOP_PORT) --no-browser \
-		$(if $(MAX_KERNELS),--ExplorerVoila.max_kernels=$(MAX_KERNELS)) \
-		$(if $(POOL),--preheat_kernel=True --VoilaKernelManager.fill_delay=$(FILL_DELAY) \
+		--ExplorerVoila.max_kernels=$(MAX_KERNELS) \
+		$(if $(filter-out 0,$(WORKSHOP_POOL)),--preheat_kernel=True --VoilaKernelManager.fill_delay=$(FILL_DELAY) \
 			'--VoilaKernelManager.kernel_pools_config=$(WORKSHOP_POOLS)',--preheat_kernel=False)
 
 # Build the lesson notebooks from their text sources, notebooks/lessons/src/*.md (tests/workshop/test_lessons.py checks it)
@@ -62,8 +74,16 @@ $(HUB_STAMP): $(STAMP) pyproject.toml
 $(PROXY): deploy/jupyterhub/package.json
 	npm install --prefix deploy/jupyterhub --no-audit --no-fund --silent
 	touch $(PROXY)
+# The password rule (deploy/jupyterhub/passwords.py, JupyterHub's own): the class password WORKSHOP_PASSWORD has
+# 8 or more characters; the teacher's WORKSHOP_ADMIN_PASSWORD (optional) 32 or more, and differs from it.
+# Checked before anything is installed or started: a wrong one stops `make hub` with one line.
+ifneq ($(filter hub,$(MAKECMDGOALS)),)
+HUB_PASSWORD_PROBLEM := $(shell $(PYTHON) deploy/jupyterhub/passwords.py)
+ifneq ($(strip $(HUB_PASSWORD_PROBLEM)),)
+$(error $(HUB_PASSWORD_PROBLEM))
+endif
+endif
 hub: $(HUB_STAMP) $(PROXY)
-	@test $${#WORKSHOP_PASSWORD} -ge 8 || { echo "set WORKSHOP_PASSWORD (8 or more characters): WORKSHOP_PASSWORD=... make hub"; exit 1; }
 	@echo "Class server: http://127.0.0.1:$${WORKSHOP_HUB_PORT:-8000}/ (any user name, the workshop password)"
 	$(BIN)/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py
 # JupyterLab for analysts (optional extra `lab`), opened on the starter notebook; LAB_PORT to change the port

@@ -49,12 +49,12 @@ def main(argv: list[str] | None = None) -> int:
         for page in pages:
             for _ in range(args.sockets):
                 ws = cl.websocket.create_connection(cl.ws_url(srv.url, page.kernel_id, uuid.uuid4().hex),
-                                                    subprotocols=[cl.V1], timeout=60)
+                                                    subprotocols=[cl.V1], timeout=60, cookie=page.cookie)
                 cl.widget_comm_ids(ws, v1=True)
                 sockets.append(ws)
                 out["steps"].append({"after": f"websocket {len(sockets)}", "fds": _fds(pid)})
         probe = cl.websocket.create_connection(cl.ws_url(srv.url, pages[0].kernel_id, uuid.uuid4().hex),
-                                               subprotocols=[cl.V1], timeout=60)
+                                               subprotocols=[cl.V1], timeout=60, cookie=pages[0].cookie)
         sizes: list[int] = []
         recv = probe.recv
         probe.recv = lambda: (lambda frame: sizes.append(len(frame)) or frame)(recv())

@@ -40,7 +40,16 @@ MB = 1024 * 1024
 
 
 def kernels(server: psutil.Process) -> list[psutil.Process]:
-    return [p for p in server.children(recursive=True) if "ipykernel" in " ".join(p.cmdline())]
+    """The server's kernels: launched (``ipykernel_launcher``) or forked from a kernel template (its children)."""
+    found = []
+    for p in server.children(recursive=True):
+        line = " ".join(p.cmdline())
+        if "kernel_template.py" in line:
+            if p.ppid() != server.pid:  # the template itself is not a kernel; its children are
+                found.append(p)
+        elif "ipykernel" in line:
+            found.append(p)
+    return found
 
 
 def mem(proc: psutil.Process) -> dict:

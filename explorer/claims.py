@@ -516,7 +516,8 @@ def _project_parts(s: Scenario) -> dict:
     t = e.total_usd
     return {"gpu": (e.final_run_usd + e.details_usd["experiments"]) / t, "people": e.cost_usd["people"] / t,
             "data": e.cost_usd["data"] / t, "storage": e.details_usd["storage"] / t, "final_usd": e.final_run_usd,
-            "months": e.project_months}
+            "months": e.project_months, "team": e.fallbacks["team_headcount"] if s.team_headcount is None
+            else s.team_headcount}
 
 
 def _compute_biggest() -> Finding:
@@ -536,7 +537,7 @@ def _compute_biggest() -> Finding:
     final = lambda keys: [parts[k]["final_usd"] for k in keys]  # noqa: E731
     return Finding(d["gpu"], verdict, "model", "a_compute_biggest",
                    dict(n_yes=len(yes), n=len(parts), yes=named(yes), no=named(no), people=d["people"],
-                        gpu=d["gpu"], team=base.team_headcount, months=d["months"],
+                        gpu=d["gpu"], team=d["team"], months=d["months"],
                         yes_lo=min(final(yes)) if yes else math.nan, yes_hi=max(final(yes)) if yes else math.nan,
                         no_lo=min(final(no)) if no else math.nan, no_hi=max(final(no)) if no else math.nan,
                         base_final=d["final_usd"]))

@@ -1,7 +1,11 @@
 """Command line: ``python -m explorer estimate | plan | compare | attribute | simulate | catalog | history``.
 
 Bad input prints one line naming the field, the value and what is allowed,
-and exits with code 2; never a traceback.
+and exits with code 2; never a traceback. A valid question whose run cannot
+happen (it fits on no cluster, misses its deadline on the largest one, or
+lasts longer than ``max_run_years``) is answered, not refused: exit code 0, an
+``INFEASIBLE`` line with the reason and the nearest feasible alternative, no
+money (``--json``: ``"feasible": false`` and null for every money figure).
 """
 
 from __future__ import annotations
@@ -234,9 +238,15 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
         f"  whole project        {_fmt(e.energy_project_mwh, 'MWh')}, {_fmt(e.co2_project_tonnes, 'tCO2')} "
         f"(x{s.experiments_multiplier_effective:g} experiments, {e.project_months:.3g} months of people)",
         f"  price basis          {_basis_line(e)}",
-        "",
-        f"  {'cost (' + cur + ')':<20} {'amount':>12}  {'share':>6}",
     ]
+    if not e.feasible:  # no money for a run that cannot happen: why, and the nearest run that can
+        alt = (f"nearest feasible: {e.alternative['gpus']:,.0f} GPUs for {_fmt(e.alternative['wall_days'], 'days')}"
+               if e.alternative else "no cluster the model allows makes it feasible")
+        lines[1:1] = ["", f"  INFEASIBLE           {_INFEASIBLE_WHY[e.infeasible_reason]}; {alt}"]
+        lines += ["", f"  cost ({cur})           none: a run that cannot happen has no cost (see the warnings)",
+                  f"  tokens per GPU-hour  {_fmt(e.tokens_per_gpu_hour)}"]
+        return "\n".join(lines + _warning_lines(e.warnings, language))
+    lines += ["", f"  {'cost (' + cur + ')':<20} {'amount':>12}  {'share':>6}"]
     fx = e.usd_to_currency
     for d in COST_DIMENSIONS:
         share = cost[d] / total if total and not math.isnan(total) else math.nan
@@ -265,6 +275,11 @@ def _warning_lines(warnings, language: str) -> list[str]:
         f"  - {render(w, language)}" for w in warnings]
 
 
+#: Why a run is infeasible, in the CLI's words (:attr:`Estimate.infeasible_reason`).
+_INFEASIBLE_WHY = {"no_fit": "fits on no cluster the model allows",
+                   "deadline": "misses its deadline even on the largest cluster the model allows",
+                   "too_long": "would run longer than a plausible project (max_run_years)"}
+
 _HIDDEN_NAMES = {"experiments": "experiments (R&D)", "failure_loss": "failures+restarts",
                  "other_loss": "other losses", "storage": "storage"}
 
@@ -274,7 +289,8 @@ def _basis_line(e: Estimate) -> str:
     s = e.scenario
     if s.pricing == "owned":
         return f"owned: {_fmt(e.rate_usd_per_gpu_hour * e.usd_to_currency)} {s.currency}/GPU-hour of capital and hardware"
-    estimated = " (estimated)" if "cloud price" in e.estimated else ""
+    estimated = (" (estimated)" if "cloud price" in e.estimated
+                 else " (derived)" if "cloud price (derived)" in e.estimated else "")
     typed = " (typed)" if s.rate_usd_per_gpu_hour is not None else ""
     return f"{s.pricing}: {e.rate_usd_per_gpu_hour * e.usd_to_currency:.3g} {s.currency}/GPU-hour{estimated}{typed}"
 
@@ -309,15 +325,16 @@ def _catalog_table(which: str, as_json: bool) -> str:
                 "tdp_w": a.tdp_w,
                 **{f"{b}_usd_per_gpu_hour": prices.quote(a.id, b).usd_per_gpu_hour for b in prices.CLOUD_BASES},
                 "estimated": [b for b in prices.CLOUD_BASES if prices.quote(a.id, b).estimated],
+                "derived": [b for b in prices.CLOUD_BASES if prices.quote(a.id, b).derived],
                 "purchase_usd": a.purchase_usd,
             }
             for a in catalog.accelerators().values()
         ]
         header = (f"{'id':<12} {'precisions':<28} {'mem GB':>7} {'TDP W':>6}  "
-                  + " ".join(f"{b[:10]:>10}" for b in prices.CLOUD_BASES) + "   (USD/GPU-hour; * estimated)")
+                  + " ".join(f"{b[:10]:>10}" for b in prices.CLOUD_BASES) + "   (USD/GPU-hour; * estimated, + derived)")
         body = [
             f"{a.id:<12} {','.join(a.precisions):<28} {a.memory_gb:>7g} {_fmt(a.tdp_w):>6}  "
-            + " ".join(f"{_fmt(q.usd_per_gpu_hour) + ('*' if q.estimated else ' '):>10}"
+            + " ".join(f"{_fmt(q.usd_per_gpu_hour) + ('*' if q.estimated else '+' if q.derived else ' '):>10}"
                        for q in (prices.quote(a.id, b) for b in prices.CLOUD_BASES))
             for a in catalog.accelerators().values()
         ]

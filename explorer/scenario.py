@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from explorer import catalog
+from explorer import catalog, rules
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 
@@ -46,8 +46,8 @@ CURRENCIES = ("USD", "CNY")
 #: Data-centre types with a sourced default PUE (``defaults.csv`` ``pue_<facility>``); ``regional_average``
 #: takes the region's surveyed average (``regions.csv`` typical_pue), else the industry average.
 FACILITIES = ("hyperscale", "industry_average", "regional_average")
-#: How a job recovers from an interruption: ``auto`` (storage up to the ``in_memory_recovery_above_gpus``
-#: default, in-memory beyond), ``storage`` (checkpoints reloaded from storage), ``in_memory`` (redundant state).
+#: How a job recovers from an interruption: ``auto`` (the technique with the larger goodput at every size),
+#: ``storage`` (checkpoints reloaded from storage), ``in_memory`` (redundant state).
 RECOVERY_MODES = ("auto", "storage", "in_memory")
 
 _INF = math.inf
@@ -72,8 +72,9 @@ class Scenario:
         ``params`` total parameters [1]; ``architecture`` ``"dense"`` or ``"moe"``;
         for MoE ``active_params`` [1], or ``experts`` and ``top_k`` (then
         active = params * top_k / experts, a lower bound that ignores shared
-        layers), or ``active_fraction`` of params [0-1] (None: the
-        ``moe_active_fraction`` default, so an MoE follows the model's size); ``tokens`` training tokens [1]; ``n_layers`` and ``d_model``
+        layers), or ``active_fraction`` of params [0-1] (None: the size-aware
+        default of :func:`explorer.rules.moe_active_fraction`, which the model
+        warns about); ``tokens`` training tokens [1]; ``n_layers`` and ``d_model``
         (None: derived from ``params``) and ``seq_len`` [tokens] (None: the
         ``seq_len`` default) give the attention FLOP and the activations;
         ``recompute`` activation recomputation ``"selective"``, ``"none"`` or
@@ -90,8 +91,8 @@ class Scenario:
         ``restart_minutes`` [min] (None: the sourced defaults of the recovery
         technique); ``recovery`` ``"auto"``, ``"storage"`` (Llama 3: checkpoints
         on storage) or ``"in_memory"`` (Gemini 1.0: redundant in-memory state,
-        no write stall, short restarts); ``auto`` uses storage up to the
-        largest job documented with it and in-memory beyond.
+        no write stall, short restarts); ``auto`` takes the one with the larger
+        goodput at every size (both apply at any scale), so no size is a step.
     Pricing
         ``pricing``, the price basis (:data:`PRICING_MODES`; ``explorer.prices``): ``on_demand`` is the median
         of specialist GPU clouds; ``rate_usd_per_gpu_hour`` is the rate actually paid,
@@ -110,14 +111,17 @@ class Scenario:
     Data, team, storage, experiments
         ``data_usd_per_1m_tokens`` (acquisition and cleaning) [USD/1M tokens], ``labelled_examples``
         x ``usd_per_labelled_example``, ``synthetic_tokens`` x
-        ``synthetic_usd_per_1m_tokens``; ``team_headcount`` x
+        ``synthetic_usd_per_1m_tokens``; ``team_headcount`` [people] (None: the
+        default that follows the run's compute and training kind, :func:`explorer.rules.team_headcount`) x
         ``team_loaded_usd_per_year`` (None: the sourced US default of ``team_pay_basis``, ``"ai_lab"`` or
-        ``"industry"``) x ``project_months`` (None: the sourced project length, never shorter than the run); ``checkpoints_kept`` x ``storage_usd_per_gb_month``;
+        ``"industry"``) x ``project_months`` (None: the default that follows the run,
+        :func:`explorer.rules.project_months`, never shorter than the run and at most ``project_months_max``);
+        ``checkpoints_kept`` x ``storage_usd_per_gb_month``;
         ``experiments_multiplier`` (1.0 = final run only; total development
         compute relative to the final run; None: the default of the training kind) [x].
-        The defaults of ``data_usd_per_1m_tokens`` (cleaning open web text),
-        ``team_headcount`` are the sourced rows of the same names in
-        ``explorer/data/defaults.csv`` and experiments follow the training kind,
+        The default of ``data_usd_per_1m_tokens`` (cleaning open web text) is the
+        sourced row of the same name in ``explorer/data/defaults.csv``; the team
+        and experiments follow the run and its training kind,
         so the default scenario is a whole project; set them to 0, 0 and 1 for
         the final run alone.
     Currency
@@ -177,7 +181,7 @@ class Scenario:
     synthetic_tokens: float = _num(0.0, 0.0, 1e15)
     synthetic_usd_per_1m_tokens: float = _num(0.0, 0.0, 1e6)
     # team
-    team_headcount: float = _num(catalog.default("team_headcount"), 0.0, 1e5)
+    team_headcount: float | None = _num(None, 0.0, 1e5, optional=True)
     team_loaded_usd_per_year: float | None = _num(None, 0.0, 1e8, optional=True)
     team_pay_basis: str = _choice("ai_lab", PAY_BASES)
     project_months: float | None = _num(None, 0.0, 600.0, optional=True)
@@ -233,14 +237,18 @@ class Scenario:
 
     @property
     def active_fraction_effective(self) -> float:
-        """Active over total parameters [0-1]: 1 for dense, else as given or the ``moe_active_fraction`` default."""
+        """Active over total parameters [0-1]: 1 for dense, else as given or the size-aware default.
+
+        The default follows the total parameters (:func:`explorer.rules.moe_active_fraction`, fitted over
+        ``moe_models.csv``): 27% up to Mixtral 8x7B's 46.7B, 4.3% from DeepSeek-V3's 671B.
+        """
         if self.architecture == "dense":
             return 1.0
         if self.active_params is not None or (self.experts is not None and self.top_k is not None):
             return self.active_params_effective / self.params
         if self.active_fraction is not None:
             return self.active_fraction
-        return catalog.default("moe_active_fraction")
+        return rules.moe_active_fraction(self.params)
 
     def replace(self, **changes: Any) -> "Scenario":
         """A copy with some fields changed (validated)."""

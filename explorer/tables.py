@@ -69,6 +69,9 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
     "uncertainty.csv": {"id": "id", "source": ("source",), "types": {"low": "float!", "high": "float!"}},
     "recipe_claims.csv": {"id": "id", "source": ("source",), "types": {"low": "float", "high": "float"}},
     "recipe_steps.csv": {"id": "id", "source": ("source",), "types": {"value": "float!"}},
+    "team_sizes.csv": {"id": "id", "source": ("source",),
+                       "types": {"train_flop": "float", "authors": "float!", "project_months": "float"}},
+    "moe_models.csv": {"id": "id", "source": ("source",), "types": {"params_total": "float!", "params_active": "float!"}},
     "mfu_bounds.csv": {"id": "id", "source": ("source",), "types": {"low": "float!", "high": "float!"}},
 })
 

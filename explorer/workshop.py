@@ -96,6 +96,7 @@ class Exercise:
     mistakes: list = field(default_factory=list)   # (value, en, zh): a wrong answer a student is likely to give
     solution: str = ""                    # HTML, shown on request
     given: list = field(default_factory=list)      # (label, value) pairs the student needs (Voila has no code)
+    accept: list = field(default_factory=list)     # (value, en, zh): another right answer (e.g. by another method)
 
     def __post_init__(self):
         t = self.lesson.t
@@ -143,6 +144,11 @@ class Exercise:
                            "Open the solution to compare your reasoning.",
                            f"正确：{_fmt(value)} 与 {_fmt(self.answer)} 相差在 ±{self._tol_text()} 以内。"
                            "可以打开解答对照你的思路。")
+        for target, en, zh in self.accept:
+            if self._near(value, target):
+                self.correct = True
+                return True, t(f"Correct: {_fmt(value)} is within ±{self._tol_text()} of {_fmt(target)}: {en}",
+                               f"正确：{_fmt(value)} 与 {_fmt(target)} 相差在 ±{self._tol_text()} 以内：{zh}")
         self.correct = False
         for target, en, zh in self.mistakes:
             if self._near(value, target):
@@ -164,6 +170,9 @@ class Exercise:
         if ratio < 0:
             return t("Not yet: the sign is wrong (a saving is negative, a cost positive).",
                      "还不对：符号错了（节省为负，成本为正）。")
+        if self._upside_down(value):
+            return t("Not yet: that is the ratio upside down (divide the other way).",
+                     "还不对：比值倒过来了（换个方向除）。")
         # in logs: value / answer can overflow to inf or underflow to 0 (1e308 against 1e-10)
         exp = math.log10(abs(value)) - math.log10(abs(a))
         k = round(exp)
@@ -178,9 +187,6 @@ class Exercise:
             return t(f"Not yet: your answer is 10{str(abs(k)).translate(_SUPERSCRIPT)} times {word} "
                      f"(off by a power of ten).{hint}",
                      f"还不对：你的答案{word}了 10{str(abs(k)).translate(_SUPERSCRIPT)} 倍（差了 10 的幂）。{hint}")
-        if self._near(value * a, 1.0) or self._near(1 / value, a):
-            return t("Not yet: that is the ratio upside down (divide the other way).",
-                     "还不对：比值倒过来了（换个方向除）。")
         if self._near(1 - value, a) and 0 < value < 1:
             return t("Not yet: that is the complement (1 − x): the share kept instead of the share saved, "
                      "or the other way round.", "还不对：这是补数（1 − x）：把保留的比例当成了节省的比例，或反之。")
@@ -192,6 +198,22 @@ class Exercise:
         return t(f"Not yet: your answer is {abs(ratio - 1):.0%} too {direction} (allowed ±{self._tol_text()}). "
                  "Recheck each factor of the formula.",
                  f"还不对：你的答案偏{direction} {abs(ratio - 1):.0%}（允许 ±{self._tol_text()}）。请逐项检查公式中的每个因子。")
+
+    def _upside_down(self, value: float) -> bool:
+        """Is ``value`` about 1 / answer? Judged by the ratio value × answer, which is 1 for the exact inverse.
+
+        The window is wider than the tolerance (the larger of 3 × tolerance and 10%): a student who inverts a
+        by-hand answer that is itself within the tolerance lands up to that far from 1. It applies only when
+        the inverse explains the answer much better than a plain error does (|ln(value·answer)| under a third
+        of |ln(value / answer)|), so that an answer near 1 is not called upside down for being a little off.
+        """
+        a = self.answer
+        product, ratio = value * a, value / a
+        if product <= 0 or ratio <= 0:
+            return False
+        window = max(3 * self.tolerance, 0.10)
+        return (abs(product - 1) <= window and 1 / (1 + window) <= product
+                and abs(math.log(product)) < abs(math.log(ratio)) / 3)
 
     def submit(self, raw) -> bool:
         """Judge ``raw`` and show the feedback under the box (what the Check button does)."""
@@ -385,12 +407,12 @@ class Lesson:
 
     # ------------------------------------------------------------ exercises
     def exercise(self, number: int, answer: float, *, tolerance: float, mistakes=(), solution: str = "",
-                 given=()) -> None:
+                 given=(), accept=()) -> None:
         """Register exercise ``number`` with its computed ``answer`` (see :class:`Exercise`); shows nothing."""
         answer = float(answer)
         if not math.isfinite(answer) or answer == 0:
             raise ValueError(f"answer: {answer!r} must be a finite non-zero number")
-        ex = Exercise(self, number, answer, float(tolerance), list(mistakes), solution, list(given))
+        ex = Exercise(self, number, answer, float(tolerance), list(mistakes), solution, list(given), list(accept))
         self.exercises[number] = ex
 
     def capstone(self):

@@ -39,6 +39,11 @@ class Page:
         return found.group(1) if found else None
 
     @property
+    def cookie(self) -> str:
+        """The cookies the page set, as a ``Cookie`` header: the kernel websocket is accepted only with them."""
+        return "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+
+    @property
     def rendered(self) -> bool:
         """The page holds the app's widget (not an empty or error page)."""
         return "application/vnd.jupyter.widget-view+json" in self.body
@@ -149,8 +154,7 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-def children(pid: int) -> list[int]:
-    """Direct child processes of ``pid`` (kernels of a Voila server)."""
+def _direct_children(pid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -163,6 +167,31 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def is_kernel_template(pid: int) -> bool:
+    """Whether ``pid`` is a kernel template (explorer/hosting/kernel_template.py), the parent of forked kernels."""
+    try:
+        return "kernel_template.py" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False
+
+
+def children(pid: int) -> list[int]:
+    """The kernels of a Voila server: its child processes, where a kernel template stands for the kernels
+    forked from it (explorer.hosting.provisioner); the template itself is not a kernel."""
+    found = []
+    for child in _direct_children(pid):
+        if is_kernel_template(child):
+            found.extend(_direct_children(child))
+        else:
+            found.append(child)
+    return found
+
+
+def kernel_templates(pid: int) -> list[int]:
+    """The kernel templates a Voila server started (none when it launches every kernel normally)."""
+    return [child for child in _direct_children(pid) if is_kernel_template(child)]
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time used so far by one process [s] (from /proc; 0 when it is gone)."""
     try:
@@ -173,9 +202,9 @@ def cpu_seconds(pid: int) -> float:
 
 
 def tree_rss_mb(pid: int) -> float:
-    """Resident memory of a server and its kernels [MB]."""
+    """Resident memory of a server, its kernel templates and its kernels [MB]."""
     total = 0.0
-    for p in [pid, *children(pid)]:
+    for p in [pid, *kernel_templates(pid), *children(pid)]:
         try:
             total += rss_mb(p)
         except OSError:
@@ -187,7 +216,7 @@ def kill_if_over(pid: int, limit_mb: float) -> bool:
     """Kill ``pid`` and its kernels when they hold more than ``limit_mb``; a guard for attack tests."""
     if tree_rss_mb(pid) <= limit_mb:
         return False
-    for p in [*children(pid), pid]:
+    for p in [*children(pid), *kernel_templates(pid), pid]:
         try:
             os.kill(p, signal.SIGKILL)
         except OSError:
@@ -253,7 +282,7 @@ def viewer_handshake(page_url: str, base_url: str | None = None, timeout: float 
         page = get_page(page_url, timeout=timeout)
         if not (page.status == 200 and page.rendered and page.kernel_id):
             return False, time.monotonic() - start
-        ws = connect(base_url or page_url, page.kernel_id, v1=True, timeout=timeout)
+        ws = connect(base_url or page_url, page.kernel_id, v1=True, timeout=timeout, cookie=page.cookie)
         try:
             ids = widget_comm_ids(ws, v1=True, timeout=timeout)
             got = request_all_states(ws, ids, timeout=max(timeout - (time.monotonic() - start), 1.0))

@@ -130,7 +130,8 @@ def make_app():
     for model_id in set(ipywidget._instances) - before:
         widget = ipywidget._instances.get(model_id)
         if widget is not None:
-            widget.close()
+            with contextlib.suppress(KeyError):  # its comm already unregistered (closed with its figure)
+                widget.close()
 
 
 @pytest.fixture
@@ -190,9 +191,9 @@ class Server:
             time.sleep(0.2)
 
     def stop(self) -> None:
-        from clients import children
+        from clients import children, kernel_templates
 
-        kernels = children(self.proc.pid)
+        kernels = children(self.proc.pid) + kernel_templates(self.proc.pid)
         self.proc.terminate()
         try:
             self.proc.wait(timeout=15)

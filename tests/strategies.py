@@ -52,7 +52,7 @@ def scenarios(draw, mode=None):
         lora_trainable_fraction=draw(st.floats(1e-4, 1.0)),
         experiments_multiplier=draw(st.sampled_from([1.0, 1.5, 3.0])),
         checkpoints_kept=draw(st.sampled_from([0.0, 3.0])),
-        team_headcount=draw(st.sampled_from([0.0, 20.0])),
+        team_headcount=draw(st.sampled_from([None, 0.0, 20.0])),
         team_loaded_usd_per_year=250000.0,
         data_usd_per_1m_tokens=draw(st.sampled_from([0.0, 0.01])),
         project_months=draw(st.none() | st.floats(0.5, 24.0)),
@@ -60,9 +60,10 @@ def scenarios(draw, mode=None):
     )
     if draw(st.booleans()):
         kw["architecture"] = "moe"
-        if draw(st.booleans()):
+        how = draw(st.sampled_from(["active_params", "experts", "default"]))
+        if how == "active_params":
             kw["active_params"] = max(1e5, params * draw(log_uniform(0.01, 1.0)))
-        else:
+        elif how == "experts":
             experts = draw(st.sampled_from([8, 16, 64, 256]))
             kw.update(experts=experts, top_k=draw(st.integers(1, 8)))
     if draw(st.booleans()):

@@ -9,6 +9,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from explorer.analysis.comparison import price_warnings
 from explorer.analysis.levers import LEVERS, OTHER, _atoms, _compose
 from explorer.errors import ScenarioError
 from explorer.messages import Message
@@ -34,6 +35,10 @@ class Attribution:
     baseline_usd, target_usd, change_usd : float
         Total cost of the whole project before and after, and their
         difference [USD]; the parts add up to ``change_usd``.
+    warnings : tuple of explorer.messages.Message
+        :func:`explorer.analysis.comparison.price_warnings` when the accelerator
+        differs: a part of the ``accelerator`` lever resting on a derived,
+        estimated or one-provider price says so.
     inseparable : tuple of dict
         Levers whose parts cannot be separated because a scenario mixing them
         has no finite cost (e.g. a 1-day deadline with the baseline's 405B
@@ -48,6 +53,7 @@ class Attribution:
     target_usd: float
     change_usd: float
     inseparable: tuple = ()
+    warnings: tuple = ()
 
     def note(self, language: str = "en") -> str:
         """In words, which levers could not be separated and why ("" when every lever has its own part).
@@ -245,4 +251,4 @@ def attribute(baseline: Scenario, target: Scenario, levers: Iterable[str] | None
             if grp["levers"][0] == lv:
                 ordered[grp["key"]] = parts[grp["key"]]
     return Attribution(parts_usd=ordered, baseline_usd=b, target_usd=t, change_usd=t - b,
-                       inseparable=tuple(inseparable))
+                       inseparable=tuple(inseparable), warnings=tuple(price_warnings([baseline, target])))

@@ -7,7 +7,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from explorer import catalog
+from explorer import catalog, prices
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model import COST_DIMENSIONS, estimate
@@ -15,7 +15,7 @@ from explorer.model.resolve import resolve
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
 
-__all__ = ["COMPARE_COLUMNS", "basis_warnings", "compare", "WHAT_IF_LEVERS", "what_if"]
+__all__ = ["COMPARE_COLUMNS", "basis_warnings", "price_warnings", "compare", "WHAT_IF_LEVERS", "what_if"]
 
 #: Columns of :func:`compare`, in order.
 COMPARE_COLUMNS: tuple[str, ...] = (*(f"{d}_usd" for d in COST_DIMENSIONS), "total_usd", "final_run_usd", "days",
@@ -60,6 +60,31 @@ def basis_warnings(scenarios) -> list[Message]:
     return []
 
 
+def price_warnings(scenarios) -> list[Message]:
+    """Warnings for a comparison of accelerators whose price is derived, estimated or one provider's.
+
+    When the scenarios use more than one accelerator, each catalog price they
+    compare (a typed rate and owned hardware excluded) whose
+    :attr:`explorer.prices.Quote.caveat` is not empty gets one message: the
+    comparison of the hardware is only as good as that price. Spot is judged
+    by its on-demand price (the spot discount is the same for every
+    accelerator). Empty for one accelerator.
+    """
+    scenarios = list(scenarios.values()) if isinstance(scenarios, Mapping) else list(scenarios)
+    if len({s.gpu for s in scenarios}) < 2:
+        return []
+    out, seen = [], set()
+    for s in scenarios:
+        if s.rate_usd_per_gpu_hour is not None or s.pricing == "owned" or (s.gpu, s.pricing) in seen:
+            continue
+        seen.add((s.gpu, s.pricing))
+        q = prices.quote(s.gpu, "on_demand" if s.pricing == "spot" else s.pricing)
+        if q.caveat:
+            out.append(Message("compare_price_caveat", gpu=catalog.accelerator(s.gpu).name, bases=[s.pricing],
+                               caveat=q.caveat, n=len(q.providers), field="pricing"))
+    return out
+
+
 def compare(scenarios, names=None) -> pd.DataFrame:
     """Side-by-side results of several scenarios.
 
@@ -79,7 +104,8 @@ def compare(scenarios, names=None) -> pd.DataFrame:
         wall-clock [days]; ``gpus`` [1]; ``gpu_hours`` billed [GPU-hour];
         ``energy_mwh`` [MWh] and ``co2_tonnes`` [tCO2] of the final run;
         ``usd_per_1m_tokens`` total per million training tokens [USD].
-        ``df.attrs["warnings"]``: :func:`basis_warnings` of the scenarios.
+        ``df.attrs["warnings"]``: :func:`basis_warnings` and :func:`price_warnings`
+        of the scenarios.
 
     Examples
     --------
@@ -98,7 +124,7 @@ def compare(scenarios, names=None) -> pd.DataFrame:
                    usd_per_1m_tokens=e.usd_per_1m_tokens)
         rows.append(row)
     df = pd.DataFrame(rows, index=pd.Index(names, name="scenario"), columns=list(COMPARE_COLUMNS))
-    df.attrs["warnings"] = basis_warnings(scenarios)
+    df.attrs["warnings"] = basis_warnings(scenarios) + price_warnings(scenarios)
     return df
 
 
@@ -131,7 +157,8 @@ def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
         ``energy_mwh``, ``co2_tonnes``, ``usd_per_1m_tokens``, ``vs_start``
         (total / the starting scenario's total [1]) and ``note``: "" or why the
         combination is not possible (its numbers are then NaN). ``attrs["warnings"]``:
-        :func:`basis_warnings` of the possible combinations.
+        :func:`basis_warnings` and :func:`price_warnings` of the possible
+        combinations with the starting scenario.
 
     Raises
     ------
@@ -194,5 +221,5 @@ def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
             table.loc[i, out_cols] = np.nan
     table["vs_start"] = table["total_usd"] / estimate(scenario).total_usd
     table["note"] = notes
-    table.attrs["warnings"] = basis_warnings(ok) if ok else []
+    table.attrs["warnings"] = (basis_warnings(ok) + price_warnings([scenario, *ok])) if ok else []
     return table

@@ -283,8 +283,14 @@ class Simulation:
     final_runs_usd: np.ndarray | None = None
 
     def probability_over(self, budget_usd: float) -> float:
-        """Fraction of draws whose total exceeds ``budget_usd`` [1]."""
-        return float(np.mean(self.totals_usd > budget_usd))
+        """Fraction of draws whose total exceeds ``budget_usd`` [1]; a draw whose run cannot happen (no cost,
+        NaN) counts as over: it does not come in within the budget."""
+        return float(np.mean((self.totals_usd > budget_usd) | np.isnan(self.totals_usd)))
+
+    @property
+    def infeasible_share(self) -> float:
+        """Fraction of draws whose run cannot happen (no cost: NaN total) [1]."""
+        return float(np.mean(np.isnan(self.totals_usd)))
 
     @property
     def interval_usd(self) -> tuple[float, float]:
@@ -296,7 +302,7 @@ class Simulation:
         """P5 and P95 of the final run's machine cost [USD] (NaN, NaN without those draws)."""
         if self.final_runs_usd is None or not self.final_runs_usd.size:
             return math.nan, math.nan
-        low, high = np.percentile(self.final_runs_usd, [5, 95])
+        low, high = _percentiles(self.final_runs_usd, [5, 95])
         return float(low), float(high)
 
 
@@ -305,6 +311,13 @@ MAX_DRAWS = 2_000_000
 #: "must be convertible to 32 bit unsigned integers", NumPy reference, numpy.random.RandomState); a
 #: 23-digit seed reproduces nothing a smaller one cannot and only invites typos (issue 24).
 MAX_SEED = 2**32 - 1
+
+
+def _percentiles(values, q) -> np.ndarray:
+    """Percentiles ``q`` of the draws whose run can happen (infeasible draws have no cost, NaN); NaN if none can."""
+    v = np.asarray(values, float)
+    v = v[~np.isnan(v)]
+    return np.percentile(v, q) if v.size else np.full(len(q), np.nan)
 
 
 def simulate(scenario: Scenario, n: int = 10_000, seed: int | None = 0,
@@ -377,7 +390,7 @@ def simulate(scenario: Scenario, n: int = 10_000, seed: int | None = 0,
     totals = np.asarray(out["total_usd"], dtype=float)
     dims = {d: np.broadcast_to(np.asarray(out[f"cost_{d}_usd"], float), totals.shape) for d in COST_DIMENSIONS}
     table = {"total_usd": totals, **{f"{d}_usd": v for d, v in dims.items()}}
-    pct = pd.DataFrame({k: np.percentile(v, [5, 50, 95]) for k, v in table.items()}, index=["P5", "P50", "P95"])
+    pct = pd.DataFrame({k: _percentiles(v, [5, 50, 95]) for k, v in table.items()}, index=["P5", "P50", "P95"])
     runs = np.broadcast_to(np.asarray(out["final_run_usd"], float), totals.shape)
     return Simulation(totals_usd=totals, dimensions_usd=dims, percentiles=pct, point_usd=point, draws=draws, n=n,
                       seed=seed, final_runs_usd=runs)

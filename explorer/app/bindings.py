@@ -104,7 +104,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("usd_per_labelled_example", "number", "advanced"),
     Binding("synthetic_tokens", "number", "advanced"),
     Binding("synthetic_usd_per_1m_tokens", "number", "advanced"),
-    Binding("team_headcount", "number", "advanced"),
+    Binding("team_headcount", "optional", "advanced"),
     Binding("team_pay_basis", "choice", "advanced"),
     Binding("team_loaded_usd_per_year", "optional", "advanced"),
     Binding("project_months", "optional", "advanced"),

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import ipywidgets as w
 from matplotlib.figure import Figure
 
-from explorer import catalog
+from explorer import catalog, rules
 from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.app import controls as c
 from explorer.app import export, query, views
@@ -450,10 +450,14 @@ class ExplorerApp:
         else:
             old = self.scenario
             same = (old.architecture == "moe" and v["active_fraction"] == old.active_fraction_effective)
+            # the toggle from dense with the box showing the size-aware default keeps the default (not typed)
+            shown_default = old.architecture == "dense" and v["active_fraction"] == rules.moe_active_fraction(old.params)
             if same and old.experts is not None and old.top_k is not None:
                 fields.update(active_params=None, active_fraction=None)  # experts and top-k scale with the model
             elif same and old.active_fraction is None and old.active_params is None:
                 fields.update(active_fraction=None)  # the sourced default, as before
+            elif shown_default:
+                fields.update(active_params=None, active_fraction=None, experts=None, top_k=None)
             else:
                 fields.update(active_params=None, experts=None, top_k=None)
         return Scenario.from_dict(fields)
@@ -947,7 +951,7 @@ class ExplorerApp:
                 row = r[b.name]
                 if b.name == "active_fraction":
                     value = (s.active_fraction_effective if s.architecture == "moe"
-                             else catalog.default("moe_active_fraction"))
+                             else rules.moe_active_fraction(s.params))
                 if b.kind == "optional":
                     row.widget.value = number_text(value)
                 elif value is None:

@@ -57,7 +57,9 @@ def plain_decimal(x: float | int | None, places: int | None = None) -> str:
 def breakdown_csv(estimate: Estimate) -> str:
     """The cost breakdown, key quantities, exchange rate and the whole scenario, as plain-decimal CSV.
 
-    Rows are ``item, value, unit``: the six dimensions and the total of the
+    Rows are ``item, value, unit``: whether the run is feasible (if not, why,
+    and the nearest feasible alternative; every money cell is then blank:
+    a run that cannot happen has no cost), the six dimensions and the total of the
     project and of the final run (in the scenario's currency, 2 decimals),
     what a cloud rate pays for, the quantities, the exchange rate used, then
     every scenario field as ``scenario.<field>`` (blank = catalog or default).
@@ -67,19 +69,29 @@ def breakdown_csv(estimate: Estimate) -> str:
     currency = estimate.scenario.currency
     fx = estimate.usd_to_currency
     writer.writerow(["item", "value", "unit"])
+    # a run that cannot happen has no cost: its money cells are blank (unknown), and the rows below say why
+    writer.writerow(["feasible", "true" if estimate.feasible else "false", ""])
+    if not estimate.feasible:
+        writer.writerow(["infeasible_reason", estimate.infeasible_reason, ""])
+        writer.writerow(["alternative_gpus", plain_decimal(estimate.alternative.get("gpus")), "GPUs"])
+        writer.writerow(["alternative_wall_days", plain_decimal(estimate.alternative.get("wall_days")), "days"])
+
+    def money_cell(x: float, places: int = 2) -> str:
+        return plain_decimal(x, places) if estimate.feasible else ""
+
     cost = estimate.cost()
     for d in (*COST_DIMENSIONS, "total"):
-        writer.writerow([f"cost_{d}", plain_decimal(cost[d], 2), currency])
-    writer.writerow(["cost_final_run", plain_decimal(estimate.final_run_usd * fx, 2), currency])
+        writer.writerow([f"cost_{d}", money_cell(cost[d]), currency])
+    writer.writerow(["cost_final_run", money_cell(estimate.final_run_usd * fx), currency])
     for part in HIDDEN_PARTS:  # the hidden dimension's named parts; they add up to cost_hidden
-        writer.writerow([f"hidden_{part}", plain_decimal(estimate.details_usd[part] * fx, 2), currency])
+        writer.writerow([f"hidden_{part}", money_cell(estimate.details_usd[part] * fx), currency])
     writer.writerow(["price_basis", estimate.price_basis, ""])
     writer.writerow(["rate_per_gpu_hour", plain_decimal(estimate.rate_usd_per_gpu_hour * fx, 4),
                      f"{currency}/GPU-hour"])
     writer.writerow(["project_months", plain_decimal(round(estimate.project_months, 6)), "months"])
     o = estimate.owned
     if o:
-        writer.writerow(["owned_capex", plain_decimal(o["capex_usd"] * fx, 2), currency])
+        writer.writerow(["owned_capex", money_cell(o["capex_usd"] * fx), currency])
         writer.writerow(["owned_capital_per_gpu", plain_decimal(o["capital_usd_per_gpu"] * fx, 2), currency])
         writer.writerow(["owned_amortization", o["amortization"], ""])
         writer.writerow(["owned_utilization", plain_decimal(o["utilization"]), "1"])
@@ -87,7 +99,7 @@ def breakdown_csv(estimate: Estimate) -> str:
         for basis, months in o["breakeven_months"].items():
             writer.writerow([f"owned_breakeven_vs_{basis}", plain_decimal(round(months, 3)), "months"])
     for k, v in estimate.in_rate_usd.items():
-        writer.writerow([f"in_rate_{k}", plain_decimal(v * fx, 2), currency])
+        writer.writerow([f"in_rate_{k}", money_cell(v * fx), currency])
     for name, unit in (("train_flop", "FLOP"), ("gpu_hours", "GPU-hour"), ("wall_days", "days"),
                        ("energy_mwh", "MWh"), ("co2_tonnes", "tCO2")):
         writer.writerow([name, plain_decimal(round(getattr(estimate, name), 6)), unit])

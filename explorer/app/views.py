@@ -11,10 +11,11 @@ import html
 import json
 import math
 
-from explorer import catalog
+from explorer import catalog, prices
 from explorer.errors import ScenarioError
 from explorer.messages import render
 from explorer.model import Estimate
+from explorer.model.checks import people_largest
 from explorer.text import label, labels, money, quantity
 
 __all__ = ["region_note_html", "kpi_html", "summary_text", "warnings_html", "assumptions_html", "share_html", "glossary_html",
@@ -252,8 +253,11 @@ def kpi_html(e: Estimate, language: str = "en", scope: str = "project",
     if interval is not None and all(math.isfinite(v) for v in interval):
         est = (f'<div class="range">{html.escape(label("kpi_range90", language))}{"：" if language == "zh" else ": "}'
                f"{html.escape(money(interval[0], cur))} – {html.escape(money(interval[1], cur))}</div>") + est
+    if not e.feasible:  # a run that cannot happen has no cost: say so where the total would be
+        est = f'<div class="range">{html.escape(label("chart_infeasible", language))}</div>'
     cards = [
-        ("total", label(f"kpi_total_{scope}", language), money(total, cur).replace("unknown", unknown), est),
+        ("total", label(f"kpi_total_{scope}", language),
+         money(total, cur).replace("unknown", unknown) if e.feasible else label("kpi_infeasible", language), est),
         ("", label("kpi_days", language), f"{_num(e.wall_days)} {label('unit_days', language)}", ""),
         ("", label("kpi_gpus", language), f"{e.gpus:,}", ""),
         ("", label("kpi_gpu_hours", language), _num(e.gpu_hours), ""),
@@ -295,11 +299,24 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
         per_token=money(total / (s.tokens / 1e6), cur),
     )
     sep = "" if language == "zh" else " "
+    if s.architecture == "moe":
+        defaulted = s.active_params is None and s.active_fraction is None and (s.experts is None or s.top_k is None)
+        text += sep + label("summary_moe_default" if defaulted else "summary_moe", language).format(
+            active=quantity(s.active_params_effective), params=quantity(s.params),
+            share=_share(s.active_fraction_effective))
     if scope == "project" and math.isfinite(total) and total > 0:  # lets a viewer test the "data is 30-40%" claim
         text += sep + label("summary_data_share", language).format(share=_share(e.cost()["data"] / total))
         text += sep + hidden_text(e, language)
+        if people_largest(e.cost_usd):
+            key = "summary_people_largest_default" if s.team_headcount is None else "summary_people_largest"
+            text += sep + label(key, language).format(share=_share(e.cost_usd["people"] / e.cost_usd["total"]))
+    if not e.feasible:
+        text += sep + label("summary_infeasible", language)
     if "cloud price" in e.estimated:
         text += sep + label("summary_basis_estimated", language).format(pricing=label(f"pricing_{s.pricing}", language))
+    elif "cloud price (derived)" in e.estimated:
+        text += sep + label("summary_basis_derived", language).format(
+            pricing=label(f"pricing_{s.pricing}", language), reference=catalog.accelerator(prices.REFERENCE).name)
     if s.pricing == "owned" and e.owned:
         text += sep + owned_text(e, language)
     return text.replace("unknown", label("unit_unknown", language))

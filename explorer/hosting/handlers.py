@@ -5,9 +5,16 @@ anonymous server needs:
 
 * :class:`ExplorerPageHandler` serves the app. It refuses an oversized query
   with a readable 400 page, shows a "busy, try again" page (HTTP 503) when the
-  server already holds its cap of viewers' kernels, and sets the ``_xsrf``
-  cookie that the page's unload beacon must send back for its kernel to be
-  shut down when the tab closes.
+  server already holds its cap of viewers' kernels or the client address its
+  seats (in every mode: one notebook, or a directory, where every page starts
+  a kernel), serves only the public notebooks in directory mode (404 for the
+  others), and sets the ``_xsrf`` cookie that the page's unload beacon and the
+  kernel websocket must send back: only the page that owns a kernel may shut
+  it down or connect to it.
+* :func:`error_page` is the server's one error page (any 4xx or 5xx a viewer
+  meets, and the text in place of a failed cell's output): fixed, in the
+  page's language (``?lang=zh``), naming no framework and giving no debugging
+  advice. Its texts are rows of ``templates/error_pages.csv``.
 * :class:`NotFoundHandler` answers paths the public server has no use for
   (``/logout``, ``/login``) with 404 instead of an error page.
 * :func:`not_found_on_bad_path` makes a static-file handler answer 404 for a
@@ -19,9 +26,17 @@ anonymous server needs:
 
 from __future__ import annotations
 
+import csv
+import fnmatch
+import functools
 import html
 import logging
+import os
+import posixpath
 import re
+import time
+
+from pathlib import Path
 
 from jupyter_server.base.handlers import FileFindHandler
 from tornado import web
@@ -32,13 +47,77 @@ from voila.tornado.handler import TornadoVoilaHandler
 from explorer.hosting import seats
 
 __all__ = ["ExplorerPageHandler", "NotFoundHandler", "ReadyLoggingRequestInfoHandler", "not_found_on_bad_path",
-           "message_page", "OwnerShutdownHandler"]
+           "message_page", "OwnerShutdownHandler", "error_page", "page_language", "is_public", "ErrorPageMixin",
+           "CELL_ERROR_MARK", "with_error_page", "public_listing"]
 
 READY_MARK = "is ready: it has run the notebook"  # in the log line of a ready preheated kernel
 GAVE_UP_MARK = "stopped waiting for its query string: it shows the defaults"  # EXPLORER_QUERY_WAIT_S passed
 MAX_QUERY_KEYS = 64
 MAX_QUERY_CHARS = 4096
 _KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]{36})"')
+_TEMPLATES = Path(__file__).with_name("templates")
+#: Put in place of Voila's advice after a failed cell ("Please run Voila with --show_tracebacks=True ...",
+#: ``VoilaExecutor.cell_error_instruction``); the page handler replaces the whole message with ``cell_error``.
+CELL_ERROR_MARK = "explorer-cell-error"
+_CELL_ERROR = re.compile(r"(?:There was an error when executing cell \[[^\]]{0,12}\]\.|An exception occurred at the "
+                         r"server \(not the notebook\)\.|Cell execution timed out, aborting notebook execution\.)"
+                         r"\s*" + CELL_ERROR_MARK)
+
+
+@functools.cache
+def _error_texts() -> dict[str, dict[str, str]]:
+    """``templates/error_pages.csv``: key -> {"en": ..., "zh": ...}."""
+    with open(_TEMPLATES / "error_pages.csv", newline="", encoding="utf-8") as f:
+        return {row["key"]: {"en": row["en"], "zh": row["zh"]} for row in csv.DictReader(f)}
+
+
+def page_language(lang: str | None) -> str:
+    """``"zh"`` for a ``lang`` value starting with ``zh`` (``zh``, ``zh-Hans``, ``ZH``), else ``"en"``.
+
+    The rule of ``explorer.app.query.page_language`` (this package imports
+    nothing of the app), with English for anything else.
+    """
+    return "zh" if (lang or "").strip().lower().startswith("zh") else "en"
+
+
+def error_text(key: str, language: str) -> str:
+    """The text ``key`` of ``templates/error_pages.csv`` in ``language`` (``en`` or ``zh``)."""
+    return _error_texts()[key]["zh" if language == "zh" else "en"]
+
+
+def error_page(status: int, language: str) -> str:
+    """The server's fixed error page for HTTP ``status``, in ``language`` (no script, no external asset)."""
+    title, text = ("not_found_title", "not_found_text") if status == 404 else ("error_title", "error_text")
+    tag = "zh" if language == "zh" else "en"
+    return (f'<!doctype html><html lang="{tag}"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{html.escape(error_text(title, language))}</title>"
+            "<style>body{font-family:system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em;"
+            "color:#222;line-height:1.5}h1{font-size:1.4em}a{color:#1f5fa8}</style></head><body>"
+            f"<h1>{html.escape(error_text(title, language))}</h1><p>{html.escape(error_text(text, language))}</p>"
+            f'<p>{int(status)}</p><p><a href="">{html.escape(error_text("retry", language))}</a></p></body></html>')
+
+
+class ErrorPageMixin:
+    """``write_error`` with the server's fixed error page (HTML) in the language of the request's ``?lang=``."""
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        """The fixed error page; never a traceback or the framework's own page."""
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(error_page(status_code, page_language(self.get_argument("lang", None))))
+
+
+def is_public(path: str, patterns) -> bool:
+    """Whether the notebook ``path`` (relative to the served directory) matches one of ``patterns`` (fnmatch).
+
+    ``*`` matches across folders (``lessons/*.ipynb`` takes ``lessons/en/01.ipynb``); a path that leaves
+    the folder or names a hidden part never matches.
+    """
+    clean = posixpath.normpath("/" + (path or "")).lstrip("/")
+    if not clean or any(part.startswith(".") for part in clean.split("/")) or clean != (path or "").strip("/"):
+        return False
+    return any(fnmatch.fnmatchcase(clean, pattern) for pattern in patterns)
 
 
 def message_page(title_en: str, text_en: str, title_zh: str, text_zh: str, *, retry_seconds: int | None = None) -> str:
@@ -54,6 +133,98 @@ def message_page(title_en: str, text_en: str, title_zh: str, text_zh: str, *, re
             + "".join(parts) + '<p><a href="">Try again / 重试</a></p></body></html>')
 
 
+def with_error_page(handler_class: type) -> type:
+    """A subclass of ``handler_class`` whose errors are the server's fixed error page (:class:`ErrorPageMixin`)."""
+    guarded = type(f"ErrorPage{handler_class.__name__}", (ErrorPageMixin, handler_class), {})
+    guarded.__qualname__ = guarded.__name__
+    return guarded
+
+
+def _visible(path: str, kind: str, patterns) -> bool:
+    """Whether a directory-mode listing shows ``path`` (a ``directory`` that may hold public notebooks, or one)."""
+    if kind == "directory":
+        folder = (path or "").strip("/")
+        return not folder or any(p.startswith(folder + "/") for p in patterns)
+    return is_public(path, patterns)
+
+
+class _PublicContents:
+    """A contents manager that shows only the public notebooks (and the folders that hold them)."""
+
+    def __init__(self, manager, patterns):
+        self._manager = manager
+        self._patterns = list(patterns)
+
+    def __getattr__(self, name):
+        return getattr(self._manager, name)
+
+    async def get(self, path, *args, **kwargs):
+        """The model of ``path``, with only the visible entries; 404 for a path not shown."""
+        from jupyter_core.utils import ensure_async
+
+        model = await ensure_async(self._manager.get(path, *args, **kwargs))
+        if not _visible(path, model.get("type", ""), self._patterns):
+            raise web.HTTPError(404)
+        if model.get("type") == "directory" and isinstance(model.get("content"), list):
+            model["content"] = [c for c in model["content"] if _visible(c.get("path", ""), c.get("type", ""),
+                                                                        self._patterns)]
+        return model
+
+
+def public_listing(handler_class: type) -> type:
+    """A subclass of a directory-mode listing handler (tree page, contents API) that lists only public notebooks.
+
+    Voila's contents API also hands out a notebook's source (``content=1``):
+    only the public ones are found.
+    """
+
+    class Listing(ErrorPageMixin, handler_class):
+        @property
+        def contents_manager(self):
+            return _PublicContents(self.settings["contents_manager"], self.settings.get("explorer_public_notebooks",
+                                                                                        ["*"]))
+
+    Listing.__name__ = Listing.__qualname__ = f"Public{handler_class.__name__}"
+    return Listing
+
+
+_STATIC_CACHE: dict[str, tuple[float, str | None]] = {}  # notebook file -> (mtime, its static page or None)
+
+
+def static_page(notebook_file: str) -> str | None:
+    """A notebook with no code cell (the lessons' index, the glossary) as plain HTML, or None if it has code.
+
+    Such a page needs no kernel: serving it at its usual address (relative links keep working) holds no seat
+    and is never refused by the kernel cap. The markdown is rendered by nbconvert's markdown filter, as Voila
+    renders it; cached until the file changes.
+    """
+    try:
+        mtime = os.path.getmtime(notebook_file)
+    except OSError:
+        return None
+    cached = _STATIC_CACHE.get(notebook_file)
+    if cached and cached[0] == mtime:
+        return cached[1]
+    import nbformat
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    nb = nbformat.read(notebook_file, as_version=4)
+    page = None
+    if not any(cell.cell_type == "code" for cell in nb.cells):
+        body = "".join(f'<div class="cell">{markdown2html_mistune(cell.source)}</div>'
+                       for cell in nb.cells if cell.cell_type == "markdown")
+        title = next((line.lstrip("# ").strip() for cell in nb.cells for line in cell.source.splitlines()
+                      if line.startswith("# ")), os.path.basename(notebook_file))
+        page = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                f"<title>{html.escape(title)}</title>"
+                "<style>body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em;"
+                "color:#222;line-height:1.5}a{color:#1f5fa8}table{border-collapse:collapse}"
+                "td,th{border:1px solid #ccc;padding:.3em .6em}</style></head><body>" + body + "</body></html>")
+    _STATIC_CACHE[notebook_file] = (mtime, page)
+    return page
+
+
 class ExplorerPageHandler(TornadoVoilaHandler):
     """Voila's page handler with a query limit, a kernel cap and the ``_xsrf`` cookie.
 
@@ -61,10 +232,14 @@ class ExplorerPageHandler(TornadoVoilaHandler):
     """
 
     def _viewer_kernels(self) -> int:
-        """Kernels held by viewers: running kernels less those ready in the preheated pool.
+        """Kernels held by viewers: running kernels less those ready in the preheated pool, plus pages admitted
+        whose kernel is not running yet.
 
-        A pool kernel still starting counts as a viewer's for the second or two
-        it takes: the cap errs towards refusing, never towards overcommitting.
+        A burst of arrivals is admitted before any of its kernels exists: counting only running kernels let
+        30 + 15 arrivals start 45 kernels under a cap of 40. A running kernel with no seat yet belongs to one of
+        the admitted pages (or is a pool kernel still starting), so the admitted count is the larger of those
+        kernels and the pages still waiting (``seats.PENDING``). A pool kernel still starting counts as a
+        viewer's for the second or two it takes: the cap errs towards refusing, never towards overcommitting.
         """
         km = self.kernel_manager
         ready_in_pool = set()
@@ -72,7 +247,9 @@ class ExplorerPageHandler(TornadoVoilaHandler):
             for task in pool:
                 if task.done() and not task.cancelled() and task.exception() is None:
                     ready_in_pool.add(task.result().get("kernel_id"))
-        return len(set(km.list_kernel_ids()) - ready_in_pool)
+        live = set(km.list_kernel_ids()) - ready_in_pool
+        seated = {k for k in live if k in seats.SEATS}
+        return len(seated) + max(len(live - seated), sum(seats.PENDING.values()))
 
     def _refuse(self, status: int, page: str, retry_seconds: int | None = None) -> None:
         self.set_status(status)
@@ -83,14 +260,14 @@ class ExplorerPageHandler(TornadoVoilaHandler):
         self.finish(page)
 
     def write_error(self, status_code: int, **kwargs) -> None:
-        """A readable error page (jupyter_server's error template needs settings Voila lacks)."""
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.finish(message_page(f"{status_code} {self._reason}", "The page could not be shown.",
-                                 f"{status_code} {self._reason}", "无法显示此页面。"))
+        """The server's fixed error page, in the page's language (jupyter_server's template needs settings Voila
+        lacks, and names the framework)."""
+        ErrorPageMixin.write_error(self, status_code, **kwargs)
 
     @web.authenticated
     async def get(self, path=None):
-        """Serve the page, or refuse it: link too long (400), kernel cap or this address's seat cap reached (503)."""
+        """Serve the page, or refuse it: link too long (400), not a public notebook (404), kernel cap or this
+        address's seat cap reached (503)."""
         query = self.request.query or ""
         if len(query) > MAX_QUERY_CHARS or len(self.request.arguments) > MAX_QUERY_KEYS:
             self._refuse(400, message_page(
@@ -101,15 +278,28 @@ class ExplorerPageHandler(TornadoVoilaHandler):
                 f"此链接包含超过 {MAX_QUERY_KEYS} 项设置或 {MAX_QUERY_CHARS} 个字符。请去掉这些参数打开应用，"
                 "再用“分享”标签生成新链接。"))
             return
+        directory_mode = not self.notebook_path
+        if directory_mode and not is_public(path, self.settings.get("explorer_public_notebooks", ["*"])):
+            self.log.warning("Not served: %r is not one of the public notebooks", (path or "")[:200])
+            raise web.HTTPError(404)
+        if path and not self.notebook_path and path.endswith(".ipynb"):  # directory mode: index, glossary
+            root = os.path.realpath(self.contents_manager.root_dir)
+            notebook_file = os.path.realpath(os.path.join(root, path))
+            page = static_page(notebook_file) if notebook_file.startswith(root + os.sep) else None
+            if page is not None:
+                self.set_header("Content-Type", "text/html; charset=utf-8")
+                self.finish(page)
+                return
         cap = int(self.settings.get("explorer_max_kernels", 0) or 0)
-        starts_kernel = not (self.notebook_path and path)  # one-notebook mode redirects other paths to files
+        starts_kernel = directory_mode or not path  # one-notebook mode redirects other paths to files
         if cap and starts_kernel and self._viewer_kernels() >= cap:
             self.log.warning("Busy: %d viewers' kernels, cap %d", self._viewer_kernels(), cap)
             self._busy()
             return
         address = seats.client_address(self.request, self.settings.get("explorer_trusted_proxies", []))
         per_address = int(self.settings.get("explorer_seats_per_address", 0) or 0)
-        if (per_address and not path and not seats.is_exempt(address, self.settings.get("explorer_exempt_networks", []))
+        if (per_address and starts_kernel
+                and not seats.is_exempt(address, self.settings.get("explorer_exempt_networks", []))
                 and seats.seats_of(address, self.kernel_manager.list_kernel_ids()) >= per_address):
             self.log.warning("Busy: %s holds %d seats, the most one address may", address, per_address)
             self._busy()
@@ -118,6 +308,7 @@ class ExplorerPageHandler(TornadoVoilaHandler):
         token = self._get_raw_xsrf_token()[1]
         seats.PENDING[address] = seats.PENDING.get(address, 0) + 1
         kernel_id = None
+        cell_error = html.escape(error_text("cell_error", page_language(self.get_argument("lang", None))))
         try:
             async for html_part in self.get_generator(path=path):  # TornadoVoilaHandler.get, noting the kernel
                 if kernel_id is None:
@@ -126,9 +317,14 @@ class ExplorerPageHandler(TornadoVoilaHandler):
                         kernel_id = found.group(1)
                         seats.SEATS[kernel_id] = seats.Seat(address, token)
                         seats.PENDING[address] -= 1
+                if CELL_ERROR_MARK in html_part:  # a failed cell: the fixed text, not the framework's advice
+                    html_part = _CELL_ERROR.sub(cell_error, html_part).replace(CELL_ERROR_MARK, cell_error)
                 self.write(html_part)
                 self.flush()
         finally:
+            seat = seats.SEATS.get(kernel_id) if kernel_id else None
+            if seat is not None:  # the idle clock starts when the viewer has the page (a render can take a minute)
+                seat.last_interaction = time.monotonic()
             if kernel_id is None:
                 seats.PENDING[address] -= 1
             if not seats.PENDING.get(address):
@@ -173,6 +369,7 @@ class OwnerShutdownHandler(VoilaShutdownKernelHandler):
             raise web.HTTPError(403, "not this page's kernel")
         seats.SEATS.pop(kernel_id, None)
         await super().post(kernel_id)
+        seats.forget_gone(self.kernel_manager.list_kernel_ids())  # its websockets close and give their places back
 
 
 class LabExtensionFileHandler(FileFindHandler):
@@ -194,7 +391,7 @@ class LabExtensionFileHandler(FileFindHandler):
             self.set_header("Cache-Control", "public, max-age=31536000, immutable")
 
 
-class NotFoundHandler(web.RequestHandler):
+class NotFoundHandler(ErrorPageMixin, web.RequestHandler):
     """404 for any method: paths a public, login-free server does not offer."""
 
     def prepare(self):

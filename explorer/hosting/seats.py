@@ -8,24 +8,36 @@ server
 * lets only the page that owns a kernel shut it down (the unload beacon),
 * frees seats that hold a kernel for nothing (:class:`Warden`): a page with no
   interaction for ``page_idle_timeout`` (the page then shows its session
-  notice), a busy kernel with no connection for ``busy_cull_timeout`` (a
-  kernel stuck before its page could connect), and any kernel past
-  ``kernel_memory_mb``.
+  notice), a kernel busy on one message for longer than ``busy_message_limit``
+  whether its page is connected or not (the page shows its session notice
+  when the kernel stops answering its heartbeat), a busy kernel with no
+  connection for ``busy_cull_timeout`` (a kernel stuck before its page could
+  connect), and any kernel past ``kernel_memory_mb``.
 
-Websocket activity is noted by :mod:`explorer.hosting.websocket`
-(:func:`note_interaction`); the page's heartbeat does not count as interaction.
+Interaction is noted by :mod:`explorer.hosting.websocket`
+(:func:`note_interaction`, for the messages of
+:func:`~explorer.hosting.websocket.is_interaction`: a control's new value or a
+button's click); the page's heartbeat, its width reports, state requests and
+websocket pings are not interaction.
+
+How long a kernel has been busy on one message comes from its own status
+messages (:class:`BusyClock`): the kernel publishes ``busy`` when it starts a
+message and ``idle`` when it is done, both naming the message as their parent,
+so a queue of short messages never looks like one long one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Seat", "SEATS", "client_address", "seats_of", "note_interaction", "Warden", "rss_mb"]
+__all__ = ["Seat", "SEATS", "client_address", "seats_of", "note_interaction", "Warden", "rss_mb", "BusyClock",
+           "forget_gone"]
 
 
 @dataclass
@@ -78,6 +90,13 @@ def seats_of(address: str, live_kernels) -> int:
     return sum(1 for kid, seat in SEATS.items() if seat.address == address and kid in live) + PENDING.get(address, 0)
 
 
+def forget_gone(live) -> None:
+    """Drop what is kept for kernels not in ``live`` (the running kernel ids), and close their websockets."""
+    live = set(live)
+    for prune in ON_GONE:
+        prune(live)
+
+
 def note_interaction(kernel_id: str) -> None:
     """Record that the viewer of ``kernel_id`` did something now (resets the page-idle clock)."""
     seat = SEATS.get(kernel_id)
@@ -96,21 +115,110 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+_DELIMITER = b"<IDS|MSG>"
+_UNKNOWN = "?"  # the message a kernel was already busy with when it was first watched
+MAX_BUSY_MESSAGES = 256  # messages one kernel can be busy with at once (control and shell run side by side)
+
+
+class BusyClock:
+    """When each kernel started the message it is busy with, from the ``status`` messages on its IOPub.
+
+    It listens on the kernel manager's own IOPub stream of each kernel
+    (jupyter_server's ``_activity_stream``, which records ``execution_state``):
+    its callback is wrapped, so no socket is added.
+
+    Parameters
+    ----------
+    clock : callable
+        Returns the time [s]; ``time.monotonic`` (tests may pass another).
+    """
+
+    def __init__(self, clock=time.monotonic):
+        self.clock = clock
+        self._busy: dict[str, dict[str, float]] = {}  # kernel id -> {parent msg id: when it went busy}
+
+    def watch(self, kernel_id: str, kernel) -> bool:
+        """Start listening to ``kernel`` (once); False when it has no activity stream to listen to."""
+        stream = getattr(kernel, "_activity_stream", None)
+        if stream is None or getattr(stream, "_explorer_busy_clock", None) is self:
+            return stream is not None
+        original = getattr(stream, "_recv_callback", None)
+
+        def record(msg_list):
+            try:
+                if original is not None:
+                    original(msg_list)
+            finally:
+                self.record(kernel_id, msg_list)
+
+        stream.on_recv(record)
+        stream._explorer_busy_clock = self
+        if getattr(kernel, "execution_state", None) == "busy":
+            self._busy.setdefault(kernel_id, {})[_UNKNOWN] = self.clock()
+        return True
+
+    def record(self, kernel_id: str, msg_list: list) -> None:
+        """Note a ``status`` message of ``kernel_id`` (raw IOPub frames); anything else is ignored."""
+        try:
+            parts = msg_list[msg_list.index(_DELIMITER) + 1:]
+        except ValueError:
+            return
+        if len(parts) < 5 or b'"status"' not in bytes(parts[1])[:2048]:
+            return
+        try:
+            header, parent, content = (json.loads(bytes(parts[i])) for i in (1, 2, 4))
+            if header.get("msg_type") != "status":
+                return
+            state = content.get("execution_state")
+            parent_id = str(parent.get("msg_id", _UNKNOWN)) if isinstance(parent, dict) else _UNKNOWN
+        except (ValueError, AttributeError, UnicodeDecodeError):
+            return
+        self.status(kernel_id, parent_id, state)
+
+    def status(self, kernel_id: str, parent_id: str, state: str) -> None:
+        """``kernel_id`` went ``state`` (busy or idle) on the message ``parent_id``."""
+        busy = self._busy.setdefault(kernel_id, {})
+        if state == "busy":
+            if len(busy) < MAX_BUSY_MESSAGES:
+                busy.setdefault(parent_id, self.clock())
+        elif state == "idle":
+            busy.pop(parent_id, None)
+            busy.pop(_UNKNOWN, None)
+            if not busy:
+                self._busy.pop(kernel_id, None)
+
+    def busy_for(self, kernel_id: str) -> float:
+        """How long ``kernel_id`` has been busy on the oldest message it has not finished [s]; 0 when idle."""
+        busy = self._busy.get(kernel_id)
+        return self.clock() - min(busy.values()) if busy else 0.0
+
+    def forget(self, live) -> None:
+        """Drop kernels not in ``live``."""
+        for kernel_id in [k for k in self._busy if k not in live]:
+            del self._busy[kernel_id]
+
+
 class Warden:
     """A periodic check that frees seats held for nothing (see the module docstring).
 
-    Parameters are in seconds and MB; 0 switches a check off.
+    Parameters are in seconds and MB; 0 switches a check off. ``busy_message_limit``
+    [s] bounds how long a viewer's kernel may be busy on one message, connected or
+    not; ``clock`` returns the time [s] (``time.monotonic``; tests may pass another).
     """
 
     def __init__(self, kernel_manager, log: logging.Logger, *, interval: float, page_idle_timeout: float,
-                 busy_cull_timeout: float, kernel_memory_mb: float, connections):
+                 busy_cull_timeout: float, kernel_memory_mb: float, connections, busy_message_limit: float = 0.0,
+                 clock=time.monotonic):
         self.km = kernel_manager
         self.log = log
         self.interval = interval
         self.page_idle_timeout = page_idle_timeout
         self.busy_cull_timeout = busy_cull_timeout
+        self.busy_message_limit = busy_message_limit
         self.kernel_memory_mb = kernel_memory_mb
         self.connections = connections  # kernel id -> open kernel websockets
+        self.clock = clock
+        self.busy_clock = BusyClock(clock)
         self._no_connection_since: dict[str, float] = {}
 
     def start(self) -> asyncio.Task:
@@ -141,18 +249,26 @@ class Warden:
             await self.km.shutdown_kernel(kernel_id, now=True)
         except Exception:  # noqa: BLE001 - already gone
             pass
+        forget_gone(self.km.list_kernel_ids())  # its websockets close and give their places back
 
     async def check(self) -> None:
-        """Free seats held for nothing (idle page, busy kernel with no connection, memory); forget gone kernels."""
-        now = time.monotonic()
+        """Free seats held for nothing (idle page, one message too long, busy kernel with no connection, memory).
+
+        Kernels that have gone are forgotten, and their websockets closed.
+        """
+        now = self.clock()
         live = set(self.km.list_kernel_ids())
         for kernel_id in list(SEATS):
             if kernel_id not in live:
                 SEATS.pop(kernel_id, None)
                 self._no_connection_since.pop(kernel_id, None)
-        for prune in ON_GONE:
-            prune(live)
+        forget_gone(live)
+        self.busy_clock.forget(live)
         for kernel_id in live:
+            try:
+                self.busy_clock.watch(kernel_id, self.km.get_kernel(kernel_id))
+            except KeyError:
+                continue
             if self.kernel_memory_mb:
                 pid = self._pid(kernel_id)
                 used = rss_mb(pid) if pid else 0.0
@@ -164,6 +280,11 @@ class Warden:
                 continue  # a preheated kernel waiting in the pool
             if self.page_idle_timeout and now - seat.last_interaction > self.page_idle_timeout:
                 await self._free(kernel_id, f"no interaction for {now - seat.last_interaction:.0f} s")
+                continue
+            busy_for = self.busy_clock.busy_for(kernel_id)
+            if self.busy_message_limit and busy_for > self.busy_message_limit:
+                await self._free(kernel_id, f"busy on one message for {busy_for:.0f} s, over the limit of "
+                                            f"{self.busy_message_limit:.0f} s")
                 continue
             if self.connections(kernel_id):
                 self._no_connection_since.pop(kernel_id, None)

@@ -16,7 +16,14 @@ It runs exactly as ``voila`` does (same options, same ``voila.json``) with:
   extension in the environment (JupyterLab's own, jupytext's) would load
   code into every public page and may log errors there;
 * 404 instead of 500 for paths the static handlers cannot read, and for
-  ``/login`` and ``/logout``, which a login-free server does not offer.
+  ``/login`` and ``/logout``, which a login-free server does not offer;
+* one fixed error page for every error a viewer can meet, in the page's
+  language, naming no framework and giving no debugging advice
+  (:func:`~explorer.hosting.handlers.error_page`), also in place of a failed
+  cell's output;
+* in directory mode (``make workshop``), only the notebooks of
+  ``public_notebooks`` (the lessons, the claims page, the index); any other
+  notebook is a 404, and the tree lists only the public ones.
 
 * request bodies capped at ``max_body_bytes`` (the app posts only tiny
   ones), and every query string that fits in a request head parsed, so that
@@ -37,7 +44,7 @@ Settings (command line or ``voila.json``, section ``ExplorerVoila``; the
 production values and their reasons are in docs/deploy.md): ``max_kernels``
 caps viewers' kernels (0: no cap); ``max_body_bytes`` caps a request body
 [bytes]; ``seats_per_address``, ``trusted_proxies``, ``exempt_networks``,
-``page_idle_timeout``, ``busy_cull_timeout``, ``kernel_memory_mb``,
+``page_idle_timeout``, ``busy_message_limit``, ``busy_cull_timeout``, ``kernel_memory_mb``,
 ``warden_interval``, ``max_ws_buffer_bytes``, ``fd_budget``,
 ``header_timeout``, ``body_timeout``.
 """
@@ -59,11 +66,14 @@ from voila.app import Voila
 from voila.request_info_handler import RequestInfoSocketHandler
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.static_file_handler import AllowListFileHandler, MultiStaticFileHandler, TemplateStaticFileHandler
+from voila.tornado.contentshandler import VoilaContentsHandler
 from voila.tornado.handler import TornadoVoilaHandler
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
+from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
-from explorer.hosting.handlers import (ExplorerPageHandler, LabExtensionFileHandler, NotFoundHandler,
-                                      OwnerShutdownHandler, ReadyLoggingRequestInfoHandler, not_found_on_bad_path)
+from explorer.hosting.handlers import (CELL_ERROR_MARK, ExplorerPageHandler, LabExtensionFileHandler,
+                                      NotFoundHandler, OwnerShutdownHandler, ReadyLoggingRequestInfoHandler,
+                                      not_found_on_bad_path, public_listing, with_error_page)
 from explorer.hosting.seats import Warden
 from explorer.hosting.websocket import GuardedKernelWebsocketConnection, SafeKernelWebsocketHandler, kernel_connections
 
@@ -73,10 +83,10 @@ _REPLACEMENTS = {
     TornadoVoilaHandler: ExplorerPageHandler,
     VoilaKernelWebsocketHandler: SafeKernelWebsocketHandler,
     RequestInfoSocketHandler: ReadyLoggingRequestInfoHandler,
-    TemplateStaticFileHandler: not_found_on_bad_path(TemplateStaticFileHandler),
-    AllowListFileHandler: not_found_on_bad_path(AllowListFileHandler),
-    MultiStaticFileHandler: not_found_on_bad_path(MultiStaticFileHandler),
-    FileFindHandler: LabExtensionFileHandler,
+    TemplateStaticFileHandler: with_error_page(not_found_on_bad_path(TemplateStaticFileHandler)),
+    AllowListFileHandler: with_error_page(not_found_on_bad_path(AllowListFileHandler)),
+    MultiStaticFileHandler: with_error_page(not_found_on_bad_path(MultiStaticFileHandler)),
+    FileFindHandler: with_error_page(LabExtensionFileHandler),
     VoilaShutdownKernelHandler: OwnerShutdownHandler,
 }
 # Voila's page handler hands a preheated kernel its query through this class's send_updates
@@ -125,6 +135,9 @@ class ExplorerVoila(Voila):
                                                         "(a class behind one NAT).")
     page_idle_timeout = Float(1800.0, config=True, help="A page with no interaction for this long gets the "
                                                          "session notice and frees its kernel [s]; 0: never.")
+    busy_message_limit = Float(60.0, config=True, help="A viewer's kernel busy on one message for this long, "
+                                                        "connected or not, is shut down and its page shows the "
+                                                        "session notice [s]; 0: never (docs/deploy.md).")
     busy_cull_timeout = Float(180.0, config=True, help="A viewer's kernel that is busy with no connection for "
                                                         "this long is shut down [s]; 0: never.")
     kernel_memory_mb = Float(1024.0, config=True, help="A kernel past this resident memory is shut down and "
@@ -137,6 +150,11 @@ class ExplorerVoila(Voila):
     header_timeout = Float(20.0, config=True, help="Seconds a client may take to send a request head (and "
                                                    "that an idle keep-alive connection stays open).")
     body_timeout = Float(20.0, config=True, help="Seconds a client may take to send a request body.")
+    public_notebooks = List(Unicode(), ["lessons/*.ipynb", "claims.ipynb"], config=True,
+                            help="Directory mode: the notebooks served, as patterns relative to the directory "
+                                 "('*' crosses folders); any other notebook is a 404. Default: the workshop's "
+                                 "lessons, their index and glossary, and the claims page (not analyst.ipynb, "
+                                 "which runs code for analysts, nor explorer.ipynb, served by `make app`).")
 
     @default("kernel_websocket_connection_class")
     def _default_connection_class(self):
@@ -164,6 +182,11 @@ class ExplorerVoila(Voila):
         settings["explorer_trusted_proxies"] = list(self.trusted_proxies)
         settings["explorer_exempt_networks"] = list(self.exempt_networks)
         settings["explorer_max_ws_buffer_bytes"] = self.max_ws_buffer_bytes
+        settings["explorer_public_notebooks"] = list(self.public_notebooks)
+        settings["default_handler_class"] = NotFoundHandler  # a path nothing serves: the fixed 404 page
+        for advice in ("cell_error_instruction", "cell_timeout_instruction"):  # "Please run Voila with --..."
+            if advice not in self.config.VoilaExecutor:
+                self.config.VoilaExecutor[advice] = CELL_ERROR_MARK  # the page handler puts its own text there
         self._raise_limits()  # before the kernel manager's context makes its first socket
         return settings
 
@@ -176,6 +199,9 @@ class ExplorerVoila(Voila):
                 continue
             handlers.append((pattern, _REPLACEMENTS.get(handler, handler), *rest))
         not_offered = [(self.server_url.rstrip("/") + path, NotFoundHandler) for path in _NOT_OFFERED]
+        # the tree page and the contents API (directory mode) list only the public notebooks
+        handlers = [(p, public_listing(h) if h in (TornadoVoilaTreeHandler, VoilaContentsHandler) else h, *r)
+                    for p, h, *r in handlers]
         return not_offered + handlers
 
 
@@ -207,6 +233,7 @@ class ExplorerVoila(Voila):
                                             body_timeout=self.body_timeout)
         warden = Warden(self.kernel_manager, self.log, interval=self.warden_interval,
                         page_idle_timeout=self.page_idle_timeout, busy_cull_timeout=self.busy_cull_timeout,
+                        busy_message_limit=self.busy_message_limit,
                         kernel_memory_mb=self.kernel_memory_mb, connections=kernel_connections)
         IOLoop.current().add_callback(warden.start)
         if self._bound_sockets:

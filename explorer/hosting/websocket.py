@@ -17,9 +17,17 @@ grow until the OOM killer stopped it.
   before jupyter_server parses it, and drops text frames;
 * it drops messages beyond a rate (a token bucket) shared by all the
   connections of a kernel, so more sockets do not buy more messages;
+* it accepts a websocket to a kernel only from the page that owns it: the
+  request must carry the ``_xsrf`` cookie recorded with the kernel's seat
+  (:mod:`explorer.hosting.seats`), so knowing a kernel id is not enough
+  (HTTP 403 otherwise);
 * it refuses a connection beyond ``max_per_kernel`` websockets on one kernel
   or ``max_total`` on the server (HTTP 503), which bounds the server's ZMQ
-  sockets and file descriptors (each connection opens four ZMQ sockets);
+  sockets and file descriptors (each connection opens four ZMQ sockets). A
+  place is taken only once the websocket is open (:meth:`take_place`, from
+  the handler's ``open``) and given back when it closes, however it ends; a
+  refused handshake never holds one, and the websockets of a kernel that has
+  been shut down are closed (:func:`close_gone`);
 * it drops ``comm_open`` for ``jupyter.widget`` from the page: the app
   creates all its widgets in the kernel, and models created from the page
   grew a kernel by gigabytes;
@@ -29,24 +37,31 @@ grow until the OOM killer stopped it.
 :class:`SafeKernelWebsocketHandler` is Voila's handler with a bounded header
 reader, in case another connection class is configured, and a bound on
 what it buffers for a client that does not read (``max_buffer_bytes``): such
-a connection is closed instead of growing the server.
+a connection is closed instead of growing the server. It refuses a handshake
+tornado would refuse (no ``Upgrade: websocket``, no ``Connection: Upgrade``,
+``Sec-WebSocket-Version`` other than 13, a foreign ``Origin``) before any
+kernel work, and whatever ends the request gives its place and its session
+entry back.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
-import re
 import time
 
+from jupyter_server.auth.decorator import ws_authenticated
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from tornado import web
 from tornado.websocket import WebSocketClosedError
 from traitlets import Float, Int
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
+from explorer.hosting import seats
 from explorer.hosting.seats import note_interaction
 
-__all__ = ["V1_PROTOCOL", "GuardedKernelWebsocketConnection", "SafeKernelWebsocketHandler", "v1_frame_is_valid"]
+__all__ = ["V1_PROTOCOL", "GuardedKernelWebsocketConnection", "SafeKernelWebsocketHandler", "v1_frame_is_valid",
+           "kernel_connections", "close_gone", "is_interaction"]
 
 V1_PROTOCOL = "v1.kernel.websocket.jupyter.org"
 # A v1 frame holds a channel, header, parent header, metadata, content and buffers: 6 offsets and one
@@ -80,9 +95,40 @@ def v1_frame_is_valid(frame: object, max_offsets: int = MAX_V1_OFFSETS) -> bool:
     return all(a <= b for a, b in zip(offsets, offsets[1:]))
 
 
-# the page's heartbeat: an update of the ping alone (explorer.app.page_bridge.PageBridge)
-_HEARTBEAT = re.compile(rb'"state"\s*:\s*\{\s*"ping"\s*:\s*\d+\s*\}')
 _MAX_PARSED_BYTES = 4096  # parts longer than this are not parsed to classify a message
+# state keys of the page's own front-end widget (explorer.app.page_bridge.PageBridge), which it sends by itself:
+# the heartbeat's ping (and its answer) and the chart box's width; none of them is a viewer's choice
+_PAGE_SENT_KEYS = frozenset({"ping", "pong", "chart_width"})
+_INTERACTION_METHODS = frozenset({"update", "custom"})  # a control's new value, a button's click
+
+
+def is_interaction(header: bytes, content: bytes) -> bool:
+    """True when a message from the page is something a viewer could have done by hand.
+
+    The rule: a widget ``comm_msg`` whose ``data.method`` is ``update`` (a
+    control's new value) or ``custom`` (a button's click), other than an update
+    of only the keys the page's own widget sends by itself (heartbeat ``ping``,
+    ``chart_width``). Everything else the page sends without the
+    viewer (``request_state(s)``, ``comm_info_request``, ``kernel_info_request``,
+    the heartbeat, websocket pings) keeps no seat.
+
+    Parameters
+    ----------
+    header, content : bytes
+        The message's header and content parts (JSON).
+    """
+    if b'"comm_msg"' not in header[:_MAX_PARSED_BYTES]:
+        return False
+    try:
+        data = json.loads(content).get("data") if len(content) <= 1 << 20 else None
+    except (ValueError, AttributeError, UnicodeDecodeError):
+        return False
+    if not isinstance(data, dict) or data.get("method") not in _INTERACTION_METHODS:
+        return False
+    if data["method"] == "update":
+        state = data.get("state")
+        return isinstance(state, dict) and bool(set(state) - _PAGE_SENT_KEYS)
+    return True
 
 
 def _part(frame: bytes, index: int) -> bytes:
@@ -94,8 +140,31 @@ def _part(frame: bytes, index: int) -> bytes:
 
 
 def kernel_connections(kernel_id: str) -> int:
-    """Open (or opening) kernel websockets of ``kernel_id`` on this server."""
+    """Open kernel websockets of ``kernel_id`` on this server."""
     return GuardedKernelWebsocketConnection.per_kernel.get(kernel_id, 0)
+
+
+def close_gone(live: set) -> None:
+    """Close the open websockets of kernels that are no longer running (``live``: the running kernel ids).
+
+    jupyter_server keeps a kernel's websocket open after the kernel is shut
+    down; closing it gives its place back (and tells the page).
+    """
+    for connection in [c for c in GuardedKernelWebsocketConnection._open if c.kernel_id not in live]:
+        handler = connection.websocket_handler
+        connection.release_place()
+        try:
+            handler.close(1001, "kernel shut down")
+        except Exception:  # noqa: BLE001 - already closing
+            pass
+
+
+def _owner_cookie_matches(handler, kernel_id: str) -> bool:
+    """Whether the request carries the ``_xsrf`` token recorded with ``kernel_id``'s seat."""
+    seat = seats.SEATS.get(kernel_id)
+    if seat is None or not handler.get_cookie(handler.settings.get("xsrf_cookie_name", "_xsrf")):
+        return False
+    return hmac.compare_digest(seat.xsrf, handler._get_raw_xsrf_token()[1])
 
 
 class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
@@ -113,8 +182,9 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
     max_total = Int(200, config=True, help="Most kernel websockets open on this server; each holds 4 ZMQ sockets "
                                            "and about 9 file descriptors (docs/deploy.md, capacity).")
 
-    per_kernel: dict[str, int] = {}
-    total = 0
+    per_kernel: dict[str, int] = {}  # kernel id -> open websockets
+    total = 0  # open websockets on the server
+    _open: set = set()  # the connections holding a place
     _buckets: dict[str, list[float]] = {}  # kernel id -> [tokens, last refill]
 
     def __init__(self, *args, **kwargs):
@@ -123,33 +193,65 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
         self._dropped = 0
         self._counted = False
 
+    def _full(self) -> bool:
+        cls = GuardedKernelWebsocketConnection
+        return cls.total >= self.max_total or cls.per_kernel.get(self.kernel_id, 0) >= self.max_per_kernel
+
     async def prepare(self):
-        """Refuse clients that do not offer the v1 subprotocol, and connections beyond the caps."""
-        offered = self.websocket_handler.request.headers.get("Sec-WebSocket-Protocol", "")
+        """Refuse clients without the v1 subprotocol (400), not the kernel's page (403), beyond the caps (503).
+
+        Nothing is counted here: a place is taken when the websocket opens (:meth:`take_place`).
+        """
+        handler = self.websocket_handler
+        offered = handler.request.headers.get("Sec-WebSocket-Protocol", "")
         if V1_PROTOCOL not in [p.strip() for p in offered.split(",")]:
             self.log.warning("Refused a kernel websocket without the %s subprotocol", V1_PROTOCOL)
             raise web.HTTPError(400, f"this server speaks only the {V1_PROTOCOL} subprotocol")
-        cls = GuardedKernelWebsocketConnection
-        if cls.total >= self.max_total or cls.per_kernel.get(self.kernel_id, 0) >= self.max_per_kernel:
+        if not _owner_cookie_matches(handler, self.kernel_id):
+            self.log.warning("Refused a kernel websocket to kernel %s from %s: not the page that owns it",
+                             self.kernel_id, handler.request.remote_ip)
+            raise web.HTTPError(403, "not this page's kernel")
+        if self._full():
+            cls = GuardedKernelWebsocketConnection
             self.log.warning("Refused a kernel websocket: %d open on kernel %s, %d on the server",
                              cls.per_kernel.get(self.kernel_id, 0), self.kernel_id, cls.total)
             raise web.HTTPError(503, "too many connections")
+        await super().prepare()
+
+    def take_place(self) -> bool:
+        """Count this websocket, now open, in the caps; False (nothing counted) when they are full.
+
+        Called when the handshake has succeeded. Handshakes that were checked
+        against the caps at the same time may find them full here.
+        """
+        if self._counted:
+            return True
+        if self._full():
+            return False
+        cls = GuardedKernelWebsocketConnection
         cls.per_kernel[self.kernel_id] = cls.per_kernel.get(self.kernel_id, 0) + 1
         cls.total += 1
+        cls._open.add(self)
         self._counted = True
-        await super().prepare()
+        return True
+
+    def release_place(self) -> None:
+        """Give this websocket's place back (once; nothing if it never took one)."""
+        if not self._counted:
+            return
+        self._counted = False
+        cls = GuardedKernelWebsocketConnection
+        cls._open.discard(self)
+        cls.total -= 1
+        left = cls.per_kernel.get(self.kernel_id, 1) - 1
+        if left > 0:
+            cls.per_kernel[self.kernel_id] = left
+        else:
+            cls.per_kernel.pop(self.kernel_id, None)
 
     def disconnect(self):
         """Release this connection's place in the per-kernel and server caps, then disconnect."""
-        if self._counted:
-            self._counted = False
-            cls = GuardedKernelWebsocketConnection
-            cls.total -= 1
-            left = cls.per_kernel.get(self.kernel_id, 1) - 1
-            if left > 0:
-                cls.per_kernel[self.kernel_id] = left
-            else:
-                cls.per_kernel.pop(self.kernel_id, None)
+        self.release_place()
         return super().disconnect()
 
     def _take_token(self) -> bool:
@@ -180,8 +282,7 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
             if target != "jupyter.widget.control":  # the page's widget manager asks for states through it
                 self._drop(f"comm_open {str(target)[:40]!r} from the page")
                 return
-        content = _part(incoming_msg, 4)
-        if not (len(content) < 512 and _HEARTBEAT.search(content)):
+        if is_interaction(header, _part(incoming_msg, 4)):
             note_interaction(self.kernel_id)
         super().handle_incoming_message(incoming_msg)
 
@@ -217,6 +318,82 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
         self.finish(f"{status_code} {self._reason}\n")
 
     max_buffer_bytes = 8 << 20  # set from ExplorerVoila.max_ws_buffer_bytes
+
+    def _refused_handshake(self) -> tuple[int, str] | None:
+        """The status and reason tornado would refuse this handshake with, or None (checked before any kernel work)."""
+        headers = self.request.headers
+        if headers.get("Upgrade", "").lower() != "websocket":
+            return 400, 'Can "Upgrade" only to "WebSocket".'
+        if "upgrade" not in [p.strip().lower() for p in headers.get("Connection", "").split(",")]:
+            return 400, '"Connection" must be "Upgrade".'
+        if headers.get("Sec-WebSocket-Version") != "13":
+            return 426, "Upgrade Required"
+        origin = headers.get("Origin", headers.get("Sec-Websocket-Origin"))
+        if origin is not None and not self.check_origin(origin):
+            return 403, "Cross origin websockets not allowed"
+        return None
+
+    @ws_authenticated
+    async def get(self, kernel_id):
+        """Refuse a handshake tornado would refuse before any kernel work; give back whatever the request held."""
+        refused = self._refused_handshake()
+        if refused is not None:
+            status, reason = refused
+            self.log.warning("Refused a kernel websocket handshake from %s: %s", self.request.remote_ip, reason)
+            if status == 426:
+                self.set_header("Sec-WebSocket-Version", "13")
+            raise web.HTTPError(status, reason)
+        try:
+            await super().get(kernel_id)
+        finally:
+            self._give_back()
+
+    async def pre_get(self):
+        """jupyter_server's checks and the connection's ``prepare``; remembers the connection to release it."""
+        try:
+            await super().pre_get()
+        finally:
+            self._guarded_connection = getattr(self, "connection", None)
+
+    def _give_back(self) -> None:
+        """Release the connection's place, and its session entry if the websocket never opened."""
+        connection = getattr(self, "_guarded_connection", None)
+        if connection is None:
+            return
+        if hasattr(connection, "release_place"):
+            connection.release_place()
+        if self.get_status() != 101:  # never opened: jupyter_server's prepare() registered the session anyway
+            sessions = getattr(connection, "_open_sessions", {})
+            key = getattr(connection, "session_key", None)
+            if key is not None and sessions.get(key) is self:
+                sessions.pop(key, None)
+
+    async def open(self, kernel_id):
+        """Take the websocket's place in the caps now that it is open (close it if they filled meanwhile)."""
+        take = getattr(self.connection, "take_place", None)
+        if take is not None and not take():
+            self.log.warning("Closing a kernel websocket to %s: the caps filled during its handshake", kernel_id)
+            self._never_connected = True
+            self.close(1013, "too many connections")
+            return
+        await super().open(kernel_id)
+
+    def on_close(self):
+        """Give the place back, then jupyter_server's close (for a connection that was connected)."""
+        connection = getattr(self, "connection", None)
+        if connection is None:
+            return
+        if hasattr(connection, "release_place"):
+            connection.release_place()
+        if getattr(self, "_never_connected", False):
+            # closed in open() before connecting: nothing to disconnect, and jupyter_server's disconnect would
+            # count a disconnection that had no connection (a kernel with -1 connections is never culled)
+            sessions = getattr(connection, "_open_sessions", {})
+            if sessions.get(getattr(connection, "session_key", None)) is self:
+                sessions.pop(connection.session_key, None)
+            self.connection = None
+            return
+        super().on_close()
 
     def write_message(self, message, binary: bool = False):
         """Send a kernel message to the page, except source echoes and tracebacks; close a socket that does not read."""
@@ -263,3 +440,6 @@ def _is_stderr(message) -> bool:
 def _retrieve(future) -> None:
     if not future.cancelled():
         future.exception()
+
+
+seats.ON_GONE.append(close_gone)

@@ -5,31 +5,77 @@ from __future__ import annotations
 import math
 from typing import Mapping
 
-from explorer import catalog
+from explorer import catalog, rules
 from explorer.catalog import default
 from explorer.messages import Message
 from explorer.model.resolve import reference_precision
-from explorer.model.vectorized import GPU_COUNT_CEILING
+from explorer.model.formulas import HOURS_PER_YEAR
+from explorer.model.vectorized import GPU_COUNT_CEILING, INFEASIBLE_REASONS
 from explorer.scenario import Scenario
 
-__all__ = ["result_warnings"]
+__all__ = ["result_warnings", "people_largest", "DIMENSIONS"]
+
+#: The six cost dimensions, as compute names them (``cost_<dimension>_usd``).
+DIMENSIONS = ("compute", "energy", "data", "people", "hardware", "hidden")
+
+
+def people_largest(cost: Mapping[str, float]) -> bool:
+    """True when people cost more than nothing and at least as much as each other dimension [USD by dimension]."""
+    people = cost["people"]
+    others = [cost[d] for d in DIMENSIONS if d != "people"]
+    return bool(math.isfinite(people) and people > 0 and all(math.isfinite(x) and people >= x for x in others))
 
 
 def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float) -> list[Message]:
-    """Warnings about the result ``v`` (scalar outputs of :func:`~explorer.model.compute`) of scenario ``s``."""
+    """Warnings about the result ``v`` (scalar outputs of :func:`~explorer.model.compute`) of scenario ``s``.
+
+    ``v`` may also hold ``seq_len`` [tokens] and ``tensor_parallel`` [1]: then
+    the global batch a cluster implies is checked. Each step processes at
+    least one sequence per tensor-parallel group of ``min(gpus,
+    tensor_parallel)`` accelerators (data parallelism; with a 1F1B pipeline of
+    p stages each replica needs at least p micro-batches in flight, Narayanan
+    et al. 2021, "Efficient Large-Scale Language Model Training on GPU
+    Clusters Using Megatron-LM", SC21, so pipelining does not lower the bound),
+    and a batch beyond the largest a published run used (``max_batch_tokens_dense``,
+    ``max_batch_tokens_moe``) is warned about: beyond the critical batch size
+    (McCandlish et al. 2018, arXiv 1812.06162) a larger batch no longer cuts
+    the steps, so more GPUs no longer shorten the run as the model assumes.
+    """
     acc = catalog.accelerator(s.gpu)
     out: list[Message] = []
     gpus, floor, good = v["gpus"], v["min_gpus_memory"], v["goodput"]
     max_gpus = default("max_gpus")
+    needed = v.get("gpus_needed", gpus)
     if v["deadline_impossible"]:
-        if good <= 0.0 or gpus >= GPU_COUNT_CEILING:
+        if needed >= GPU_COUNT_CEILING or (good <= 0.0 and needed <= max_gpus):
             out.append(Message("deadline_unreachable", max_gpus=max_gpus))
-        elif gpus > max_gpus:
-            out.append(Message("deadline_too_many_gpus", gpus=gpus, max_gpus=max_gpus))
+        elif needed > max_gpus:
+            out.append(Message("deadline_too_many_gpus", gpus=needed, max_gpus=max_gpus))
         else:
             out.append(Message("deadline_impossible", gpus=gpus, days=v["wall_days"]))
     elif s.gpus is not None and gpus > max_gpus:
         out.append(Message("gpus_beyond_known", gpus=gpus, max_gpus=max_gpus))
+    reason = INFEASIBLE_REASONS[int(v.get("infeasible_reason", 0))]
+    if reason == "no_fit" and math.isfinite(floor):
+        out.append(Message("state_fits_no_cluster", floor=floor, gpu=acc.name, max_gpus=max_gpus))
+    if reason == "too_long" and good > 0.0:
+        out.append(Message("run_too_long", years=v["wall_days"] * 24.0 / HOURS_PER_YEAR,
+                           max_years=default("max_run_years")))
+    if reason:
+        alt_gpus = v.get("alternative_gpus", math.nan)
+        if math.isfinite(alt_gpus):
+            out.append(Message("infeasible_no_money", gpus=alt_gpus, days=v["alternative_wall_days"]))
+        else:
+            out.append(Message("infeasible_no_alternative", max_gpus=max_gpus))
+    seq, tp_max = v.get("seq_len", math.nan), v.get("tensor_parallel", math.nan)
+    if math.isfinite(seq) and math.isfinite(tp_max) and gpus >= 1 and math.isfinite(gpus):
+        tp = min(gpus, tp_max)
+        batch = math.ceil(gpus / tp) * seq  # one sequence per tensor-parallel group and step, at the least
+        moe = s.architecture == "moe"
+        limit = default("max_batch_tokens_moe" if moe else "max_batch_tokens_dense")
+        if batch > limit:
+            out.append(Message("batch_beyond_published_moe" if moe else "batch_beyond_published", gpus=gpus,
+                               batch=batch, seq=seq, tp=tp, limit=limit))
     if good <= 0.0:
         out.append(Message("goodput_zero"))
     elif good < default("min_useful_goodput"):
@@ -64,4 +110,11 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float) -> list[Mes
         out.append(Message("full_recompute_mfu"))
     if s.labelled_examples > 0 and s.usd_per_labelled_example == 0:
         out.append(Message("labelled_examples_free", n=s.labelled_examples))
+    cost = {d: float(v[f"cost_{d}_usd"]) for d in DIMENSIONS}
+    if people_largest(cost):
+        default_team = s.team_headcount is None
+        headcount = float(rules.team_headcount(v["train_flop"], s.training_kind)) if default_team else s.team_headcount
+        out.append(Message("people_largest_default" if default_team else "people_largest",
+                           share=cost["people"] / sum(cost.values()), headcount=headcount,
+                           months=float(v["project_months"])))
     return out

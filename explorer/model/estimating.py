@@ -15,7 +15,7 @@ from explorer.model import formulas as F
 from explorer.model.checks import result_warnings
 from explorer.model.resolve import Assumption, resolve
 from explorer.prices import CLOUD_BASES
-from explorer.model.vectorized import compute
+from explorer.model.vectorized import INFEASIBLE_REASONS, compute
 from explorer.scenario import Scenario
 
 __all__ = ["COST_DIMENSIONS", "HIDDEN_PARTS", "Estimate", "estimate", "json_safe"]
@@ -107,7 +107,10 @@ class Estimate:
         text) with an ``id`` and ``params``; ``w.render("zh")`` gives it in Chinese.
     estimated : tuple of str
         Prices that had no sourced value and were estimated (``"cloud price"``,
-        ``"purchase price"``, ``"electricity price"``); the total is an estimate then.
+        ``"purchase price"``, ``"electricity price"``), and ``"cloud price (derived)"``
+        when fewer than three providers list the accelerator on the basis and its
+        price is the reference's times within-provider ratios (:mod:`explorer.prices`);
+        the total is an estimate then.
     in_rate_usd : mapping
         Under cloud pricing, what the compute dimension's rate pays for [USD]:
         ``hardware`` (owning the same accelerators: purchase, servers and
@@ -118,6 +121,20 @@ class Estimate:
         Empty for owned hardware (there energy and hardware are dimensions).
     assumptions : tuple of Assumption
         Every catalog value and named default the estimate used, with its source.
+    feasible : bool
+        False when the run cannot happen: it fits on no cluster up to the
+        largest the model allows (``max_gpus``), misses its deadline on that
+        cluster, or lasts longer than ``max_run_years``. Every money figure
+        (``cost_usd``, ``details_usd``, the unit costs, ``in_rate_usd``, the
+        cluster's capital) is then NaN, and ``warnings`` say why.
+    infeasible_reason : str
+        ``""`` (feasible), ``"no_fit"``, ``"deadline"`` or ``"too_long"``.
+    alternative : mapping
+        The nearest feasible alternative of an infeasible run: ``gpus`` (the
+        largest cluster the model allows) and ``wall_days`` (its shortest time
+        there) [days]; empty when the run is feasible or no cluster makes it so.
+        Where a deadline needs more than the largest cluster, ``gpus``,
+        ``wall_days`` and the other figures are those of the largest cluster.
     fallbacks : mapping
         For each optional scenario field (a blank box in the app), the value the model uses when it is
         None, in the field's unit (:attr:`explorer.model.resolve.Resolved.fallbacks`); None where unknown or
@@ -159,6 +176,9 @@ class Estimate:
     project_months: float = math.nan
     owned: Mapping[str, object] = field(default_factory=dict)
     fallbacks: Mapping[str, float | None] = field(default_factory=dict, repr=False)
+    feasible: bool = True
+    infeasible_reason: str = ""
+    alternative: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def total_usd(self) -> float:
@@ -218,6 +238,9 @@ class Estimate:
             "tokens_per_gpu_hour": self.tokens_per_gpu_hour,
             "effective_utilization": self.effective_utilization,
             "deadline_impossible": self.deadline_impossible,
+            "feasible": self.feasible,
+            "infeasible_reason": self.infeasible_reason or None,
+            "alternative": dict(self.alternative) or None,
             "warnings": [str(w) for w in self.warnings],
         })
 
@@ -259,6 +282,8 @@ def estimate(scenario: Scenario) -> Estimate:
     """
     r = resolve(scenario)
     v = {k: float(np.asarray(x)) for k, x in compute(**r.inputs).items()}
+    v.update(seq_len=float(r.shape[2]), tensor_parallel=float(r.inputs["tensor_parallel"]))
+    reason = INFEASIBLE_REASONS[int(v["infeasible_reason"])]
     n, floor = int(v["gpus"]), v["min_gpus_memory"]
     parts = {k: b * scenario.params / n / 1e9 for k, b in r.memory_bytes_per_param.items()}
     parts["activations"] = v["activation_gb_per_gpu"]
@@ -292,6 +317,9 @@ def estimate(scenario: Scenario) -> Estimate:
                                if r.inputs["owned"] else r.inputs["rate_usd_per_gpu_hour"]),
         owned=_owned_summary(scenario, r, v, n),
         fallbacks={**r.fallbacks, "project_months": v["project_months"] if scenario.project_months is None else None},
+        feasible=not reason, infeasible_reason=reason,
+        alternative=({"gpus": v["alternative_gpus"], "wall_days": v["alternative_wall_days"]}
+                     if reason and math.isfinite(v["alternative_gpus"]) else {}),
     )
 
 
@@ -316,7 +344,8 @@ def _owned_summary(scenario: Scenario, r, v: Mapping[str, float], gpus: int) -> 
     return dict(purchase_usd=t["purchase_usd"], capital_usd_per_gpu=t["capital_usd_per_gpu"],
                 life_months=float(life_months),
                 breakeven_within_life={b: bool(m <= life_months) for b, m in breakeven.items()},
-                capex_usd=t["capital_usd_per_gpu"] * gpus, amortization=t["amortization"], years=t["years"],
+                capex_usd=t["capital_usd_per_gpu"] * gpus if not v["infeasible"] else math.nan,
+                amortization=t["amortization"], years=t["years"],
                 utilization=t["utilization"], financing_rate=t["financing_rate"],
                 hosting_usd_per_gpu_hour=hosting_life,
                 usd_per_gpu_hour=t["accelerator_usd_per_gpu_hour"] + t["hardware_usd_per_gpu_hour"] + energy_per_hour,

@@ -12,7 +12,7 @@ import functools
 import math
 from dataclasses import dataclass, field
 
-from explorer import catalog
+from explorer import catalog, rules
 from explorer import prices as prices_module
 from explorer.catalog import default
 from explorer.messages import Message
@@ -83,6 +83,32 @@ def _pick(value, name: str, used: list[Assumption], fallbacks: dict | None = Non
         return value
     used.append(_assumption(name))
     return default(name)
+
+
+def _team(s: Scenario, train_flop: float, used: list[Assumption], fallbacks: dict) -> dict:
+    """The team and the project's months: the scenario's, else the defaults that follow the run (explorer.rules).
+
+    Returns ``headcount`` [people], ``project_months`` [months] (the run's own length is applied in
+    compute), ``project_months_max`` [months] (``project_months_max`` when the months are a default, else
+    inf) and ``people_share_max`` [1] (``people_share_max_adaptation`` for a default team of an adaptation,
+    else NaN: no cap). ``train_flop`` is the final run's compute [FLOP].
+    """
+    kind = s.training_kind
+    fte = float(rules.team_headcount(train_flop, kind))
+    fallbacks["team_headcount"] = fte
+    headcount = fte if s.team_headcount is None else s.team_headcount
+    if s.team_headcount is None:
+        used.append(Assumption("team_headcount", fte, "people (FTE)", rules.team_source(kind)))
+    months = s.project_months
+    cap = math.inf
+    if months is None:
+        months = float(rules.project_months(train_flop, kind))
+        cap = _pick(None, "project_months_max", [])
+        used.append(Assumption("project_months", months, "months", rules.months_source(kind)))
+    share = math.nan
+    if s.team_headcount is None and kind != "pretrain":
+        share = _pick(None, "people_share_max_adaptation", used)
+    return dict(headcount=headcount, project_months=months, project_months_max=cap, people_share_max=share)
 
 
 def _nan(x) -> float:
@@ -221,8 +247,8 @@ def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
     if math.isnan(rate):
         warnings.append(Message("cloud_price_unknown", gpu=acc.name))
         return rate
-    used.append(Assumption(f"{basis} price ({acc.id}{', estimated' if q.estimated else ''})", rate, "USD/GPU-hour",
-                           q.source))
+    mark = ", estimated" if q.estimated else ", derived" if q.derived else ""
+    used.append(Assumption(f"{basis} price ({acc.id}{mark})", rate, "USD/GPU-hour", q.source))
     if s.pricing == "spot":
         if s.spot_discount is not None:
             rate *= 1.0 - s.spot_discount
@@ -231,6 +257,10 @@ def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
     if q.estimated and s.pricing != "spot":
         estimated.append("cloud price")
         warnings.append(Message("market_price_estimated", gpu=acc.name, rate=rate))
+    elif q.derived:  # fewer than prices.MIN_PROVIDERS providers list it: the reference's price x within-provider ratios
+        estimated.append("cloud price (derived)")
+        warnings.append(Message("market_price_derived", gpu=acc.name, rate=rate, n=len(q.providers),
+                                reference=catalog.accelerator(prices_module.REFERENCE).name))
     return rate
 
 
@@ -421,18 +451,20 @@ def _recovery(s: Scenario, write_h: float, restart_h: float, used) -> dict:
     ``storage``: checkpoints written to storage and reloaded after every
     interruption (Llama 3). ``in_memory``: the state is recovered from an intact
     replica in memory (Gemini 1.0), no write stall and a short restart.
-    ``auto``: storage up to the largest job that documents it, in-memory
-    beyond. Typed write and restart times apply to both.
+    ``auto``: the technique with the larger goodput at every size (NaN; see
+    ``explorer.model.vectorized._goodput_at``: both apply at any scale, so the
+    cheaper is chosen, with no step between sizes). Typed write and restart
+    times apply to both.
     """
     if s.recovery == "storage":
         above = math.inf
     elif s.recovery == "in_memory":
         above = 0.0
     else:
-        above = _pick(None, "in_memory_recovery_above_gpus", used)
+        above = math.nan
     write_mem = write_h if s.checkpoint_write_minutes is not None else math.nan
     restart_mem = restart_h if s.restart_minutes is not None else math.nan
-    if above < math.inf:
+    if not above == math.inf:
         if math.isnan(write_mem):
             write_mem = _pick(None, "checkpoint_write_minutes_in_memory", used) / 60.0
         if math.isnan(restart_mem):
@@ -476,19 +508,22 @@ def resolve(s: Scenario) -> Resolved:
     write_h = _pick(s.checkpoint_write_minutes, "checkpoint_write_minutes", used) / 60.0
     restart_h = _pick(s.restart_minutes, "restart_minutes", used, fallbacks) / 60.0
     recovery = _recovery(s, write_h, restart_h, used)
+    if s.recovery != "storage" and s.restart_minutes is None:
+        # the blank box stands for the restart of the technique in use: in-memory recovery (under auto, the
+        # larger goodput at every size with the default times), so typing that value changes nothing
+        fallbacks["restart_minutes"] = recovery["restart_hours_in_memory"] * 60.0
     storage_price = _pick(s.storage_usd_per_gb_month, "storage_usd_per_gb_month", used if s.checkpoints_kept else [],
                           fallbacks)
     storage = storage_price if s.checkpoints_kept else 0.0
     data_fixed = s.labelled_examples * s.usd_per_labelled_example + s.synthetic_tokens / 1e6 * s.synthetic_usd_per_1m_tokens
     data_usd = s.tokens / 1e6 * s.data_usd_per_1m_tokens + data_fixed
-    for name in ("data_usd_per_1m_tokens", "team_headcount"):
-        if getattr(s, name) == default(name):  # the scenario kept the sourced default: show its source
-            used.append(_assumption(name))
+    if s.data_usd_per_1m_tokens == default("data_usd_per_1m_tokens"):  # the sourced default kept: its source
+        used.append(_assumption("data_usd_per_1m_tokens"))
     if s.experiments_multiplier is None:
         used.append(_assumption(experiments_default_name(s.training_kind)))
     fallbacks["experiments_multiplier"] = default(experiments_default_name(s.training_kind))
-    months = _pick(s.project_months, "project_months", used)
     max_gpus = _pick(None, "max_gpus", used)
+    max_wall_days = _pick(None, "max_run_years", used) * F.HOURS_PER_YEAR / 24.0
     tensor_parallel = _pick(None, "tensor_parallel", used)
     if s.currency != "USD":
         _pick(s.usd_to_cny, "usd_to_cny", used, fallbacks)
@@ -499,30 +534,36 @@ def resolve(s: Scenario) -> Resolved:
     estimated += region.pop("_estimated")
     if s.architecture == "moe" and s.active_params is None and (s.experts is None or s.top_k is None):
         if s.active_fraction is None:
-            used.append(_assumption("moe_active_fraction"))
+            used.append(Assumption("moe_active_fraction", s.active_fraction_effective, "1", rules.moe_source()))
+            warnings.append(Message("moe_active_defaulted", share=s.active_fraction_effective,
+                                    active=s.active_params_effective, params=s.params))
         used.append(Assumption("active parameters (MoE)", s.active_params_effective, "1",
                                f"params x active fraction {s.active_fraction_effective:.4g}"))
+    flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0
+    attention = float(F.attention_flop_per_token(*shape))
+    team = _team(s, float(F.train_flop(flop_factor, s.active_params_effective, s.tokens, attention)), used, fallbacks)
+    months = team["project_months"]
     loaded = s.team_loaded_usd_per_year or 0.0
     pay_name = "team_loaded_usd_per_year_ai_lab" if s.team_pay_basis == "ai_lab" else "team_loaded_usd_per_year"
     fallbacks["team_loaded_usd_per_year"] = default(pay_name)
-    if s.team_headcount > 0 and s.team_loaded_usd_per_year is None:
+    if team["headcount"] > 0 and s.team_loaded_usd_per_year is None:
         loaded = _pick(None, pay_name, used)
         country = catalog.region(s.region).country
         if country != "United States":
             warnings.append(Message("team_pay_us_default", usd=loaded, country=country))
-    flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0
     inputs = dict(
         params=s.params,
         active_params=s.active_params_effective,
         tokens=s.tokens,
         flop_per_param_token=flop_factor,
-        attention_flop_per_token=float(F.attention_flop_per_token(*shape)),
+        attention_flop_per_token=attention,
         peak_flop_per_s=acc.peak_tflops[s.precision] * 1e12,
         mfu=mfu,
         other_losses_factor=other,
         gpus=_nan(s.gpus),
         deadline_days=_nan(s.deadline_days),
         max_gpus=max_gpus,
+        max_wall_days=max_wall_days,
         failure_rate_per_gpu_hour=failure_rate,
         checkpoint_write_hours=write_h,
         checkpoint_interval_hours=_nan(s.checkpoint_interval_hours),
@@ -537,8 +578,10 @@ def resolve(s: Scenario) -> Resolved:
         **region,
         **prices,
         data_usd=data_usd,
-        team_usd_per_month=s.team_headcount * loaded / 12.0,
+        team_usd_per_month=team["headcount"] * loaded / 12.0,
         project_months=months,
+        project_months_max=team["project_months_max"],
+        people_share_max=team["people_share_max"],
         checkpoints_kept=s.checkpoints_kept,
         storage_usd_per_gb_month=storage,
         experiments_multiplier=s.experiments_multiplier_effective,

@@ -6,7 +6,7 @@ import numpy as np
 
 from explorer.model import formulas as F
 
-__all__ = ["compute", "GPU_COUNT_CEILING"]
+__all__ = ["compute", "GPU_COUNT_CEILING", "MONEY_KEYS", "INFEASIBLE_REASONS"]
 
 #: Numerical bound of the deadline solve, far above any cluster (``max_gpus``).
 GPU_COUNT_CEILING = 1e12
@@ -25,6 +25,7 @@ def compute(
     gpus=np.nan,
     deadline_days=np.nan,
     max_gpus=np.inf,
+    max_wall_days=np.inf,
     failure_rate_per_gpu_hour=0.0,
     checkpoint_write_hours=0.0,
     checkpoint_interval_hours=np.nan,
@@ -50,6 +51,8 @@ def compute(
     data_usd=0.0,
     team_usd_per_month=0.0,
     project_months=np.nan,
+    project_months_max=np.inf,
+    people_share_max=np.nan,
     checkpoints_kept=0.0,
     storage_usd_per_gb_month=0.0,
     experiments_multiplier=1.0,
@@ -75,9 +78,13 @@ def compute(
         restarts, stragglers, ramp-up) as a factor [x], >= 1.
     gpus, deadline_days : array_like
         Accelerator count [1] or deadline [days]; where ``gpus`` is NaN the
-        count is solved from ``deadline_days``, never below the memory floor.
+        count is the cheapest cluster that meets ``deadline_days`` (the total
+        cost, GPU-hours breaking ties), never below the memory floor.
     max_gpus : array_like
-        Largest cluster a deadline may ask for [1].
+        Largest cluster a deadline may ask for, and the largest a run may need
+        for its training state [1].
+    max_wall_days : array_like
+        Longest wall-clock a run may take [days]; a longer one is infeasible.
     failure_rate_per_gpu_hour : array_like
         Interruptions per GPU-hour (failures plus spot preemptions) [1/h].
     checkpoint_write_hours, restart_hours : array_like
@@ -86,7 +93,9 @@ def compute(
         Checkpoint interval [h]; NaN = Daly's optimum.
     recovery_above_gpus : array_like
         Above this many accelerators the job recovers from redundant in-memory
-        state [1]: ``inf`` never (checkpoints on storage), 0 always.
+        state [1]: ``inf`` never (checkpoints on storage), 0 always; NaN
+        (``recovery = "auto"``) the technique with the larger goodput at every
+        size (:func:`_goodput_at`).
     checkpoint_write_hours_in_memory, restart_hours_in_memory : array_like
         Stall per checkpoint and restart time with in-memory recovery [h].
     state_bytes_per_param : array_like
@@ -121,6 +130,13 @@ def compute(
     project_months : array_like
         Months of team and storage, never fewer than the run's wall-clock
         months; NaN = the run's wall-clock months.
+    project_months_max : array_like
+        Most months of team and storage [months], applied after the run's
+        length (a default project's bound); inf = none.
+    people_share_max : array_like
+        Largest share of the total the team may cost [1] (a default team of an
+        adaptation): people = min(team, s / (1 - s) x the other five
+        dimensions); NaN = no cap.
     checkpoints_kept, storage_usd_per_gb_month : array_like
         Checkpoints stored [1] and storage price [USD/GB-month].
     experiments_multiplier : array_like
@@ -132,6 +148,15 @@ def compute(
         ``train_flop`` [FLOP], ``ideal_gpu_hours``, ``gpu_hours`` [GPU-hour],
         ``goodput`` [1], ``gpus`` [1], ``wall_days`` [days],
         ``deadline_impossible`` [bool], ``min_gpus_memory`` [1],
+        ``infeasible`` [bool] (the run fits on no cluster up to ``max_gpus``,
+        misses its deadline on the largest one, or lasts longer than
+        ``max_wall_days``: every money figure is then NaN), ``infeasible_reason``
+        (index into :data:`INFEASIBLE_REASONS`), ``alternative_gpus`` and
+        ``alternative_wall_days`` (the nearest feasible alternative of an
+        infeasible run: the largest cluster and its shortest time; NaN when
+        there is none), ``gpus_needed`` (the count a deadline needs, possibly
+        beyond ``max_gpus``; where a deadline needs more, ``gpus`` and the
+        figures are those of the largest cluster),
         ``state_gb_per_gpu``, ``activation_gb_per_gpu`` [GB] at the GPU count,
         ``energy_gpu_mwh`` (GPU-hours x chip TDP, the model-card figure),
         ``energy_it_mwh``, ``energy_mwh`` [MWh], ``co2_tonnes`` [t] of the final
@@ -148,6 +173,7 @@ def compute(
         params=params, active_params=active_params, tokens=tokens, flop_per_param_token=flop_per_param_token,
         attention_flop_per_token=attention_flop_per_token, peak_flop_per_s=peak_flop_per_s, mfu=mfu,
         other_losses_factor=other_losses_factor, gpus=gpus, deadline_days=deadline_days, max_gpus=max_gpus,
+        max_wall_days=max_wall_days,
         failure_rate_per_gpu_hour=failure_rate_per_gpu_hour, checkpoint_write_hours=checkpoint_write_hours,
         checkpoint_interval_hours=checkpoint_interval_hours, restart_hours=restart_hours,
         recovery_above_gpus=recovery_above_gpus, checkpoint_write_hours_in_memory=checkpoint_write_hours_in_memory,
@@ -159,7 +185,7 @@ def compute(
         accelerator_usd_per_gpu_hour=accelerator_usd_per_gpu_hour,
         hardware_usd_per_gpu_hour=hardware_usd_per_gpu_hour, electricity_usd_per_kwh=electricity_usd_per_kwh,
         data_usd=data_usd, team_usd_per_month=team_usd_per_month, project_months=project_months,
-        checkpoints_kept=checkpoints_kept, storage_usd_per_gb_month=storage_usd_per_gb_month,
+        project_months_max=project_months_max, people_share_max=people_share_max, checkpoints_kept=checkpoints_kept, storage_usd_per_gb_month=storage_usd_per_gb_month,
         experiments_multiplier=experiments_multiplier,
     )
     f = {k: np.asarray(v, dtype=float) for k, v in f.items()}
@@ -173,35 +199,42 @@ _GOODPUT_KEYS = ("failure_rate_per_gpu_hour", "checkpoint_write_hours", "restart
 
 
 def _goodput_at(n, f):
-    """Goodput at ``n`` accelerators, with in-memory recovery above ``recovery_above_gpus``."""
+    """Goodput at ``n`` accelerators under the recovery rule of ``recovery_above_gpus``.
+
+    ``recovery_above_gpus`` NaN (``recovery = "auto"``): the larger goodput of
+    the two techniques, storage checkpoints (Daly 2006) and recovery from a
+    redundant in-memory replica (Gemini Team 2023; Wang et al. 2023), at every
+    size. Both apply at any scale: in-memory checkpoints need only host memory
+    on the job's own or a peer server (Wang et al. 2023, SOSP, "GEMINI: Fast
+    Failure Recovery in Distributed Training with In-Memory Checkpoints": a
+    local and a remote CPU-memory copy, storage as the last resort, 13x faster
+    recovery without slowing training), so the cheaper one is chosen wherever
+    both apply. As the larger of two continuous functions of ``n`` it has no
+    step: one more GPU moves it by no more than either technique moves by
+    itself (the former rule, storage up to 16,384 GPUs and in-memory above,
+    jumped from 0.880 to 0.987 there). With the default times the in-memory
+    goodput is the larger one at every size (no write stall, 2.4 min restarts
+    against 10 min). Otherwise in-memory above ``recovery_above_gpus``
+    accelerators: ``inf`` never (``storage``), 0 always (``in_memory``).
+    """
     rate = f["failure_rate_per_gpu_hour"] * n
+    above = f["recovery_above_gpus"]
     g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
-    mem = np.flatnonzero(n > f["recovery_above_gpus"])  # usually few: recompute only those
-    if mem.size:
-        if g.ndim == 0:
-            return F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
-                             f["checkpoint_interval_hours"])
-        shape = g.shape
-        g, rate = g.ravel(), np.broadcast_to(rate, shape).ravel()
-
-        def at(k):
-            v = f[k]
-            return v if np.ndim(v) == 0 else np.broadcast_to(v, shape).ravel()[mem]
-
-        g[mem] = F.goodput(rate[mem], at("checkpoint_write_hours_in_memory"), at("restart_hours_in_memory"),
-                           at("checkpoint_interval_hours"))
-        g = g.reshape(shape)
-    return g
+    auto = np.isnan(above)
+    if not np.any(auto | (n > above)):
+        return g
+    mem = F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
+                    f["checkpoint_interval_hours"])
+    return np.where(auto, np.maximum(g, mem), np.where(n > above, mem, g))
 
 
 def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
-    """GPU count: ``gpus`` where given, else the smallest count >= ``floor`` that meets the deadline.
+    """Smallest GPU count >= ``floor`` that meets the deadline (``gpus`` where given).
 
     ``n -> max(n, floor, ceil(hours / (24 days goodput(n))))`` only grows, so
-    from the failure-free count it climbs to a count that meets the deadline,
-    if there is one (the smallest one while goodput falls with n; where
-    in-memory recovery starts above a size, goodput jumps up there and the
-    count found may be a little above the smallest); the caller flags counts
+    from the failure-free count it climbs to the smallest count that meets the
+    deadline, if there is one (goodput falls with n under every recovery rule
+    but an explicit ``recovery_above_gpus`` threshold); the caller flags counts
     above the largest cluster and missed deadlines. Only the elements still
     moving are iterated.
     """
@@ -234,31 +267,86 @@ def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
     return n.reshape(shape)
 
 
-def _compute(f, owned):
-    """Body of :func:`compute` on float arrays ``f`` keyed by parameter name."""
-    flop = F.train_flop(f["flop_per_param_token"], f["active_params"], f["tokens"], f["attention_flop_per_token"])
-    ideal = F.ideal_gpu_hours(flop, f["peak_flop_per_s"], f["mfu"])
+#: Golden-section steps of the cheapest-cluster search: the bracket of log(n) shrinks by 0.618 a step, from
+#: ln(1e12) = 27.6 to 27.6 x 0.618^44 = 1.8e-8, far below one GPU at any count.
+_GOLDEN_STEPS = 44
+#: Tie-break of the cheapest-cluster search [USD per GPU-hour]: where money does not depend on the count (no
+#: prices), fewer GPU-hours win; a millionth of a dollar an hour moves no money figure.
+_TIE_USD_PER_GPU_HOUR = 1e-6
 
-    state_bytes = f["params"] * f["state_bytes_per_param"]
-    memory_bytes = f["memory_gb"] * 1e9
-    floor = F.min_gpus_for_memory(state_bytes, f["activation_bytes"], memory_bytes, f["tensor_parallel"])
 
-    # where the activations cannot fit at all, the solve still honours the training-state floor (checks warn)
-    state_floor = np.maximum(np.ceil(state_bytes / memory_bytes), 1.0)
-    n = _solve_gpus(ideal * f["other_losses_factor"], np.where(np.isinf(floor), state_floor, floor), f)
-    given = ~np.isnan(f["gpus"])
+def _objective(out):
+    """What the cheapest-cluster search minimizes: the total cost, GPU-hours breaking ties; GPU-hours if unknown."""
+    total = out["total_usd"] + _TIE_USD_PER_GPU_HOUR * out["gpu_hours"]
+    return np.where(np.isnan(total), out["gpu_hours"], total)
+
+
+def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
+    """The cheapest cluster that meets the deadline: ``max(n_min, n*)``, with ``n*`` the cheapest count of all.
+
+    ``n_min`` is the smallest count that meets the deadline (:func:`_solve_gpus`).
+    The cost of ``n`` GPUs is the machine time (GPU-hours, which grow with n as
+    goodput falls) plus what is paid by the month (people and storage, which
+    shrink with n while the run outlasts the project): it falls, then rises,
+    with its least value at ``n*`` over ``[floor, max_gpus]`` (found by
+    golden-section search on ``log n``, ties broken by fewer GPU-hours). Any
+    count above ``max(n_min, n*)`` costs more, so this is the cheapest count
+    that meets the deadline, and a looser deadline (a smaller ``n_min``) never
+    costs more: below ``n*`` the run finishes before the deadline because a
+    longer run would pay the team for longer than it saves in GPU-hours. Where
+    ``n*`` would miss the deadline (throughput falling with n), ``n_min``.
+    """
+    shape = n_min.shape
+    hi_all = np.broadcast_to(np.minimum(f["max_gpus"], GPU_COUNT_CEILING), shape).ravel()
+    lo_all = np.broadcast_to(np.nan_to_num(floor, nan=1.0), shape).ravel()
+    n_flat = n_min.ravel().copy()
+    given = ~np.isnan(np.broadcast_to(f["gpus"], shape).ravel())
+    idx = np.flatnonzero(~given & (n_flat <= hi_all) & (lo_all <= hi_all))
+    if idx.size == 0:
+        return n_min
+    sub = _take(f, idx, shape)
+    sub_owned = owned if np.ndim(owned) == 0 else np.broadcast_to(owned, shape).ravel()[idx]
+    sub_flop, sub_ideal, sub_state = (np.broadcast_to(x, shape).ravel()[idx] for x in (flop, ideal, state_bytes))
+
+    def obj(n):
+        return _objective(_at(n, sub, sub_owned, sub_flop, sub_ideal, sub_state))
+
+    lo, hi = np.maximum(lo_all[idx], 1.0), hi_all[idx]
+    a, b = np.log(lo), np.log(hi)
+    gr = (np.sqrt(5.0) - 1.0) / 2.0
+    c, d = b - gr * (b - a), a + gr * (b - a)
+    fc, fd = obj(np.exp(c)), obj(np.exp(d))
+    for _ in range(_GOLDEN_STEPS):
+        left = fc <= fd  # the least value lies in [a, d]
+        a, b = np.where(left, a, c), np.where(left, d, b)
+        new_c = np.where(left, b - gr * (b - a), d)
+        new_d = np.where(left, c, a + gr * (b - a))
+        f_new = obj(np.exp(np.where(left, new_c, new_d)))
+        fc, fd = np.where(left, f_new, fd), np.where(left, fc, f_new)
+        c, d = new_c, new_d
+    x = np.exp(0.5 * (a + b))
+    candidates = np.stack([lo, np.clip(np.floor(x), lo, hi), np.clip(np.ceil(x), lo, hi)])
+    costs = np.stack([obj(k) for k in candidates])
+    best = np.take_along_axis(candidates, np.argmin(np.where(np.isnan(costs), np.inf, costs), axis=0)[None], 0)[0]
+    pick = np.maximum(n_flat[idx], best)
+    out = _at(pick, sub, sub_owned, sub_flop, sub_ideal, sub_state)
+    days = sub["deadline_days"]
+    n_flat[idx] = np.where(out["wall_days"] <= days * (1.0 + 1e-9), pick, n_flat[idx])
+    return n_flat.reshape(shape)
+
+
+def _take(f, idx, shape):
+    """``f`` at the flat indices ``idx`` of ``shape`` (scalars kept as they are)."""
+    return {k: v if np.ndim(v) == 0 else np.broadcast_to(v, shape).ravel()[idx] for k, v in f.items()}
+
+
+def _at(n, f, owned, flop, ideal, state_bytes):
+    """Time, energy and money of the run on ``n`` accelerators (``f`` as in :func:`_compute`)."""
     good = _goodput_at(n, f)
     gpu_hours = F.billed_gpu_hours(ideal, good, f["other_losses_factor"])
     wall_days = gpu_hours / (24.0 * n)
-    missed = wall_days > f["deadline_days"] * (1.0 + 1e-9)
-    impossible = (~given) & ((n > f["max_gpus"]) | (good <= 0.0) | missed)
-    tp = np.minimum(n, f["tensor_parallel"])
-
     energy_kwh = F.energy_kwh(gpu_hours, f["tdp_w"], f["server_power_factor"], f["avg_power_fraction"], f["pue"])
-    energy_it_kwh = energy_kwh / f["pue"]
-    co2_tonnes = energy_kwh * f["grid_gco2_per_kwh"] / 1e6
     mult = f["experiments_multiplier"]
-
     per_gpu_hour = np.where(owned, f["accelerator_usd_per_gpu_hour"], f["rate_usd_per_gpu_hour"])
     compute_usd = ideal * per_gpu_hour
     restart_loss_usd = (gpu_hours - ideal) * per_gpu_hour
@@ -270,20 +358,88 @@ def _compute(f, owned):
     experiments_usd = (mult - 1.0) * final_run_usd
     run_months = wall_days / F.DAYS_PER_MONTH
     months = np.where(np.isnan(f["project_months"]), run_months, np.maximum(f["project_months"], run_months))
+    months = np.minimum(months, f["project_months_max"])
     storage_usd = f["checkpoints_kept"] * state_bytes / 1e9 * f["storage_usd_per_gb_month"] * months
-    people_usd = f["team_usd_per_month"] * months
     hidden_usd = restart_loss_usd + experiments_usd + storage_usd
     data_usd = np.broadcast_to(f["data_usd"], np.broadcast(f["data_usd"], flop).shape)
-    total = compute_usd + energy_usd + data_usd + people_usd + hardware_usd + hidden_usd
+    others_usd = compute_usd + energy_usd + data_usd + hardware_usd + hidden_usd
+    share = f["people_share_max"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        people_cap_usd = np.where(np.isnan(share), np.inf, share / (1.0 - share) * others_usd)
+    people_usd = np.minimum(f["team_usd_per_month"] * months, people_cap_usd)
+    total = others_usd + people_usd
+    return dict(
+        goodput=good, gpu_hours=gpu_hours, wall_days=wall_days, energy_kwh=energy_kwh,
+        cost_compute_usd=compute_usd, cost_energy_usd=energy_usd, cost_data_usd=data_usd,
+        cost_people_usd=people_usd, cost_hardware_usd=hardware_usd, cost_hidden_usd=hidden_usd,
+        final_run_usd=final_run_usd, restart_loss_usd=restart_loss_usd, failure_loss_usd=failure_loss_usd,
+        other_loss_usd=other_loss_usd, project_months=months, experiments_usd=experiments_usd,
+        storage_usd=storage_usd, total_usd=total,
+    )
+
+
+#: Money outputs of :func:`compute`: unknown (NaN) where the run is infeasible.
+MONEY_KEYS = ("cost_compute_usd", "cost_energy_usd", "cost_data_usd", "cost_people_usd", "cost_hardware_usd",
+              "cost_hidden_usd", "final_run_usd", "restart_loss_usd", "failure_loss_usd", "other_loss_usd",
+              "experiments_usd", "storage_usd", "total_usd", "usd_per_1m_tokens", "usd_per_pflop_day")
+#: Why a run is infeasible (``infeasible_reason`` of :func:`compute`).
+INFEASIBLE_REASONS = ("", "no_fit", "deadline", "too_long")
+
+
+def _compute(f, owned):
+    """Body of :func:`compute` on float arrays ``f`` keyed by parameter name."""
+    flop = F.train_flop(f["flop_per_param_token"], f["active_params"], f["tokens"], f["attention_flop_per_token"])
+    ideal = F.ideal_gpu_hours(flop, f["peak_flop_per_s"], f["mfu"])
+
+    state_bytes = f["params"] * f["state_bytes_per_param"]
+    memory_bytes = f["memory_gb"] * 1e9
+    floor = F.min_gpus_for_memory(state_bytes, f["activation_bytes"], memory_bytes, f["tensor_parallel"])
+
+    # where the activations cannot fit at all, the solve still honours the training-state floor (infeasible)
+    state_floor = np.maximum(np.ceil(state_bytes / memory_bytes), 1.0)
+    solve_floor = np.where(np.isinf(floor), state_floor, floor)
+    n_min = _solve_gpus(ideal * f["other_losses_factor"], solve_floor, f)
+    needed = _cheapest_gpus(np.asarray(n_min, float), solve_floor, f, owned, flop, ideal, state_bytes)
+    given = ~np.isnan(f["gpus"])
+    out = _at(needed, f, owned, flop, ideal, state_bytes)
+    missed = out["wall_days"] > f["deadline_days"] * (1.0 + 1e-9)
+    impossible = (~given) & ((needed > f["max_gpus"]) | (out["goodput"] <= 0.0) | missed)
+
+    # the nearest feasible alternative: the largest cluster the model allows, at its shortest time
+    largest = np.fmax(f["max_gpus"], solve_floor)
+    alt_good = _goodput_at(largest, f)
+    alt_days = F.billed_gpu_hours(ideal, alt_good, f["other_losses_factor"]) / (24.0 * largest)
+    no_fit = np.isinf(floor) | (floor > f["max_gpus"])
+    too_long = (out["wall_days"] > f["max_wall_days"]) | (out["goodput"] <= 0.0)
+    reason = np.where(no_fit, 1, np.where(impossible, 2, np.where(too_long, 3, 0)))
+    infeasible = reason > 0
+    alt_ok = infeasible & ~no_fit & np.isfinite(largest) & (alt_days <= f["max_wall_days"])
+    # a deadline no cluster meets: the figures are those of the largest cluster, never the solve's bound
+    n = np.where(impossible & np.isfinite(f["max_gpus"]) & (needed > f["max_gpus"]), largest, needed)
+    if np.any(n != needed):
+        out = _at(n, f, owned, flop, ideal, state_bytes)
+    gpu_hours, energy_kwh = out["gpu_hours"], out.pop("energy_kwh")
+    tp = np.minimum(n, f["tensor_parallel"])
+    energy_it_kwh = energy_kwh / f["pue"]
+    co2_tonnes = energy_kwh * f["grid_gco2_per_kwh"] / 1e6
+    mult = f["experiments_multiplier"]
+    out.update(
+        usd_per_1m_tokens=out["total_usd"] / (f["tokens"] / 1e6),
+        usd_per_pflop_day=out["final_run_usd"] / (flop / (1e15 * 86400.0)),
+    )
+    for k in MONEY_KEYS:  # a run that cannot happen costs nothing known
+        out[k] = np.where(infeasible, np.nan, out[k])
 
     return dict(
         train_flop=flop,
         ideal_gpu_hours=ideal,
-        gpu_hours=gpu_hours,
-        goodput=good,
         gpus=n,
-        wall_days=wall_days,
+        gpus_needed=needed,
         deadline_impossible=impossible,
+        infeasible=infeasible,
+        infeasible_reason=reason,
+        alternative_gpus=np.where(alt_ok, largest, np.nan),
+        alternative_wall_days=np.where(alt_ok, alt_days, np.nan),
         min_gpus_memory=floor,
         state_gb_per_gpu=state_bytes / n / 1e9,
         activation_gb_per_gpu=f["activation_bytes"] / tp / 1e9,
@@ -293,22 +449,7 @@ def _compute(f, owned):
         co2_tonnes=co2_tonnes,
         energy_project_mwh=energy_kwh * mult / 1000.0,
         co2_project_tonnes=co2_tonnes * mult,
-        cost_compute_usd=compute_usd,
-        cost_energy_usd=energy_usd,
-        cost_data_usd=data_usd,
-        cost_people_usd=people_usd,
-        cost_hardware_usd=hardware_usd,
-        cost_hidden_usd=hidden_usd,
-        final_run_usd=final_run_usd,
-        restart_loss_usd=restart_loss_usd,
-        failure_loss_usd=failure_loss_usd,
-        other_loss_usd=other_loss_usd,
-        project_months=months,
-        experiments_usd=experiments_usd,
-        storage_usd=storage_usd,
-        total_usd=total,
-        usd_per_1m_tokens=total / (f["tokens"] / 1e6),
-        usd_per_pflop_day=final_run_usd / (flop / (1e15 * 86400.0)),
+        **out,
         tokens_per_gpu_hour=f["tokens"] / gpu_hours,
         effective_utilization=flop / (gpu_hours * 3600.0 * f["peak_flop_per_s"]),
     )

@@ -171,6 +171,9 @@ class BreakdownPlot(_Plot):
         # the experiments part named inside its segment when it is wide enough (the summary names every part)
         self.hidden_text = self.ax.text(0.012, row, "", va="center", ha="left", fontsize=9, color="white",
                                         parse_math=False)
+        # a run that cannot happen has no bars: this message instead (empty otherwise)
+        self.message_text = self.ax.text(0.5, 0.5, "", transform=self.ax.transAxes, ha="center", va="center",
+                                         fontsize=10.5, wrap=True, parse_math=False)
         self.ax.set_yticks(y)
         self.ax.set_xlim(0, 1.38)
         self.ax.xaxis.set_visible(False)
@@ -181,7 +184,8 @@ class BreakdownPlot(_Plot):
         self.set_language(language)
 
     def _moving_artists(self) -> list:
-        return [*self.bars, *self.rate_bars, *self.hidden_segments, *self.value_texts, self.hidden_text]
+        return [*self.bars, *self.rate_bars, *self.hidden_segments, *self.value_texts, self.hidden_text,
+                self.message_text]
 
     def set_language(self, language: str) -> None:
         """Relabel axes and title in ``language``."""
@@ -214,6 +218,8 @@ class BreakdownPlot(_Plot):
         Under cloud pricing, hatched bars on the energy and hardware rows show
         the parts of the compute rate that pay for them (``Estimate.in_rate_usd``),
         marked "in the rate"; they are inside compute and not added to the total.
+        An infeasible estimate (``Estimate.feasible`` False) has no money: no
+        bars, and a message in their place.
         """
         if language is not None:
             self.set_language(language)
@@ -246,8 +252,13 @@ class BreakdownPlot(_Plot):
                 words = money(raw, currency) + share
             text.set_text(words)
             text.set_x(max(length, inside / self.scale) + 0.012)
-        experiments = parts["experiments"] / self.scale
         kw, drawable = text_kwargs(lang)
+        self.message_text.set_text("" if estimate.feasible else label("chart_infeasible", drawable))
+        self.message_text.set_fontfamily(kw.get("fontfamily", ["DejaVu Sans"]))
+        if not estimate.feasible:
+            for text in self.value_texts:
+                text.set_text("")
+        experiments = parts["experiments"] / self.scale
         self.hidden_text.set_text(f"{label('hidden_experiments', drawable)} {money(parts['experiments'], currency)}"
                                   if experiments > 0.55 else "")
         self.hidden_text.set_fontfamily(kw.get("fontfamily", ["DejaVu Sans"]))

@@ -41,11 +41,13 @@ def test_llama_405b_to_7b_in_one_day_is_finite_and_says_which_levers_are_joint()
     # the ends are the model's own totals
     assert a.baseline_usd == pytest.approx(estimate(base).total_usd, rel=1e-9)
     assert a.target_usd == pytest.approx(estimate(target).total_usd, rel=1e-9)
-    # the 405B-sized run on the target's one-day deadline fits no cluster: size and cluster cannot be split (since
-    # model v3's in-memory recovery at scale, the target's tokens on the 405B's cluster are feasible, so tokens can)
+    # the 405B-sized run on the target's one-day deadline fits no cluster: size, tokens and cluster cannot be split.
+    # Tokens joined the group with issue 25 (infeasible means no money): 405B on the target's 1T tokens in one day
+    # needs 102,085 GPUs, beyond the largest cluster; it was flagged impossible but kept a finite $46.7M that
+    # the attribution used; now it has no cost
     joint = [g["levers"] for g in a.inseparable]
-    assert joint == [("model_size", "cluster")]
-    assert "model_size+cluster" in a.parts_usd
+    assert joint == [("model_size", "tokens", "cluster")]
+    assert "model_size+tokens+cluster" in a.parts_usd
     note = a.note()
     assert "Model size" in note and "GPU count / deadline" in note and "cannot be separated" in note
     assert "deadline" in note
@@ -110,7 +112,7 @@ def test_cli_prints_the_words_not_nan(tmp_path):
     p = run_cli(*run)
     assert p.returncode == 0, p.stderr
     assert "nan" not in p.stdout.lower()
-    assert "cannot be separated" in p.stdout and "model_size+cluster" in p.stdout
+    assert "cannot be separated" in p.stdout and "model_size+tokens+cluster" in p.stdout
     p = run_cli(*run, "--json")
     out = json.loads(p.stdout)
     assert all(math.isfinite(v) for v in out["parts_usd"].values())
@@ -129,9 +131,9 @@ def test_app_by_lever_view_shows_joint_bar_and_words():
     app.analysis.mode.value = "lever"
     plot = app.analysis.lever_plot
     assert plot.keys[0] == "baseline" and plot.keys[-1] == "current"
-    assert "model_size+cluster" in plot.keys and "tokens" in plot.keys
+    assert "model_size+tokens+cluster" in plot.keys  # tokens joint since issue 25 (see the first test)
     ticks = [t.get_text() for t in plot.ax.get_xticklabels()]
-    assert "Model size + GPU count / deadline" in ticks
+    assert any(t.startswith("Model size + ") and t.endswith("GPU count / deadline") for t in ticks), ticks
     assert app.analysis.lever_note.layout.display is None
     assert "cannot be separated" in app.analysis.lever_note.value
     app.analysis.mode.value = "dimension"

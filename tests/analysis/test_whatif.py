@@ -62,7 +62,11 @@ def test_the_app_tab_shows_the_sorted_table_heatmap_and_csv():
     page = app.whatif.table_html.value
     totals = [t for t in re.findall(r"<td>(\$[^<]+)</td>", page)]
     rows = re.findall(r"<tr class=\"(?:best)?\">(.*?)</tr>", page)
-    assert len(rows) == 12 and "竞价实例" in rows[0] and "FP8" in rows[0]  # cheapest first: spot FP8
+    # cheapest first, FP8 (spot and owned are within 2% of each other on H100: spot is the specialist on-demand
+    # median 3.995 less 50% = 2.00 USD/GPU-hour, owned 1.97 all-in; explorer.prices)
+    assert len(rows) == 12 and "FP8" in rows[0]
+    first_total = float(re.findall(r"<td>\$([\d.]+)M</td>", rows[0])[0])
+    assert all(first_total <= float(t) + 1e-9 for r in rows for t in re.findall(r"<td>\$([\d.]+)M</td>", r)[:1])
     assert "data:text/csv" not in page  # the CSV is written on request (issue 24), not with every table
     app.whatif.csv_button.click()
     url = re.search(r'href="data:text/csv;charset=utf-8;base64,([^"]+)"', app.whatif.csv_link.value).group(1)

@@ -110,9 +110,12 @@ def test_controls_accept_the_scenario_fields_whole_range(app):
         slider, spec = app.rows[name].widget, field_spec(name)
         assert (10 ** slider.min, 10 ** slider.max) == pytest.approx((spec["min"], spec["max"])), name
         assert not hasattr(app.rows[name].twin, "max"), name  # the typed twin clamps nothing
-    for name in ("lora_trainable_fraction", "team_headcount", "checkpoints_kept"):
+    for name in ("lora_trainable_fraction", "checkpoints_kept"):
         # a number box without bounds (issue 9: it shows "7B", takes "1.5T", clamps nothing)
         assert isinstance(app.controls[name], NumberBox) and not hasattr(app.controls[name], "max"), name
+    # the team is an optional box now: blank = the default that follows the run (issue 25 item 2)
+    assert not hasattr(app.controls["team_headcount"], "max")
+    assert app.scenario.team_headcount is None
     widget, spec = app.controls["mfu"], field_spec("mfu")
     assert (widget.min, widget.max) == (spec["min"], spec["max"])
 

@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from explorer import Scenario, catalog, estimate
-from explorer.app import ExplorerApp, views
+from explorer.app import views
 from explorer.app import analysis_views as av
 from explorer.app.views import translate
 from explorer.plots.history import history_figure
@@ -52,10 +52,10 @@ def test_every_model_warning_has_a_chinese_version():
     assert not missing, missing
 
 
-def test_chinese_charts_draw_every_glyph():
+def test_chinese_charts_draw_every_glyph(make_app):
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=r".*Glyph .* missing")
-        app = ExplorerApp(query_string="lang=zh&currency=CNY")
+        app = make_app(query_string="lang=zh&currency=CNY")
         for pid in ("deepseek_v3", "gpt3", "startup_7b"):
             app.controls["preset"].value = pid
             for scope in ("run", "project"):
@@ -98,10 +98,10 @@ def test_history_legend_says_what_the_bar_through_the_marker_is(language, words)
     assert any(words in t.get_text() for t in legend.get_texts())
 
 
-def test_chinese_and_cny_views_draw_every_glyph():
+def test_chinese_and_cny_views_draw_every_glyph(make_app):
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=r".*Glyph .* missing")
-        app = ExplorerApp(query_string="lang=zh&currency=CNY")
+        app = make_app(query_string="lang=zh&currency=CNY")
         app.controls["params"].value = 13e9
         app.tabs.selected_index = TABS["compare"]
         app.analysis.slot_choice.value = "B"
@@ -151,22 +151,22 @@ def test_language_switch_does_not_simulate_again(app, monkeypatch):
     assert calls == [1]
 
 
-def test_units_countries_and_regions_inside_warnings_are_chinese():
+def test_units_countries_and_regions_inside_warnings_are_chinese(make_app):
     import re
 
-    a = ExplorerApp(query_string="lang=zh&gpu=gaudi2&region=jp")
+    a = make_app(query_string="lang=zh&gpu=gaudi2&region=jp")
     text = re.sub(r"<[^>]+>", " ", a.warnings.value)
     assert "美元/GPU 时" in text and "USD/GPU-hour" not in text
     assert "请填写日本的实际成本" in text and "Japan" not in text
-    a = ExplorerApp(query_string="lang=zh&pricing=owned&region=jp")
+    a = make_app(query_string="lang=zh&pricing=owned&region=jp")
     text = re.sub(r"<[^>]+>", " ", a.warnings.value)
     assert "日本（东京）及其所在国家" in text and "Japan" not in text
 
 
-def test_assumptions_table_names_values_and_units_are_chinese_sources_stay():
+def test_assumptions_table_names_values_and_units_are_chinese_sources_stay(make_app):
     import re
 
-    a = ExplorerApp(query_string="lang=zh&gpu=gaudi2")
+    a = make_app(query_string="lang=zh&gpu=gaudi2")
     a.tabs.selected_index = 5  # Assumptions: its tables are written when the tab is shown
     rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td class=\"src\">", a.assumptions.value)
     assert rows
@@ -178,8 +178,8 @@ def test_assumptions_table_names_values_and_units_are_chinese_sources_stay():
     assert "Cottier" in a.assumptions.value  # citations stay in their original language
 
 
-def test_region_dropdown_and_region_note_in_chinese():
-    a = ExplorerApp(query_string="lang=zh&pricing=owned&region=jp")
+def test_region_dropdown_and_region_note_in_chinese(make_app):
+    a = make_app(query_string="lang=zh&pricing=owned&region=jp")
     labels_ = dict((v, k) for k, v in a.controls["region"].options)
     assert labels_["cn-avg"] == "中国 - 全国平均" and labels_["us-avg"] == "美国平均"
     assert "unknown" not in a.region_note.value
@@ -210,10 +210,10 @@ def test_currency_and_language(app):
     assert "Training" in app.summary.value
 
 
-def test_language_switch_lays_out_hidden_charts_when_their_tab_opens():
+def test_language_switch_lays_out_hidden_charts_when_their_tab_opens(make_app):
     """Switching language on the Breakdown tab does not rebuild the hidden history chart (about 0.25 s);
     opening its tab shows it in the new language, in the currency and with the marker of the result shown."""
-    app = ExplorerApp(query_string="")
+    app = make_app(query_string="")
     before = app.history_fig.history_handles
     app.controls["currency"].value = "CNY"
     app.controls["language"].value = "zh"

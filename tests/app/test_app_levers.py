@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from explorer import Scenario, catalog
-from explorer.app import ExplorerApp
 from explorer.app.bindings import BINDINGS
 
 
@@ -95,13 +94,13 @@ def test_region_lever_is_explained_and_owned_is_one_click_away(app):
     assert "paid directly" in app.region_note.value and app.owned_button.layout.display == "none"
 
 
-def test_the_app_stays_light_on_widgets():
+def test_the_app_stays_light_on_widgets(make_app):
     # every widget (and Layout) is a comm a page and an attacker can address; the hosting tests send each
     # a few messages within the server's 90 s websocket ping timeout (tests/hosting/test_hosting.py)
     from ipywidgets.widgets import widget
 
     before = len(widget._instances)
-    ExplorerApp(query_string="")
+    make_app(query_string="")
     # 595 with issue 10's views; 259 since the layouts and styles that never change are shared (made once,
     # when explorer.app.shared is imported: see tests/app/test_shared_widgets.py)
     # 282 with the six controls of money and model v3 (owned: amortization, utilisation, financing; pay basis;

@@ -8,7 +8,6 @@ import re
 import pytest
 
 from explorer import Scenario
-from explorer.app import ExplorerApp
 
 
 def _text(value: str) -> str:
@@ -16,8 +15,8 @@ def _text(value: str) -> str:
 
 
 @pytest.fixture()
-def zh_app():
-    return ExplorerApp(query_string="lang=zh")
+def zh_app(make_app):
+    return make_app(query_string="lang=zh")
 
 
 def test_abc_in_the_model_size_box_gives_a_chinese_message_and_keeps_the_last_result(zh_app):

@@ -10,7 +10,6 @@ import json
 import re
 
 
-from explorer.app import ExplorerApp
 
 
 def _instrument(canvas):
@@ -106,11 +105,11 @@ def _all_canvases(app):
             "lever": app.analysis.lever_plot.figure.canvas, "uncertainty": app.analysis.uncertainty_figure.canvas}
 
 
-def test_each_action_sends_each_chart_at_most_one_image():
+def test_each_action_sends_each_chart_at_most_one_image(make_app):
     """ipympl's page keeps one ``Image``: a second image sent before the first loaded replaces it, so a
     full image followed by a difference leaves only the difference (a blank chart, when the page had no
     image of it yet). Every action must send each chart at most one image, and whole when it is the first."""
-    app = ExplorerApp(query_string="")
+    app = make_app(query_string="")
     canvases = _all_canvases(app)
     sent = {name: _instrument(canvas)[1] for name, canvas in canvases.items()}
     for canvas in canvases.values():

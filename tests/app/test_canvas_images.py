@@ -8,7 +8,6 @@ import io
 import pytest
 from PIL import Image
 
-from explorer.app import ExplorerApp
 from explorer.app.explorer_app import _TAB_KEYS
 
 PREFIX = "data:image/png;base64,"
@@ -20,12 +19,12 @@ def _image(url: str) -> Image.Image:
 
 
 @pytest.mark.parametrize("query", ["lang=zh", "preset=deepseek_v3&lang=zh", "lang=zh&pricing=spot"])
-def test_share_link_redraws_keep_the_data_url_prefix(query):
+def test_share_link_redraws_keep_the_data_url_prefix(query, make_app):
     """A link applied after the app was built (the notebook's path) redraws the charts before any page is there.
 
     ipympl stored those images as bare base64, which the page loaded as a relative URL (a blank chart).
     """
-    app = ExplorerApp(query_string="")
+    app = make_app(query_string="")
     app.apply_query(query)
     fig = app.breakdown.figure  # the chart on screen (the others draw when their tab opens)
     url = fig.canvas._data_url
@@ -51,9 +50,9 @@ def test_every_chart_drawn_before_a_page_connects_is_a_data_url(make_app):
         assert img.getextrema()[0][0] < 200, name  # something dark is drawn (text, bars)
 
 
-def test_images_go_as_png_and_after_the_page_initialized_not_into_the_state():
+def test_images_go_as_png_and_after_the_page_initialized_not_into_the_state(make_app):
     """ipympl sent the raw pixel buffer as the "PNG" until the page said ``initialized``."""
-    app = ExplorerApp(query_string="lang=zh")
+    app = make_app(query_string="lang=zh")
     canvas = app.breakdown.figure.canvas
     sent = []
     canvas.send = lambda content, buffers=None: sent.append((content, buffers))

@@ -6,12 +6,11 @@ import asyncio
 
 import pytest
 
-from explorer.app import ExplorerApp
 from explorer.app.explorer_app import WIDTH_COALESCE_SECONDS
 
 
-def test_chart_widths_in_a_running_kernel_are_coalesced_to_the_latest():
-    app = ExplorerApp(query_string="")
+def test_chart_widths_in_a_running_kernel_are_coalesced_to_the_latest(make_app):
+    app = make_app(query_string="")
     app.coalesce_widths = True  # as in a kernel: the comm handler runs on the event loop below
     applied: list = []
     apply = app.sizer.apply
@@ -39,8 +38,8 @@ def _px(fig):
     return tuple(round(v) for v in fig.get_size_inches() * fig.dpi)
 
 
-def test_charts_are_laid_out_for_the_width_the_page_reports():
-    a = ExplorerApp(query_string="")
+def test_charts_are_laid_out_for_the_width_the_page_reports(make_app):
+    a = make_app(query_string="")
     wide = {f: _px(f) for f in (a.breakdown.figure, a.waterfall.figure)}
     history = _px(a.history_fig)
     assert wide[a.breakdown.figure] == (864, 355)  # 9.0 x 3.7 in at 96 dpi (designed size)
@@ -57,18 +56,18 @@ def test_charts_are_laid_out_for_the_width_the_page_reports():
 
 
 @pytest.mark.parametrize("text", [0, -5, 99999999, "x", 1e9, 300.5, "", "w 372", None, float("inf"), [360]])
-def test_width_messages_are_clamped_or_ignored(text):
-    a = ExplorerApp(query_string="")
+def test_width_messages_are_clamped_or_ignored(text, make_app):
+    a = make_app(query_string="")
     a.bridge.chart_width = text
     w_px, h_px = _px(a.breakdown.figure)
     assert 240 <= w_px <= 864 and h_px == 355
     assert a.error == ""
 
 
-def test_one_layout_per_width_message():
+def test_one_layout_per_width_message(make_app):
     from explorer.plots import breakdown as B
 
-    a = ExplorerApp(query_string="")
+    a = make_app(query_string="")
     calls = []
     original = B.freeze_layout
 
@@ -86,8 +85,8 @@ def test_one_layout_per_width_message():
     assert calls == [a.breakdown.figure]  # one layout, of the chart in view (its time: benchmarks, not here)
 
 
-def test_narrow_waterfall_values_and_ticks_do_not_overlap():
-    a = ExplorerApp(query_string="")
+def test_narrow_waterfall_values_and_ticks_do_not_overlap(make_app):
+    a = make_app(query_string="")
     a.tabs.selected_index = 1
     a.controls["params"].value = 70e9  # every bar changes: eight value texts
     a.bridge.chart_width = 324

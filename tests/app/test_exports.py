@@ -61,13 +61,12 @@ def test_each_chart_downloads_as_png_and_breakdown_as_svg_with_the_scenario_belo
     assert app.error == ""
 
 
-def test_every_chart_can_be_downloaded_with_cjk_safe_captions(recwarn):
+def test_every_chart_can_be_downloaded_with_cjk_safe_captions(recwarn, make_app):
     import base64
     import re
 
-    from explorer.app import ExplorerApp
 
-    app = ExplorerApp(query_string="")
+    app = make_app(query_string="")
     links = app.chart_links()
     names = re.findall(r'download="([^"]+)"', links)
     assert {"breakdown.png", "breakdown.svg", "what-changed.png", "history.png", "compare.png",
@@ -78,10 +77,9 @@ def test_every_chart_can_be_downloaded_with_cjk_safe_captions(recwarn):
     assert not [w for w in recwarn if "missing from font" in str(w.message)]
 
 
-def test_history_download_is_in_the_language_shown_even_before_its_tab_opened(recwarn):
-    from explorer.app import ExplorerApp
+def test_history_download_is_in_the_language_shown_even_before_its_tab_opened(recwarn, make_app):
 
-    app = ExplorerApp(query_string="")
+    app = make_app(query_string="")
     app.controls["language"].value = "zh"  # the History tab was drawn (and kept) in English only
     app.chart_links()
     assert not [w for w in recwarn if "missing from font" in str(w.message)]  # the marker label is Chinese

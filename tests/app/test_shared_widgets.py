@@ -68,8 +68,8 @@ def test_a_shared_layout_refuses_changes_and_says_why():
     assert own.layout.display == "none"
 
 
-def test_the_app_changes_no_shared_layout_while_a_viewer_uses_it():
-    app = ExplorerApp(query_string="")
+def test_the_app_changes_no_shared_layout_while_a_viewer_uses_it(make_app):
+    app = make_app(query_string="")
     before = {m.model_id: _look(m) for m in _tree(app.widget) if type(m).__name__.startswith("Shared")}
     _drive(app)  # a change to a shared one would raise (and show as an error)
     assert app.error == ""
@@ -77,8 +77,8 @@ def test_the_app_changes_no_shared_layout_while_a_viewer_uses_it():
     assert after.items() >= before.items()
 
 
-def test_rows_hide_and_show_by_swapping_layouts():
-    app = ExplorerApp(query_string="")
+def test_rows_hide_and_show_by_swapping_layouts(make_app):
+    app = make_app(query_string="")
     row = app.rows["active_fraction"] if "active_fraction" in app.rows else next(
         r for r in app.rows.values() if r.box.layout.display == "none")
     row.show(False)
@@ -88,14 +88,14 @@ def test_rows_hide_and_show_by_swapping_layouts():
     assert row.box.layout is app.rows["params"].box.layout  # the same shared layout as any shown row
 
 
-def test_every_duplicate_layout_or_style_is_one_that_changes():
+def test_every_duplicate_layout_or_style_is_one_that_changes(make_app):
     """Two layouts (or styles) with the same state are one shared model, unless their owner changes its own.
 
     The owners that change their own: the chart canvases (a chart shows or hides
     with its mode), ipympl's toolbars (made by ipympl), and the owned-hardware
     button (hidden under owned pricing).
     """
-    app = ExplorerApp(query_string="")
+    app = make_app(query_string="")
     _drive(app)
     widgets = _tree(app.widget)
     changing = {app.owned_button.model_id}

@@ -32,7 +32,10 @@ def test_english_stays_the_default(capsys):
 def test_json_warnings_in_the_chosen_language(capsys):
     code, out, _ = _run(capsys, "estimate", "--pricing", "owned", "--rate", "2", "--json", "--lang", "zh")
     assert code == 0
-    assert json.loads(out)["warnings"] == ["自建硬件不使用所填的云端租价（改用资本、托管和电费）。"]
+    warnings = json.loads(out)["warnings"]
+    assert warnings[0] == "自建硬件不使用所填的云端租价（改用资本、托管和电费）。"
+    # the default 7B project owned: people are its largest cost, from the default team (issue 25 item 2)
+    assert len(warnings) == 2 and warnings[1].startswith("人力是最大的成本项")
 
 
 @pytest.mark.parametrize("lang, expected", [

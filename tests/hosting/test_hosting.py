@@ -42,7 +42,7 @@ def test_plain_websocket_client_is_refused_and_cannot_grow_the_server(server):
     assert page.status == 200 and page.kernel_id
     before = cl.rss_mb(server.proc.pid)
     try:
-        ws = cl.connect(server.url, page.kernel_id, v1=False)
+        ws = cl.connect(server.url, page.kernel_id, v1=False, cookie=page.cookie)
     except websocket.WebSocketBadStatusException as exc:
         assert exc.status_code == 400
         refused = True
@@ -63,7 +63,7 @@ def test_plain_websocket_client_is_refused_and_cannot_grow_the_server(server):
 
 def test_malformed_v1_frames_are_dropped_and_the_connection_keeps_working(server):
     page = cl.get_page(server.url)
-    ws = cl.connect(server.url, page.kernel_id, v1=True)
+    ws = cl.connect(server.url, page.kernel_id, v1=True, cookie=page.cookie)
     assert ws.getsubprotocol() == cl.V1
     before = cl.rss_mb(server.proc.pid)
     huge_count = (1 << 60).to_bytes(8, "little") + bytes(64)  # jupyter_server would build a list of 1e18 offsets
@@ -81,7 +81,7 @@ def test_malformed_v1_frames_are_dropped_and_the_connection_keeps_working(server
 
 def test_resize_and_pixel_ratio_messages_cannot_exhaust_kernel_memory(server):
     page = cl.get_page(server.url)
-    ws = cl.connect(server.url, page.kernel_id, v1=True)
+    ws = cl.connect(server.url, page.kernel_id, v1=True, cookie=page.cookie)
     ids = cl.widget_comm_ids(ws, v1=True)
     canvases = [cid for cid, st in cl.widget_states(ws).items() if st.get("model_name") == "MPLCanvasModel"]
     assert canvases, "no chart canvas found"
@@ -110,7 +110,7 @@ def test_resize_and_pixel_ratio_messages_cannot_exhaust_kernel_memory(server):
 
 def test_a_message_flood_is_rate_limited(server):
     page = cl.get_page(server.url)
-    ws = cl.connect(server.url, page.kernel_id, v1=True)
+    ws = cl.connect(server.url, page.kernel_id, v1=True, cookie=page.cookie)
     ids = cl.widget_comm_ids(ws, v1=True)
     canvas_draw = {"method": "custom", "content": {"type": "draw"}}
     start = time.monotonic()
@@ -168,7 +168,7 @@ def small_server():
 def test_kernel_cap_shows_a_busy_page_and_culling_frees_the_seats(small_server):
     first, second = cl.get_page(small_server.url), cl.get_page(small_server.url)
     assert first.rendered and second.rendered
-    ws = cl.connect(small_server.url, first.kernel_id, v1=True)  # the first viewer keeps the page open
+    ws = cl.connect(small_server.url, first.kernel_id, v1=True, cookie=first.cookie)  # the first viewer keeps the page open
     busy = cl.get_page(small_server.url)
     assert busy.status == 503 and "busy" in busy.body and "繁忙" in busy.body and "Traceback" not in busy.body
     assert busy.kernel_id is None

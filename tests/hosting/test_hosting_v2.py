@@ -39,10 +39,11 @@ def _wait(condition, timeout: float, step: float = 0.5) -> bool:
     return condition()
 
 
-def _connect(server: Server, kernel_id: str, timeout: float = 30) -> websocket.WebSocket:
-    """A kernel websocket with a session of its own (one id for all would make the server replace the last one)."""
-    return websocket.create_connection(cl.ws_url(server.url, kernel_id, uuid.uuid4().hex), timeout=timeout,
-                                       subprotocols=[cl.V1])
+def _connect(server: Server, page: cl.Page, timeout: float = 30) -> websocket.WebSocket:
+    """A kernel websocket of ``page`` (with its cookies) and a session of its own (one id for all would make the
+    server replace the last one)."""
+    return websocket.create_connection(cl.ws_url(server.url, page.kernel_id, uuid.uuid4().hex), timeout=timeout,
+                                       subprotocols=[cl.V1], cookie=page.cookie)
 
 
 def _query_socket(server: Server, kernel_id: str) -> websocket.WebSocket:
@@ -75,7 +76,7 @@ def test_query_socket_opens_and_closes_cannot_strand_a_preheated_kernel(guarded)
     page = _page(guarded, "10.20.0.1", "?tokens=2e12", timeout=90)  # the next viewer takes the pool kernel
     assert page.status == 200 and page.rendered, page.status
     # the share link reached the preheated kernel: its summary says 2T tokens, not the default 1T
-    ws = cl.connect(guarded.url, page.kernel_id, v1=True)
+    ws = cl.connect(guarded.url, page.kernel_id, v1=True, cookie=page.cookie)
     texts = " ".join(str(st.get("state", st).get("value", "")) for st in cl.widget_states(ws).values())
     ws.close()
     assert "on 2T tokens" in texts
@@ -100,7 +101,7 @@ def test_a_websocket_that_does_not_read_is_closed_and_the_server_does_not_grow(g
     silent = []
     for _ in range(4):  # sockets that never read (the cap lets one of them in beside the sender)
         try:
-            silent.append(_connect(guarded, page.kernel_id))
+            silent.append(_connect(guarded, page))
         except websocket.WebSocketBadStatusException as exc:
             assert exc.status_code == 503
             readers_refused += 1
@@ -132,7 +133,7 @@ def test_websockets_beyond_the_caps_are_refused_and_other_viewers_still_connect(
     opened, refused = [], []
     for _ in range(300):  # the report needed about 250 to exhaust ZMQ's 1,023 sockets
         try:
-            opened.append(_connect(guarded, page.kernel_id, timeout=60))
+            opened.append(_connect(guarded, page, timeout=60))
         except websocket.WebSocketBadStatusException as exc:
             refused.append(exc.status_code)
             if len(refused) >= 5:
@@ -141,7 +142,7 @@ def test_websockets_beyond_the_caps_are_refused_and_other_viewers_still_connect(
         assert len(opened) <= 2 and set(refused) == {503}
         other = _page(guarded, "10.20.0.5")
         assert other.status == 200 and other.rendered
-        ws = cl.connect(guarded.url, other.kernel_id, v1=True)
+        ws = cl.connect(guarded.url, other.kernel_id, v1=True, cookie=other.cookie)
         assert len(cl.widget_comm_ids(ws, v1=True)) > 10
         ws.close()
     finally:
@@ -162,7 +163,7 @@ def test_one_address_holds_at_most_its_seats(guarded):
 
 def test_widget_models_cannot_be_created_from_the_page(guarded):
     page = _page(guarded, "10.20.0.8")
-    ws = cl.connect(guarded.url, page.kernel_id, v1=True)
+    ws = cl.connect(guarded.url, page.kernel_id, v1=True, cookie=page.cookie)
     before = set(cl.widget_comm_ids(ws, v1=True))
     state = {"_model_name": "TextModel", "_model_module": "@jupyter-widgets/controls", "_model_module_version": "2.0.0",
              "_view_name": "TextView", "_view_module": "@jupyter-widgets/controls", "_view_module_version": "2.0.0",
@@ -182,7 +183,7 @@ def test_widget_models_cannot_be_created_from_the_page(guarded):
 
 def test_the_rate_limit_is_per_kernel_not_per_connection(guarded):
     page = _page(guarded, "10.20.0.9")
-    sockets = [_connect(guarded, page.kernel_id) for _ in range(2)]
+    sockets = [_connect(guarded, page) for _ in range(2)]
     time.sleep(5)  # a full allowance (burst 20, 5/s) after the connections' own handshakes
     start = time.monotonic()
     for ws in sockets:
@@ -259,13 +260,19 @@ def test_forwarded_addresses_are_not_trusted_without_a_configured_proxy(warden_s
 
 def test_an_idle_page_frees_its_kernel_and_an_active_one_keeps_it(warden_server):
     idle, active = cl.get_page(warden_server.url), cl.get_page(warden_server.url)
-    idle_ws = cl.connect(warden_server.url, idle.kernel_id, v1=True)
-    active_ws = cl.connect(warden_server.url, active.kernel_id, v1=True)
-    comm = cl.widget_comm_ids(active_ws, v1=True)[0]
+    idle_ws = cl.connect(warden_server.url, idle.kernel_id, v1=True, cookie=idle.cookie)
+    active_ws = cl.connect(warden_server.url, active.kernel_id, v1=True, cookie=active.cookie)
+    slider, value = next((cid, st["state"]["value"]) for cid, st in cl.widget_states(active_ws).items()
+                         if "SliderModel" in str(st.get("state", {}).get("_model_name", "")))
+    idle_comm = cl.widget_comm_ids(idle_ws, v1=True)[0]
     deadline = time.monotonic() + 60
     while _kernel_exists(warden_server, idle.kernel_id) and time.monotonic() < deadline:
-        idle_ws.ping()  # an open page that nobody uses: only pings (and heartbeats) reach the server
-        cl.send_comm_msg(active_ws, comm, {"method": "request_state"}, v1=True)  # the other viewer interacts
+        # an open page that nobody uses: pings, and tiny keep-alive messages no viewer sends by hand (issue 24)
+        idle_ws.ping()
+        cl.send_comm_msg(idle_ws, idle_comm, {"method": "request_state"}, v1=True)
+        # the other viewer moves a slider (to the value it has: the kernel has nothing to recompute)
+        cl.send_comm_msg(active_ws, slider, {"method": "update", "state": {"value": value}, "buffer_paths": []},
+                         v1=True)
         time.sleep(1)
     assert not _kernel_exists(warden_server, idle.kernel_id)
     assert _kernel_exists(warden_server, active.kernel_id)
@@ -314,7 +321,7 @@ def test_a_kernel_over_its_memory_limit_is_shut_down(memory_server):
 
 def test_a_malformed_widget_message_sends_the_page_no_traceback(guarded):
     page = _page(guarded, "10.20.0.13")
-    ws = _connect(guarded, page.kernel_id)
+    ws = _connect(guarded, page)
     states = cl.widget_states(ws)
     some = next(cid for cid, st in states.items() if st.get("model_name", "").endswith("SliderModel")
                 or "Slider" in str(st.get("state", {}).get("_model_name", "")))
@@ -377,7 +384,7 @@ def test_a_preheated_kernel_that_waits_too_long_for_its_query_falls_back_to_the_
         assert _wait(lambda: GAVE_UP_MARK in srv.log.read_text(), 60)
         page = _page(srv, query="?tokens=2e12")  # a viewer still gets the kernel, with the defaults
         assert page.rendered
-        ws = _connect(srv, page.kernel_id)
+        ws = _connect(srv, page)
         texts = " ".join(str(st.get("state", st).get("value", "")) for st in cl.widget_states(ws).values())
         ws.close()
         assert "on 1T tokens" in texts  # the documented price of the bound: this link's settings were too late
@@ -395,10 +402,10 @@ def test_the_zmq_and_descriptor_limits_fit_the_websocket_cap():
     try:
         page = cl.get_page(srv.url)
         for _ in range(280):
-            opened.append(_connect(srv, page.kernel_id, timeout=120))
+            opened.append(_connect(srv, page, timeout=120))
         other = cl.get_page(srv.url)
         assert other.status == 200 and other.rendered
-        ws = _connect(srv, other.kernel_id)
+        ws = _connect(srv, other)
         assert len(cl.widget_comm_ids(ws, v1=True)) > 10
         ws.close()
         assert "Too many open files" not in srv.log.read_text()

@@ -29,6 +29,7 @@ PROXY = ROOT / "deploy" / "jupyterhub" / "node_modules" / ".bin" / "configurable
 LESSON = "lessons/en/01_flops_to_dollars.ipynb"
 PASSWORD = "cost-workshop-2026"
 STUDENTS = ("ada", "bo", "chen")
+KERNEL_IDLE_S = 40
 
 requests = pytest.importorskip("requests")
 websocket = pytest.importorskip("websocket")
@@ -51,7 +52,9 @@ def hub(tmp_path_factory):
     port = _free_port()
     env = {**os.environ, "WORKSHOP_PASSWORD": PASSWORD, "WORKSHOP_HUB_STATE": str(state),
            "WORKSHOP_HUB_PORT": str(port), "WORKSHOP_HUB_API_PORT": str(_free_port()),
-           "WORKSHOP_PROXY_API_PORT": str(_free_port())}
+           "WORKSHOP_PROXY_API_PORT": str(_free_port()),
+           # kernels idle for 40 s are culled inside JupyterLab (the class's setting is 20 minutes)
+           "WORKSHOP_KERNEL_IDLE_TIMEOUT": str(KERNEL_IDLE_S), "WORKSHOP_KERNEL_CULL_EVERY": "5"}
     log = ROOT / "artifacts" / "jupyterhub.log"
     log.parent.mkdir(exist_ok=True)
     with open(log, "w") as out:
@@ -165,3 +168,44 @@ def test_three_students_log_in_open_lesson_1_in_jupyterlab_and_run_it(hub):
         assert r.status_code == 201, r.text
         texts = _run_notebook(url, s, name, r.json()["token"])
         assert re.search(r"10³ times too small", "".join(texts)), texts[-1][:300]
+
+
+def _server_ready_with_token(url: str, name: str) -> tuple[requests.Session, str]:
+    """Log in, wait for the student's JupyterLab, open it (OAuth) and make an API token."""
+    s = _login(url, name)
+    deadline = time.monotonic() + 300
+    while True:
+        r = s.get(f"{url}/hub/api/users/{name}", headers={"Referer": url + "/hub/"}, timeout=30)
+        if r.ok and r.json().get("servers", {}).get("", {}).get("ready"):
+            break
+        assert time.monotonic() < deadline, (name, r.status_code, r.text[:300])
+        time.sleep(1)
+    assert s.get(f"{url}/user/{name}/lab", timeout=120).status_code == 200
+    xsrf = s.cookies.get("_xsrf", path="/hub/") or s.cookies.get("_xsrf")
+    r = s.post(f"{url}/hub/api/users/{name}/tokens", json={"note": "test", "expires_in": 900},
+               headers={"X-XSRFToken": xsrf, "Referer": url + "/hub/token"}, timeout=30)
+    assert r.status_code == 201, r.text
+    return s, r.json()["token"]
+
+
+def test_jupyterlab_culls_an_idle_kernel_and_shows_no_news(hub):
+    """A lesson left open: its kernel, idle past the timeout, is shut down; a busy one is not."""
+    url, _ = hub
+    s, token = _server_ready_with_token(url, "dee")
+    auth = {"Authorization": f"token {token}"}
+    api = f"{url}/user/dee/api"
+    news = s.get(f"{url}/user/dee/lab/api/settings/@jupyterlab/apputils-extension:notification",
+                 headers=auth, timeout=60).json()
+    assert news["settings"]["fetchNews"] == "false", news.get("settings")
+    r = s.post(f"{api}/sessions", headers=auth, timeout=120,
+               json={"path": LESSON, "type": "notebook", "name": "", "kernel": {"name": "python3"}})
+    assert r.status_code == 201, r.text
+    kernel_id = r.json()["kernel"]["id"]
+    started = time.monotonic()
+    while True:  # culled once idle for KERNEL_IDLE_S (checked every 5 s); a loaded machine may take longer
+        ids = [k["id"] for k in s.get(f"{api}/kernels", headers=auth, timeout=60).json()]
+        if kernel_id not in ids:
+            break
+        assert time.monotonic() - started < 600, "the idle kernel was never culled; see artifacts/jupyterhub.log"
+        time.sleep(2)
+    assert time.monotonic() - started >= KERNEL_IDLE_S - 1  # not before it was idle for the timeout

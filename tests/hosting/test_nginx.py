@@ -229,9 +229,11 @@ def test_sticky_sessions_keep_a_page_on_its_voila_process(stack):
 
     # the kernel websocket handshake passes nginx; jupyter_server still compares Origin with the
     # Host nginx forwards, so a page on another site cannot open it
+    page_cookies = "; ".join(c.split(";")[0] for c in headers["set-cookie-all"])  # the route and the page's _xsrf
+
     def handshake(origin: str) -> int:
         return _request(stack.url, path=f"/api/kernels/{kernel_id}/channels?session_id=test", timeout=30,
-                        headers={"Cookie": route, "Origin": origin, "Connection": "Upgrade",
+                        headers={"Cookie": page_cookies, "Origin": origin, "Connection": "Upgrade",
                                  "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
                                  "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
                                  "Sec-WebSocket-Protocol": "v1.kernel.websocket.jupyter.org"})[0]
@@ -421,7 +423,7 @@ def test_a_websocket_that_does_not_read_is_closed_behind_nginx(stack):
     agent = f"non-reading-test-{uuid.uuid4().hex}"  # finds this request's own log line (logged after the reply)
     status, headers, body = _request(stack.url, headers={"User-Agent": agent}, timeout=180)
     assert status == 200
-    route = next(c for c in headers["set-cookie-all"] if c.startswith("voila_route=")).split(";")[0]
+    route = "; ".join(c.split(";")[0] for c in headers["set-cookie-all"])  # the route and the page's _xsrf cookie
     kernel_id = re.search(rb'"kernelId": "([0-9a-f-]{36})"', body).group(1).decode()
     mine = _log_lines(stack, agent, at_least=1)
     assert mine, "nginx did not log the page request"

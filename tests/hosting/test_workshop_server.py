@@ -7,14 +7,18 @@ over plain HTTP. Each page that renders holds a kernel until the server ends.
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
 import conftest
-from clients import children
+from clients import children, viewer_handshake
 
 LESSON1 = "lessons/en/01_flops_to_dollars.ipynb"
 
@@ -46,8 +50,8 @@ def test_kernel_cap_holds_in_directory_mode():
     """`make workshop --ExplorerVoila.max_kernels=2`: the third page gets the busy page (v1 opened it)."""
     server = Server("--preheat_kernel=False", "--ExplorerVoila.max_kernels=2", name="workshop-cap")
     try:
-        assert server.get("lessons/index.ipynb")[0] == 200
-        assert server.get("lessons/index.ipynb")[0] == 200
+        assert server.get("claims.ipynb")[0] == 200
+        assert server.get("claims.ipynb")[0] == 200
         status, body = server.get(LESSON1)
         assert status == 503 and "busy" in body and "繁忙" in body, (status, body[:200])
         assert len(children(server.proc.pid)) == 2  # no third kernel was started
@@ -67,8 +71,106 @@ def test_preheated_first_lesson_is_served_and_pool_kernels_are_not_viewers():
         assert status == 200 and "Exercise 1" in body, body[:300]
         assert "Using pre-heated kernel" in server.log.read_text()
         first_render = time.monotonic() - started
-        status, _ = server.get("lessons/index.ipynb")  # one viewer holds a kernel: the cap of 1 is reached
+        status, _ = server.get("claims.ipynb")  # one viewer holds a kernel: the cap of 1 is reached
         assert status == 503
         print(f"preheated lesson 1 served in {first_render:.1f} s")
+    finally:
+        server.stop()
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _make_n(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "-n", "--no-print-directory", "workshop", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_make_workshop_is_sized_from_the_class():
+    """CLASS=30 (the default): 15 preheated kernels per language of lesson 1, a cap of 2 × 30 viewers' kernels."""
+    for args in ((), ("CLASS=30",)):
+        out = _make_n(*args).stdout
+        assert "--ExplorerVoila.max_kernels=60" in out, out
+        pools = json.loads(re.search(r"kernel_pools_config=(\{.*\})'", out).group(1))
+        assert pools == {"default": {"pool_size": 0}, LESSON1: {"pool_size": 15},
+                         LESSON1.replace("/en/", "/zh/"): {"pool_size": 15}}
+    out = _make_n("CLASS=7").stdout
+    assert "--ExplorerVoila.max_kernels=14" in out and '"pool_size": 4}' in out
+    out = _make_n("CLASS=12", "MAX_KERNELS=50", "POOL=0").stdout
+    assert "--ExplorerVoila.max_kernels=50" in out and "--preheat_kernel=False" in out
+
+
+def test_a_bad_class_size_stops_with_one_line():
+    result = _make_n("CLASS=thirty")
+    out = (result.stdout + result.stderr).strip()
+    assert result.returncode != 0 and len(out.splitlines()) == 1 and "CLASS must be the number of students" in out
+
+
+def test_a_burst_never_overshoots_the_cap():
+    """Six viewers at the same second under a cap of 3: three pages, three busy pages, never a fourth kernel."""
+    server = Server("--preheat_kernel=False", "--ExplorerVoila.max_kernels=3", name="workshop-burst")
+    try:
+        with ThreadPoolExecutor(6) as pool:
+            statuses = sorted(status for status, _ in pool.map(lambda _: server.get(LESSON1), range(6)))
+        assert statuses == [200, 200, 200, 503, 503, 503], statuses
+        assert len(children(server.proc.pid)) == 3
+    finally:
+        server.stop()
+
+
+def test_index_and_glossary_hold_no_kernel():
+    """Markdown-only notebooks are plain pages: no kernel, served even when the cap is reached."""
+    server = Server("--preheat_kernel=False", "--ExplorerVoila.max_kernels=1", name="workshop-static")
+    try:
+        for path, words in (("lessons/index.ipynb", ("en/01_flops_to_dollars.ipynb", "工作坊")),
+                            ("lessons/glossary.ipynb", ("6·N·D", "术语表"))):
+            status, body = server.get(path)
+            assert status == 200 and all(w in body for w in words), (path, body[:300])
+            assert "kernelId" not in body
+        assert children(server.proc.pid) == []
+        status, body = server.get(LESSON1)  # a lesson takes the one seat
+        assert status == 200 and "Exercise 1" in body
+        assert server.get("lessons/index.ipynb")[0] == 200  # the index still opens at the cap
+        assert server.get("lessons/en/02_utilization_precision.ipynb")[0] == 503  # a lesson does not
+        assert len(children(server.proc.pid)) == 1
+    finally:
+        server.stop()
+
+
+def _workshop_options(*make_args: str) -> list[str]:
+    """The server options `make workshop ...` passes (after ``notebooks``), less the address and port."""
+    import shlex
+
+    line = next(ln for ln in _make_n(*make_args).stdout.replace("\\\n", " ").splitlines()
+                if "explorer.hosting" in ln)
+    args = shlex.split(line)
+    args = args[args.index("notebooks") + 1:]
+    return [a for a in args if not a.startswith(("--Voila.ip", "--port", "--no-browser"))]
+
+
+def test_a_class_of_30_then_15_on_lesson_2_get_no_busy_page():
+    """`make workshop CLASS=30`: 30 protocol clients open lesson 1 at once (15 in each language), then 15 of
+    them open lesson 2 at once, keeping lesson 1 open. Every page renders and completes the widget handshake;
+    none is refused, and the viewers hold 45 kernels under the cap of 60."""
+    options = _workshop_options("CLASS=30")
+    assert "--ExplorerVoila.max_kernels=60" in options
+    server = Server(*options, name="workshop-class30")
+    try:
+        server.wait_log("waits for a viewer", 30, timeout=1200)  # the pool: 15 + 15 kernels ran lesson 1
+        base = server.url
+        first = [f"{base}voila/render/{LESSON1.replace('/en/', f'/{lang}/')}" for lang in ("en", "zh")
+                 for _ in range(15)]
+        with ThreadPoolExecutor(30) as pool:
+            lesson1 = list(pool.map(lambda url: viewer_handshake(url, base, timeout=900), first))
+        assert all(ok for ok, _ in lesson1), [round(s, 1) for ok, s in lesson1 if not ok]
+        second = [f"{base}voila/render/lessons/{lang}/02_utilization_precision.ipynb" for lang in ("en", "zh")
+                  for _ in range(8)][:15]
+        with ThreadPoolExecutor(15) as pool:
+            lesson2 = list(pool.map(lambda url: viewer_handshake(url, base, timeout=900), second))
+        assert all(ok for ok, _ in lesson2), [round(s, 1) for ok, s in lesson2 if not ok]
+        log = server.log.read_text()
+        assert "Busy:" not in log
+        print(f"lesson 1: slowest {max(s for _, s in lesson1):.1f} s; lesson 2: slowest "
+              f"{max(s for _, s in lesson2):.1f} s")
     finally:
         server.stop()

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from tests.model import team_by_hand as H
 from explorer import Scenario, catalog, estimate
 from explorer.catalog import default
 
@@ -115,7 +116,8 @@ def test_project_energy_and_carbon_follow_the_experiments_multiplier():
 def test_people_are_paid_over_the_sourced_project_length():
     e = estimate(Scenario(params=7e9, tokens=1e12, gpus=256, team_headcount=10, team_loaded_usd_per_year=3e5))
     assert not any("project length" in w for w in e.warnings)
-    assert e.cost_usd["people"] == pytest.approx(10 * 3e5 * 8.3 / 12)  # Cottier et al. 2024: median 8.3 months
+    # the project's months follow the run's compute (the hand line over GPT-3, OPT-175B and GPT-4's project lengths)
+    assert e.cost_usd["people"] == pytest.approx(10 * 3e5 * H.months(e.train_flop) / 12)
     e = estimate(Scenario(params=7e9, tokens=1e12, gpus=256, team_headcount=10, team_loaded_usd_per_year=3e5,
                           project_months=12))
     assert e.cost_usd["people"] == pytest.approx(10 * 3e5)

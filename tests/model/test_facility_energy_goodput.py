@@ -91,5 +91,6 @@ def test_goodput_at_100k_gpus_with_in_memory_recovery():
 
 def test_goodput_at_llama3_scale_stays_below_95_percent():
     # Llama 3 405B on 16,384 H100 (Llama Team 2024, 3.3.4): >90% effective time, with storage checkpoints
-    e = estimate(Scenario(params=405e9, tokens=15.6e12, gpus=16_384))
+    # (recovery = storage: under "auto" the cheaper in-memory recovery is chosen at every size, 0.987 here)
+    e = estimate(Scenario(params=405e9, tokens=15.6e12, gpus=16_384, recovery="storage"))
     assert 0.80 <= e.goodput <= 0.95

@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 
+from tests.model import team_by_hand as H
 from explorer import COST_DIMENSIONS, Scenario, catalog, estimate, prices
 from explorer.catalog import default
 from explorer.model import compute
@@ -154,8 +155,11 @@ def test_deadline_solves_gpu_count_without_failures():
 def test_deadline_beyond_largest_cluster_is_impossible():
     ideal = 6e21 / (1e15 * 0.5 * 3600)
     r = run(gpus=np.nan, deadline_days=0.01, max_gpus=1000)  # needs ceil(3333.3 / 0.24) = 13889 GPUs
-    assert r["gpus"] == math.ceil(ideal / (24 * 0.01))
-    assert r["deadline_impossible"]
+    assert r["gpus_needed"] == math.ceil(ideal / (24 * 0.01))
+    assert r["deadline_impossible"] and r["infeasible"]
+    # the figures are the largest cluster's (the nearest feasible alternative), never the count beyond it
+    assert r["gpus"] == 1000 == r["alternative_gpus"]
+    assert r["wall_days"] == approx(ideal / (24 * 1000)) == approx(r["alternative_wall_days"])
 
 
 def test_deadline_solution_meets_deadline_or_is_flagged():
@@ -189,7 +193,7 @@ def test_deadline_solution_through_scenario_spot():
     assert e.wall_days <= 10.0
     assert estimate(s.replace(gpus=e.gpus - 1, deadline_days=None)).wall_days > 10.0
     # infeasible with storage checkpoints: spot preemptions on top of failures beyond ~70k GPUs; flagged with
-    # its cause (with in-memory recovery, the default above 16,384 GPUs, about 40,000 GPUs meet it)
+    # its cause (with in-memory recovery, which auto picks at every size, about 40,000 GPUs meet it)
     big = Scenario(params=1e12, tokens=20e12, gpu="h100-sxm", gpus=None, deadline_days=120.0, pricing="spot",
                    recovery="storage")
     e = estimate(big)
@@ -260,10 +264,11 @@ def _cloud(pricing, **kw):
     return estimate(Scenario(**{**base, **kw, "pricing": pricing}))
 
 
-#: H100 SXM prices by basis, from the providers' listed prices (Epoch AI price DB 2025-02/03; CoreWeave 2026-02):
-#: specialist on-demand median of 2.45, 2.94, 2.99, 3.29, 3.95, 6.155 = 3.14; hyperscaler on-demand median of
-#: AWS 12.29, Google 11.06, Oracle 10.00 = 11.06; committed use: Google's listed 7.67 (1y) and 4.86 (3y).
-H100 = {"on_demand": 3.14, "hyperscaler_on_demand": 11.06, "reserved_1y": 7.67, "reserved_3y": 4.86}
+#: H100 SXM prices by basis, from the providers' listed prices: specialist on-demand median of RunPod 3.09, Hyperstack
+#: 3.20, Nebius 3.85, Lambda 4.14, Spheron 5.07, CoreWeave 6.155 (2026-06 to 2026-09; tests/model/test_money.py) =
+#: 3.995; hyperscaler on-demand median of AWS 12.29, Google 11.06, Oracle 10.00 = 11.06 (Epoch AI price DB, 2025-03);
+#: committed use: Google's listed 7.67 (1y) and 4.86 (3y).
+H100 = {"on_demand": 3.995, "hyperscaler_on_demand": 11.06, "reserved_1y": 7.67, "reserved_3y": 4.86}
 
 
 def test_on_demand_compute_cost():
@@ -283,11 +288,14 @@ def test_listed_prices_per_basis(mode):
 
 @pytest.mark.parametrize("mode", ["reserved_1y", "reserved_3y"])
 def test_committed_discount_where_no_committed_price_is_listed(mode):
-    # H200: AWS lists on-demand only (10.60, 2025-03-17); committed use = that x (1 - the median listed discount)
+    # H200: AWS lists on-demand only (H200 10.60 against its own H100 12.29, 2025-03-17): no committed list, so the
+    # H100's committed price times AWS's H200/H100 ratio (explorer.prices rule 2, ratio from the nearest basis)
     assert not prices.market_prices("h200", mode)
     e = _cloud(mode, gpu="h200")
-    rate = 10.60 * (1 - prices.committed_discount(mode))
-    assert e.cost_usd["compute"] == approx(e.gpu_hours * rate)
+    assert e.cost_usd["compute"] == approx(e.gpu_hours * H100[mode] * 10.60 / 12.29)
+    # no price and no ratio on any basis (Gaudi 2): the hyperscaler on-demand estimate less the median discount
+    rate = prices.quote("gaudi2", "hyperscaler_on_demand").usd_per_gpu_hour * (1 - prices.committed_discount(mode))
+    assert prices.quote("gaudi2", mode).usd_per_gpu_hour == approx(rate)
     # the median discount over offers that list both: about a third (1 year) and a half (3 years) off
     assert 0.25 < prices.committed_discount("reserved_1y") < 0.45 < prices.committed_discount("reserved_3y") < 0.65
 
@@ -416,7 +424,8 @@ def test_people_cost():
                           project_months=6.0))
     assert e.cost_usd["people"] == approx(10 * 240000 / 12 * 6)  # 1.2 M USD
     e2 = estimate(Scenario(params=7e9, tokens=1e11, gpus=64, team_headcount=10, team_loaded_usd_per_year=240000.0))
-    assert e2.cost_usd["people"] == approx(10 * 240000 / 12 * 8.3)  # Cottier et al. 2024's median project length
+    # the project's months follow the run's compute (tests/model/team_by_hand.py: the line over sourced lengths)
+    assert e2.cost_usd["people"] == approx(10 * 240000 / 12 * H.months(e2.train_flop))
     e3 = estimate(Scenario(params=7e9, tokens=1e11, gpus=64, team_headcount=10, team_loaded_usd_per_year=240000.0,
                            project_months=0.01))  # never shorter than the run itself
     assert e3.cost_usd["people"] == approx(10 * 240000 / 12 * e3.wall_days / (365.25 / 12))

@@ -93,6 +93,13 @@ SAMPLES: dict[str, dict] = {
     "plan_nothing_fits": dict(params=1e6, tokens=2e7),
     "plan_moe_split": dict(tokens_per_param=20.0),
     "deadline_impossible": dict(gpus=90_000.0, days=1.23),
+    "infeasible_no_money": dict(gpus=100_000.0, days=15.26),
+    "infeasible_no_alternative": dict(max_gpus=100_000.0),
+    "run_too_long": dict(years=57_700.0, max_years=5.0),
+    "state_fits_no_cluster": dict(floor=125_000.0, gpu="H100 SXM", max_gpus=100_000.0),
+    "batch_beyond_published": dict(gpus=43_298.0, batch=22_171_648.0, seq=4096.0, tp=8.0, limit=16_777_216.0),
+    "batch_beyond_published_moe": dict(gpus=200_000.0, batch=102_400_000.0, seq=4096.0, tp=8.0,
+                                       limit=62_914_560.0),
     "gpus_beyond_known": dict(gpus=200_000.0, max_gpus=100_000.0),
     "goodput_zero": {},
     "goodput_low": dict(goodput=0.67, lost=0.33, limit=0.2),
@@ -112,6 +119,9 @@ SAMPLES: dict[str, dict] = {
     "price_estimated": dict(what="purchase price", gpu="Gaudi2", value=12000.0, unit="USD", peer="A100 80GB"),
     "cloud_price_unknown": dict(gpu="Gaudi2"),
     "market_price_estimated": dict(gpu="Gaudi2", rate=1.5),
+    "market_price_derived": dict(gpu="NVIDIA H800 SXM5 80GB", rate=2.72, n=1.0, reference="NVIDIA H100 SXM5 80GB"),
+    "compare_price_caveat": dict(gpu="NVIDIA H800 SXM5 80GB", bases=["on_demand"], caveat="derived", n=1.0,
+                                 field="pricing"),
     "purchase_price_unknown": dict(gpu="Gaudi2"),
     "tdp_unknown": dict(gpu="Gaudi2"),
     "server_power_factor_fallback": dict(gpu="Gaudi2", factor=1.82),
@@ -119,6 +129,9 @@ SAMPLES: dict[str, dict] = {
     "electricity_price_from_peer": dict(region="Japan (Tokyo)", price=0.17, peer="Japan"),
     "electricity_price_unknown": dict(region="Japan (Tokyo)"),
     "team_pay_us_default": dict(usd=388_000.0, country="Japan"),
+    "moe_active_defaulted": dict(share=0.204, active=14.3e9, params=70e9),
+    "people_largest": dict(share=0.61, headcount=8.0, months=7.14),
+    "people_largest_default": dict(share=0.75, headcount=4.09, months=7.14),
     "bases_differ": dict(gpus=["H100 SXM", "MI300X"], bases=["on_demand", "spot"], field="pricing"),
 }
 
@@ -239,6 +252,8 @@ def _warning_scenarios():
                   Scenario(seq_len=1_000_000, recompute="none", gpus=8),
                   Scenario(params=7e9, tokens=1e12, gpus=None, deadline_days=0.01),
                   Scenario(params=1e12, tokens=1e9, gpus=None, deadline_days=300),
+                  # no progress at all: 5M GPUs with storage checkpoints at a high failure rate (goodput 0)
+                  Scenario(gpus=5_000_000, recovery="storage", failure_rate_per_gpu_hour=1e-3),
                   Scenario(gpu="b200", precision="fp4")]
     # an accelerator whose FP8 is no faster than its reference precision (gaudi3 in the catalog)
     scenarios += [Scenario(gpu=a.id, precision="fp8") for a in catalog.accelerators().values()

@@ -14,6 +14,7 @@ import statistics
 
 import pytest
 
+from tests.model import team_by_hand as H
 from explorer import Scenario, catalog, estimate, prices
 from explorer.analysis import basis_warnings, compare
 from explorer.app import export
@@ -57,9 +58,11 @@ def test_published_runs_replay_within_the_published_cloud_estimates(pricing, rec
 
 
 def test_the_default_basis_is_the_specialist_cloud_median_of_listed_prices():
-    # Each specialist cloud's latest listed H100 SXM on-demand price (Epoch AI price database, 2025-02/03) and
-    # CoreWeave's list (Feb 2026, $49.24 per 8 GPUs): 2.45, 2.94, 2.99, 3.29, 3.95, 6.155 -> median (2.99 + 3.29) / 2
-    listed = [2.45, 2.94, 2.99, 3.29, 3.95, 49.24 / 8]
+    # Each specialist cloud's latest listed H100 SXM on-demand price within a year of the newest (2025-09-25 on; the
+    # Epoch AI database's 2025-03 prices fall out): RunPod's Community and Secure Cloud 2.69 and 3.49 and Lambda's
+    # 1x and 8x 4.29 and 3.99 (each provider's median that day), Nebius 3.85 (2026-09-25), Hyperstack 3.20
+    # (2026-08-26), CoreWeave $49.24 per 8 GPUs (2026-09-20), Spheron 5.07 (2026-06-03) -> median (3.85 + 4.14) / 2
+    listed = [(2.69 + 3.49) / 2, (4.29 + 3.99) / 2, 3.85, 3.20, 49.24 / 8, 5.07]
     q = prices.quote("h100-sxm", "on_demand")
     assert q.usd_per_gpu_hour == pytest.approx(statistics.median(listed))
     assert not q.estimated and len(q.providers) == 6
@@ -100,15 +103,18 @@ def test_comparing_accelerators_across_bases_warns_everywhere(capsys):
     a, b = Scenario(gpu="h800"), Scenario(gpu="h100-sxm", pricing="hyperscaler_on_demand")
     assert basis_warnings([a, b])
     assert compare([a, b]).attrs["warnings"]
-    assert not compare([a, b.replace(pricing="on_demand")]).attrs["warnings"]
+    same = compare([a, b.replace(pricing="on_demand")]).attrs["warnings"]
+    assert [w.id for w in same] == ["compare_price_caveat"]  # one basis; H800's price is derived (prices rule 2)
     assert not basis_warnings([a, a.replace(pricing="spot")])  # one accelerator: the basis is the question
 
 
 def test_people_are_paid_over_the_project_not_the_run():
     e = estimate(Scenario())
-    assert not e.warnings, e.warnings  # the default scenario says nothing is missing
-    # 2.8 people x $388k (Cottier et al. 2024 AI-lab pay) x 8.3 months (their median project length) / 12
-    assert e.cost_usd["people"] == pytest.approx(2.8 * 388_000 * 8.3 / 12, rel=1e-9)
+    # the default scenario says nothing is missing; it says that people are its largest cost, from a default team
+    assert [w.id for w in e.warnings] == ["people_largest_default"], e.warnings
+    # the team and months that follow the run's compute (tests/model/team_by_hand.py) x $388k (Cottier et al.) / 12
+    C = e.train_flop
+    assert e.cost_usd["people"] == pytest.approx(H.team(C) * 388_000 * H.months(C) / 12, rel=1e-9)
     long_run = Scenario(params=70e9, tokens=2e12, gpus=64)  # a run longer than the default project
     e = estimate(long_run)
     assert e.project_months == pytest.approx(e.wall_days / 30.4375)

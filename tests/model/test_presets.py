@@ -8,6 +8,7 @@ counted by hand (a script splitting the lists) in the sources named next to them
 import pytest
 
 from explorer import estimate
+from tests.model import team_by_hand as H
 from explorer.presets import presets
 
 FTE_SHARE = 0.20  # Cottier et al. 2024 section 2.5.1, the median; same rule as defaults.csv team_headcount
@@ -50,12 +51,16 @@ def test_team_is_the_listed_authors_times_twenty_percent(preset_id):
 def test_people_cost_is_headcount_times_loaded_cost_times_the_project_months(preset_id):
     count, _ = AUTHORS[preset_id]
     s = presets()[preset_id].scenario
-    # no cost per person and no project length typed: a US AI lab's loaded pay over the project's months
-    assert s.team_loaded_usd_per_year is None and s.project_months is None
+    # no cost per person typed: a US AI lab's loaded pay over the project's months
+    assert s.team_loaded_usd_per_year is None
     e = estimate(s)
-    # Cottier et al. 2024 project lengths (GPT-3 8.3, OPT-175B 6.3, GPT-4 12 months): median 8.3, never below the run
-    months = max(8.3, e.wall_days / DAYS_PER_MONTH)
-    # e.g. GPT-3: 31 x 0.2 = 6.2 people x $388,000 / 12 x 8.3 months
+    # GPT-3 and OPT-175B keep their sourced project lengths (Cottier et al. 2024: 8.3 and 6.3 months); the others'
+    # months follow the run's compute: the hand line over those lengths and GPT-4's 12 months
+    # (tests/model/team_by_hand.py); never below the run
+    sourced = {"gpt3": 8.3, "opt175b": 6.3}
+    assert s.project_months == sourced.get(preset_id)
+    months = max(sourced.get(preset_id) or H.months(e.train_flop), e.wall_days / DAYS_PER_MONTH)
+    # e.g. GPT-3: 31 x 0.2 = 6.2 people x $388,000 / 12 x the months
     by_hand = count * FTE_SHARE * AI_LAB_LOADED_USD_PER_YEAR / 12 * months
     assert e.cost_usd["people"] == pytest.approx(by_hand, rel=1e-9)
     assert e.cost_usd["people"] > 0
@@ -69,9 +74,11 @@ def test_llama31_team_is_far_larger_than_the_generic_default():
 
 def test_presets_without_a_readable_author_list_keep_the_default():
     # BLOOM (hundreds of BigScience volunteers; no full list was read) and MPT-7B (credited to
-    # "the MosaicML NLP Team", no author list): left on defaults.csv team_headcount, 14 x 0.2
+    # "the MosaicML NLP Team", no author list): left on the default team, which follows the run's compute
     for pid in ("bloom", "mpt7b"):
-        assert presets()[pid].scenario.team_headcount == pytest.approx(14 * FTE_SHARE)
+        assert presets()[pid].scenario.team_headcount is None
         assert "team_headcount" not in presets()[pid].source
+        e = estimate(presets()[pid].scenario)
+        assert e.fallbacks["team_headcount"] == pytest.approx(H.team(e.train_flop), rel=1e-9)
     # presets that are not one published team keep what they set
     assert presets()["startup_7b"].scenario.team_headcount == 8

@@ -218,12 +218,11 @@ def test_background_cache_is_bounded(app):
     assert 0 < len(fig._history_backgrounds) <= 4
 
 
-def test_app_first_render_has_the_label_column_aligned():
+def test_app_first_render_has_the_label_column_aligned(make_app):
     # the first build of the app's chart is laid out on its own canvas; the column of recent labels must
     # line up when the tab is first shown (it did not when the placement used a throw-away layout)
-    from explorer.app import ExplorerApp
 
-    fresh = ExplorerApp(query_string="")
+    fresh = make_app(query_string="")
     fresh.tabs.selected_index = 2
     fig = fresh.history_fig
     renderer = fig.canvas.get_renderer()
@@ -260,13 +259,12 @@ def _push_whole(canvas):
 
 
 @pytest.mark.parametrize("ratio", [1, 2])
-def test_a_language_switched_back_shows_its_first_image_and_builds_nothing(monkeypatch, ratio):
+def test_a_language_switched_back_shows_its_first_image_and_builds_nothing(monkeypatch, ratio, make_app):
     """A repeat switch on the History tab builds no chart and pushes exactly the first image of that language
     (at a pixel ratio of 2 a rebuild laid the labels out at the screen's dpi, unlike the first build)."""
-    from explorer.app import ExplorerApp
     from explorer.plots import history as plots_history
 
-    app = ExplorerApp(query_string="")
+    app = make_app(query_string="")
     canvas = app.history_fig.canvas
     for message in ({"type": "send_image_mode"}, {"type": "refresh"}, {"type": "initialized"},
                     {"type": "set_device_pixel_ratio", "device_pixel_ratio": ratio}):

@@ -1,0 +1,171 @@
+"""The warm template process that kernels are forked from (``python .../explorer/hosting/kernel_template.py``).
+
+It is run as a script, not with ``-m``: importing ``explorer`` would import numpy before the thread limits
+below are set. It imports nothing but the standard library until :func:`preload`.
+
+The server starts one template (:class:`explorer.hosting.provisioner.KernelTemplate`). It imports the
+modules a kernel of the app would import (numpy, pandas, matplotlib, ipywidgets, ipympl, ipykernel, the
+app), freezes what it imported out of the garbage collector's reach (:func:`gc.freeze`, so that a collection
+in a child does not write to the shared pages), and then waits on a Unix socket inherited from the server.
+For each request it forks: the child becomes a session of its own, takes the kernel's environment, working
+directory and arguments, and starts ipykernel as ``python -m ipykernel_launcher`` would, on its own
+connection file. The child pays neither the imports nor their memory until it writes to a page
+(copy-on-write).
+
+Rules kept here:
+
+* no thread and no ZMQ context exists in the template when it forks: it imports with
+  ``OPENBLAS_NUM_THREADS=1`` (and the OpenMP and MKL equivalents) unless they are set, since numpy's
+  OpenBLAS would otherwise start a worker thread at import; the template counts its threads in
+  ``/proc/self/task`` after the imports and refuses to fork when there is more than one;
+* ``MPLBACKEND`` is set before matplotlib is imported, as ipykernel sets it in a kernel;
+* the template ignores ``SIGCHLD``, so that the kernel processes it forks are reaped by the kernel of the
+  operating system as they end (the server watches them through a pidfd); the child restores the default;
+* the template exits when the server's end of the socket closes, and the kernels then exit as a kernel
+  whose server died does (ipykernel's parent poller sees its parent change).
+
+The protocol: one JSON object per line. The template first writes ``{"ready": ...}`` with the import
+time and the thread count; then each request ``{"argv": [...], "env": {...}, "cwd": "..."}`` gets
+``{"pid": N}`` or ``{"error": "..."}``.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import signal
+import socket
+import sys
+import time
+
+#: Thread pools of numerical libraries that would start at import: one thread each in the template
+#: (and so in each kernel; a public server runs many kernels on few cores).
+THREAD_LIMITS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"  # what ipykernel's init_gui_pylab sets
+
+
+def native_threads() -> int:
+    """Threads of this process, as the operating system counts them (``/proc/self/task``; 1 if unknown)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+def preload(modules: list[str]) -> dict:
+    """Import ``modules`` (a failure is reported, not raised); return what the ready message says."""
+    for name in THREAD_LIMITS:
+        os.environ.setdefault(name, "1")
+    os.environ.setdefault("MPLBACKEND", INLINE_BACKEND)
+    gc.disable()  # no collection while importing: the frozen objects stay where they were allocated
+    start = time.perf_counter()
+    failed = {}
+    for name in modules:
+        try:
+            __import__(name)
+        except Exception as exc:  # noqa: BLE001 - a kernel imports it again and shows its own error
+            failed[name] = f"{type(exc).__name__}: {exc}"
+    gc.collect()
+    gc.freeze()  # the imported objects: never scanned again, so a child's collection does not copy their pages
+    gc.enable()
+    return {"ready": True, "import_s": round(time.perf_counter() - start, 3), "failed": failed,
+            "threads": native_threads(), "modules": len(sys.modules)}
+
+
+def _send(sock: socket.socket, message: dict) -> None:
+    sock.sendall(json.dumps(message).encode() + b"\n")
+
+
+def serve(sock: socket.socket) -> dict | None:
+    """Answer fork requests until the server closes the socket; in a child, return its request."""
+    reader = sock.makefile("rb")
+    for line in reader:
+        try:
+            request = json.loads(line)
+            argv, env, cwd = list(request["argv"]), dict(request["env"]), str(request["cwd"])
+        except (ValueError, KeyError, TypeError) as exc:
+            _send(sock, {"error": f"bad request: {exc}"})
+            continue
+        if native_threads() > 1:
+            _send(sock, {"error": f"the template has {native_threads()} threads; forking it is unsafe"})
+            continue
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            _send(sock, {"error": f"fork failed: {exc}"})
+            continue
+        if pid == 0:  # the kernel
+            reader.close()
+            sock.close()
+            return {"argv": argv, "env": env, "cwd": cwd}
+        _send(sock, {"pid": pid})
+    return None
+
+
+def become_kernel(request: dict) -> None:
+    """In the forked child: take the kernel's session, environment, directory and arguments; run ipykernel."""
+    os.setsid()  # a process group of its own, as jupyter_client's launch does: interrupts reach only this kernel
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own: KeyboardInterrupt
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)  # the kernel reads nothing from stdin (jupyter_client gives it a pipe)
+    os.close(devnull)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    # jupyter_client names the launching process (JPY_PARENT_PID); here the template is the parent, and
+    # ipykernel's parent poller ends the kernel when the template ends (the template ends with the server).
+    # ipykernel read the variable when the template imported it: it is given as an argument too.
+    os.environ["JPY_PARENT_PID"] = str(os.getppid())
+    _reseed()
+    # the launcher's arguments after ``-m ipykernel_launcher`` (the connection file and any others)
+    sys.argv = ["ipykernel_launcher", *request["argv"][3:], f"--IPKernelApp.parent_handle={os.getppid()}"]
+    from ipykernel.kernelapp import IPKernelApp
+
+    app = IPKernelApp.instance()  # what ipykernel_launcher's launch_new_instance does, with one step between
+    app.initialize()
+    register_with_shell(app.shell)
+    app.start()
+
+
+def register_with_shell(shell) -> None:
+    """Do what the preloaded modules do at import when a shell is running, now that the kernel's shell is.
+
+    The template imports them with no IPython shell, so these import-time registrations were skipped:
+    ipywidgets' comm targets (``jupyter.widget`` and the page's ``jupyter.widget.control``, without which a
+    page gets no widget state) and ipympl's ``post_execute`` hook (figures shown after a cell). A module
+    added to the preload list that registers anything at import when ``get_ipython()`` is set needs a line
+    here; ``tests/hosting/test_provisioner.py`` checks these two against a real kernel.
+    """
+    widgets = sys.modules.get("ipywidgets")
+    if widgets is not None:
+        widgets.register_comm_target()
+    nbagg = sys.modules.get("ipympl.backend_nbagg")
+    if nbagg is not None:
+        shell.events.register("post_execute", nbagg.flush_figures)
+
+
+def _reseed() -> None:
+    """Give the child its own numpy global random state (Python's ``random`` reseeds itself after a fork)."""
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python kernel_template.py FD MODULE ...``: preload, report, serve on socket FD."""
+    args = sys.argv[1:] if argv is None else argv
+    if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+        del sys.path[0]  # the script's directory; ipykernel puts the kernel's working directory first
+    sock = socket.socket(fileno=int(args[0]))
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernels are reaped as they end
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt of the server's terminal is not for the template
+    _send(sock, preload(args[1:]))
+    request = serve(sock)
+    if request is not None:
+        become_kernel(request)
+
+
+if __name__ == "__main__":
+    main()

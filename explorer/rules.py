@@ -1,0 +1,149 @@
+"""Defaults that follow the run: the team, the project's length and an MoE's active share.
+
+Each rule is a least-squares line in log-log space over a small sourced table in
+``explorer/data`` (every row with its source), evaluated with its input clipped to
+the table's range, so that a default never leaves the data it rests on:
+
+- **Team** (``team_sizes.csv``, pre-training rows): listed authors of a published
+  run against its training compute, ``ln(authors) = a + b ln(C)``; the default
+  headcount is those authors x ``team_fte_per_author`` (Cottier et al. 2024 [1]_
+  section 2.5.1: the median full-time-equivalent share per listed contributor,
+  20%). Continual pre-training, full fine-tuning and LoRA reuse a base model, so
+  they take the team of one sourced project of their kind instead (a LoRA, for
+  which no team was found, takes the full fine-tune's).
+- **Project months** (the rows with a project length): ``ln(months) = a + b ln(C)``
+  for pre-training, the project of the kind otherwise; the model never pays people
+  for less than the run itself, nor, by default, for more than ``project_months_max``.
+- **MoE active share** (``moe_models.csv``): active over total parameters against
+  total parameters, ``ln(share) = a + b ln(N)``: the larger the model, the smaller
+  the share (Mixtral 8x7B 28%, Llama 4 Scout 16%, Qwen3-235B 9.4%, DeepSeek-V3 5.5%).
+
+References
+----------
+.. [1] Cottier, B., Rahman, R., Fattorini, L., Maslej, N., Besiroglu, T., Owen, D. (2024).
+   "The rising costs of training frontier AI models". arXiv:2405.21015.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from explorer import catalog
+
+__all__ = ["Fit", "team_fit", "months_fit", "moe_fit", "team_headcount", "project_months", "moe_active_fraction",
+           "team_source", "months_source", "moe_source", "reference_project"]
+
+#: The training kind whose sourced project stands in for a kind without one.
+_STAND_IN = {"lora": "full_finetune"}
+
+
+class Fit:
+    """A line ``ln(y) = intercept + slope ln(x)`` fitted by least squares, used with x clipped to the data [x]."""
+
+    def __init__(self, x, y, what: str):
+        self.x, self.y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        self.slope, self.intercept = (float(v) for v in np.polyfit(np.log(self.x), np.log(self.y), 1))
+        self.lo, self.hi = float(self.x.min()), float(self.x.max())
+        self.what = what
+
+    def __call__(self, x):
+        """The fitted value at ``x`` clipped to the data's range [y]."""
+        return np.exp(self.intercept + self.slope * np.log(np.clip(np.asarray(x, dtype=float), self.lo, self.hi)))
+
+    def __repr__(self) -> str:
+        return f"Fit({self.what}: ln y = {self.intercept:.4g} + {self.slope:.4g} ln x, x in [{self.lo:.3g}, {self.hi:.3g}])"
+
+
+def _rows(name: str):
+    return catalog.read_csv(name)
+
+
+@functools.cache
+def team_fit() -> Fit:
+    """Listed authors against training compute [FLOP] over the pre-training rows of ``team_sizes.csv``."""
+    rows = [r for r in _rows("team_sizes.csv") if r["training_kind"] == "pretrain"]
+    return Fit([float(r["train_flop"]) for r in rows], [float(r["authors"]) for r in rows], "authors vs FLOP")
+
+
+@functools.cache
+def months_fit() -> Fit:
+    """Project months against training compute [FLOP] over the pre-training rows with a project length."""
+    rows = [r for r in _rows("team_sizes.csv") if r["training_kind"] == "pretrain" and r["project_months"]]
+    return Fit([float(r["train_flop"]) for r in rows], [float(r["project_months"]) for r in rows], "months vs FLOP")
+
+
+@functools.cache
+def moe_fit() -> Fit:
+    """Active share against total parameters over ``moe_models.csv``."""
+    rows = _rows("moe_models.csv")
+    total = [float(r["params_total"]) for r in rows]
+    return Fit(total, [float(r["params_active"]) / n for r, n in zip(rows, total)], "active share vs parameters")
+
+
+def reference_project(training_kind: str):
+    """The sourced row of ``team_sizes.csv`` whose team an adaptation of ``training_kind`` takes."""
+    kind = _STAND_IN.get(training_kind, training_kind)
+    return next(r for r in _rows("team_sizes.csv") if r["training_kind"] == kind)
+
+
+def team_headcount(train_flop, training_kind: str):
+    """Default full-time-equivalent team of a project [people], from its final run's compute [FLOP] and kind."""
+    share = catalog.default("team_fte_per_author")
+    if training_kind == "pretrain":
+        return share * team_fit()(train_flop)
+    authors = float(reference_project(training_kind)["authors"])
+    return np.full(np.shape(train_flop), share * authors)
+
+
+def project_months(train_flop, training_kind: str):
+    """Default months of people of a project [months], before the run's own length and the cap are applied."""
+    if training_kind == "pretrain":
+        return months_fit()(train_flop)
+    months = float(reference_project(training_kind)["project_months"])
+    return np.full(np.shape(train_flop), months)
+
+
+def moe_active_fraction(params) -> float | np.ndarray:
+    """Default active over total parameters of an MoE of ``params`` total parameters [1]."""
+    value = moe_fit()(params)
+    return float(value) if np.ndim(value) == 0 else value
+
+
+def team_source(training_kind: str) -> str:
+    """How the default team of ``training_kind`` was chosen, with its sources (for the assumptions table)."""
+    share = catalog.default("team_fte_per_author")
+    if training_kind == "pretrain":
+        f = team_fit()
+        return (f"Rule: {share:.0%} (Cottier et al. 2024, median FTE share per listed contributor) x authors = "
+                f"exp({f.intercept:.3f} + {f.slope:.3f} ln FLOP), the least-squares line over the authors and compute "
+                f"of {len(f.x)} published pre-training runs (team_sizes.csv), compute clipped to "
+                f"{f.lo:.3g}-{f.hi:.3g} FLOP")
+    row = reference_project(training_kind)
+    stand_in = " (no LoRA team found: the full fine-tune's)" if training_kind in _STAND_IN else ""
+    return (f"Rule: {share:.0%} (Cottier et al. 2024) x the {row['authors']} authors of {row['project']}"
+            f"{stand_in}; {row['source']}")
+
+
+def months_source(training_kind: str) -> str:
+    """How the default project length of ``training_kind`` was chosen, with its sources."""
+    cap = catalog.default("project_months_max")
+    if training_kind == "pretrain":
+        f = months_fit()
+        body = (f"exp({f.intercept:.3f} + {f.slope:.3f} ln FLOP), the least-squares line over {len(f.x)} sourced "
+                f"project lengths (team_sizes.csv: GPT-3, OPT-175B, GPT-4; Cottier et al. 2024), compute clipped to "
+                f"{f.lo:.3g}-{f.hi:.3g} FLOP")
+    else:
+        row = reference_project(training_kind)
+        body = f"{row['project']}'s {row['project_months']} months (an upper bound; team_sizes.csv)"
+    return f"Rule: {body}; never shorter than the run, at most {cap:g} months (project_months_max)"
+
+
+def moe_source() -> str:
+    """How the default MoE active share was chosen, with its sources."""
+    f = moe_fit()
+    names = ", ".join(r["model"] for r in _rows("moe_models.csv"))
+    return (f"Rule: share = exp({f.intercept:.3f} + {f.slope:.3f} ln params), the least-squares line over {names} "
+            f"(moe_models.csv), parameters clipped to {f.lo:.3g}-{f.hi:.3g}")
+

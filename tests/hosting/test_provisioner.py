@@ -1,0 +1,268 @@
+"""Kernels forked from a warm template (explorer/hosting/provisioner.py), against real kernels and a real Voila.
+
+The first group drives jupyter_client's KernelManager with a kernel spec that names the ``explorer-fork``
+provisioner (the entry point in pyproject.toml): start, execute, interrupt, restart, shutdown, and the
+fallback to a normal launch. The second starts ``python -m explorer.hosting`` with the project's voila.json
+(which selects the provisioner): its preheated pool is forked, a viewer's kernel is culled through the
+provisioner, and two viewers' kernels share no state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import pytest
+
+import clients as cl
+from conftest import Server
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked kernels need Linux")
+
+# numpy tells a forked kernel (already imported); ipywidgets and ipympl register with the shell at import
+SMALL_PRELOAD = ["ipykernel.kernelapp", "numpy", "ipywidgets", "ipympl.backend_nbagg"]
+
+
+def _spec_dir(tmp_path, name: str, config: dict) -> str:
+    kernel = tmp_path / "kernels" / name
+    kernel.mkdir(parents=True)
+    (kernel / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": name, "language": "python",
+        "metadata": {"kernel_provisioner": {"provisioner_name": "explorer-fork", "config": config}}}))
+    return str(tmp_path / "kernels")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stop_templates():
+    yield
+    from explorer.hosting.provisioner import stop_templates
+
+    stop_templates()
+
+
+@pytest.fixture
+def kernel(tmp_path):
+    """A started kernel manager and a ready blocking client; factory ``kernel(config, cwd=, env=)``."""
+    from jupyter_client import KernelManager
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    started = []
+
+    def start(config: dict | None = None, cwd=None, env: dict | None = None):
+        config = {"preload": SMALL_PRELOAD, **(config or {})}
+        ksm = KernelSpecManager(kernel_dirs=[_spec_dir(tmp_path, f"fork{len(started)}", config)])
+        km = KernelManager(kernel_spec_manager=ksm, kernel_name=f"fork{len(started)}")
+        km.start_kernel(cwd=str(cwd or tmp_path), env={**os.environ, **(env or {})})
+        kc = km.blocking_client()
+        kc.start_channels()
+        kc.wait_for_ready(timeout=120)
+        started.append((km, kc))
+        return km, kc
+
+    yield start
+    for km, kc in started:
+        kc.stop_channels()
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)
+
+
+def run(kc, code: str, timeout: float = 120) -> tuple[str, str]:
+    """Execute ``code``; (stdout text, reply status)."""
+    out = []
+    reply = kc.execute_interactive(code, timeout=timeout, output_hook=lambda msg: out.append(
+        msg["content"].get("text", "")) if msg["msg_type"] == "stream" else None)
+    return "".join(out), reply["content"]["status"]
+
+
+def ended(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie has ended
+    except OSError:
+        return True
+
+
+def wait_until(condition, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)
+
+
+def test_forked_kernel_runs_in_its_own_directory_and_environment(kernel, tmp_path):
+    from explorer.hosting.provisioner import _templates
+
+    work = tmp_path / "work"
+    work.mkdir()
+    km, kc = kernel(cwd=work, env={"EXPLORER_FORK_TEST": "given"})
+    assert km.provisioner.launched_by == "forked"
+    template = _templates[tuple(SMALL_PRELOAD)].proc.pid
+    text, status = run(kc, "import os, sys\n"
+                           "print(os.getpid(), os.getppid(), os.getpgid(0), os.getcwd(), "
+                           "os.environ.get('EXPLORER_FORK_TEST'), 'numpy' in sys.modules, '' in sys.path, "
+                           "os.environ['JPY_PARENT_PID'] == str(os.getppid()))")
+    assert status == "ok"
+    pid, ppid, pgid, cwd, env, numpy_preloaded, cwd_on_path, parent = text.split()
+    assert int(pid) == km.provisioner.pid and int(ppid) == template  # forked by the template
+    assert int(pgid) == int(pid)  # a process group of its own: an interrupt reaches only this kernel
+    assert cwd == str(work) and env == "given"
+    assert numpy_preloaded == "True"  # imported before the fork
+    assert cwd_on_path == "True" and parent == "True"  # as ipykernel_launcher's kernel has them
+    assert run(kc, "x = 6 * 7\nprint(x)")[0].strip() == "42"
+
+
+def test_preloaded_modules_register_with_the_forked_kernels_shell(kernel):
+    """ipywidgets' comm targets and ipympl's hook, skipped at import in the template (no shell there)."""
+    _, kc = kernel()
+    text, status = run(kc, "import comm, ipympl.backend_nbagg as nb\n"
+                           "print(sorted(comm.get_comm_manager().targets), "
+                           "nb.flush_figures in get_ipython().events.callbacks['post_execute'])")
+    assert status == "ok"
+    assert "'jupyter.widget', 'jupyter.widget.control'" in text and text.strip().endswith("True")
+
+
+def test_two_forked_kernels_have_separate_state_and_random_streams(kernel):
+    _, a = kernel()
+    _, b = kernel()
+    run(a, "shared = 'a'")
+    assert run(b, "print('shared' in dir())")[0].strip() == "False"
+    draws = [run(k, "import numpy; print(numpy.random.random())")[0] for k in (a, b)]
+    assert draws[0] != draws[1]  # numpy's global stream is reseeded in each child
+
+
+def test_interrupt_stops_a_running_cell(kernel):
+    km, kc = kernel()
+    msg_id = kc.execute("import time\nprint('started', flush=True)\ntime.sleep(600)")
+    deadline = time.monotonic() + 120
+    while True:  # wait until the cell runs, then interrupt it through the provisioner
+        msg = kc.get_iopub_msg(timeout=max(deadline - time.monotonic(), 0.1))
+        if msg["msg_type"] == "stream" and "started" in msg["content"]["text"]:
+            break
+    km.interrupt_kernel()
+    reply = kc.get_shell_msg(timeout=120)
+    while reply["parent_header"].get("msg_id") != msg_id:  # earlier replies (wait_for_ready's kernel_info)
+        reply = kc.get_shell_msg(timeout=120)
+    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt"
+    assert run(kc, "print('alive')")[0].strip() == "alive"
+
+
+def test_restart_forks_a_new_kernel_without_the_old_state(kernel):
+    km, kc = kernel()
+    run(kc, "before_restart = 1")
+    old = km.provisioner.pid
+    km.restart_kernel(now=True)
+    kc.wait_for_ready(timeout=120)
+    assert km.provisioner.launched_by == "forked" and km.provisioner.pid != old
+    wait_until(lambda: ended(old), 60, "the old kernel outlived the restart")
+    text, _ = run(kc, "print('before_restart' in dir())")
+    assert text.strip() == "False"
+
+
+def test_shutdown_ends_the_kernel_process(kernel):
+    km, kc = kernel()
+    pid = km.provisioner.pid
+    km.shutdown_kernel()
+    wait_until(lambda: ended(pid), 60, "the kernel outlived its shutdown")
+    assert not km.is_alive()
+
+
+def test_a_template_that_fails_falls_back_to_a_normal_launch(kernel, caplog):
+    # 1 ms is not enough to import ipykernel: the template start fails and the kernel is launched normally
+    km, kc = kernel({"template_timeout": 0.001, "preload": ["ipykernel.kernelapp", "json"]})
+    assert km.provisioner.launched_by.startswith("launched: forking failed")
+    assert any("launching it normally" in r.getMessage() for r in caplog.records)
+    assert run(kc, "import os; print(os.getppid())")[0].strip() == str(os.getpid())  # our own child
+    km.shutdown_kernel()
+    assert not km.is_alive()
+
+
+def test_without_fork_the_kernel_is_launched_normally(kernel, monkeypatch):
+    from explorer.hosting import provisioner
+
+    monkeypatch.setattr(provisioner, "fork_supported", lambda: (False, "this platform cannot fork"))
+    km, kc = kernel()
+    assert km.provisioner.launched_by == "launched: this platform cannot fork"
+    assert run(kc, "import os; print(os.getppid())")[0].strip() == str(os.getpid())
+    km, kc = kernel({"fork": False})
+    assert km.provisioner.launched_by == "launched: ForkProvisioner.fork is False"
+
+
+# ---------------------------------------------------------------- the server, as voila.json configures it
+@pytest.fixture(scope="module")
+def forked_server():
+    """The app with voila.json's provisioner and a pool of 2; idle unconnected kernels culled after 20 s."""
+    srv = Server("forked", "--MappingKernelManager.cull_idle_timeout=20", "--MappingKernelManager.cull_interval=2",
+                 pool_size=2, ready_timeout=300)
+    yield srv
+    srv.stop()
+
+
+@pytest.mark.server
+def test_voila_pool_kernels_are_forked_and_serve_viewers(forked_server):
+    log = forked_server.log.read_text()
+    assert "Kernel template" in log and "ready" in log
+    templates = cl.kernel_templates(forked_server.proc.pid)
+    assert len(templates) == 1
+    kernels = cl.children(forked_server.proc.pid)
+    assert len(kernels) >= 2 and all(cl._direct_children(templates[0]).count(k) for k in kernels)
+    assert log.count("forked from template") >= 2 and "launching it normally" not in log
+    ok, _ = cl.viewer_handshake(forked_server.url, timeout=300)
+    assert ok
+
+
+def _summary_and_slider(states: dict) -> tuple[str, str, dict]:
+    """(summary HTML comm id, first float slider's comm id, its state) of one viewer's app."""
+    summary = next(c for c, s in states.items() if "explorer-summary" in s["state"].get("_dom_classes", ()))
+    slider = next(c for c, s in states.items() if s["state"].get("_model_name") in ("FloatSliderModel",
+                                                                                    "FloatLogSliderModel"))
+    return summary, slider, states[slider]["state"]
+
+
+@pytest.mark.server
+def test_a_widget_value_set_by_one_viewer_is_not_seen_by_another(forked_server):
+    pages, sockets = [], []
+    for _ in range(2):  # each page connects at once, as a browser does (an unconnected kernel is culled)
+        pages.append(cl.get_page(forked_server.url, timeout=300))
+        assert pages[-1].status == 200 and pages[-1].kernel_id
+        sockets.append(cl.connect(forked_server.url, pages[-1].kernel_id, v1=True, timeout=120, cookie=pages[-1].cookie))
+    assert pages[0].kernel_id != pages[1].kernel_id
+    try:
+        before = [cl.widget_states(ws, timeout=120) for ws in sockets]
+        summary_a, slider_a, state = _summary_and_slider(before[0])
+        summary_b, slider_b, _ = _summary_and_slider(before[1])
+        low = state["base"] ** state["min"] if "base" in state else state["min"]  # a log slider's bounds are exponents
+        assert state["value"] != low
+        new = low
+        cl.send_comm_msg(sockets[0], slider_a, {"method": "update", "state": {"value": new}, "buffer_paths": []},
+                         v1=True)
+        deadline = time.monotonic() + 120
+        while True:  # viewer A's summary follows its slider
+            after_a = cl.widget_states(sockets[0], timeout=120)
+            if after_a[summary_a]["state"]["value"] != before[0][summary_a]["state"]["value"]:
+                break
+            assert time.monotonic() < deadline, "viewer A's summary did not change"
+            time.sleep(0.2)
+        assert after_a[slider_a]["state"]["value"] == new
+        after_b = cl.widget_states(sockets[1], timeout=120)
+        assert after_b[slider_b]["state"]["value"] == before[1][slider_b]["state"]["value"] != new
+        assert after_b[summary_b]["state"]["value"] == before[1][summary_b]["state"]["value"]
+    finally:
+        for ws in sockets:
+            ws.close()
+
+
+@pytest.mark.server
+def test_an_idle_forked_kernel_is_culled_through_the_provisioner(forked_server):
+    import re
+
+    page = cl.get_page(forked_server.url, timeout=300)  # a page read, its kernel never connected
+    assert page.status == 200 and page.kernel_id
+    found = re.search(rf"Kernel {page.kernel_id} forked from template \d+ as (\d+)", forked_server.log.read_text())
+    assert found, "the viewer's kernel was not forked"
+    pid = int(found.group(1))
+    assert not ended(pid)
+    wait_until(lambda: not cl.kernel_exists(forked_server.url, page.kernel_id), 120, "the idle kernel was not culled")
+    wait_until(lambda: ended(pid), 60, "the culled kernel's process outlived it")
