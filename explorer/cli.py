@@ -18,10 +18,10 @@ import sys
 from typing import Sequence
 
 from explorer import catalog, prices
-from explorer.errors import ScenarioError
+from explorer.errors import ScenarioError, short_repr
 from explorer.messages import Message, render
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate
-from explorer.text import LANGUAGES, label, parse_number, quantity
+from explorer.text import LANGUAGES, MAX_NUMBER_CHARS, NumberError, label, parse_number, quantity
 from explorer.scenario import MAX_JSON_CHARS, Scenario, field_spec
 
 __all__ = ["main", "format_estimate"]
@@ -59,8 +59,23 @@ def _number(text: str) -> float:
     """A number as the app's boxes read it: ``7B``, ``1.5T``, ``70e9``, ``2,048`` (:func:`explorer.text.parse_number`)."""
     try:
         return parse_number(text)
+    except NumberError as exc:  # the one error of the parser: too long, past the float range, or no number
+        why = {"long": f"is longer than {MAX_NUMBER_CHARS} characters",
+               "range": "is outside the float range (about 2.2e-308 to 1.8e308 in size, or 0)"}.get(exc.reason,
+                                                                                               "is not a number")
+        raise argparse.ArgumentTypeError(f"{short_repr(text, 40)} {why}") from None
+
+
+def _whole(text: str) -> int:
+    """A whole number for ``--n`` and ``--seed`` (digits, at most :data:`~explorer.text.MAX_NUMBER_CHARS` long);
+    its range is checked where it is used (``simulate``)."""
+    stripped = text.strip()
+    if len(stripped) > MAX_NUMBER_CHARS:
+        raise argparse.ArgumentTypeError(f"{short_repr(text, 40)} is longer than {MAX_NUMBER_CHARS} characters")
+    try:
+        return int(stripped)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{short_repr(text, 40)} is not a whole number") from None
 
 
 def _field_help(name: str) -> str:
@@ -121,8 +136,8 @@ def _parser() -> argparse.ArgumentParser:
     sim = sub.add_parser("simulate", help="Monte Carlo of the cost over the uncertain inputs (P5/P50/P95)")
     sim.add_argument("--scenario", metavar="FILE", help="scenario JSON file; options below override its fields")
     _scenario_options(sim)
-    sim.add_argument("--n", type=int, default=10_000, help="number of draws (default 10000)")
-    sim.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    sim.add_argument("--n", type=_whole, default=10_000, help="number of draws (default 10000, at most 2,000,000)")
+    sim.add_argument("--seed", type=_whole, default=0, help="random seed (default 0; 0 to 4294967295)")
     sim.add_argument("--budget", type=_number, help="budget in USD: adds the budget status")
     sim.add_argument("--gpu-cap", type=_number, help="most GPUs available, for the budget's deadline check")
     sim.add_argument("--json", action="store_true", help="print one JSON object")

@@ -10,12 +10,14 @@ import decimal
 import functools
 import math
 import re
+import sys
 from typing import Mapping
 
 from explorer.tables import read_rows
 
 __all__ = ["LANGUAGES", "label", "labels", "money", "quantity", "quantity_in", "money_in", "number_text",
-           "readable_number", "parse_number", "short_repr", "CURRENCY_SYMBOLS"]
+           "readable_number", "parse_number", "NumberError", "MAX_NUMBER_CHARS", "short_repr",
+           "CURRENCY_SYMBOLS"]
 
 LANGUAGES = ("en", "zh")
 CURRENCY_SYMBOLS = {"USD": "$", "CNY": "¥"}
@@ -83,7 +85,70 @@ def number_text(x: float | int | None) -> str:
 #: Suffixes of :func:`readable_number` and :func:`parse_number`, as powers of ten.
 _SUFFIX_EXP = (("T", 12), ("B", 9), ("M", 6))
 _PARSE_EXP = {"k": 3, "K": 3, "M": 6, "B": 9, "G": 9, "T": 12, "P": 15}
-_NUMBER = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([kKMBGTP]?)$")
+
+#: The longest text :func:`parse_number` reads [characters]. The longest number a person types or a link
+#: holds is about 30 characters (``123,456,789,012,345,678``; ``repr`` of a float is at most 24, e.g.
+#: ``-1.2345678901234567e-100``); twice that leaves room for spaces and separators. Longer text is refused
+#: before it is read, so no box, link, answer or option costs more than reading 64 characters (issue 24).
+MAX_NUMBER_CHARS = 64
+#: Decimal exponents beyond this cannot give a float other than 0 or inf (floats span 4.9e-324 to 1.8e308,
+#: and the digits are at most :data:`MAX_NUMBER_CHARS`): refused before any arithmetic.
+_MAX_EXPONENT = 400
+
+
+class NumberError(ValueError):
+    """Text that :func:`parse_number` does not read as a number; ``reason`` says why.
+
+    ``reason`` is ``"long"`` (more than :data:`MAX_NUMBER_CHARS` characters), ``"range"`` (a number
+    outside the normal float range, about 2.2e-308 to 1.8e308 in size, other than zero) or ``"syntax"``.
+    """
+
+    def __init__(self, text: object, reason: str):
+        self.reason = reason
+        why = {"long": f"longer than {MAX_NUMBER_CHARS} characters",
+               "range": "outside the float range (about 2.2e-308 to 1.8e308 in size, or 0)"}.get(reason, "not a number")
+        super().__init__(f"{why}: {short_repr(text, 40)}")
+
+
+def _digits(s: str, i: int) -> int:
+    """The index after the run of decimal digits of ``s`` starting at ``i``."""
+    n = len(s)
+    while i < n and s[i].isdecimal():
+        i += 1
+    return i
+
+
+def _scan(s: str) -> tuple[str, str, str] | None:
+    """Split ``s`` into (sign and mantissa, exponent digits with sign, suffix) or None: one pass, no backtracking.
+
+    The grammar is ``[+-] (digits [. digits] | . digits) [(e|E) [+-] digits] spaces [kKMBGTP]``;
+    each character is looked at once or twice, so the time is linear in ``len(s)``.
+    """
+    n = len(s)
+    i = 1 if n and s[0] in "+-" else 0
+    start = i
+    i = _digits(s, i)
+    whole = i - start
+    frac = 0
+    if i < n and s[i] == ".":
+        j = _digits(s, i + 1)
+        frac, i = j - i - 1, j
+    if whole == 0 and frac == 0:
+        return None
+    mantissa = s[:i]
+    exponent = "0"
+    if i < n and s[i] in "eE":
+        j = i + 1 + (1 if i + 1 < n and s[i + 1] in "+-" else 0)
+        k = _digits(s, j)
+        if k == j:
+            return None
+        exponent, i = s[i + 1:k], k
+    while i < n and s[i].isspace():
+        i += 1
+    suffix = ""
+    if i < n and s[i] in _PARSE_EXP:
+        suffix, i = s[i], i + 1
+    return (mantissa, exponent, suffix) if i == n else None
 
 
 def readable_number(x: float | int | None) -> str:
@@ -107,8 +172,11 @@ def readable_number(x: float | int | None) -> str:
     size = abs(exact)
     for suffix, exp in _SUFFIX_EXP:
         if size >= decimal.Decimal(10) ** exp:
-            return _plain(exact.scaleb(-exp)) + suffix
+            text = _plain(exact.scaleb(-exp)) + suffix
+            return text if len(text) <= MAX_NUMBER_CHARS - 16 else number_text(x)
     text = _plain(exact)
+    if len(text) > MAX_NUMBER_CHARS - 16:  # 1e-30, 1e40: positional text would be longer than a box reads back
+        return number_text(x)
     whole, dot, frac = text.partition(".")
     sign = "-" if whole.startswith("-") else ""
     return sign + f"{int(whole.lstrip('-')):,}" + dot + frac
@@ -125,25 +193,42 @@ def parse_number(text: str) -> float:
 
     Suffixes k/K (thousand), M (million), B or G (billion), T (trillion), P
     (quadrillion); commas, underscores and spaces between digits are ignored.
+    Text longer than :data:`MAX_NUMBER_CHARS` is refused before it is read; the
+    rest is read in one pass (time linear in its length, no backtracking).
 
     Raises
     ------
-    ValueError
-        When the text is not such a number (including inf and nan).
+    NumberError
+        A ValueError, when the text is not such a number, is too long, or its value is
+        not a normal float (inf, nan, beyond 1.8e308, or a non-zero value below 2.2e-308).
 
     Examples
     --------
     >>> [parse_number(t) for t in ("7B", "70e9", "1.5T", "405000000000", "1,024", "0.0333")]
     [7000000000.0, 70000000000.0, 1500000000000.0, 405000000000.0, 1024.0, 0.0333]
+    >>> parse_number("1e1000000")
+    Traceback (most recent call last):
+    ...
+    explorer.text.NumberError: outside the float range (about 2.2e-308 to 1.8e308 in size, or 0): '1e1000000'
     """
-    cleaned = re.sub(r"(?<=\d)[,_ ](?=\d)", "", str(text).strip())
-    m = _NUMBER.match(cleaned)
-    if not m:
-        raise ValueError(f"not a number: {text!r}")
-    value = decimal.Decimal(m.group(1)).scaleb(_PARSE_EXP.get(m.group(2), 0))
-    result = float(value)
-    if not math.isfinite(result):
-        raise ValueError(f"not a finite number: {text!r}")
+    raw = text if isinstance(text, str) else str(text)
+    if len(raw) > MAX_NUMBER_CHARS:
+        raise NumberError(raw, "long")
+    # separators between digits: fixed-width look-arounds, one pass
+    cleaned = re.sub(r"(?<=\d)[,_ ](?=\d)", "", raw.strip())
+    parts = _scan(cleaned)
+    if parts is None:
+        raise NumberError(raw, "syntax")
+    mantissa, exponent, suffix = parts
+    digits = decimal.Decimal(mantissa)  # at most 64 characters, exact (no context, no traps)
+    if digits.is_zero():
+        return -0.0 if mantissa.startswith("-") else 0.0
+    power = int(exponent) + _PARSE_EXP.get(suffix, 0)  # at most 64 digits: cheap
+    if abs(power + digits.adjusted()) > _MAX_EXPONENT:
+        raise NumberError(raw, "range")
+    result = float(decimal.Decimal(f"{mantissa}e{power}"))  # the constructor is exact; float() rounds once
+    if not (sys.float_info.min <= abs(result) <= sys.float_info.max):
+        raise NumberError(raw, "range")
     return result
 
 

@@ -20,13 +20,15 @@ import html
 import io
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 
 import ipywidgets as widgets
 from IPython.display import HTML, display
 
+from explorer.errors import short_repr
 from explorer.text import money as _money
-from explorer.text import parse_number
+from explorer.text import MAX_NUMBER_CHARS, NumberError, parse_number
 
 __all__ = ["Lesson", "Exercise", "Choice", "Capstone", "parse_answer", "no_math"]
 
@@ -46,7 +48,8 @@ def no_math(html_text: str) -> str:
 def parse_answer(text) -> float:
     """A student's answer: a number, or text such as ``3.15e23``, ``3.15 × 10^23``, ``69B``, ``6.25%``, ``1,234``.
 
-    A trailing ``%`` divides by 100. Raises ValueError when it is not a number.
+    A trailing ``%`` divides by 100. Raises :class:`explorer.text.NumberError` (a ValueError) when it is
+    not a number, longer than :data:`explorer.text.MAX_NUMBER_CHARS` characters, or outside the float range.
 
     Examples
     --------
@@ -60,13 +63,23 @@ def parse_answer(text) -> float:
         if not math.isfinite(value):
             raise ValueError("not a finite number")
         return value
-    s = str(text).strip().replace("−", "-").replace("，", ",").replace("＊", "*")
+    s = str(text)
+    if len(s) > MAX_NUMBER_CHARS:  # refused before it is read: an answer box takes text from anyone
+        raise NumberError(s, "long")
+    s = s.strip().replace("−", "-").replace("，", ",").replace("＊", "*")
     percent = s.endswith("%")
     if percent:
         s = s[:-1].strip()
+    # at most 64 characters here, so the lazy group below costs at most 64 x 64 steps
     m = re.fullmatch(r"(.+?)\s*(?:[x×*·]\s*10\s*(?:\^|\*\*)\s*([+-]?\d+))", s)
     if m:
-        value = parse_number(m.group(1)) * 10.0 ** int(m.group(2))
+        base, power = parse_number(m.group(1)), int(m.group(2))
+        try:
+            value = base * 10.0 ** power
+        except OverflowError:  # 10^400
+            raise NumberError(text, "range") from None
+        if base != 0 and not (sys.float_info.min <= abs(value) <= sys.float_info.max):  # 1e308 x 10^10
+            raise NumberError(text, "range")
     else:
         value = parse_number(s)
     return value / 100 if percent else value
@@ -116,10 +129,15 @@ class Exercise:
             return False, t("Type a number first.", "请先输入一个数。")
         try:
             value = parse_answer(raw)
-        except (ValueError, TypeError, ArithmeticError):
-            return False, t(f"“{html.escape(str(raw))}” is not a number I can read: write it like 3.2e23, "
-                            "3.2 × 10^23, 69B or 12%.",
-                            f"无法读取“{html.escape(str(raw))}”：请写成 3.2e23、3.2 × 10^23、69B 或 12% 这样的数。")
+        except NumberError as exc:
+            if exc.reason != "range":
+                return False, self._unreadable(raw)
+            return False, t(f"“{html.escape(short_repr(str(raw), 40)[1:-1])}” is too large or too small to check: "
+                            "a number here lies between about 1e-307 and 1e308 in size.",
+                            f"“{html.escape(short_repr(str(raw), 40)[1:-1])}”太大或太小，无法检查："
+                            "这里的数的大小在约 1e-307 到 1e308 之间。")
+        except (ValueError, TypeError):
+            return False, self._unreadable(raw)
         if self._near(value, self.answer):
             self.correct = True
             return True, t(f"Correct: {_fmt(value)} is within ±{self._tol_text()} of {_fmt(self.answer)}. "
@@ -137,6 +155,13 @@ class Exercise:
                 return False, t(f"Not yet: {en}", f"还不对：{zh}")
         return False, self._diagnose(value)
 
+    def _unreadable(self, raw) -> str:
+        """Feedback on an answer that is no number (quoted, cut to 40 characters)."""
+        t, shown = self.lesson.t, html.escape(short_repr(str(raw), 40)[1:-1])
+        return t(f"“{shown}” is not a number I can read: write it like 3.2e23, "
+                 "3.2 × 10^23, 69B or 12%.",
+                 f"无法读取“{shown}”：请写成 3.2e23、3.2 × 10^23、69B 或 12% 这样的数。")
+
     def _diagnose(self, value: float) -> str:
         t, a = self.lesson.t, self.answer
         if value == 0:
@@ -148,9 +173,10 @@ class Exercise:
         if self._upside_down(value):
             return t("Not yet: that is the ratio upside down (divide the other way).",
                      "还不对：比值倒过来了（换个方向除）。")
-        exp = math.log10(ratio)
+        # in logs: value / answer can overflow to inf or underflow to 0 (1e308 against 1e-10)
+        exp = math.log10(abs(value)) - math.log10(abs(a))
         k = round(exp)
-        if k != 0 and abs(ratio / 10.0 ** k - 1) <= max(self.tolerance, 0.02):
+        if k != 0 and abs(10.0 ** (exp - k) - 1) <= max(self.tolerance, 0.02):
             word = t("too large", "太大") if k > 0 else t("too small", "太小")
             hint = {2: t(" A percentage where a fraction is asked (write 12% or 0.12)?",
                          " 是不是把分数写成了百分数（应写 12% 或 0.12）？"),
@@ -164,6 +190,10 @@ class Exercise:
         if self._near(1 - value, a) and 0 < value < 1:
             return t("Not yet: that is the complement (1 − x): the share kept instead of the share saved, "
                      "or the other way round.", "还不对：这是补数（1 − x）：把保留的比例当成了节省的比例，或反之。")
+        if abs(k) >= 3:  # far off, and not by a power of ten: say how far in powers of ten, not in percent
+            word = t("too large", "太大") if k > 0 else t("too small", "太小")
+            return t(f"Not yet: your answer is about 10{str(abs(k)).translate(_SUPERSCRIPT)} times {word}.",
+                     f"还不对：你的答案{word}了约 10{str(abs(k)).translate(_SUPERSCRIPT)} 倍。")
         direction = t("high", "高") if ratio > 1 else t("low", "低")
         return t(f"Not yet: your answer is {abs(ratio - 1):.0%} too {direction} (allowed ±{self._tol_text()}). "
                  "Recheck each factor of the formula.",
@@ -645,8 +675,9 @@ class Capstone:
                                 "这是 2·N·D，只算了前向；训练是 6·N·D。")):
             if near(target):
                 return False, t(f"Not yet: {en}", f"还不对：{zh}")
-        k = round(math.log10(abs(value / hand))) if value > 0 else 0
-        if k and abs(value / hand / 10.0 ** k - 1) <= tol:
+        exp = math.log10(value) - math.log10(hand) if value > 0 else 0.0  # in logs: value / hand may underflow
+        k = round(exp)
+        if k and abs(10.0 ** (exp - k) - 1) <= tol:
             return False, t(f"Not yet: {value:,.0f} is 10{str(abs(k)).translate(_SUPERSCRIPT)} times too "
                             f"{'large' if k > 0 else 'small'}. Check the units: B = 10⁹, T = 10¹², TFLOP/s = 10¹² FLOP/s.",
                             f"还不对：{value:,.0f} {'大' if k > 0 else '小'}了 10{str(abs(k)).translate(_SUPERSCRIPT)} 倍。"

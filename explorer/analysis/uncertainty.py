@@ -18,7 +18,7 @@ from explorer.model import COST_DIMENSIONS
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
 
-__all__ = ["uncertainty_ranges", "sensitivity", "Simulation", "simulate", "mfu_bounds", "MAX_DRAWS"]
+__all__ = ["uncertainty_ranges", "sensitivity", "Simulation", "simulate", "mfu_bounds", "MAX_DRAWS", "MAX_SEED"]
 
 _Z = {"lognormal_90": 1.6448536269514722, "lognormal_50": 0.6744897501960817}
 
@@ -307,6 +307,10 @@ class Simulation:
 
 
 MAX_DRAWS = 2_000_000
+#: The largest seed [1]: 2**32 - 1, the range every NumPy seeding interface accepts (``RandomState`` seeds
+#: "must be convertible to 32 bit unsigned integers", NumPy reference, numpy.random.RandomState); a
+#: 23-digit seed reproduces nothing a smaller one cannot and only invites typos (issue 24).
+MAX_SEED = 2**32 - 1
 
 
 def _percentiles(values, q) -> np.ndarray:
@@ -344,7 +348,8 @@ def simulate(scenario: Scenario, n: int = 10_000, seed: int | None = 0,
     n : int
         Number of draws [1], 1 to 2,000,000.
     seed : int or None
-        Seed of :func:`numpy.random.default_rng`; the same seed gives the same draws.
+        Seed of :func:`numpy.random.default_rng`, 0 to :data:`MAX_SEED` (2**32 - 1); the same seed gives the
+        same draws.
     ranges : pandas.DataFrame, optional
         As :func:`uncertainty_ranges` (default: the sourced catalog).
 
@@ -362,8 +367,9 @@ def simulate(scenario: Scenario, n: int = 10_000, seed: int | None = 0,
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_DRAWS:
         raise ScenarioError("n", n, Message("allowed_draws", limit=MAX_DRAWS))
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise ScenarioError("seed", seed, Message("allowed_seed"))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                             or not 0 <= seed <= MAX_SEED):
+        raise ScenarioError("seed", seed, Message("allowed_seed", limit=MAX_SEED))
     df = _check_ranges(ranges)
     rng = np.random.default_rng(seed)
     base = _atoms(scenario)

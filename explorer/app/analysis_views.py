@@ -37,7 +37,7 @@ from explorer.app import export
 from explorer.app.views import translate
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, TEXT_STYLE, shared
 from explorer.app.shared import html as shared_html
-from explorer.errors import ScenarioError
+from explorer.errors import ScenarioError, short_repr
 from explorer.messages import Message
 from explorer.scenario import Scenario
 from explorer.model import COST_DIMENSIONS, Estimate, estimate
@@ -836,17 +836,26 @@ class AnalysisViews:
                     items[f"name_{slot}"] = self.slot_names[slot]
         return items
 
-    def apply_decision(self, extras: dict[str, str]) -> None:
+    def apply_decision(self, extras: dict[str, str]) -> list[ScenarioError]:
         """Restore what :meth:`decision_items` wrote: budget, GPU cap, slots and their names.
 
         Anything unusable is left out (a link comes from anyone), the rest is applied.
-        """
-        from explorer.app.query import scenario_from_query
 
+        Returns
+        -------
+        list of ScenarioError
+            Why each value left out was refused (a budget or GPU cap that is no amount, a slot's number out
+            of its range, ``1e1000000``), for the app's banner.
+        """
+        from explorer.app.query import refused_fields_from_query, scenario_from_query
+
+        refused: list[ScenarioError] = []
         for slot in SLOTS:
             text = extras.get(f"slot_{slot}")
             if text is None:
                 continue
+            refused += [ScenarioError(f"slot_{slot}", f"{err.field}={err.value}", err.allowed)
+                        for err in refused_fields_from_query(text)]
             scenario = scenario_from_query("" if text == "default" else text)
             if scenario is None:
                 continue
@@ -859,13 +868,13 @@ class AnalysisViews:
         try:
             budget = parse_budget(extras.get("budget_usd", ""))
         except ValueError:
-            pass
+            refused.append(ScenarioError("budget_usd", extras["budget_usd"], Message("allowed_budget")))
         try:
             cap = parse_gpu_cap(extras.get("gpu_cap", ""))
         except ValueError:
-            pass
+            refused.append(ScenarioError("gpu_cap", extras["gpu_cap"], Message("allowed_gpu_cap")))
         if budget is None and cap is None:
-            return
+            return refused
         fx = self.estimate.usd_to_currency
         with self._mute():
             if budget is not None:
@@ -874,6 +883,7 @@ class AnalysisViews:
                 self.cap_box.value = export.plain_decimal(cap)
         self.budget_usd, self.gpu_cap = budget, cap
         self._update_budget_status()
+        return refused
 
     def _on_budget(self) -> None:
         if self._muted:
@@ -885,11 +895,11 @@ class AnalysisViews:
             value = parse_budget(self.budget_box.value)
             budget = None if value is None else value / fx
         except ValueError:
-            messages.append(label("budget_bad", self.language) + f": {self.budget_box.value.strip()}")
+            messages.append(label("budget_bad", self.language) + f": {short_repr(self.budget_box.value.strip(), 40)}")
         try:
             cap = parse_gpu_cap(self.cap_box.value)
         except ValueError:
-            messages.append(label("budget_cap_bad", self.language) + f": {self.cap_box.value.strip()}")
+            messages.append(label("budget_cap_bad", self.language) + f": {short_repr(self.cap_box.value.strip(), 40)}")
         self.budget_message.value = "".join(f'<div class="explorer-message">{html.escape(m)}</div>' for m in messages)
         if messages:
             return  # the last good status stays

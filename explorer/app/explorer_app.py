@@ -163,12 +163,12 @@ class ExplorerApp:
             (row.twin or row.widget).observe(self._on_change, names="value")
         self.tabs.observe(self._on_tab, names="selected_index")
         self.groups.observe(self._on_group, names="selected_index")
-        self._refuse_link_values(link)
-        self.analysis.apply_decision(self._query_extras)
+        self._apply_link_decision(link)
 
-    def _refuse_link_values(self, query_string: str) -> None:
-        """Say which numbers of a share link were out of range and left out (they are not clamped silently)."""
-        refused = query.refused_fields_from_query(query_string)
+    def _apply_link_decision(self, query_string: str) -> None:
+        """Apply the link's budget, GPU cap and slots, and say which of its values were left out: numbers
+        out of range or past any number (``1e1000000``), in the link or a slot's; they are not clamped silently."""
+        refused = query.refused_fields_from_query(query_string) + self.analysis.apply_decision(self._query_extras)
         if refused:
             self._reject(refused[0].field, str(refused[0]), refused[0])
 
@@ -209,8 +209,7 @@ class ExplorerApp:
             self.controls["scope"].value = self.scope
         self.baseline = result
         self.set_scenario(result.scenario, keep_preset=True)
-        self._refuse_link_values(query_string)
-        self.analysis.apply_decision(self._query_extras)
+        self._apply_link_decision(query_string)
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
@@ -262,7 +261,8 @@ class ExplorerApp:
                        "history": ChartSurface(self.history, relayout=lambda plot: plot.relayout() is not None)}
         self.pin_button = w.Button(icon="thumb-tack", layout=AUTO_WIDTH, style=BUTTON_STYLE)
         self.pin_button.on_click(self._on_pin)
-        self.whatif = WhatIfView(widget_figure, self.language, on_error=lambda m: self._reject("app", m))
+        self.whatif = WhatIfView(widget_figure, self.language, on_error=lambda m: self._reject("app", m),
+                                 event_loop=self._event_loop)
         self.analysis = AnalysisViews(widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
                                       on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m))
         self.assumptions = shared_html()
@@ -566,6 +566,15 @@ class ExplorerApp:
             return False
         return IPKernelApp.initialized()
 
+    def _event_loop(self):
+        """The running kernel's event loop where requests are coalesced (as widths are), else None."""
+        if not self._coalesces_widths():
+            return None
+        try:
+            return asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+
     def _apply_pending_width(self) -> None:
         self._width_scheduled = False
         if self._pending_width is not None:
@@ -711,13 +720,43 @@ class ExplorerApp:
             self.assumptions.value = views.assumptions_html(e, lang)
             self.glossary.value = views.glossary_html(lang)
         else:
-            self.downloads.value = (
-                export.download_link(export.scenario_json(e), "application/json", "scenario.json",
-                                     label("download_scenario", lang)) + " &nbsp; " +
-                export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
-                                     label("download_breakdown", lang))
-                + "<br>" + self.chart_links())
+            head = (export.download_link(export.scenario_json(e), "application/json", "scenario.json",
+                                         label("download_scenario", lang)) + " &nbsp; " +
+                    export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
+                                         label("download_breakdown", lang)))
             self.share.value = views.share_html(self.share_query(), lang)
+            self._share_generation += 1
+            loop = self._event_loop()
+            if loop is None:  # headless: every file at once
+                self.downloads.value = head + "<br>" + self.chart_links()
+                return
+            # in a kernel the tab shows at once, with a loading sign; the chart files follow one per turn of the
+            # event loop (each 0.1-0.6 CPU-s), so other messages are answered between them and a newer page
+            # (another change, another language) stops the older one
+            specs, caption = self._chart_files(), self.chart_caption()
+            self.downloads.value = head + "<br>" + self._loading_html()
+            loop.call_soon(self._next_chart_file, loop, self._share_generation, head, specs, caption, [])
+
+    _share_generation = 0
+
+    def _loading_html(self) -> str:
+        return (f'<span class="explorer-loading" role="status">⏳ {html.escape(label("share_preparing", self.language))}'
+                "</span>")
+
+    def _next_chart_file(self, loop, generation: int, head: str, specs: list, caption: str, links: list) -> None:
+        """Render the next chart file of the Share tab and show its link (see :meth:`_write_pages`)."""
+        if generation != self._share_generation:
+            return  # a newer page is being written
+        try:
+            fig, fmt, filename, link_caption = specs[len(links)]
+            links.append(export.figure_link(fig, fmt, filename, link_caption, caption, self.language))
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
+            return
+        more = len(links) < len(specs)
+        self.downloads.value = head + "<br>" + " &nbsp; ".join(links) + (" " + self._loading_html() if more else "")
+        if more:
+            loop.call_soon(self._next_chart_file, loop, generation, head, specs, caption, links)
 
     def chart_caption(self) -> str:
         """The scenario in words, written under a downloaded chart (the share link restores it whole)."""
@@ -730,6 +769,12 @@ class ExplorerApp:
         """Download links for every chart: Breakdown (PNG, SVG), What changed, History, Compare (once a slot is
         pinned) and Uncertainty (PNG), each captioned with the scenario."""
         lang, caption = self.language, self.chart_caption()
+        return " &nbsp; ".join(export.figure_link(fig, fmt, filename, link_caption, caption, lang)
+                               for fig, fmt, filename, link_caption in self._chart_files())
+
+    def _chart_files(self) -> list[tuple]:
+        """(figure, format, file name, link caption) of every chart file the Share tab offers."""
+        lang = self.language
         # in this language even when the History tab was not opened in it: a kept figure, or a file-only one
         history = self.history.figure_for(lang)
         charts = [(self.breakdown.figure, "breakdown", ("png", "svg")), (self.waterfall.figure, "what-changed", ("png",)),
@@ -738,11 +783,9 @@ class ExplorerApp:
             fig = self.analysis.figure_for_export(key)
             if fig is not None:
                 charts.append((fig, key, ("png",)))
-        return " &nbsp; ".join(
-            export.figure_link(fig, fmt, f"{name}.{fmt}", label("download_chart", lang).format(
-                chart=label(f"tab_{'waterfall' if name == 'what-changed' else name}", lang), format=fmt.upper()),
-                caption, lang)
-            for fig, name, formats in charts for fmt in formats)
+        return [(fig, fmt, f"{name}.{fmt}", label("download_chart", lang).format(
+                    chart=label(f"tab_{'waterfall' if name == 'what-changed' else name}", lang), format=fmt.upper()))
+                for fig, name, formats in charts for fmt in formats]
 
     def _mark_history(self, e: Estimate) -> None:
         """Put the history chart in ``e``'s currency and its marker at ``e``'s final run (no draw)."""

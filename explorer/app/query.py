@@ -17,7 +17,7 @@ from explorer import catalog
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.scenario import Scenario, field_spec
-from explorer.text import number_text, parse_number
+from explorer.text import NumberError, number_text, parse_number
 
 __all__ = ["scenario_fields_from_query", "query_from_scenario", "scenario_from_query", "request_query_string",
            "EXTRA_KEYS", "refused_fields_from_query"]
@@ -119,10 +119,12 @@ def refused_fields_from_query(query: str) -> list[ScenarioError]:
             continue
         text = values[-1].strip()
         try:
-            value = float(text)
-        except ValueError:
-            continue
-        if not math.isnan(value) and not spec["min"] <= value <= spec["max"]:
+            value = parse_number(text)  # as _clamp reads it: 7B, 1e1000000 (past the float range: refused)
+        except NumberError as exc:
+            if exc.reason == "syntax":
+                continue
+            value = math.inf
+        if not spec["min"] <= value <= spec["max"]:
             refused.append(ScenarioError(key, text, Message("allowed_range", lo=spec["min"], hi=spec["max"],
                                                             bracket="(" if spec.get("lo_open") else "[")))
     return refused

@@ -30,9 +30,20 @@ from explorer.plots.fonts import text_kwargs
 from explorer.scenario import ARCHITECTURES, FACILITIES, PRICING_MODES, RECOVERY_MODES, TRAINING_KINDS
 from explorer.text import label, money, quantity
 
-__all__ = ["WhatIfView", "lever_values", "SORT_KEYS", "MAX_LEVERS"]
+__all__ = ["WhatIfView", "lever_values", "SORT_KEYS", "MAX_LEVERS", "MAX_GRID_ROWS", "COALESCE_SECONDS"]
 
 MAX_LEVERS = 3
+#: The largest grid the app computes [rows]. Its cost sets what one What-if message may cost: at 200 rows
+#: the grid, its table rows and the heat-map cost 1.7 CPU-s (median, 1.9 max) on the reference machine (2 cores
+#: shared, ``python benchmarks/run.py --only whatif_message``), against 2-8 CPU-s for the 972 rows a page could
+#: ask for before (pricing 6 x precision 6 x region 27). The rule: the largest grid whose message stays under
+#: 2 CPU-s, the cost of a first render of the app (docs/deploy.md). A larger pick is refused with a message beside the pickers. The analysis API
+#: (explorer.analysis.what_if) keeps its own, larger limit for scripts.
+MAX_GRID_ROWS = 200
+#: Requests that arrive within this many seconds of the first are answered once, by the latest [s]: a burst
+#: of 40 sort changes costs one table, not 40. After a grid that cost c CPU-s the next grid waits at least c,
+#: so a stream of grid requests keeps at most half a core busy (a sort costs milliseconds and waits only this).
+COALESCE_SECONDS = 0.25
 #: Columns the table can be sorted by (ascending: cheapest, fastest, cleanest first).
 SORT_KEYS = ("total_usd", "final_run_usd", "days", "co2_tonnes", "usd_per_1m_tokens")
 _SORT_LABEL = {"total_usd": "kpi_total_project", "final_run_usd": "kpi_total_run", "days": "kpi_days",
@@ -74,12 +85,21 @@ class WhatIfView:
     """
 
     def __init__(self, make_figure: Callable[[float, float], Figure], language: str = "en", *,
-                 on_error: Callable[[str], None] = lambda m: None):
+                 on_error: Callable[[str], None] = lambda m: None,
+                 event_loop: Callable[[], object | None] = lambda: None):
         self.language = language
         self.on_error = on_error
         self.make_figure = make_figure
+        #: the running kernel's event loop, or None (headless: every request is answered at once)
+        self.event_loop = event_loop
         self.estimate: Estimate | None = None
         self.table: pd.DataFrame | None = None
+        self._grid_key = None  # (scenario, levers picked) of self.table: a sort reuses the grid
+        self._rows: tuple | None = None  # (language, {table index: row HTML}) of self.table
+        self._pending = None  # "sort" or "grid": a request waiting to be answered (coalesced)
+        self._not_before = 0.0  # monotonic time before which no answer starts (half a core at most)
+        #: what the last answer cost [CPU-s] and which kind it was (benchmarks/bench_whatif.py reads it)
+        self.last_cost = (0.0, "")
         self.stale = True
         self._muted = False
         self.built = False
@@ -103,17 +123,24 @@ class WhatIfView:
                                style=DESCRIPTION_STYLE)
         for i, box in enumerate(self.levers):
             box.observe(lambda _c, i=i: self._safely(self._on_lever, i), names="value")
-        for box in (*self.values, self.sort):
+        for box in self.values:
             box.observe(lambda _c: self._safely(self._changed), names="value")
+        self.sort.observe(lambda _c: self._safely(self._request, "sort"), names="value")
         self.intro = shared_html()
         self.message = shared_html()
         self.table_html = shared_html()
+        # the CSV is written when asked for, not with every table (a 972-row grid was 150 kB per sort)
+        self.csv_button = w.Button(layout=w.Layout(width="auto"))
+        self.csv_button.add_class("explorer-whatif-csv")
+        self.csv_button.on_click(lambda _b: self._safely(self._write_csv))
+        self.csv_link = shared_html()
         self.figure = self.make_figure(9.0, 3.7)
         self.figure.canvas.add_class("explorer-chart")
         self.figure.canvas.add_class("explorer-whatif-chart")
         pickers = [x for pair in zip(self.levers, self.values) for x in pair]
         self.widget.children = [self.intro, w.HBox([*pickers, self.sort], layout=_ROW_LAYOUT), self.message,
-                                self.table_html, self.figure.canvas]
+                                self.table_html, w.HBox([self.csv_button, self.csv_link], layout=_ROW_LAYOUT),
+                                self.figure.canvas]
         self.set_language(self.language)
 
     # ------------------------------------------------------------------ entry points (widget callbacks)
@@ -140,8 +167,54 @@ class WhatIfView:
         self._changed()
 
     def _changed(self) -> None:
-        self.stale = True
-        self.render(True)
+        self._request("grid")
+
+    def _request(self, kind: str) -> None:
+        """A viewer's change: ``"sort"`` reorders the rows already computed, ``"grid"`` computes the grid again.
+
+        In a running kernel requests are coalesced (:data:`COALESCE_SECONDS`): the ones that arrive before the
+        answer are answered once, with the latest pickers, so stale requests queued behind a newer one are
+        dropped. Headless (tests, scripts) the answer comes at once.
+        """
+        self._pending = "grid" if "grid" in (kind, self._pending) else "sort"
+        loop = self.event_loop()
+        if loop is None:
+            self._answer()
+            return
+        if self._scheduled:
+            return
+        self._scheduled = True
+        import time
+
+        # a sort (milliseconds) never waits behind a grid's back-off; a grid does
+        delay = COALESCE_SECONDS if self._pending == "sort" else max(COALESCE_SECONDS, self._not_before - time.monotonic())
+        loop.call_later(delay, lambda: self._safely_answer())
+
+    _scheduled = False
+
+    def _safely_answer(self) -> None:
+        self._scheduled = False
+        try:
+            self._answer()
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self.on_error(Message("app_error", kind=type(exc).__name__, detail=str(exc)))
+
+    def _answer(self) -> None:
+        import time
+
+        kind, self._pending = self._pending, None
+        if kind is None:
+            return
+        start = time.process_time()
+        if kind == "grid":
+            self.stale = True
+            self.render(True)
+        else:
+            self._show_sorted()
+        cost = time.process_time() - start
+        self.last_cost = (cost, kind)
+        if kind == "grid":  # the next grid waits as long as this one computed: half a core at most
+            self._not_before = time.monotonic() + cost
 
     # ------------------------------------------------------------------ app side
     def set_language(self, language: str) -> None:
@@ -161,6 +234,8 @@ class WhatIfView:
                     self.values[i].options = [(_value_text(lever, v, lang), v) for v in lever_values(lever)]
                     self.values[i].value = picked
             self.sort.options = [(label(_SORT_LABEL[k], lang), k) for k in SORT_KEYS]
+            self.csv_button.description = label("whatif_prepare_csv", lang)
+            self.csv_link.value = ""
         finally:
             self._muted = False
         self.intro.value = f'<div class="explorer-note">{html.escape(label("whatif_intro", lang))}</div>'
@@ -199,28 +274,44 @@ class WhatIfView:
             self.table_html.value = ""
             self._draw_heatmap(None, [])
             return
-        table = what_if(e.scenario, picked)
-        self.table = table
+        rows = math.prod(len(v) for v in picked.values())
+        if rows > MAX_GRID_ROWS:  # refused beside the pickers; the last good grid stays
+            self.message.value = ('<div class="explorer-message">'
+                                  + html.escape(label("whatif_too_many", lang).format(n=rows, limit=MAX_GRID_ROWS))
+                                  + "</div>")
+            return
+        key = (e.scenario, tuple(picked.items()))
+        if key != self._grid_key or self.table is None:
+            self.table, self._grid_key, self._rows = what_if(e.scenario, picked), key, None
+            self.csv_link.value = ""
+            self._draw_heatmap(self.table, list(picked))
+        elif self._rows is not None and self._rows[0] != lang:
+            self._draw_heatmap(self.table, list(picked))  # the language changed: labels of the panels
+        table = self.table
         warned = table.attrs.get("warnings", [])
         self.message.value = "".join(f'<div class="explorer-message">{html.escape(translate(m, lang))}</div>'
                                      for m in warned)
         self.table_html.value = self.table_page(table, list(picked), e, lang)
-        self._draw_heatmap(table, list(picked))
 
     # ------------------------------------------------------------------ views
-    def table_page(self, table: pd.DataFrame, levers: list[str], e: Estimate, lang: str) -> str:
-        """The grid as an HTML table sorted by :attr:`sort`, the best row first, and its CSV link."""
+    def _show_sorted(self) -> None:
+        """Reorder the table's rows for the sort picked: no grid, no heat-map, no CSV (the rows are kept)."""
+        if self.table is None or self.estimate is None or self._grid_key is None:
+            return
+        self.table_html.value = self.table_page(self.table, [lv for lv, _ in self._grid_key[1]], self.estimate,
+                                                self.language)
+
+    _COLS = (("total_usd", "kpi_total_project"), ("final_run_usd", "kpi_total_run"), ("days", "kpi_days"),
+             ("gpus", "kpi_gpus"), ("co2_tonnes", "kpi_co2"), ("usd_per_1m_tokens", "kpi_per_token"))
+
+    def _row_cells(self, table: pd.DataFrame, levers: list[str], e: Estimate, lang: str) -> dict:
+        """Each row's cells as HTML, by table index: written once per grid and language, reordered by a sort."""
+        if self._rows is not None and self._rows[0] == lang and self.table is table:
+            return self._rows[1]
         cur, fx = e.scenario.currency, e.usd_to_currency
-        key = self.sort.value
-        ordered = table.sort_values(key, kind="stable", na_position="last")
-        head = "".join(f"<th>{html.escape(label(lv, lang).split(' [')[0])}</th>" for lv in levers)
-        cols = [("total_usd", "kpi_total_project"), ("final_run_usd", "kpi_total_run"), ("days", "kpi_days"),
-                ("gpus", "kpi_gpus"), ("co2_tonnes", "kpi_co2"), ("usd_per_1m_tokens", "kpi_per_token")]
-        head += "".join(f'<th{" class=sorted" if c == key else ""}>{html.escape(label(k, lang))}'
-                        f'{" ▲" if c == key else ""}</th>' for c, k in cols)
-        head += f"<th>{html.escape(label('whatif_vs_start', lang))}</th>"
-        body = []
-        for i, (_, row) in enumerate(ordered.iterrows()):
+        cols = self._COLS
+        cells_by_index = {}
+        for index, row in zip(table.index, table.to_dict("records")):
             cells = "".join(f"<td>{html.escape(_value_text(lv, row[lv], lang))}</td>" for lv in levers)
             if row["note"]:
                 note = translate(row["note"], lang)
@@ -228,12 +319,34 @@ class WhatIfView:
             else:
                 cells += "".join(f"<td>{html.escape(self._cell(c, row[c], cur, fx, lang))}</td>" for c, _ in cols)
                 cells += f"<td>{row['vs_start'] - 1:+.0%}</td>" if math.isfinite(row["vs_start"]) else "<td></td>"
-            body.append(f'<tr class="{"best" if i == 0 else ""}">{cells}</tr>')
-        csv_text = self.csv(table, levers, cur, fx)
-        link = export.download_link(csv_text, "text/csv", "what-if.csv", label("whatif_download", lang))
+            cells_by_index[index] = cells
+        if self.table is table:
+            self._rows = (lang, cells_by_index)
+        return cells_by_index
+
+    def table_page(self, table: pd.DataFrame, levers: list[str], e: Estimate, lang: str) -> str:
+        """The grid as an HTML table sorted by :attr:`sort`, the best row first (the CSV is written on request)."""
+        cur = e.scenario.currency
+        key = self.sort.value
+        ordered = table.sort_values(key, kind="stable", na_position="last").index
+        head = "".join(f"<th>{html.escape(label(lv, lang).split(' [')[0])}</th>" for lv in levers)
+        head += "".join(f'<th{" class=sorted" if c == key else ""}>{html.escape(label(k, lang))}'
+                        f'{" ▲" if c == key else ""}</th>' for c, k in self._COLS)
+        head += f"<th>{html.escape(label('whatif_vs_start', lang))}</th>"
+        cells = self._row_cells(table, levers, e, lang)
+        body = "".join(f'<tr class="{"best" if i == 0 else ""}">{cells[index]}</tr>' for i, index in enumerate(ordered))
         note = label("whatif_note", lang).format(n=len(table), currency=cur)
-        return (f'<div class="explorer-compare explorer-whatif-table"><table><tr>{head}</tr>{"".join(body)}</table>'
-                f'</div><div class="explorer-note">{html.escape(note)}</div><div>{link}</div>')
+        return (f'<div class="explorer-compare explorer-whatif-table"><table><tr>{head}</tr>{body}</table>'
+                f'</div><div class="explorer-note">{html.escape(note)}</div>')
+
+    def _write_csv(self) -> None:
+        """The CSV of the grid shown, as a download link beside its button (what the button does)."""
+        if self.table is None or self.estimate is None or self._grid_key is None:
+            self.csv_link.value = ""
+            return
+        e, lang = self.estimate, self.language
+        text = self.csv(self.table, [lv for lv, _ in self._grid_key[1]], e.scenario.currency, e.usd_to_currency)
+        self.csv_link.value = export.download_link(text, "text/csv", "what-if.csv", label("whatif_download", lang))
 
     @staticmethod
     def _cell(col: str, value: float, cur: str, fx: float, lang: str) -> str:
@@ -270,7 +383,8 @@ class WhatIfView:
         return out.getvalue()
 
     def _draw_heatmap(self, table: pd.DataFrame | None, levers: list[str]) -> None:
-        """Whole-project total for lever 1 (rows) x lever 2 (columns), one panel per value of lever 3."""
+        """Whole-project total: the lever with the most values as rows, the next as columns, one panel per value of
+        the third (the one with the fewest values)."""
         fig, lang = self.figure, self.language
         kw = text_kwargs(lang)[0]
         fig.clear()
@@ -279,6 +393,10 @@ class WhatIfView:
             return
         e = self.estimate
         cur, fx = e.scenario.currency, e.usd_to_currency
+        # the lever with the most values down the side, the fewest as panels (ties keep the viewer's order):
+        # at most MAX_GRID_ROWS cells, in at most 5 panels (the cube root of 200), not 27 small ones
+        counts = {lv: table[lv].nunique() for lv in levers}
+        levers = sorted(levers, key=lambda lv: -counts[lv])
         rows_lv = levers[0]
         cols_lv = levers[1] if len(levers) > 1 else None
         panel_lv = levers[2] if len(levers) > 2 else None
@@ -289,14 +407,13 @@ class WhatIfView:
         finite = totals[np.isfinite(totals)]
         lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
         axes = fig.subplots(1, len(panel_vals), squeeze=False)[0]
+        grids = {pv: np.full((len(row_vals), len(col_vals)), np.nan) for pv in panel_vals}
+        row_at, col_at = {v: i for i, v in enumerate(row_vals)}, {v: j for j, v in enumerate(col_vals)}
+        for r in table.to_dict("records"):  # one pass over the rows (was one per panel)
+            grids[r[panel_lv] if panel_lv else None][row_at[r[rows_lv]], col_at[r[cols_lv]] if cols_lv else 0] = \
+                r["total_usd"] * fx
         for k, (ax, pv) in enumerate(zip(axes, panel_vals)):
-            grid = np.full((len(row_vals), len(col_vals)), np.nan)
-            for _, r in table.iterrows():
-                if panel_lv and r[panel_lv] != pv:
-                    continue
-                i = row_vals.index(r[rows_lv])
-                j = col_vals.index(r[cols_lv]) if cols_lv else 0
-                grid[i, j] = r["total_usd"] * fx
+            grid = grids[pv]
             ax.imshow(grid, cmap="YlOrRd", vmin=lo, vmax=hi if hi > lo else lo + 1, aspect="auto")
             for i in range(len(row_vals)):
                 for j in range(len(col_vals)):

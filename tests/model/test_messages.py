@@ -74,7 +74,7 @@ SAMPLES: dict[str, dict] = {
     "allowed_uncertain_input": dict(choices=["accelerator_price", "mfu", "spot_discount"], field="unc"),
     "allowed_low_high": {},
     "allowed_draws": dict(limit=1_000_000),
-    "allowed_seed": {},
+    "allowed_seed": dict(limit=2**32 - 1),
     "allowed_budget": {},
     "allowed_gpu_cap": {},
     "allowed_value_per_lever": {},
