@@ -49,6 +49,16 @@ class Page:
         return "application/vnd.jupyter.widget-view+json" in self.body
 
 
+def wait_until(condition, timeout: float, step: float = 0.5) -> bool:
+    """Whether ``condition()`` became true within ``timeout`` [s], asked every ``step`` [s] (and once at the end)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(step)
+    return condition()
+
+
 def get_page(url: str, timeout: float = 180.0, headers: dict | None = None) -> Page:
     """Fetch ``url`` (with request ``headers``) and read it to the end (Voila streams the page while the
     notebook runs)."""

@@ -30,13 +30,7 @@ def _kernel_exists(server: Server, kernel_id: str) -> bool:
     return cl.kernel_exists(server.url, kernel_id)
 
 
-def _wait(condition, timeout: float, step: float = 0.5) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(step)
-    return condition()
+_wait = cl.wait_until
 
 
 def _connect(server: Server, page: cl.Page, timeout: float = 30) -> websocket.WebSocket:

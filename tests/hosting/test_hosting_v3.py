@@ -29,13 +29,7 @@ MAX_PER_KERNEL = 2
 MAX_TOTAL = 6  # stands for the production 200: the refused handshakes below are well past it
 
 
-def _wait(condition, timeout: float, step: float = 0.5) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(step)
-    return condition()
+_wait = cl.wait_until
 
 
 def _ws_path(page: cl.Page) -> str:
