@@ -278,7 +278,7 @@ def estimate(scenario: Scenario) -> Estimate:
     >>> gpt3 = Scenario(params=175e9, tokens=300e9, gpu="v100", precision="fp16", gpus=10000,
     ...                 n_layers=96, d_model=12288, seq_len=2048)
     >>> round(estimate(gpt3).gpu_hours / 1e6, 2)  # GPT-3: 3.55M reported (Patterson et al. 2021)
-    3.87
+    3.56
     """
     r = resolve(scenario)
     v = {k: float(np.asarray(x)) for k, x in compute(**r.inputs).items()}

@@ -12,6 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import pytest  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 from explorer.plots.history import HistoryPlot, set_scenario_marker  # noqa: E402
@@ -22,7 +23,9 @@ COSTS = [3e3, 1.08e6, 6e10]
 
 @pytest.fixture(scope="module", params=["en", "zh"])
 def figure(request):
-    return HistoryPlot.build(request.param)
+    fig = HistoryPlot.build(request.param)
+    FigureCanvasAgg(fig)  # as a download renders it, whatever canvas earlier tests left as the default
+    return fig
 
 
 def _text_box(fig, ann):
