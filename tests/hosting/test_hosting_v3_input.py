@@ -16,6 +16,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import re
 import uuid
 from pathlib import Path
 
@@ -34,9 +35,10 @@ LESSON1 = "notebooks/lessons/en/01_flops_to_dollars.ipynb"
 
 
 # ------------------------------------------------------------------ helpers
-def _connect(server: Server, kernel_id: str) -> websocket.WebSocket:
-    return websocket.create_connection(cl.ws_url(server.url, kernel_id, uuid.uuid4().hex), timeout=60,
-                                       subprotocols=[cl.V1])
+def _connect(server: Server, page: cl.Page) -> websocket.WebSocket:
+    """The page's kernel websocket, with the page's cookie (only the page that owns a kernel may connect)."""
+    return websocket.create_connection(cl.ws_url(server.url, page.kernel_id, uuid.uuid4().hex), timeout=60,
+                                       subprotocols=[cl.V1], cookie=page.cookie)
 
 
 def _release(server: Server, page: cl.Page) -> None:
@@ -54,6 +56,11 @@ def _release(server: Server, page: cl.Page) -> None:
 
 
 def _kernel_pid(server: Server, kernel_id: str) -> int:
+    # a kernel forked from the template (explorer.hosting.provisioner) keeps the template's command line: the
+    # server's log names its pid
+    forked = re.search(rf"Kernel {kernel_id} forked from template \d+ as (\d+)", server.log.read_text(errors="replace"))
+    if forked:
+        return int(forked.group(1))
     for pid in cl.children(server.proc.pid):
         try:
             if kernel_id in Path(f"/proc/{pid}/cmdline").read_text():
@@ -142,7 +149,7 @@ def test_a_link_of_death_renders_the_app_with_the_refusal_banner(app_server, lin
     try:
         assert page.status == 200 and page.rendered, page.body[-500:]
         assert "There was an error when executing cell" not in page.body and "Traceback" not in page.body
-        ws = _connect(app_server, page.kernel_id)
+        ws = _connect(app_server, page)
         field = label(f"field:{DEATH_LINKS[link]}") if DEATH_LINKS[link].startswith("slot") else None
         words = {"tokens": "Training tokens", "params": "Model size", "budget_usd": "Budget",
                  "gpu_cap": "GPUs"}.get(DEATH_LINKS[link], field)
@@ -165,7 +172,7 @@ def test_a_link_of_death_renders_the_app_with_the_refusal_banner(app_server, lin
 def test_sixty_thousand_digits_in_a_number_box_are_refused_and_the_kernel_answers(app_server):
     page = cl.get_page(app_server.url, timeout=300)
     try:
-        ws = _connect(app_server, page.kernel_id)
+        ws = _connect(app_server, page)
         states = _states(ws)
         tokens = next(cid for cid, st in states.items()
                       if st.get("_model_name") == "TextModel" and st.get("value") == "1T")  # the tokens box
@@ -192,7 +199,7 @@ def test_sixty_thousand_digits_in_a_link_are_refused_and_the_kernel_answers(app_
     page = cl.get_page(app_server.url + "?tokens=" + LONG[:4000] + "a", timeout=300)
     try:
         assert page.status == 200 and page.rendered and "There was an error" not in page.body
-        ws = _connect(app_server, page.kernel_id)
+        ws = _connect(app_server, page)
         assert _answers_next_message(ws) < 180
         deadline, banner = time.monotonic() + 180, ""
         while time.monotonic() < deadline and not banner:
@@ -210,7 +217,7 @@ def test_forty_what_if_sort_changes_at_once_leave_the_kernel_idle_soon(app_serve
 
     page = cl.get_page(app_server.url, timeout=300)
     try:
-        ws = _connect(app_server, page.kernel_id)
+        ws = _connect(app_server, page)
         pid = _kernel_pid(app_server, page.kernel_id)
         states = _states(ws)
         tab = next(cid for cid, st in states.items() if st.get("_model_name") == "TabModel")
@@ -264,7 +271,7 @@ def test_workshop_answers_past_any_number_get_feedback_and_the_kernel_answers(le
     page = cl.get_page(lesson_server.url, timeout=300)
     try:
         assert page.status == 200 and page.rendered
-        ws = _connect(lesson_server, page.kernel_id)
+        ws = _connect(lesson_server, page)
         states = _states(ws)
         box = next(cid for cid, st in states.items()
                    if st.get("_model_name") == "TextModel" and "3.2e23" in st.get("placeholder", ""))
