@@ -22,7 +22,7 @@ from explorer import catalog
 from explorer.analysis import WHAT_IF_LEVERS, what_if
 from explorer.app import export
 from explorer.app.analysis_views import _field_value_text
-from explorer.app.shared import DESCRIPTION_STYLE, PLAIN, html as shared_html, shared
+from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, PLAIN, html as shared_html, shared
 from explorer.app.views import translate
 from explorer.messages import Message
 from explorer.model import Estimate
@@ -130,7 +130,7 @@ class WhatIfView:
         self.message = shared_html()
         self.table_html = shared_html()
         # the CSV is written when asked for, not with every table (a 972-row grid was 150 kB per sort)
-        self.csv_button = w.Button(layout=w.Layout(width="auto"))
+        self.csv_button = w.Button(layout=AUTO_WIDTH, style=BUTTON_STYLE)  # shared models (explorer.app.shared)
         self.csv_button.add_class("explorer-whatif-csv")
         self.csv_button.on_click(lambda _b: self._safely(self._write_csv))
         self.csv_link = shared_html()
