@@ -140,7 +140,7 @@ class ExplorerVoila(Voila):
                                                         "session notice [s]; 0: never (docs/deploy.md).")
     busy_cull_timeout = Float(180.0, config=True, help="A viewer's kernel that is busy with no connection for "
                                                         "this long is shut down [s]; 0: never.")
-    kernel_memory_mb = Float(1024.0, config=True, help="A kernel past this resident memory is shut down and "
+    kernel_memory_mb = Float(1024.0, config=True, help="A kernel holding more private memory (USS) than this is shut down and "
                                                         "its page shows the session notice [MB]; 0: no limit.")
     warden_interval = Float(5.0, config=True, help="How often the idle, stuck and memory checks run [s].")
     max_ws_buffer_bytes = Int(8 << 20, config=True, help="Bytes the server may hold for one kernel websocket "
