@@ -87,17 +87,24 @@ class ForkedProcess:
 
     def poll(self) -> int | None:
         """None while the kernel runs; once it has ended, -9 if it was killed here, else 0 (not known)."""
-        if self.returncode is None and self._pidfd is not None:
-            readable, _, _ = select.select([self._pidfd], [], [], 0)
-            if readable:  # a pidfd becomes readable when its process ends
-                self.returncode = -signal.SIGKILL if self._killed else 0
+        if self.returncode is None and self._pidfd is not None and self._ended(0):
+            self.returncode = -signal.SIGKILL if self._killed else 0
         return self.returncode
+
+    def _ended(self, timeout: float | None) -> bool:
+        """Whether the pidfd became readable (its process ended) within ``timeout`` [s] (None: wait).
+
+        ``select.poll``, not ``select.select``: a server holding hundreds of websockets hands out descriptors past
+        ``select``'s limit of 1,024 (``ValueError: filedescriptor out of range``).
+        """
+        poller = select.poll()
+        poller.register(self._pidfd, select.POLLIN)
+        return bool(poller.poll(None if timeout is None else timeout * 1000.0))
 
     def wait(self, timeout: float | None = None) -> int:
         """Wait until the kernel has ended (``timeout`` [s]); close the pidfd; return :meth:`poll`'s status."""
         if self.returncode is None and self._pidfd is not None:
-            readable, _, _ = select.select([self._pidfd], [], [], timeout)
-            if not readable:
+            if not self._ended(timeout):
                 raise subprocess.TimeoutExpired(str(self.pid), timeout)
             self.poll()
         self._close()
