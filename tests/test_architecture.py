@@ -67,3 +67,13 @@ def test_lint_imports_passes_on_the_tree_and_fails_on_an_upward_import(tmp_path)
     broken = _lint_imports(tree)
     assert broken.returncode != 0
     assert "explorer.text -> explorer.catalog" in broken.stdout, broken.stdout
+
+
+def test_tests_build_apps_only_through_make_app():
+    """An app holds about 300 widgets and its figures: built outside ``tests/conftest.py``'s ``app_factory``
+    (the ``make_app`` fixture), nothing closes them and a long run keeps every test's app alive."""
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "tests").rglob("*.py"))
+             if path.name != "conftest.py"
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"\bExplorerApp\(", line)]
+    assert found == [], "build apps with the make_app fixture (tests/conftest.py): " + ", ".join(found)
