@@ -20,7 +20,6 @@ import html
 import io
 import math
 import re
-import sys
 from dataclasses import dataclass, field
 
 import ipywidgets as widgets

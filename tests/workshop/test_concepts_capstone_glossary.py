@@ -35,7 +35,7 @@ EXPECTED = {
     ("04_buying_compute", "Q2"): ("A", "B", "square root", "平方根"),
     ("05_energy_region_carbon", "Q1"): ("B", "A", "already includes power", "已包含电费"),
     ("05_energy_region_carbon", "Q2"): ("A", "B", "not the difference", "而不是差值"),
-    ("06_budgeting_governance", "Q1"): ("B", "A", "2.788M H800-hours", "2.788M H800 卡时"),
+    ("06_budgeting_governance", "Q1"): ("B", "A", "2.788M H800-hours", "278.8 万 H800 卡时"),
     ("06_budgeting_governance", "Q2"): ("A", "B", "add up to the total change", "等于总变化"),
 }
 
