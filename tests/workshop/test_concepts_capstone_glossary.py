@@ -170,7 +170,9 @@ def test_capstone_budget_without_headroom_warns_about_the_120_rule(capstone):
     cap = ws.capstone()
     from explorer import Scenario, estimate
 
-    e = estimate(Scenario(params=7e9, tokens=2e12, gpu="h100-sxm", gpus=256, pricing="on_demand"))
+    # the capstone's run (issue 28): lessons 4 and 6's, with its team of 8 at AI-lab pay
+    e = estimate(Scenario(params=7e9, tokens=2e12, gpu="h100-sxm", gpus=256, pricing="on_demand", team_headcount=8,
+                          team_pay_basis="ai_lab"))
     ws.check_capstone(dict(params_b=7, tokens_t=2, gpu="h100-sxm", gpus=256, pricing="on_demand",
                            budget_usd=f"{1.05 * e.cost_usd['total']:.0f}"))
     ok, msg = _results(cap)["budget"]
