@@ -26,7 +26,7 @@ __all__ = ["RECORD_ENV", "RECORDS", "MAX_RECORD_BYTES", "STUCK_TRIES", "recordin
 
 RECORD_ENV = "WORKSHOP_RECORD_CHECKS"
 RECORDS = Path(".llm-cost-explorer") / "checks.jsonl"   # under a student's home
-# one record is about 100 bytes: 64 kB holds about 600 checks, ten times what a student does in a class
+# a record is at most about 120 bytes: 64 kB holds 500 checks or more, several times what a class gives
 MAX_RECORD_BYTES = 64_000
 STUCK_TRIES = 3   # tried this many times and not passed: the issue's definition of stuck
 _FIELD = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")   # what a lesson stem or check id looks like

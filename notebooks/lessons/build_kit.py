@@ -51,6 +51,7 @@ h1 {font-size: 1.6em;} h2 {font-size: 1.25em; margin-top: 1.2em;} h3 {font-size:
 table {border-collapse: collapse; margin: .5em 0;} td, th {border: 1px solid #d0d7de; padding: 3px 8px;
   vertical-align: top; text-align: left;}
 code {background: #f6f8fa; padding: 0 3px;} a {color: #0969da;} img {max-width: 100%;}
+a, code {overflow-wrap: anywhere;} table {display: block; max-width: 100%; overflow-x: auto;}
 .note {background: #fff8c5; border: 1px solid #d4a72c; padding: 6px 10px; border-radius: 4px;}
 .ok {color: #1a7f37;} .small {font-size: 85%; color: #57606a;}
 .key {font-size: 12px; line-height: 1.3;} .key td, .key th {padding: 2px 6px;} .nw {white-space: nowrap;}
