@@ -40,10 +40,14 @@ def recording_on(environ=None) -> bool:
 
 
 def notebook_stem(environ=None) -> str:
-    """The running notebook's name without ``.ipynb`` (JupyterLab's ``JPY_SESSION_NAME``), or ``"unknown"``."""
+    """The running notebook's name without ``.ipynb`` (JupyterLab's ``JPY_SESSION_NAME``), or ``"unknown"``.
+
+    jupyter_server sets ``JPY_SESSION_NAME`` to the kernel's folder joined with the session's name, which
+    JupyterLab gives as the notebook's file name; a client that gives no name leaves only the folder (unknown).
+    """
     env = os.environ if environ is None else environ
-    name = Path(env.get("JPY_SESSION_NAME", "") or "unknown").name
-    stem = name[:-len(".ipynb")] if name.endswith(".ipynb") else name
+    name = Path(env.get("JPY_SESSION_NAME", "")).name
+    stem = name[:-len(".ipynb")] if name.endswith(".ipynb") else ""
     return stem if _FIELD.match(stem) else "unknown"
 
 

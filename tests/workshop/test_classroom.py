@@ -178,3 +178,4 @@ def test_notebook_stem_reads_jupyterlabs_session_name():
         == "03_architecture_scaling"
     assert classroom.notebook_stem({}) == "unknown"
     assert classroom.notebook_stem({"JPY_SESSION_NAME": "lessons/<b>.ipynb"}) == "unknown"
+    assert classroom.notebook_stem({"JPY_SESSION_NAME": "/home/ada/lessons/en/"}) == "unknown"   # no session name
