@@ -10,12 +10,17 @@ from __future__ import annotations
 import json
 import os
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from explorer import classroom
-from explorer.classroom import MAX_RECORD_BYTES, RECORDS, class_table, read_class, read_records, record_check, stuck
+from explorer.classroom import (MAX_RECORD_BYTES, RECORDS, STUCK_TRIES, class_table, read_class, read_records,
+                                record_check, stuck)
+from strategies import examples
 from workshop_run import run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -179,3 +184,52 @@ def test_notebook_stem_reads_jupyterlabs_session_name():
     assert classroom.notebook_stem({}) == "unknown"
     assert classroom.notebook_stem({"JPY_SESSION_NAME": "lessons/<b>.ipynb"}) == "unknown"
     assert classroom.notebook_stem({"JPY_SESSION_NAME": "/home/ada/lessons/en/"}) == "unknown"   # no session name
+
+
+# ------------------------------------------------------------------ laws over any sequence of answers
+_CHECKS = ["E1", "E2", "Q1", "Q2"]
+
+
+@lru_cache(maxsize=1)
+def _lesson_1():
+    return run("en", "01_flops_to_dollars", shadow=False)["ws"]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_CHECKS), st.booleans()), max_size=20))
+def test_the_summary_counts_the_checks_whose_last_answer_was_right(answers):
+    """Whatever the order of right and wrong answers, "n of 4" is the number of checks last answered right."""
+    ws = _lesson_1()
+    for check in _CHECKS:            # a fresh page: nothing answered
+        (ws.exercises[int(check[1])] if check[0] == "E" else ws.concepts[check]).correct = False
+    last = {}
+    for check, right in answers:
+        if check[0] == "E":
+            ex = ws.exercises[int(check[1])]
+            ex.submit(f"{ex.answer:.4g}" if right else f"{ex.answer * 7:.4g}")
+        else:
+            q = ws.concepts[check]
+            q.submit(q.answer if right else next(x for x in q.letters if x != q.answer))
+        last[check] = right
+    assert ws.summary() == (sum(last.values()), 4)
+
+
+_records = st.lists(st.fixed_dictionaries({
+    "time": st.just("2026-12-02T09:00:00+00:00"), "lesson": st.sampled_from(["01_flops_to_dollars", "capstone"]),
+    "lang": st.sampled_from(["en", "zh"]), "check": st.sampled_from(_CHECKS + ["plan"]), "passed": st.booleans()}),
+    max_size=12)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.dictionaries(st.sampled_from(["ada", "bo", "cy", "dee"]), _records, max_size=4))
+def test_the_class_table_and_stuck_agree_with_the_records(by_student):
+    table, now_stuck = class_table(by_student), stuck(by_student)
+    for student, records in by_student.items():
+        for r in records:
+            cell = table.loc[student, f"{r['lesson']} · {r['check']}"]
+            tries = sum(1 for x in records if (x["lesson"], x["check"]) == (r["lesson"], r["check"]))
+            ever = any(x["passed"] for x in records if (x["lesson"], x["check"]) == (r["lesson"], r["check"]))
+            assert cell == ("✔" if ever else f"✘ {tries}")
+            listed = ((now_stuck.student == student) & (now_stuck.check == f"{r['lesson']} · {r['check']}")).any()
+            assert listed == (not ever and tries >= STUCK_TRIES)
+        assert table.loc[student, "passed"] == sum(1 for c in table.columns[:-1] if table.loc[student, c] == "✔")
