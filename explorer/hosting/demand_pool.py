@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import logging
 import math
 import statistics
 import time
@@ -38,6 +39,12 @@ from traitlets.config import LoggingConfigurable
 from explorer.hosting.seats import own_memory_mb
 
 __all__ = ["DemandPool", "available_memory_mb", "pool_target"]
+
+# the log of the notebook runs of pool kernels shut down: a logger outside logging's registry, so that no
+# logging configuration (traitlets' dictConfig) turns it back on
+_DISCARDED = logging.Logger("explorer.hosting.demand_pool.discarded", level=logging.CRITICAL + 1)
+_DISCARDED.addHandler(logging.NullHandler())
+_DISCARDED.propagate = False
 
 
 def pool_target(*, arrivals: int, current: int, floor: int, idle_s: float, idle_after_s: float,
@@ -199,6 +206,8 @@ class DemandPool(LoggingConfigurable):
     async def resize(self) -> dict[str, int]:
         """Set every notebook's pool to its target now; grow at once, shut down kernels nobody took to shrink.
 
+        A pool kernel that is still starting when the pool shrinks is shut down by a later resize, once started.
+
         Returns the sizes set, by notebook.
         """
         notebooks = set(getattr(self.km, "_pools", {})) | set(self._arrivals)
@@ -207,28 +216,28 @@ class DemandPool(LoggingConfigurable):
             floor = self._floors.setdefault(notebook, self._configured(notebook))
             current = self._sizes.get(notebook, floor)
             arrivals, idle_s = self.arrivals(notebook)
-            if arrivals == 0 and current == floor:
+            waiting = len(self.km._pools.get(notebook, ()))
+            if arrivals == 0 and current == floor and waiting <= floor:
                 continue  # nothing to do (and no memory to read)
             if kernel_mb is None:
                 kernel_mb = max(self.kernel_uss_mb(), 1.0)
             target = pool_target(arrivals=arrivals, current=current, floor=floor, idle_s=idle_s,
                                  idle_after_s=self.idle_after, available_mb=self.memory(), kernel_mb=kernel_mb,
                                  memory_fraction=self.memory_fraction, max_size=self._max_size())
-            if target == current:
-                continue
-            self.log.info("Demand pool for %s: %d -> %d kernels (%d arrivals in %.0f s, last %.0f s ago; "
-                          "%.0f MB per kernel)", notebook, current, target, arrivals, self.window, idle_s,
-                          kernel_mb)
-            self._sizes[notebook] = target
-            self._set_size(notebook, target)
+            if target != current:
+                last = "none since" if math.isinf(idle_s) else f"last {idle_s:.0f} s ago"
+                self.log.info("Demand pool for %s: %d -> %d kernels (%d arrivals in %.0f s, %s; %.0f MB per kernel)",
+                              notebook, current, target, arrivals, self.window, last, kernel_mb)
+                self._sizes[notebook] = target
+                self._set_size(notebook, target)
             if target > current:
                 self.km.fill_if_needed(delay=0, notebook_name=notebook)
-            else:
+            elif waiting > target:  # kernels still starting when the pool shrank are shut down once ready
                 await self._shrink(notebook, target)
         return dict(self._sizes)
 
     async def _shrink(self, notebook: str, size: int) -> None:
-        """Shut down the newest pool kernels that are ready and untaken until at most ``size`` remain."""
+        """Shut down the newest started, untaken pool kernels until at most ``size`` remain (not those starting)."""
         pool = self.km._pools.get(notebook, [])
         extra = len(pool) - size
         for task in reversed(list(pool)):
@@ -237,13 +246,19 @@ class DemandPool(LoggingConfigurable):
             if not task.done() or task.cancelled() or task.exception() is not None:
                 continue  # still starting: the next resize sees it
             content = task.result()
-            if not content["task"].done():
-                continue  # still running the notebook
             try:
                 pool.remove(task)
             except ValueError:
                 continue  # a viewer took it meanwhile
             extra -= 1
+            # Its notebook run waits for a viewer's query string (voila.utils.get_query_string). Ended, nbclient
+            # reports the wait as "Kernel died" and Voila logs it as a failed cell: not a failure here.
+            renderer = content.get("renderer")
+            for part in (renderer, getattr(renderer, "executor", None)):
+                if part is not None:
+                    part.log = _DISCARDED
+            content["task"].cancel()
+            await asyncio.wait({content["task"]}, timeout=5.0)
             try:
                 await self.km.shutdown_kernel(content["kernel_id"], now=True)
             except Exception:  # noqa: BLE001 - already gone
