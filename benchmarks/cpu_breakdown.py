@@ -95,6 +95,18 @@ def _shares(counter: collections.Counter) -> dict[str, float]:
     return {k: round(v / total, 3) for k, v in counter.most_common()}
 
 
+def _top_functions(path: Path, count: int = 12) -> dict[str, float]:
+    """Shares of samples by the innermost frame of the package or library it is in (``file:function``)."""
+    inner = collections.Counter()
+    for frames, n in _samples(path):
+        leaf = frames[-1] if frames else "?"
+        # "function (path/to/module.py:line)" -> "module.py:function"
+        name, _, where = leaf.partition(" (")
+        inner[f"{Path(where.split(':')[0]).name}:{name}"] += n
+    total = sum(inner.values()) or 1
+    return {k: round(v / total, 3) for k, v in inner.most_common(count)}
+
+
 def profile_summary(server_file: Path, kernels_file: Path, template_pid: int | None) -> dict:
     """Shares of samples by category (see the module docstring)."""
     server = collections.Counter()
@@ -113,6 +125,7 @@ def profile_summary(server_file: Path, kernels_file: Path, template_pid: int | N
         activities[activity] += n
         by_phase[phase][activity] += n
     return {"server_samples": sum(server.values()), "server": _shares(server),
+            "server_top_functions": _top_functions(server_file), "kernel_top_functions": _top_functions(kernels_file),
             "kernel_samples": sum(phases.values()), "kernel_phases": _shares(phases),
             "kernel_activities": _shares(activities),
             "kernel_activities_by_phase": {p: _shares(c) for p, c in by_phase.items()}}
@@ -126,7 +139,7 @@ def _pyspy(pid: int, out: Path, subprocesses: bool) -> subprocess.Popen:
     return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
 
 
-def run(viewers: int, window: float, profile: bool, demand: bool) -> dict:
+def run(viewers: int, window: float, profile: bool, demand: bool, keep: Path | None = None) -> dict:
     options = [f"--ExplorerVoila.max_kernels={viewers + 10}"]
     if not demand:
         options.append("--DemandPool.enabled=False")
@@ -175,6 +188,11 @@ def run(viewers: int, window: float, profile: bool, demand: bool) -> dict:
                "kernels_that_worked": len(used),
                "cpu_s_per_working_kernel_median": round(_percentile(used, 0.5), 3) if used else None,
                "cpu_s_per_working_kernel_max": round(max(used), 3) if used else None}
+        if profile and keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            for name in ("server.txt", "kernels.txt"):
+                if (work / name).exists():
+                    shutil.copy(work / name, keep / name)
         if profile:
             out["profile"] = profile_summary(work / "server.txt", work / "kernels.txt",
                                              templates[0] if templates else None)
@@ -194,12 +212,13 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="also sample with py-spy (pip install py-spy)")
     parser.add_argument("--demand", action="store_true", help="leave the demand-following pool on")
     parser.add_argument("--save", action="store_true", help="also write benchmarks/cpu_breakdown_<date>.json")
+    parser.add_argument("--keep", type=Path, help="copy py-spy's raw samples (server.txt, kernels.txt) here")
     args = parser.parse_args()
     if args.profile and not shutil.which("py-spy"):
         parser.error("--profile needs py-spy on the PATH (pip install py-spy)")
     out = {"machine_cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "command": " ".join(["python", "benchmarks/cpu_breakdown.py", *sys.argv[1:]]),
-           "run": run(args.viewers, args.window, args.profile, args.demand)}
+           "run": run(args.viewers, args.window, args.profile, args.demand, args.keep)}
     text = json.dumps(out, indent=1)
     print(text)
     if args.save:

@@ -40,6 +40,8 @@ from explorer.hosting.seats import own_memory_mb
 
 __all__ = ["DemandPool", "available_memory_mb", "pool_target"]
 
+USS_SAMPLE = 8  # kernels whose private memory is read for the median (the newest)
+
 # the log of the notebook runs of pool kernels shut down: a logger outside logging's registry, so that no
 # logging configuration (traitlets' dictConfig) turns it back on
 _DISCARDED = logging.Logger("explorer.hosting.demand_pool.discarded", level=logging.CRITICAL + 1)
@@ -134,6 +136,9 @@ class DemandPool(LoggingConfigurable):
     kernel_mb = Float(140.0, config=True, help="What one kernel holds of its own (USS) before one can be "
                                                "measured [MB]: a viewer's kernel after its page drew the charts "
                                                "(docs/deploy.md, 140 MB).")
+    uss_refresh = Float(30.0, config=True, help="A measured kernel USS is reused this long [s]: reading it walks "
+                                                "a kernel's page tables (8-9 ms of CPU for each of the newest "
+                                                f"{USS_SAMPLE} kernels read).")
     max_size = Int(-1, config=True, help="Largest pool per notebook [kernels]; 0: memory alone bounds it; "
                                          "-1 (default): the server's max_kernels.")
 
@@ -145,6 +150,7 @@ class DemandPool(LoggingConfigurable):
         self._arrivals: dict[str, collections.deque] = collections.defaultdict(collections.deque)
         self._floors: dict[str, int] = {}
         self._sizes: dict[str, int] = {}
+        self._uss: tuple[float, float] | None = None  # (when [s], median USS [MB])
         self._count_arrivals()
 
     # ------------------------------------------------------------------ arrivals
@@ -187,16 +193,25 @@ class DemandPool(LoggingConfigurable):
         self.km.kernel_pools_config = config
 
     def kernel_uss_mb(self) -> float:
-        """Median private memory of this server's kernels [MB]; ``kernel_mb`` when none can be read."""
+        """Median private memory of this server's newest kernels [MB]; ``kernel_mb`` when none can be read.
+
+        Read at most every ``uss_refresh`` seconds, from at most :data:`USS_SAMPLE` kernels.
+        """
+        now = self.clock()
+        if self._uss is not None and now - self._uss[0] < self.uss_refresh:
+            return self._uss[1]
         sizes = []
-        for kernel_id in list(self.km.list_kernel_ids()):
+        for kernel_id in list(self.km.list_kernel_ids())[-USS_SAMPLE:]:
             try:
                 process = getattr(self.km.get_kernel(kernel_id).provisioner, "process", None)
             except (KeyError, AttributeError):
                 continue
             if process is not None and (mb := own_memory_mb(process.pid)) > 0:
                 sizes.append(mb)
-        return statistics.median(sizes) if sizes else self.kernel_mb
+        if not sizes:
+            return self.kernel_mb
+        self._uss = (now, statistics.median(sizes))
+        return self._uss[1]
 
     def _max_size(self) -> int:
         if self.max_size >= 0:
