@@ -55,18 +55,25 @@ SERVER_ACTIVITIES = (
     ("the hardening (seats, warden, demand pool)", ("explorer/hosting",)),
     ("HTTP and the event loop (tornado, asyncio)", ("tornado", "asyncio")),
 )
-KERNEL_PHASES = (
-    ("running the notebook (execute_request)", ("execute_request", "run_cell", "do_execute")),
-    ("answering the page (comm_msg, comm_info, kernel_info)", ("comm_msg", "comm_info_request", "comm_open",
-                                                               "kernel_info_request")),
-    ("starting after the fork", ("kernel_template", "kernelapp.py")),
-)
+def _kernel_phase(frames: list[str]) -> str:
+    """What a forked kernel was doing in one sample, by the frames of its stack (root first)."""
+    text = ";".join(frames)
+    if "Thread._bootstrap" in text:
+        return "the kernel's other threads (IOPub sending, heartbeat, parent poller)"
+    if "execute_request" in text:
+        return "running the notebook (execute_request)"
+    if any(m in text for m in ("comm_msg", "comm_info_request", "comm_open", "kernel_info_request")):
+        return "answering the page (comm_msg, comm_info, kernel_info)"
+    if "become_kernel" in text and "IPKernelApp.start" not in text:
+        return "becoming a kernel after the fork (IPKernelApp.initialize)"
+    return "the kernel's event loop between messages"
+
 KERNEL_ACTIVITIES = (
     ("serialising and sending messages (json, jupyter_client.session, zmq)", ("session.py", "jsonutil",
                                                                              "json/", "zmq", "iostream.py")),
     ("matplotlib and ipympl (figures, drawing)", ("matplotlib", "ipympl")),
     ("widgets (ipywidgets, traitlets, comm)", ("ipywidgets", "traitlets", "/comm/", "anywidget")),
-    ("the app's own code (explorer/)", ("/explorer/",)),
+    ("the app's own code (explorer/)", ("(explorer/",)),
     ("numpy and pandas", ("numpy", "pandas")),
 )
 
@@ -114,12 +121,8 @@ def profile_summary(server_file: Path, kernels_file: Path, template_pid: int | N
         server[_classify(frames, SERVER_ACTIVITIES)] += n
     phases, activities = collections.Counter(), collections.Counter()
     by_phase = collections.defaultdict(collections.Counter)
-    template_samples = 0
     for frames, n in _samples(kernels_file):
-        if template_pid is not None and frames and f"({template_pid})" in frames[0].replace("pid ", "("):
-            template_samples += n
-        phase = next((name for name, marks in KERNEL_PHASES if any(m in f for f in frames for m in marks)),
-                     "other (the kernel's loop, imports, garbage collection)")
+        phase = _kernel_phase(frames)
         activity = _classify(frames, KERNEL_ACTIVITIES)
         phases[phase] += n
         activities[activity] += n
@@ -213,7 +216,12 @@ def main() -> None:
     parser.add_argument("--demand", action="store_true", help="leave the demand-following pool on")
     parser.add_argument("--save", action="store_true", help="also write benchmarks/cpu_breakdown_<date>.json")
     parser.add_argument("--keep", type=Path, help="copy py-spy's raw samples (server.txt, kernels.txt) here")
+    parser.add_argument("--summarize", type=Path, help="only summarise the raw samples kept in this folder")
     args = parser.parse_args()
+    if args.summarize:
+        print(json.dumps(profile_summary(args.summarize / "server.txt", args.summarize / "kernels.txt", None),
+                         indent=1))
+        return
     if args.profile and not shutil.which("py-spy"):
         parser.error("--profile needs py-spy on the PATH (pip install py-spy)")
     out = {"machine_cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
