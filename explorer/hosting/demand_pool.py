@@ -151,7 +151,8 @@ class DemandPool(LoggingConfigurable):
         self._floors: dict[str, int] = {}
         self._sizes: dict[str, int] = {}
         self._uss: tuple[float, float] | None = None  # (when [s], median USS [MB])
-        self._count_arrivals()
+        if self.enabled:
+            self._count_arrivals()
 
     # ------------------------------------------------------------------ arrivals
     def _count_arrivals(self) -> None:
@@ -165,8 +166,11 @@ class DemandPool(LoggingConfigurable):
         self.km.get_pool_size = get_pool_size
 
     def arrived(self, notebook: str) -> None:
-        """Count one viewer's page load of ``notebook``."""
-        self._arrivals[notebook].append(self.clock())
+        """Count one viewer's page load of ``notebook`` (forgetting those older than the rule looks at)."""
+        times, now = self._arrivals[notebook], self.clock()
+        times.append(now)
+        while now - times[0] > max(self.window, self.idle_after):
+            times.popleft()
 
     def arrivals(self, notebook: str) -> tuple[int, float]:
         """(page loads within the last ``window`` [viewers], time since the last one [s], inf if none)."""

@@ -150,6 +150,21 @@ def test_the_pool_grows_with_arrivals_and_shrinks_when_idle():
     asyncio.run(scenario())
 
 
+def test_arrivals_older_than_the_rule_looks_at_are_forgotten_and_an_off_pool_counts_none():
+    km = FakeKernelManager(floor=1)
+    now = [0.0]
+    pool = DemandPool(km, clock=lambda: now[0], window=60, idle_after=300)
+    for _ in range(1000):  # one page load a second for 1,000 s
+        km.get_pool_size("app.ipynb")
+        now[0] += 1.0
+    assert len(pool._arrivals["app.ipynb"]) == 301  # the last 300 s, ends included
+    assert pool.arrivals("app.ipynb") == (60, 1.0)  # 60 in the last minute, the last one a second ago
+    off = FakeKernelManager(floor=1)
+    asked = off.get_pool_size
+    DemandPool(off, enabled=False)
+    assert off.get_pool_size == asked  # Voila's method left as it is
+
+
 def test_the_budget_bounds_growth_and_kernels_still_starting_are_shut_down_once_ready():
     async def scenario():
         km = FakeKernelManager(floor=1)
