@@ -33,12 +33,12 @@ import statistics
 import time
 from pathlib import Path
 
-from traitlets import Bool, Float, Int
+from traitlets import Bool, Float, Int, validate
 from traitlets.config import LoggingConfigurable
 
 from explorer.hosting.seats import own_memory_mb
 
-__all__ = ["DemandPool", "available_memory_mb", "pool_target"]
+__all__ = ["DemandPool", "DemandPoolSettingError", "available_memory_mb", "pool_target"]
 
 USS_SAMPLE = 8  # kernels whose private memory is read for the median (the newest)
 
@@ -123,6 +123,15 @@ def available_memory_mb() -> float:
     return max(min(found), 0.0) if found else 0.0
 
 
+class DemandPoolSettingError(ValueError):
+    """A ``DemandPool`` setting out of its range; the message names the setting, the value and the range."""
+
+
+#: setting -> (lowest, highest, whether the lowest is allowed) of the DemandPool settings that are numbers
+_RANGES = {"interval": (0.0, math.inf, False), "window": (0.0, math.inf, False), "idle_after": (0.0, math.inf, False),
+           "memory_fraction": (0.0, 1.0, True), "kernel_mb": (0.0, math.inf, False), "uss_refresh": (0.0, math.inf, True)}
+
+
 class DemandPool(LoggingConfigurable):
     """Resizes Voila's preheated pools by :func:`pool_target` (see the module docstring)."""
 
@@ -141,6 +150,16 @@ class DemandPool(LoggingConfigurable):
                                                 f"{USS_SAMPLE} kernels read).")
     max_size = Int(-1, config=True, help="Largest pool per notebook [kernels]; 0: memory alone bounds it; "
                                          "-1 (default): the server's max_kernels.")
+
+    @validate(*_RANGES)
+    def _in_range(self, proposal):
+        name, value = proposal["trait"].name, proposal["value"]
+        low, high, low_allowed = _RANGES[name]
+        if not (low < value <= high or (low_allowed and value == low)):
+            raise DemandPoolSettingError(
+                f"DemandPool.{name} = {value!r}: allowed is a number from {low:g}{'' if low_allowed else ' (excluded)'}"
+                f" to {high:g}")
+        return value
 
     def __init__(self, kernel_manager, *, clock=time.monotonic, memory=available_memory_mb, **kwargs):
         super().__init__(**kwargs)

@@ -165,6 +165,20 @@ def test_arrivals_older_than_the_rule_looks_at_are_forgotten_and_an_off_pool_cou
     assert off.get_pool_size == asked  # Voila's method left as it is
 
 
+@pytest.mark.parametrize("setting, value, allowed", [
+    ("memory_fraction", 1.5, "from 0 to 1"), ("memory_fraction", -0.1, "from 0 to 1"),
+    ("interval", 0.0, "from 0 (excluded) to inf"), ("kernel_mb", -5.0, "from 0 (excluded) to inf"),
+    ("window", float("nan"), "from 0 (excluded) to inf")])
+def test_a_setting_out_of_range_is_refused_with_its_name_value_and_range(setting, value, allowed):
+    from explorer.hosting.demand_pool import DemandPoolSettingError
+
+    with pytest.raises(DemandPoolSettingError) as refused:
+        DemandPool(FakeKernelManager(floor=1), **{setting: value})
+    assert f"DemandPool.{setting} = {value!r}" in str(refused.value) and allowed in str(refused.value)
+    assert isinstance(refused.value, ValueError)
+    assert DemandPool(FakeKernelManager(floor=1), memory_fraction=0.0, uss_refresh=0.0).memory_fraction == 0.0
+
+
 def test_the_budget_bounds_growth_and_kernels_still_starting_are_shut_down_once_ready():
     async def scenario():
         km = FakeKernelManager(floor=1)
