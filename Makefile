@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # voila.json's pool of 4 follows demand (explorer/hosting/demand_pool.py: it grows with the page loads of the last
-# minute, within half the free memory, back to 4 after 5 idle minutes). POOL=30 makes 30 the floor (a class
+# minute, within half the free memory and while the CPU has room, back to 4 after 5 idle minutes). POOL=30 makes 30 the floor (a class
 # arriving at once, preheated before it does; docs/deploy.md) and refills the pool a minute after use
 POOL ?=
 app: $(STAMP)
@@ -41,7 +41,7 @@ app: $(STAMP)
 #                 next; kernels waiting in the pool do not count). Memory: about 0.2 GB per kernel (docs/workshop.md).
 # POOL= or MAX_KERNELS= overrides either; POOL=0 preheats nothing at start. Either way every lesson's pool follows
 # demand (explorer/hosting/demand_pool.py): it grows with the page loads of the last minute, within half the
-# free memory, and goes back to its size above after 5 idle minutes, so POOL is an optimisation, not a requirement.
+# free memory and while the CPU has room, and goes back to its size above after 5 idle minutes, so POOL is an optimisation, not a requirement.
 WORKSHOP_PORT ?= 8867
 FIRST ?= lessons/en/01_flops_to_dollars.ipynb lessons/zh/01_flops_to_dollars.ipynb
 CLASS ?= 30

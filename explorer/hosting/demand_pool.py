@@ -15,7 +15,10 @@ memory for nobody the rest of the day. :class:`DemandPool` sets the size of each
 * it grows only as far as the memory budget allows: ``memory_fraction`` of the memory the machine (or the
   container's cgroup) has available, divided by what one kernel holds of its own (the median USS of this
   server's kernels, measured each time; ``kernel_mb`` before there is one), and never past ``max_size``
-  (default: the server's ``max_kernels``, the number of viewers it would serve at once).
+  (default: the server's ``max_kernels``, the number of viewers it would serve at once);
+* it grows only while the CPU has room (the 1-minute load average per core below ``max_load_per_core``,
+  1.0): pool kernels started during a rush run the notebook on the same cores as the rush's viewers and
+  slowed them (docs/deploy.md); it grows once the rush is served, for the next wave.
 
 Arrivals are the page loads Voila's page handler asks the pool about (its ``get_pool_size`` call, once per
 page that starts a kernel; a viewer refused by the seat cap never gets there). Settings: section
@@ -29,6 +32,7 @@ import asyncio
 import collections
 import logging
 import math
+import os
 import statistics
 import time
 from pathlib import Path
@@ -50,7 +54,8 @@ _DISCARDED.propagate = False
 
 
 def pool_target(*, arrivals: int, current: int, floor: int, idle_s: float, idle_after_s: float,
-                available_mb: float, kernel_mb: float, memory_fraction: float, max_size: int) -> int:
+                available_mb: float, kernel_mb: float, memory_fraction: float, max_size: int,
+                cpu_busy: bool = False) -> int:
     """The size a notebook's pool should have now [kernels].
 
     Parameters
@@ -73,18 +78,22 @@ def pool_target(*, arrivals: int, current: int, floor: int, idle_s: float, idle_
         Share of ``available_mb`` new pool kernels may take, in [0, 1].
     max_size : int
         Largest pool [kernels]; 0 for no cap besides memory.
+    cpu_busy : bool
+        The machine's CPU is busy: the pool does not grow (its new kernels would run the notebook at the
+        same time as the viewers of a rush, on the same cores), but keeps its size.
 
     Returns
     -------
     int
-        ``max(floor, current, arrivals)`` while viewers arrive, ``floor`` once idle; growth is bounded by
+        ``max(floor, current, arrivals)`` while viewers arrive (``max(floor, current)`` while the CPU is busy),
+        ``floor`` once idle; growth is bounded by
         ``current + floor(memory_fraction * available_mb / kernel_mb)`` and by ``max_size``. Memory never
         forces a shrink (the pool's own kernels are already out of ``available_mb``), and the floor is
         kept even when memory is short or ``max_size`` is smaller (it was configured).
     """
     if idle_s >= idle_after_s:
         return floor
-    wanted = max(floor, current, arrivals)
+    wanted = max(floor, current) if cpu_busy else max(floor, current, arrivals)
     room = current + max(0, math.floor(memory_fraction * max(available_mb, 0.0) / kernel_mb))
     grown = min(wanted, room)
     if max_size > 0:
@@ -123,13 +132,18 @@ def available_memory_mb() -> float:
     return max(min(found), 0.0) if found else 0.0
 
 
+def load_per_core() -> float:
+    """The 1-minute load average per CPU core (runnable processes per core; 1.0: the cores are full)."""
+    return os.getloadavg()[0] / (os.cpu_count() or 1)
+
+
 class DemandPoolSettingError(ValueError):
     """A ``DemandPool`` setting out of its range; the message names the setting, the value and the range."""
 
 
 #: setting -> (lowest, highest, whether the lowest is allowed) of the DemandPool settings that are numbers
 _RANGES = {"interval": (0.0, math.inf, False), "window": (0.0, math.inf, False), "idle_after": (0.0, math.inf, False),
-           "memory_fraction": (0.0, 1.0, True), "kernel_mb": (0.0, math.inf, False), "uss_refresh": (0.0, math.inf, True)}
+           "memory_fraction": (0.0, 1.0, True), "max_load_per_core": (0.0, math.inf, True), "kernel_mb": (0.0, math.inf, False), "uss_refresh": (0.0, math.inf, True)}
 
 
 class DemandPool(LoggingConfigurable):
@@ -148,6 +162,9 @@ class DemandPool(LoggingConfigurable):
     uss_refresh = Float(30.0, config=True, help="A measured kernel USS is reused this long [s]: reading it walks "
                                                 "a kernel's page tables (8-9 ms of CPU for each of the newest "
                                                 f"{USS_SAMPLE} kernels read).")
+    max_load_per_core = Float(1.0, config=True, help="The pool grows only while the 1-minute load average per "
+                                                     "core is below this; 0: never grows. Pool kernels started "
+                                                     "during a rush compete with its viewers for the CPU.")
     max_size = Int(-1, config=True, help="Largest pool per notebook [kernels]; 0: memory alone bounds it; "
                                          "-1 (default): the server's max_kernels.")
 
@@ -161,11 +178,13 @@ class DemandPool(LoggingConfigurable):
                 f" to {high:g}")
         return value
 
-    def __init__(self, kernel_manager, *, clock=time.monotonic, memory=available_memory_mb, **kwargs):
+    def __init__(self, kernel_manager, *, clock=time.monotonic, memory=available_memory_mb, load=load_per_core,
+                 **kwargs):
         super().__init__(**kwargs)
         self.km = kernel_manager
         self.clock = clock
         self.memory = memory
+        self.load = load
         self._arrivals: dict[str, collections.deque] = collections.defaultdict(collections.deque)
         self._floors: dict[str, int] = {}
         self._sizes: dict[str, int] = {}
@@ -261,7 +280,8 @@ class DemandPool(LoggingConfigurable):
                 kernel_mb = max(self.kernel_uss_mb(), 1.0)
             target = pool_target(arrivals=arrivals, current=current, floor=floor, idle_s=idle_s,
                                  idle_after_s=self.idle_after, available_mb=self.memory(), kernel_mb=kernel_mb,
-                                 memory_fraction=self.memory_fraction, max_size=self._max_size())
+                                 memory_fraction=self.memory_fraction, max_size=self._max_size(),
+                                 cpu_busy=self.load() >= self.max_load_per_core)
             if target != current:
                 last = "none since" if math.isinf(idle_s) else f"last {idle_s:.0f} s ago"
                 self.log.info("Demand pool for %s: %d -> %d kernels (%d arrivals in %.0f s, %s; %.0f MB per kernel)",

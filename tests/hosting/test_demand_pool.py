@@ -44,6 +44,10 @@ RUSH = dict(current=4, floor=4, idle_s=1.0, idle_after_s=300.0, memory_fraction=
     (dict(RUSH, arrivals=100, current=0, floor=0, available_mb=3000, kernel_mb=100, max_size=0), 15),
     # never an arrival (idle_s infinite): the floor
     (dict(RUSH, arrivals=0, idle_s=math.inf, available_mb=20000, kernel_mb=84), 4),
+    # the rush of the first case on a busy CPU: no growth, the pool keeps the 10 it has
+    (dict(RUSH, arrivals=30, current=10, available_mb=20000, kernel_mb=84, cpu_busy=True), 10),
+    # busy and idle: back to the floor all the same
+    (dict(RUSH, arrivals=0, current=10, idle_s=300.0, available_mb=20000, kernel_mb=84, cpu_busy=True), 4),
 ])
 def test_pool_target_by_hand(case, expected):
     assert pool_target(**case) == expected
@@ -54,7 +58,7 @@ cases = st.fixed_dictionaries({
     "arrivals": sizes, "current": sizes, "floor": st.integers(0, 50),
     "idle_s": st.floats(0, 1e4), "idle_after_s": st.floats(1, 1e3),
     "available_mb": st.floats(0, 1e6), "kernel_mb": st.floats(1, 2000),
-    "memory_fraction": st.floats(0, 1), "max_size": st.integers(0, 100)})
+    "memory_fraction": st.floats(0, 1), "max_size": st.integers(0, 100), "cpu_busy": st.booleans()})
 
 
 @settings(max_examples=300, deadline=None)
@@ -69,6 +73,8 @@ def test_pool_target_laws(case, more_arrivals, more_memory_mb):
     assert size <= max(case["floor"], case["current"], case["arrivals"])  # no more than demand asks
     if case["idle_s"] >= case["idle_after_s"]:
         assert size == case["floor"]  # idle: back to the floor
+    if case["cpu_busy"]:
+        assert size <= max(case["floor"], case["current"])  # a busy CPU: no growth
     # monotone: more arrivals, or more memory, never give a smaller pool
     assert pool_target(**{**case, "arrivals": case["arrivals"] + more_arrivals}) >= size
     assert pool_target(**{**case, "available_mb": case["available_mb"] + more_memory_mb}) >= size
@@ -131,7 +137,7 @@ def test_the_pool_grows_with_arrivals_and_shrinks_when_idle():
         km = FakeKernelManager(floor=2)
         km.fill_if_needed(notebook_name="app.ipynb")
         now = [1000.0]
-        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 10000.0, window=60, idle_after=120,
+        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 10000.0, load=lambda: 0.5, window=60, idle_after=120,
                           kernel_mb=100, max_size=0)
         for _ in range(7):  # seven page loads: Voila's handler asks the pool's size once for each
             km.get_pool_size("app.ipynb")
@@ -146,6 +152,25 @@ def test_the_pool_grows_with_arrivals_and_shrinks_when_idle():
         assert km.shut == ["k7", "k6", "k5", "k4", "k3"] and len(km._pools["app.ipynb"]) == 2
         assert all(t.result()["task"].cancelled() is False for t in km._pools["app.ipynb"])  # the kept ones run
         assert km.kernel_pools_config["app.ipynb"]["pool_size"] == 2
+
+    asyncio.run(scenario())
+
+
+def test_a_busy_cpu_stops_growth_but_not_the_return_to_the_floor():
+    async def scenario():
+        km = FakeKernelManager(floor=2)
+        km.fill_if_needed(notebook_name="app.ipynb")
+        now, load = [0.0], [3.0]  # 3 runnable processes per core: a rush is on
+        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 10000.0, load=lambda: load[0], kernel_mb=100,
+                          max_size=0, idle_after=120)
+        for _ in range(6):
+            pool.arrived("app.ipynb")
+        assert await pool.resize() == {} and len(km._pools["app.ipynb"]) == 2  # no kernel added
+        load[0] = 0.5  # the rush is over: the pool grows for the next wave
+        assert await pool.resize() == {"app.ipynb": 6}
+        load[0] = 3.0
+        now[0] = 121.0
+        assert await pool.resize() == {"app.ipynb": 2}  # idle: back to the floor, busy or not
 
     asyncio.run(scenario())
 
@@ -186,7 +211,7 @@ def test_the_budget_bounds_growth_and_kernels_still_starting_are_shut_down_once_
         km.starting = {}  # the next kernels stay starting until the test finishes them
         now = [0.0]
         # 0.5 * 450 MB / 150 MB = 1 more kernel per resize
-        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 450.0, kernel_mb=150, max_size=0,
+        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 450.0, load=lambda: 0.5, kernel_mb=150, max_size=0,
                           idle_after=10)
         for _ in range(5):
             pool.arrived("app.ipynb")
@@ -210,6 +235,7 @@ def test_a_real_servers_pool_grows_after_a_burst_and_shrinks_back_when_idle():
     from conftest import Server
 
     srv = Server("demand-pool", "--DemandPool.interval=0.5", "--DemandPool.window=60", "--DemandPool.idle_after=60",
+                 "--DemandPool.max_load_per_core=1000",  # the test machine is shared: its load is not this server's
                  "--MappingKernelManager.cull_idle_timeout=3600", pool_size=1, ready_timeout=600)
     try:
         burst = 4
