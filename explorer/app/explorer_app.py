@@ -722,6 +722,8 @@ class ExplorerApp:
         if result.deadline_impossible:
             self._reject("deadline_days", next(m for m in result.warnings if m.id.startswith("deadline_")))
             return False
+        if changed == "params":  # the boxes a new size gave back to their defaults show it
+            self._write_controls(result.scenario, only=(*_PROJECT_FIELDS, "active_fraction"))
         self.estimate, self.error = result, ""
         self._placeholders()
         for row in self.rows.values():
@@ -1019,13 +1021,14 @@ class ExplorerApp:
             self.banner.value = error
         return ok
 
-    def _write_controls(self, s: Scenario) -> None:
-        """Set every control to the value of ``s``, without triggering updates."""
+    def _write_controls(self, s: Scenario, only: tuple[str, ...] | None = None) -> None:
+        """Set every control (or those named in ``only``) to the value of ``s``, without triggering updates."""
         r = self.rows
         with self._mute():
-            r["precision"].widget.options = self._precision_options(s.gpu)
+            if only is None:
+                r["precision"].widget.options = self._precision_options(s.gpu)
             for b in BINDINGS:
-                if not b.field:
+                if not b.field or (only is not None and b.name not in only):
                     continue
                 value = getattr(s, b.name)
                 row = r[b.name]
@@ -1040,6 +1043,8 @@ class ExplorerApp:
                     row.twin.value = value  # the twin moves its slider (within the slider's range)
                 else:
                     row.widget.value = value
+            if only is not None:
+                return
             r["count_mode"].widget.value = "gpus" if s.gpus is not None else "deadline"
             r["mfu_default"].widget.value = s.mfu is None
 
