@@ -756,6 +756,9 @@ class ExplorerApp:
         self._render("breakdown", "waterfall", "history")
         self._stale_pages.update(("assumptions", "share"))  # written when their tab is shown (see _write_pages)
         self._write_pages()
+        # in yuan the results change currency, the money boxes do not: say so beside the switch
+        self.rows["currency"].set_note(html.escape(label("currency_inputs_usd", lang).format(
+            fx=f"{e.usd_to_currency:.4g}")) if e.scenario.currency == "CNY" else "")
         kept = self.kept_fields()
         self.kept.value = views.kept_fields_html(kept, lang)
         self.kept_reset.description = label("kept_reset", lang)
