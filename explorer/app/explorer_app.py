@@ -288,7 +288,8 @@ class ExplorerApp:
         self.kept = shared_html()
         self.kept_reset = w.Button(layout=AUTO_WIDTH, style=BUTTON_STYLE)
         self.kept_reset.on_click(self._on_reset_kept)
-        self.kept_box = w.HBox([self.kept, self.kept_reset], layout=w.Layout(display="none"))  # own layout: it hides
+        self.kept_box = w.HBox([self.kept, self.kept_reset],  # own layout: it hides; the button wraps, whole
+                               layout=w.Layout(display="none", flex_flow="row wrap", align_items="center"))
         self.kept_box.add_class("explorer-kept")
         self.owned_button = w.Button(layout=w.Layout(width="auto"), style=BUTTON_STYLE)  # own layout: it hides
         self.owned_button.on_click(self._on_owned)

@@ -110,6 +110,8 @@ STYLE = """
 .explorer-banner {background:#fdedec; border-left:4px solid #c0392b; padding:4px 10px; font-size:12.5px;}
 .explorer-summary {font-size:13.5px; line-height:1.45; color:#1b2631; margin:2px 0 4px 0;}
 .explorer-note {font-size:11.5px; color:#566573; line-height:1.35;}
+.explorer-kept {gap:2px 8px; margin:0 0 6px 0;} .explorer-kept .widget-html-content {line-height:1.35;}
+.explorer-kept .widget-button {flex:0 0 auto;}
 .explorer-tip {text-decoration:none; cursor:help;}
 .explorer-app a.explorer-download, .explorer-app .explorer-share a {color:#0b5394; text-decoration:underline; margin-right:14px;}
 .explorer-share-url {width:100%; max-width:640px; font-family:monospace; font-size:12px; padding:3px;}
