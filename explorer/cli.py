@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 import sys
 from typing import Sequence
 
@@ -21,7 +22,8 @@ from explorer import catalog, prices
 from explorer.errors import ScenarioError, short_repr
 from explorer.messages import Message, render
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate
-from explorer.text import LANGUAGES, MAX_NUMBER_CHARS, NumberError, label, parse_number, quantity
+from explorer.text import (LANGUAGES, MAX_NUMBER_CHARS, NumberError, label, parse_number, quantity,
+                           readable_number)
 from explorer.scenario import MAX_JSON_CHARS, Scenario, field_spec
 
 __all__ = ["main", "format_estimate"]
@@ -92,12 +94,13 @@ def _field_help(name: str) -> str:
     return text
 
 
-def _scenario_options(p: argparse.ArgumentParser) -> None:
+def _scenario_options(p: argparse.ArgumentParser, *, repeat: bool = False) -> None:
     """One option per scenario field (shared by estimate, plan, compare, attribute, simulate).
 
     Names, kinds, ranges and help come from :class:`~explorer.scenario.Scenario`'s fields (``field_spec``) and
     their labels; numbers are read as the app's boxes read them (``7B``, ``2,048``). ``--gpus`` and ``--days``
-    exclude each other (a cluster or a deadline).
+    exclude each other (a cluster or a deadline). With ``repeat`` (``compare``) an option may be given more than
+    once, and each value is a row (:func:`_compare_rows`).
     """
     count = p.add_mutually_exclusive_group()
     for f in dataclasses.fields(Scenario):
@@ -109,6 +112,8 @@ def _scenario_options(p: argparse.ArgumentParser) -> None:
             options["choices"] = field_spec(f.name)["choices"]
         elif kind in ("float", "int"):
             options["type"] = _number
+        if repeat:
+            options.update(action="append", help=options["help"] + "; repeatable: one row per value")
         target.add_argument("--" + dest.replace("_", "-"), **options)
 
 
@@ -125,7 +130,7 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--scenario", metavar="FILE", action="append",
                       help="scenario JSON file, repeatable (one row each); options below override every row")
     cmp_.add_argument("--name", action="append", help="row name, repeatable (default A, B, C...)")
-    _scenario_options(cmp_)
+    _scenario_options(cmp_, repeat=True)
     cmp_.add_argument("--json", action="store_true", help="print one JSON object keyed by row name")
 
     att = sub.add_parser("attribute", help="split a cost change among levers (exact Shapley values)")
@@ -179,7 +184,27 @@ def _read_scenario(path: str, option: str = "scenario") -> dict:
         raise ScenarioError(option, path, Message("allowed_readable_file", reason=exc.strerror)) from None
     except UnicodeDecodeError:
         raise ScenarioError(option, path, Message("allowed_utf8_file")) from None
-    return Scenario.from_json(text).to_dict()
+    return _scenario_from_text(text).to_dict()
+
+
+def _scenario_from_text(text: str) -> Scenario:
+    """The scenario of a file's JSON text; a number field may hold text as the app's boxes and the options read
+    it (``"params": "70B"``, ``"gpus": "2,048"``). Anything else is :meth:`Scenario.from_json`'s to refuse."""
+    try:
+        data = json.loads(text) if len(text) <= MAX_JSON_CHARS else None
+    except (ValueError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        return Scenario.from_json(text)  # its refusal, or the scenario
+    names = {f.name for f in dataclasses.fields(Scenario)}
+    for name, value in data.items():
+        if name in names and isinstance(value, str) and field_spec(name).get("kind") in ("float", "int"):
+            try:
+                number = parse_number(value)
+            except ValueError:
+                continue  # the Scenario refuses the text, naming the field
+            data[name] = int(number) if field_spec(name)["kind"] == "int" and number.is_integer() else number
+    return Scenario.from_dict(data)
 
 
 def _scenario_from_args(args: argparse.Namespace, data: dict | None = None) -> Scenario:
@@ -200,6 +225,33 @@ def _scenario_from_args(args: argparse.Namespace, data: dict | None = None) -> S
     elif args.days is not None:
         data["gpus"], data["deadline_days"] = None, args.days
     return Scenario.from_dict(data)
+
+
+def _compare_rows(args: argparse.Namespace) -> tuple[list[argparse.Namespace], list[str] | None]:
+    """The rows of ``compare``: one per value of a repeated option, and their default names.
+
+    ``compare --params 7B --params 70B`` compares both (a user who repeats an option in a command that
+    compares means both; keeping the last silently would drop a row). Options repeated together pair up
+    in order (``--params 7B --params 70B --tokens 140B --tokens 1.4T``: two rows), so they must be repeated
+    the same number of times; an option given once applies to every row. Names: ``params=7B``, ... when the
+    rows come from repeated options, else None (A, B, C...).
+    """
+    values = {opt: getattr(args, opt) for opt in _OPTION_FIELDS}
+    repeated = {opt: v for opt, v in values.items() if v is not None and len(v) > 1}
+    counts = sorted({len(v) for v in repeated.values()})
+    if len(counts) > 1:
+        first = next(iter(repeated))
+        raise ScenarioError(first, len(repeated[first]), Message(
+            "allowed_repeat_same_count", options=[_OPTION_FIELDS[o] for o in repeated]))
+    rows, names = [], []
+    for i in range(counts[0] if counts else 1):
+        row = argparse.Namespace(**vars(args))
+        for opt, v in values.items():
+            setattr(row, opt, None if v is None else v[i] if len(v) > 1 else v[0])
+        rows.append(row)
+        names.append(" ".join(f"{opt}={readable_number(v[i]) if isinstance(v[i], (int, float)) else v[i]}"
+                              for opt, v in repeated.items()))
+    return rows, (names if repeated else None)
 
 
 def _fmt(x: float, unit: str = "") -> str:
@@ -369,13 +421,19 @@ def _analysis_command(args: argparse.Namespace) -> str:
 
     if args.command == "compare":
         files = args.scenario or []
-        scenarios = [_scenario_from_args(args, _read_scenario(f)) for f in files] or [_scenario_from_args(args, {})]
-        df = analysis.compare(scenarios, names=args.name)
+        rows, row_names = _compare_rows(args)
+        # every file with every row of repeated options
+        scenarios = ([_scenario_from_args(r, _read_scenario(f)) for f in files for r in rows]
+                     or [_scenario_from_args(r, {}) for r in rows])
+        if row_names and len(files) > 1:
+            row_names = [f"{os.path.basename(f)} {n}" for f in files for n in row_names]
+        df = analysis.compare(scenarios, names=args.name or row_names)
         warnings = df.attrs.get("warnings", [])
         if args.json:
-            out = {name: {k: float(v) for k, v in row.items()} for name, row in df.iterrows()}
+            out = {name: {k: (v if v is None or isinstance(v, str) else float(v)) for k, v in row.items()}
+                   for name, row in df.iterrows()}
             return _dumps({**out, "warnings": [render(w, args.lang) for w in warnings]} if warnings else out)
-        text = df.T.to_string(float_format=lambda x: _fmt(x))
+        text = df.readable().T.to_string()  # scenarios in columns, fields as typed (70B), results with separators
         return "\n".join([text] + _warning_lines(warnings, args.lang))
     if args.command == "attribute":
         base = _read_scenario(args.scenario) if args.scenario else {}
@@ -462,7 +520,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(history.render_report(as_json=args.json, method=args.method))
     except ScenarioError as exc:
         # English as str(exc) names the field as the options do; Chinese names it by its label
-        text = f"error: {exc}" if args.lang == "en" else f"错误：{exc.render(args.lang)}"
+        # (numbers as the options read them: 1M, not 1e+06)
+        text = f"error: {exc.render('en', readable='numbers')}" if args.lang == "en" else f"错误：{exc.render(args.lang)}"
         print(text, file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader stopped early (``| head``): not an error of ours

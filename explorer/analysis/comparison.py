@@ -14,6 +14,7 @@ from explorer.model import COST_DIMENSIONS, estimate
 from explorer.model.resolve import resolve
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
+from explorer.text import readable_number
 
 __all__ = ["COMPARE_COLUMNS", "basis_warnings", "price_warnings", "compare", "WHAT_IF_LEVERS", "what_if"]
 
@@ -85,7 +86,60 @@ def price_warnings(scenarios) -> list[Message]:
     return out
 
 
-def compare(scenarios, names=None) -> pd.DataFrame:
+def _readable(x) -> str:
+    """A result as people read it: money and counts with thousands separators, small values to 3 digits."""
+    if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool):
+        x = float(x)
+        if not np.isfinite(x):
+            return "unknown" if np.isnan(x) else "∞"
+        return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+    return str(x)
+
+
+class Comparison(pd.DataFrame):
+    """The table of :func:`compare`: a :class:`pandas.DataFrame` that prints its numbers readably.
+
+    ``print(df)`` and a notebook show ``1,332,987`` and ``15.8``, not ``1.332987e+06``; the values are the
+    same floats (``df.loc["A", "total_usd"]``), and every DataFrame method works as usual.
+    """
+
+    @property
+    def _constructor(self):
+        return Comparison
+
+    def _formatters(self) -> dict:
+        """Scenario fields as the app's boxes write them (``70B``), results with separators (``1,332,987``)."""
+        fields = set(self.attrs.get("scenario_columns", ()))
+        return {c: (_field_text if c in fields else _readable) for c in self.columns}
+
+    def readable(self) -> pd.DataFrame:
+        """The table as text, as it prints (``df.readable().T`` puts the scenarios in columns)."""
+        return pd.DataFrame({c: self[c].map(f) for c, f in self._formatters().items()}, index=self.index)
+
+    def to_string(self, *args, **kwargs) -> str:
+        kwargs.setdefault("formatters", self._formatters())
+        return super().to_string(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return self.to_string()
+
+    def _repr_html_(self) -> str:
+        return self.to_html(formatters=self._formatters())
+
+
+def _field_text(x) -> str:
+    if isinstance(x, (np.integer, int)) and not isinstance(x, bool):
+        return readable_number(int(x))
+    return readable_number(float(x)) if isinstance(x, (np.floating, float)) else str(x)
+
+
+def _differing_fields(scenarios: list[Scenario]) -> list[str]:
+    """The Scenario fields whose values are not the same in every one of ``scenarios``, in field order."""
+    rows = [s.to_dict() for s in scenarios]
+    return [name for name in rows[0] if any(r[name] != rows[0][name] for r in rows[1:])]
+
+
+def compare(scenarios, names=None, *, scenario_columns: bool = True) -> pd.DataFrame:
     """Side-by-side results of several scenarios.
 
     Parameters
@@ -94,11 +148,16 @@ def compare(scenarios, names=None) -> pd.DataFrame:
         The scenarios to compare.
     names : sequence of str, optional
         Row names; default ``A, B, C...`` (the app's slots), or the mapping's keys.
+    scenario_columns : bool
+        Put first a column for each Scenario field that differs between the scenarios (``params``,
+        ``pricing``...), so the table says what was compared (default True).
 
     Returns
     -------
-    pandas.DataFrame
-        Index: names. Columns (:data:`COMPARE_COLUMNS`): ``<dimension>_usd`` for
+    Comparison
+        A :class:`pandas.DataFrame` that prints its numbers readably (``1,332,987``, not ``1.33e+06``).
+        Index: names. Columns: the Scenario fields that differ (with ``scenario_columns``), then
+        :data:`COMPARE_COLUMNS`: ``<dimension>_usd`` for
         the six cost dimensions and ``total_usd`` of the whole project [USD];
         ``final_run_usd`` machine cost of the final run [USD]; ``days``
         wall-clock [days]; ``gpus`` [1]; ``gpu_hours`` billed [GPU-hour];
@@ -113,17 +172,22 @@ def compare(scenarios, names=None) -> pd.DataFrame:
     >>> df = compare([Scenario(gpus=256), Scenario(gpus=256, pricing="spot")], names=["on-demand", "spot"])
     >>> bool(df.loc["spot", "compute_usd"] < df.loc["on-demand", "compute_usd"])
     True
+    >>> list(df.columns[:2])
+    ['pricing', 'compute_usd']
     """
     names, scenarios = _named(scenarios, names)
+    fields = _differing_fields(scenarios) if scenario_columns else []
     rows = []
     for s in scenarios:
         e = estimate(s)
-        row = {f"{d}_usd": e.cost_usd[d] for d in COST_DIMENSIONS}
+        row = {name: getattr(s, name) for name in fields}
+        row.update({f"{d}_usd": e.cost_usd[d] for d in COST_DIMENSIONS})
         row.update(total_usd=e.total_usd, final_run_usd=e.final_run_usd, days=e.wall_days, gpus=e.gpus,
                    gpu_hours=e.gpu_hours, energy_mwh=e.energy_mwh, co2_tonnes=e.co2_tonnes,
                    usd_per_1m_tokens=e.usd_per_1m_tokens)
         rows.append(row)
-    df = pd.DataFrame(rows, index=pd.Index(names, name="scenario"), columns=list(COMPARE_COLUMNS))
+    df = Comparison(rows, index=pd.Index(names, name="scenario"), columns=[*fields, *COMPARE_COLUMNS])
+    df.attrs["scenario_columns"] = fields
     df.attrs["warnings"] = basis_warnings(scenarios) + price_warnings(scenarios)
     return df
 

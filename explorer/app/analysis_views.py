@@ -34,7 +34,7 @@ from explorer.analysis import (Simulation, attribute, budget_status, compare, se
                                simulate)
 from explorer.analysis.budget import AT_RISK_PROBABILITY
 from explorer.app import export
-from explorer.app.views import translate
+from explorer.app.views import pricing_words, translate
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, TEXT_STYLE, shared
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError, short_repr
@@ -120,8 +120,10 @@ def _scenario_text(e: Estimate, language: str) -> str:
     """One line describing a scenario: size, tokens, cluster, precision, pricing."""
     s = e.scenario
     arch = " MoE" if s.architecture == "moe" else ""
-    return (f"{quantity(s.params)}{arch} · {quantity(s.tokens)} tok · {e.gpus:,} × {catalog.accelerator(s.gpu).name}"
-            f" · {s.precision.upper()} · {label(f'pricing_{s.pricing}', language)}")
+    if s.architecture == "moe":
+        arch += " " + label("slot_active", language).format(active=quantity(s.active_params_effective))
+    return (f"{quantity(s.params)}{arch} · {quantity(s.tokens)} {label('term:tokens', language)} · {e.gpus:,} × "
+            f"{catalog.accelerator(s.gpu).name} · {s.precision.upper()} · {pricing_words(e, language)}")
 
 
 #: Fields the scenario line of a slot always shows (:func:`_scenario_text`); other differences are listed.
@@ -227,7 +229,10 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
     body = "".join(f'<tr class="{cls}"><th>{html.escape(k)}</th>'
                    + "".join(f"<td>{html.escape(v.replace('unknown', unknown))}</td>" for v in values) + "</tr>"
                    for k, values, cls in rows)
-    note = label("compare_note", language).format(currency=currency, fx=f"{fx:.4g}")
+    if currency == "USD":  # no exchange rate to state ("1 USD/USD")
+        note = label("compare_note_usd", language)
+    else:
+        note = label("compare_note", language).format(currency=label(f"term:{currency}", language), fx=f"{fx:.4g}")
     link = export.download_link(export.compare_csv(titled, currency, fx,
                                                    scenarios=[slots[n].scenario for n in names]),
                                 "text/csv", "comparison.csv",
@@ -718,7 +723,7 @@ class AnalysisViews:
     def _update_compare(self) -> None:
         e = self.estimate
         pinned = self._pinned()
-        self.table = compare({s: est.scenario for s, est in pinned.items()}) if pinned else None
+        self.table = compare({s: est.scenario for s, est in pinned.items()}, scenario_columns=False) if pinned else None
         cur, fx = e.scenario.currency, e.usd_to_currency
         warned = self.table.attrs.get("warnings", []) if self.table is not None else []
         self.compare_html.value = (compare_html(self.slots, self.table, cur, fx, self.language, self.slot_names)

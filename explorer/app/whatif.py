@@ -238,7 +238,10 @@ class WhatIfView:
             self.csv_link.value = ""
         finally:
             self._muted = False
-        self.intro.value = f'<div class="explorer-note">{html.escape(label("whatif_intro", lang))}</div>'
+        self.intro.value = (f'<div class="explorer-note">{html.escape(label("whatif_intro", lang))}</div>'
+                            # the value lists take several picks: say how (issue 27: Ctrl-click, with no hint)
+                            f'<div class="explorer-note explorer-whatif-hint">'
+                            f'{html.escape(label("whatif_multi_hint", lang))}</div>')
 
     def update(self, e: Estimate) -> None:
         """A new current scenario: the grid starts from it (computed when the tab is shown)."""

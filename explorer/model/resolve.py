@@ -535,8 +535,8 @@ def resolve(s: Scenario) -> Resolved:
     if s.architecture == "moe" and s.active_params is None and (s.experts is None or s.top_k is None):
         if s.active_fraction is None:
             used.append(Assumption("moe_active_fraction", s.active_fraction_effective, "1", rules.moe_source()))
-            warnings.append(Message("moe_active_defaulted", share=s.active_fraction_effective,
-                                    active=s.active_params_effective, params=s.params))
+            warnings.append(Message("moe_active_defaulted", share=s.active_fraction_effective,  # 3 digits: 1.89B
+                                    active=float(f"{s.active_params_effective:.3g}"), params=s.params))
         used.append(Assumption("active parameters (MoE)", s.active_params_effective, "1",
                                f"params x active fraction {s.active_fraction_effective:.4g}"))
     flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0

@@ -92,13 +92,13 @@ def test_every_duplicate_layout_or_style_is_one_that_changes(make_app):
     """Two layouts (or styles) with the same state are one shared model, unless their owner changes its own.
 
     The owners that change their own: the chart canvases (a chart shows or hides
-    with its mode), ipympl's toolbars (made by ipympl), and the owned-hardware
-    button (hidden under owned pricing).
+    with its mode), ipympl's toolbars (made by ipympl), the owned-hardware
+    button (hidden under owned pricing) and the line of settings without a control (hidden when there are none).
     """
     app = make_app(query_string="")
     _drive(app)
     widgets = _tree(app.widget)
-    changing = {app.owned_button.model_id}
+    changing = {app.owned_button.model_id, app.kept_box.model_id}
     for widget in widgets:
         if isinstance(widget, GuardedCanvas):
             changing.add(widget.model_id)

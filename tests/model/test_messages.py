@@ -53,6 +53,7 @@ SAMPLES: dict[str, dict] = {
     "allowed_json_depth": {},
     "allowed_json_digits": {},
     "allowed_readable_file": dict(reason="No such file or directory"),
+    "allowed_repeat_same_count": dict(options=["params", "tokens"]),
     "allowed_utf8_file": {},
     "allowed_cloud_basis": dict(choices=["on_demand", "reserved_1y", "spot"], field="pricing"),
     "allowed_catalog_row": {},
