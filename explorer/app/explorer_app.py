@@ -38,7 +38,7 @@ from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
 from explorer.plots.history import HistoryPlot
 from explorer.presets import presets, published_run
-from explorer.scenario import (AMORTIZATION_RULES, FACILITIES, PAY_BASES, PRICING_MODES, RECOVERY_MODES,
+from explorer.scenario import (AMORTIZATION_RULES, FACILITIES, PAY_BASES, PRICING_MODES, RECOVERY_MODES, SELLERS,
                                TRAINING_KINDS, Scenario, field_spec)
 from explorer.text import label, number_text, readable_number
 
@@ -326,8 +326,10 @@ class ExplorerApp:
             return [(label("arch_dense", lang), "dense"), (label("arch_moe", lang), "moe")]
         if name == "training_kind":
             return [(label(f"kind_{k}", lang), k) for k in TRAINING_KINDS]
-        if name == "pricing":
-            return [(label(f"pricing_{p}", lang), p) for p in PRICING_MODES]
+        if name == "pricing":  # how you commit, and owned; the hyperscalers are a seller (explorer.prices)
+            return [(label(f"pricing_{p}", lang), p) for p in PRICING_MODES if not p.startswith("hyperscaler_")]
+        if name == "seller":
+            return [(views.seller_words(s, lang), s) for s in SELLERS]
         if name == "amortization":
             return [(label(f"amortization_{k}", lang), k) for k in AMORTIZATION_RULES]
         if name == "team_pay_basis":
@@ -413,7 +415,7 @@ class ExplorerApp:
         for b in BINDINGS:
             if b.group in groups or b.group not in GROUPS:
                 self.rows[b.name].set_language(self.language)
-        for name in ("architecture", "training_kind", "pricing", "count_mode", "scope", "preset", "region"):
+        for name in ("architecture", "training_kind", "pricing", "seller", "count_mode", "scope", "preset", "region"):
             if _GROUP_OF[name] in groups or _GROUP_OF[name] not in GROUPS:
                 c.relabel_options(self.rows[name].widget, self._options(name), self._mute)
 
@@ -791,8 +793,8 @@ class ExplorerApp:
         """Put the history chart in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
         lang = self.language
         run_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
-        basis = label("term:rate_usd_per_gpu_hour" if e.scenario.rate_usd_per_gpu_hour is not None
-                      else f"pricing_{e.scenario.pricing}", lang)
+        basis = label("term:rate_usd_per_gpu_hour", lang) if e.scenario.rate_usd_per_gpu_hour is not None \
+            else views.basis_words(e.scenario, lang)
         run_label += f", {label('marker_scope', lang)} ({basis})"
         run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
         self.history.mark(e.scenario.currency, e.usd_to_currency, run_usd, self.marker_year, run_label,
