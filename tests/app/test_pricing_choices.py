@@ -100,3 +100,18 @@ def test_what_if_csv_has_capex_and_break_even_columns():
         estimate(Scenario(params=70e9, tokens=1.4e12, gpus=2048, pricing="owned")).owned["breakeven_months"]["on_demand"],
         abs=1e-3)
     assert rows["on_demand"]["capex"] == "" and rows["on_demand"]["breakeven_months"] == ""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_compare_chart_legend_gives_an_owned_slot_its_capex_and_break_even(lang):
+    from explorer.plots.analysis import CompareBarsPlot
+
+    own = Scenario(params=70e9, tokens=1.4e12, gpus=2048, pricing="owned")
+    table = compare({"A": own.replace(pricing="reserved_1y"), "B": own})
+    plot = CompareBarsPlot(language=lang)
+    plot.update(table, draw=False)
+    texts = [t.get_text() for t in plot.legend.get_texts()]
+    assert texts[0] == "A"
+    assert label("owned_capex", lang) in texts[1] and "140M" in texts[1]
+    months = table.loc["B", "breakeven_months"]
+    assert f"{months:.0f} {label('unit_months', lang)}" in texts[1]
