@@ -11,6 +11,7 @@ from explorer import catalog, prices
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model import COST_DIMENSIONS, estimate
+from explorer.model.estimating import _owned_summary
 from explorer.model.resolve import resolve
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
@@ -218,18 +219,21 @@ def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
     if len(combos) > 1000:
         raise ScenarioError("levers", len(combos), Message("allowed_combinations", limit=1000))
     start = scenario.to_dict()
-    inputs, notes, ok = [], [], []
+    inputs, resolved, notes, ok = [], [], [], []
     for combo in combos:
         try:
             s = Scenario.from_dict({**start, **dict(zip(names, combo))})
-            inputs.append(resolve(s).inputs)
+            resolved.append(resolve(s))
+            inputs.append(resolved[-1].inputs)
             notes.append("")
             ok.append(s)
         except ScenarioError as exc:
             inputs.append(None)
+            resolved.append(None)
             notes.append(exc.message)
         except ValueError as exc:
             inputs.append(None)
+            resolved.append(None)
             notes.append(str(exc))
     good = [x for x in inputs if x is not None]
     out_cols = ["total_usd", "final_run_usd", *(f"{d}_usd" for d in COST_DIMENSIONS), "days", "gpus", "gpu_hours",
@@ -254,10 +258,16 @@ def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
             table.loc[i, out_cols] = np.nan
     table["capex_usd"] = np.nan
     table["breakeven_months"] = np.nan
-    for i, (x, s) in enumerate(zip(inputs, _possible(inputs, ok))):
-        if s is not None and s.pricing == "owned" and not notes[i]:  # few rows: the estimate's own owned summary
-            for col, value in owned_columns(estimate(s)).items():
-                table.loc[i, col] = value
+    if good:  # owned rows: the estimate's own owned summary, on this row of the one vectorized call
+        row_of = np.cumsum(rows) - 1
+        for i, s in enumerate(_possible(inputs, ok)):
+            if s is None or s.pricing != "owned" or notes[i]:
+                continue
+            v_i = {k: float(np.asarray(a).item() if np.ndim(a) == 0 else np.asarray(a)[row_of[i]])
+                   for k, a in v.items() if np.asarray(a).dtype.kind in "biuf"}
+            o = _owned_summary(s, resolved[i], v_i, int(v_i["gpus"]))
+            table.loc[i, "capex_usd"] = o["capex_usd"]
+            table.loc[i, "breakeven_months"] = o["breakeven_months"]["on_demand"]
     table["vs_start"] = table["total_usd"] / estimate(scenario).total_usd
     table["note"] = notes
     table.attrs["warnings"] = (basis_warnings(ok) + price_warnings([scenario, *ok])) if ok else []
