@@ -279,7 +279,7 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
     total = cost["total"]
     lines = [
         f"Scenario: {s.params:.3g} params ({s.architecture}), {s.tokens:.3g} tokens, {s.gpu} {s.precision.upper()}, "
-        f"{s.pricing.replace('_', '-')}, region {s.region}",
+        f"{s.pricing.replace('_', '-')}{'' if s.pricing == 'owned' else ' from ' + _seller_words(s)}, region {s.region}",
         "",
         f"  train compute        {_fmt(e.train_flop, 'FLOP')}",
         f"  MFU                  {e.mfu:.3f} of {e.peak_tflops:g} TFLOP/s peak",
@@ -338,6 +338,13 @@ _HIDDEN_NAMES = {"experiments": "experiments (R&D)", "failure_loss": "failures+r
                  "other_loss": "other losses", "storage": "storage"}
 
 
+def _seller_words(s) -> str:
+    """Who sells, for the CLI: ``specialist clouds (median)``, ``Nebius (prices of 2026-09-25)``."""
+    if s.seller in prices.SELLER_GROUPS:
+        return f"{s.seller} clouds (median)" if s.seller == "specialist" else "hyperscalers (median)"
+    return f"{prices.seller_name(s.seller)} (prices of {prices.seller_date(s.seller, s.gpu) or 'none for this accelerator'})"
+
+
 def _basis_line(e: Estimate) -> str:
     """The price basis and the rate it gives, in words."""
     s = e.scenario
@@ -346,7 +353,8 @@ def _basis_line(e: Estimate) -> str:
     estimated = (" (estimated)" if "cloud price" in e.estimated
                  else " (derived)" if "cloud price (derived)" in e.estimated else "")
     typed = " (typed)" if s.rate_usd_per_gpu_hour is not None else ""
-    return f"{s.pricing}: {e.rate_usd_per_gpu_hour * e.usd_to_currency:.3g} {s.currency}/GPU-hour{estimated}{typed}"
+    return (f"{s.pricing} from {_seller_words(s)}: {e.rate_usd_per_gpu_hour * e.usd_to_currency:.3g} "
+            f"{s.currency}/GPU-hour{estimated}{typed}")
 
 
 def _owned_lines(e: Estimate, cur: str, fx: float) -> list[str]:
@@ -368,6 +376,11 @@ def _months(m: float) -> str:
     return "never" if not math.isfinite(m) else f"{m:.0f} months"
 
 
+#: Column heads of the price bases in ``catalog gpus``, 10 characters at most.
+_BASIS_SHORT = {"on_demand": "on_demand", "reserved_1y": "commit_1y", "reserved_3y": "commit_3y", "spot": "spot",
+                "hyperscaler_on_demand": "hs_on_dem", "hyperscaler_reserved_1y": "hs_1y", "hyperscaler_reserved_3y": "hs_3y"}
+
+
 def _catalog_table(which: str, as_json: bool) -> str:
     if which == "gpus":
         rows = [
@@ -385,7 +398,8 @@ def _catalog_table(which: str, as_json: bool) -> str:
             for a in catalog.accelerators().values()
         ]
         header = (f"{'id':<12} {'precisions':<28} {'mem GB':>7} {'TDP W':>6}  "
-                  + " ".join(f"{b[:10]:>10}" for b in prices.CLOUD_BASES) + "   (USD/GPU-hour; * estimated, + derived)")
+                  + " ".join(f"{_BASIS_SHORT[b]:>10}" for b in prices.CLOUD_BASES)
+                  + "   (USD/GPU-hour; * estimated, + derived; hs = hyperscaler)")
         body = [
             f"{a.id:<12} {','.join(a.precisions):<28} {a.memory_gb:>7g} {_fmt(a.tdp_w):>6}  "
             + " ".join(f"{_fmt(q.usd_per_gpu_hour) + ('*' if q.estimated else '+' if q.derived else ' '):>10}"

@@ -127,7 +127,8 @@ def _scenario_text(e: Estimate, language: str) -> str:
 
 
 #: Fields the scenario line of a slot always shows (:func:`_scenario_text`); other differences are listed.
-_IN_SCENARIO_TEXT = ("params", "architecture", "tokens", "gpu", "precision", "pricing", "gpus", "deadline_days")
+_IN_SCENARIO_TEXT = ("params", "architecture", "tokens", "gpu", "precision", "pricing", "seller", "gpus",
+                     "deadline_days")
 
 
 def _field_value_text(name: str, value, language: str) -> str:
@@ -226,6 +227,10 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
                                       for n in names], ""),
         (label("kpi_per_token", language), [cash(table.loc[n, "usd_per_1m_tokens"]) for n in names], ""),
     ]
+    if table["capex_usd"].notna().any():  # owned beside rented: what owning costs up front and when it pays back
+        rows += [(label("owned_capex", language), [_owned_cell(table.loc[n, "capex_usd"], cash) for n in names], ""),
+                 (label("owned_breakeven", language),
+                  [_owned_cell(table.loc[n, "breakeven_months"], lambda m: _months(m, language)) for n in names], "")]
     body = "".join(f'<tr class="{cls}"><th>{html.escape(k)}</th>'
                    + "".join(f"<td>{html.escape(v.replace('unknown', unknown))}</td>" for v in values) + "</tr>"
                    for k, values, cls in rows)
@@ -239,6 +244,16 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
                                 label("download_compare", language))
     return (f'<div class="explorer-compare"><table><tr><th></th>{head}</tr>{body}</table></div>'
             f'<div class="explorer-note">{html.escape(note)}</div><div>{link}</div>')
+
+
+def _owned_cell(x: float, fmt: Callable[[float], str]) -> str:
+    """A cell of an owned-only row: "–" for a rented slot (NaN), else ``fmt(x)``."""
+    return "–" if math.isnan(x) else fmt(x)
+
+
+def _months(m: float, language: str) -> str:
+    """A break-even in months: ``"34 months"``, or "∞" (never)."""
+    return "∞" if math.isinf(m) else f"{m:.0f} {label('unit_months', language)}"
 
 
 def _percent(x: float) -> str:

@@ -38,7 +38,7 @@ from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
 from explorer.plots.history import HistoryPlot
 from explorer.presets import presets, published_run
-from explorer.scenario import (AMORTIZATION_RULES, FACILITIES, PAY_BASES, PRICING_MODES, RECOVERY_MODES,
+from explorer.scenario import (AMORTIZATION_RULES, FACILITIES, PAY_BASES, PRICING_MODES, RECOVERY_MODES, SELLERS,
                                TRAINING_KINDS, Scenario, field_spec)
 from explorer.text import label, number_text, readable_number
 
@@ -347,8 +347,10 @@ class ExplorerApp:
             return [(label("arch_dense", lang), "dense"), (label("arch_moe", lang), "moe")]
         if name == "training_kind":
             return [(label(f"kind_{k}", lang), k) for k in TRAINING_KINDS]
-        if name == "pricing":
-            return [(label(f"pricing_{p}", lang), p) for p in PRICING_MODES]
+        if name == "pricing":  # how you commit, and owned; the hyperscalers are a seller (explorer.prices)
+            return [(label(f"pricing_{p}", lang), p) for p in PRICING_MODES if not p.startswith("hyperscaler_")]
+        if name == "seller":
+            return [(views.seller_words(s, lang), s) for s in SELLERS]
         if name == "amortization":
             return [(label(f"amortization_{k}", lang), k) for k in AMORTIZATION_RULES]
         if name == "team_pay_basis":
@@ -434,7 +436,7 @@ class ExplorerApp:
         for b in BINDINGS:
             if b.group in groups or b.group not in GROUPS:
                 self.rows[b.name].set_language(self.language)
-        for name in ("architecture", "training_kind", "pricing", "count_mode", "scope", "preset", "region",
+        for name in ("architecture", "training_kind", "pricing", "seller", "count_mode", "scope", "preset", "region",
                      "amortization", "team_pay_basis", "recovery", "facility"):
             if _GROUP_OF[name] in groups or _GROUP_OF[name] not in GROUPS:
                 c.relabel_options(self.rows[name].widget, self._options(name), self._mute)

@@ -317,13 +317,29 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
     if not e.feasible:
         text += sep + label("summary_infeasible", language)
     if "cloud price" in e.estimated:
-        text += sep + label("summary_basis_estimated", language).format(pricing=label(f"pricing_{s.pricing}", language))
+        text += sep + label("summary_basis_estimated", language).format(pricing=basis_words(s, language))
     elif "cloud price (derived)" in e.estimated:
         text += sep + label("summary_basis_derived", language).format(
-            pricing=label(f"pricing_{s.pricing}", language), reference=catalog.accelerator(prices.REFERENCE).name)
+            pricing=basis_words(s, language), reference=catalog.accelerator(prices.REFERENCE).name)
     if s.pricing == "owned" and e.owned:
         text += sep + owned_text(e, language)
     return text.replace("unknown", label("unit_unknown", language))
+
+
+def seller_words(seller: str, language: str) -> str:
+    """Who sells, in words: a seller group's label, or a provider's name with the date of its newest price."""
+    if seller in prices.SELLER_GROUPS:
+        return label(f"seller_{seller}", language)
+    return label("seller_provider", language).format(name=prices.seller_name(seller), date=prices.seller_date(seller))
+
+
+def basis_words(s, language: str) -> str:
+    """How the scenario pays and to whom: ``"Committed 1 year, Lambda Labs (prices of 2026-09-25)"``."""
+    words = label(f"pricing_{s.pricing}", language)
+    if s.pricing == "owned":
+        return words
+    return f"{words}，{seller_words(s.seller, language)}" if language == "zh" else \
+        f"{words}, {seller_words(s.seller, language)}"
 
 
 def pricing_words(e: Estimate, language: str) -> str:
@@ -334,7 +350,7 @@ def pricing_words(e: Estimate, language: str) -> str:
     """
     s = e.scenario
     if s.rate_usd_per_gpu_hour is None or s.pricing == "owned":
-        return label(f"pricing_{s.pricing}", language)
+        return basis_words(s, language)
     typed, per = label("term:rate_usd_per_gpu_hour", language), label("per_gpu_hour", language)
     rate = money(s.rate_usd_per_gpu_hour * e.usd_to_currency, s.currency)
     return f"{typed} {per} {rate}" if language == "zh" else f"{typed} {rate} {per}"

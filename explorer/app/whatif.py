@@ -305,7 +305,8 @@ class WhatIfView:
                                                 self.language)
 
     _COLS = (("total_usd", "kpi_total_project"), ("final_run_usd", "kpi_total_run"), ("days", "kpi_days"),
-             ("gpus", "kpi_gpus"), ("co2_tonnes", "kpi_co2"), ("usd_per_1m_tokens", "kpi_per_token"))
+             ("gpus", "kpi_gpus"), ("co2_tonnes", "kpi_co2"), ("usd_per_1m_tokens", "kpi_per_token"),
+             ("capex_usd", "owned_capex"), ("breakeven_months", "owned_breakeven"))
 
     def _row_cells(self, table: pd.DataFrame, levers: list[str], e: Estimate, lang: str) -> dict:
         """Each row's cells as HTML, by table index: written once per grid and language, reordered by a sort."""
@@ -353,6 +354,10 @@ class WhatIfView:
 
     @staticmethod
     def _cell(col: str, value: float, cur: str, fx: float, lang: str) -> str:
+        if col in ("capex_usd", "breakeven_months") and math.isnan(value):
+            return "–"  # a cloud row: nothing to buy
+        if col == "breakeven_months":
+            return "∞" if math.isinf(value) else f"{value:.0f} {label('unit_months', lang)}"
         if not math.isfinite(value):
             return label("unit_unknown", lang)
         if col.endswith("_usd") or col == "usd_per_1m_tokens":
@@ -365,7 +370,11 @@ class WhatIfView:
 
     @staticmethod
     def csv(table: pd.DataFrame, levers: list[str], currency: str, fx: float) -> str:
-        """The grid as plain-decimal CSV: lever columns (ids), amounts in ``currency``, quantities, note."""
+        """The grid as plain-decimal CSV: lever columns (ids), amounts in ``currency``, quantities, note.
+
+        Owned rows carry ``capex`` (the cluster's purchase up front, in ``currency``) and ``breakeven_months``
+        against renting on demand (``inf``: never); cloud rows leave them blank.
+        """
         import csv as _csv
         import io
 
@@ -373,7 +382,8 @@ class WhatIfView:
         writer = _csv.writer(out, lineterminator="\n")
         amounts = ["total_usd", "final_run_usd", *(c for c in table.columns if c.endswith("_usd")
                                                     and c not in ("total_usd", "final_run_usd"))]
-        quantities = ["days", "gpus", "gpu_hours", "energy_mwh", "co2_tonnes"]
+        quantities = ["days", "gpus", "gpu_hours", "energy_mwh", "co2_tonnes",
+                      *(["breakeven_months"] if "breakeven_months" in table.columns else [])]
         writer.writerow([*levers, *(c[:-4] for c in amounts), "per_1m_tokens", *quantities, "vs_start",
                          "currency", "usd_to_currency", "note"])
         for _, row in table.iterrows():
@@ -381,7 +391,7 @@ class WhatIfView:
                 return export.plain_decimal(round(float(x), 6) if places is None else float(x), places) \
                     if math.isfinite(x) else ""
             writer.writerow([*(row[lv] for lv in levers), *(num(row[c] * fx, 2) for c in amounts),
-                             num(row["usd_per_1m_tokens"] * fx, 4), *(num(row[q]) for q in quantities),
+                             num(row["usd_per_1m_tokens"] * fx, 4), *("inf" if math.isinf(row[q]) else num(row[q]) for q in quantities),
                              num(row["vs_start"]), currency, export.plain_decimal(fx), row["note"]])
         return out.getvalue()
 
