@@ -236,7 +236,9 @@ class WhatIfView:
                     picked = self.values[i].value
                     self.values[i].options = [(_value_text(lever, v, lang), v) for v in lever_values(lever)]
                     self.values[i].value = picked
+            sort = self.sort.value  # new options reset the value: keep the viewer's (or the link's) sort
             self.sort.options = [(label(_SORT_LABEL[k], lang), k) for k in SORT_KEYS]
+            self.sort.value = sort
             self.csv_button.description = label("whatif_prepare_csv", lang)
             self.csv_link.value = ""
         finally:
