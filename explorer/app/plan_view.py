@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 
 from explorer import catalog
 from explorer.analysis import plan, plan_curve
-from explorer.analysis.plan import PLAN_SCOPES, TOKENS_PER_PARAM, Plan
+from explorer.analysis.plan import PLAN_SCOPES, Plan
 from explorer.app.analysis_views import parse_budget, parse_gpu_cap
 from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, PLAIN, TOGGLE_STYLE,
                                  html as shared_html, shared)
