@@ -43,6 +43,8 @@ SORT_COLUMNS = ("date", "model", "params", "tokens", "compute_flop", "gpu_hours_
                 "epoch_cloud_usd", "replay_run_usd")
 
 _ESM = """
+const WORDS = %(words)s;  // columns of words (model, organization, hardware): left-aligned, wrapped
+
 function render({ model, el }) {
   el.classList.add('explorer-compare', 'explorer-models-table');
   function draw() {
@@ -67,7 +69,11 @@ function render({ model, el }) {
       first.appendChild(button);
       row.cells.forEach((text, i) => {
         const td = tr.insertCell(); td.textContent = text;
-        if (i === 0) { td.style.textAlign = 'left'; td.style.fontWeight = '600'; }
+        if (WORDS.includes(i)) {  // names wrap (an organization list can be long); numbers stay on one line
+          td.style.textAlign = 'left'; td.style.whiteSpace = 'normal'; td.style.minWidth = '80px';
+          td.style.maxWidth = '180px';
+        }
+        if (i === 0) { td.style.fontWeight = '600'; }
       });
     }
     el.replaceChildren(table);
@@ -77,7 +83,7 @@ function render({ model, el }) {
   draw();
 }
 export default { render };
-"""
+""" % {"words": [i for i, (c, _k) in enumerate(COLUMNS) if c in ("model", "organization", "hardware")]}
 
 
 class ModelsTable(anywidget.AnyWidget):

@@ -12,9 +12,12 @@ import math
 from importlib import resources
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from explorer.analysis.runs import models_table, run_scenario
-from explorer.app.models_view import filter_sort
+from explorer.app.models_view import SORT_COLUMNS, filter_sort
+from strategies import examples
 from explorer.errors import ScenarioError
 
 _MODELS = 9  # index of the Models tab (explorer_app._TAB_KEYS)
@@ -109,3 +112,21 @@ def test_chinese_labels(make_app):
     assert view.table.columns[0] == "模型" and view.table.load_label == "载入"
     assert app.tabs.titles[_MODELS] == "模型对照"
     assert "缺少" in next(r for r in view.table.rows if r["id"] == "run:GPT-4")["missing"]
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(text=st.text(max_size=120), column=st.sampled_from([*SORT_COLUMNS, "evil"]), descending=st.booleans())
+def test_any_search_keeps_only_matching_rows_and_every_one_of_them(text, column, descending):
+    table = models_table()
+    shown = filter_sort(table, text, column, descending)
+    needle = text.strip().lower()[:80]
+    hay = (table.model + " " + table.organization.fillna("") + " " + table.hardware.fillna("")).str.lower()
+    assert sorted(shown.index) == sorted(table.index[hay.str.contains(needle, regex=False)])
+
+
+def test_each_replay_is_the_estimate_of_its_scenario():
+    from explorer import estimate
+
+    table = models_table()
+    for _, row in table[table.missing == ""].iterrows():
+        assert estimate(run_scenario(row.id)).gpu_hours == pytest.approx(row.replay_gpu_hours)
