@@ -25,7 +25,6 @@ import math
 from typing import Callable, Iterator
 
 import ipywidgets as w
-from ipywidgets.widgets.widget_string import TextStyle
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -35,7 +34,7 @@ from explorer.analysis import (Simulation, attribute, budget_status, compare, se
 from explorer.analysis.budget import AT_RISK_PROBABILITY
 from explorer.app import export
 from explorer.app.views import translate
-from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, TEXT_STYLE, shared
+from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, INPUT_STYLE, PLAIN, TEXT_STYLE, WRAP_ROW, shared
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError, short_repr
 from explorer.messages import Message
@@ -66,8 +65,8 @@ APP_SEED = 0
 _SHARED = AUTO_WIDTH  # shared by buttons (see explorer.app.shared)
 _INPUT = shared(w.Layout, width="auto", flex="1 1 220px")
 _NAME = shared(w.Layout, width="auto", flex="1 1 160px", max_width="260px")
-_WRAP = shared(w.Layout, flex_flow="row wrap", align_items="center")
-_INPUT_STYLE = shared(TextStyle, description_width="initial")
+_WRAP = WRAP_ROW
+_INPUT_STYLE = INPUT_STYLE
 
 
 # ---------------------------------------------------------------------------------------------- parsing

@@ -22,7 +22,8 @@ import pandas as pd
 import traitlets
 
 from explorer.analysis.runs import models_table, run_scenario
-from explorer.app.shared import DESCRIPTION_STYLE, PLAIN, TEXT_STYLE, TOGGLE_STYLE, html as shared_html, shared
+from explorer.app.shared import (AUTO_WIDTH, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN, TOGGLE_STYLE, WRAP_ROW,
+                                 html as shared_html)
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.scenario import Scenario
@@ -169,23 +170,19 @@ class ModelsView:
         self.built = True
         self.table_data = models_table()
         self.intro = shared_html()
-        self.search = w.Text(value="", continuous_update=False, layout=shared(w.Layout, width="auto", flex="1 1 220px"),
-                             style=TEXT_STYLE)
+        self.search = w.Text(value="", continuous_update=False, layout=FLEX_INPUT, style=INPUT_STYLE)
         self.search.add_class("explorer-models-search")
-        self.sort = w.Dropdown(options=list(SORT_COLUMNS), value="date", layout=shared(w.Layout, width="auto"),
-                               style=DESCRIPTION_STYLE)
+        self.sort = w.Dropdown(options=list(SORT_COLUMNS), value="date", layout=AUTO_WIDTH, style=DESCRIPTION_STYLE)
         self.order = w.ToggleButtons(options=[("↓", True), ("↑", False)], value=True, style=TOGGLE_STYLE,
                                      layout=PLAIN)
         self.count = shared_html()
         self.message = shared_html()
         self.message.add_class("explorer-models-message")
-        self.table = ModelsTable()
+        self.table = ModelsTable(layout=PLAIN)
         self.table.observe(lambda c: self._safely(self._on_picked, c["new"]), names="picked")
         for box in (self.search, self.sort, self.order):
             box.observe(lambda _c: self._safely(self.show), names="value")
-        row = w.HBox([self.search, self.sort, self.order, self.count],
-                     layout=shared(w.Layout, flex_flow="row wrap", align_items="center", grid_gap="4px 8px",
-                                   width="100%"))
+        row = w.HBox([self.search, self.sort, self.order, self.count], layout=WRAP_ROW)
         self.widget.children = [self.intro, row, self.message, self.table]
         self.set_language(self.language)
 

@@ -25,8 +25,8 @@ from explorer import catalog
 from explorer.analysis import plan, plan_curve
 from explorer.analysis.plan import PLAN_SCOPES, Plan
 from explorer.app.analysis_views import parse_budget, parse_gpu_cap
-from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, PLAIN, TOGGLE_STYLE,
-                                 html as shared_html, shared)
+from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN,
+                                 TOGGLE_STYLE, WRAP_ROW, html as shared_html)
 from explorer.app.views import translate
 from explorer.errors import ScenarioError
 from explorer.messages import Message
@@ -44,9 +44,7 @@ DEFAULT_BUDGET_TEXT = "5M"
 #: points a decade (4 decades, 9 points: each plan is a bisection of about 14 estimates).
 CURVE_DECADES = 2
 CURVE_POINTS_PER_DECADE = 2
-_INPUT = shared(w.Layout, width="auto", flex="1 1 200px")
-_ROW = shared(w.Layout, flex_flow="row wrap", align_items="center", grid_gap="4px 8px", width="100%")
-_TEXT_STYLE = shared(w.widgets.widget_string.TextStyle, description_width="initial")
+_INPUT, _ROW, _TEXT_STYLE = FLEX_INPUT, WRAP_ROW, INPUT_STYLE
 
 
 def parse_deadline(text: str, today: _dt.date | None = None) -> float | None:

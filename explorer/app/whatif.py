@@ -22,7 +22,8 @@ from explorer import catalog
 from explorer.analysis import WHAT_IF_LEVERS, what_if
 from explorer.app import export
 from explorer.app.analysis_views import _field_value_text
-from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, PLAIN, html as shared_html, shared
+from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, PLAIN, html as shared_html,
+                                 shared)
 from explorer.app.views import translate
 from explorer.messages import Message
 from explorer.model import Estimate
@@ -51,7 +52,7 @@ _SORT_LABEL = {"total_usd": "kpi_total_project", "final_run_usd": "kpi_total_run
 #: The question of issue 17: on-demand vs spot vs owned, FP8 vs BF16, a cheap Chinese region vs the US average.
 DEFAULT = (("pricing", ("on_demand", "spot", "owned")), ("precision", ("bf16", "fp8")),
            ("region", ("cn-ningxia", "us-avg")))
-_VALUES_LAYOUT = shared(w.Layout, width="auto", flex="1 1 180px", max_width="100%")
+_VALUES_LAYOUT = FLEX_INPUT
 _LEVER_LAYOUT = shared(w.Layout, width="auto", flex="0 1 190px")
 _ROW_LAYOUT = shared(w.Layout, flex_flow="row wrap", align_items="flex-start", grid_gap="4px 8px", width="100%")
 
