@@ -61,7 +61,9 @@ def _number(text: str) -> float:
         return parse_number(text)
     except NumberError as exc:  # the one error of the parser: too long, past the float range, or no number
         why = {"long": f"is longer than {MAX_NUMBER_CHARS} characters",
-               "range": "is outside the float range (about 2.2e-308 to 1.8e308 in size, or 0)"}.get(exc.reason,
+               "range": "is outside the float range (about 2.2e-308 to 1.8e308 in size, or 0)",
+               "comma": "has a comma that is no thousands separator (one needs three digits after it): "
+                        "write a decimal with a dot, 3.5 not 3,5"}.get(exc.reason,
                                                                                                "is not a number")
         raise argparse.ArgumentTypeError(f"{short_repr(text, 40)} {why}") from None
 

@@ -43,7 +43,7 @@ from explorer.model import COST_DIMENSIONS, Estimate, estimate
 from explorer.plots.analysis import (SLOT_COLORS, CompareBarsPlot, LeverWaterfallPlot, SimulationPlot,
                                      TornadoPlot)
 from explorer.plots.breakdown import freeze_layout
-from explorer.text import label, labels, money, parse_number, quantity, readable_number
+from explorer.text import NumberError, label, labels, money, parse_number, quantity, readable_number
 
 __all__ = ["AnalysisViews", "SLOTS", "SLOT_NAME_MAX", "slot_title", "clean_slot_name", "APP_DRAWS", "APP_SEED",
            "compare_html", "recipe_html", "scenario_line", "budget_html", "parse_budget", "parse_gpu_cap"]
@@ -70,22 +70,28 @@ _INPUT_STYLE = INPUT_STYLE
 
 
 # ---------------------------------------------------------------------------------------------- parsing
-def _parse_number(text: str) -> float | None:
-    """A typed number as every box reads it (``10M``, ``2.5e6``, ``2,500,000``: :func:`explorer.text.parse_number`);
-    None for a blank box; ValueError when not a number."""
+def _parse_number(text: str, currency: str | None = None) -> float | None:
+    """A typed number as every box reads it (``10M``, ``2.5e6``, ``2,500,000``, ``500万``:
+    :func:`explorer.text.parse_number`); None for a blank box; ValueError when not a number."""
     text = (text or "").strip()
     if not text:
         return None
-    return parse_number(text)
+    return parse_number(text, currency=currency)
 
 
-def parse_budget(text: str) -> float | None:
-    """A typed budget [currency]: None for blank, ValueError unless a finite amount > 0.
+def parse_budget(text: str, currency: str = "USD") -> float | None:
+    """A typed budget [``currency``]: None for blank, ValueError unless a finite amount > 0.
 
-    >>> parse_budget("2,500,000"), parse_budget("10M"), parse_budget("")
-    (2500000.0, 10000000.0, None)
+    The box's own currency symbol is read (``$5M`` in a USD box, ``¥5M`` in a CNY box); the other one is
+    refused with :class:`explorer.text.NumberError` (reason ``"currency"``), not converted: the box names its
+    currency, and the viewer switches it there.
+
+    >>> parse_budget("2,500,000"), parse_budget("10M"), parse_budget(""), parse_budget("$5M")
+    (2500000.0, 10000000.0, None, 5000000.0)
+    >>> parse_budget("500万", "CNY"), parse_budget("¥5M", "CNY"), parse_budget("5亿", "CNY")
+    (5000000.0, 5000000.0, 500000000.0)
     """
-    value = _parse_number(text)
+    value = _parse_number(text, currency)
     if value is not None and not (math.isfinite(value) and value > 0):
         raise ValueError(text)
     return value
@@ -894,7 +900,7 @@ class AnalysisViews:
             self.mode.value = extras["view"]
         budget = cap = None
         try:
-            budget = parse_budget(extras.get("budget_usd", ""))
+            budget = parse_budget(extras.get("budget_usd", ""), "USD")  # a link's budget is in US dollars
         except ValueError:
             refused.append(ScenarioError("budget_usd", extras["budget_usd"], Message("allowed_budget")))
         try:
@@ -923,8 +929,12 @@ class AnalysisViews:
         messages = []
         budget, cap = self.budget_usd, self.gpu_cap
         try:
-            value = parse_budget(self.budget_box.value)
+            value = parse_budget(self.budget_box.value, self._currency[0])
             budget = None if value is None else value / fx
+        except NumberError as exc:
+            key = {"currency": "budget_currency", "comma": "budget_comma"}.get(exc.reason, "budget_bad")
+            messages.append(label(key, self.language).format(symbol=exc.symbol, currency=self._currency[0])
+                            + f": {short_repr(self.budget_box.value.strip(), 40)}")
         except ValueError:
             messages.append(label("budget_bad", self.language) + f": {short_repr(self.budget_box.value.strip(), 40)}")
         try:

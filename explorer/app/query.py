@@ -122,7 +122,7 @@ def refused_fields_from_query(query: str) -> list[ScenarioError]:
         try:
             value = parse_number(text)  # as _clamp reads it: 7B, 1e1000000 (past the float range: refused)
         except NumberError as exc:
-            if exc.reason == "syntax":
+            if exc.reason not in ("long", "range"):  # no number at all (syntax, a decimal comma, a currency)
                 continue
             value = math.inf
         if not spec["min"] <= value <= spec["max"]:
