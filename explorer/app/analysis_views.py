@@ -25,7 +25,6 @@ import math
 from typing import Callable, Iterator
 
 import ipywidgets as w
-from ipywidgets.widgets.widget_string import TextStyle
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -35,7 +34,7 @@ from explorer.analysis import (Simulation, attribute, budget_status, compare, se
 from explorer.analysis.budget import AT_RISK_PROBABILITY
 from explorer.app import export
 from explorer.app.views import pricing_words, translate
-from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, TEXT_STYLE, shared
+from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, INPUT_STYLE, PLAIN, TEXT_STYLE, WRAP_ROW, shared
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError, short_repr
 from explorer.messages import Message
@@ -66,8 +65,8 @@ APP_SEED = 0
 _SHARED = AUTO_WIDTH  # shared by buttons (see explorer.app.shared)
 _INPUT = shared(w.Layout, width="auto", flex="1 1 220px")
 _NAME = shared(w.Layout, width="auto", flex="1 1 160px", max_width="260px")
-_WRAP = shared(w.Layout, flex_flow="row wrap", align_items="center")
-_INPUT_STYLE = shared(TextStyle, description_width="initial")
+_WRAP = WRAP_ROW
+_INPUT_STYLE = INPUT_STYLE
 
 
 # ---------------------------------------------------------------------------------------------- parsing
@@ -96,6 +95,15 @@ def parse_budget(text: str, currency: str = "USD") -> float | None:
     if value is not None and not (math.isfinite(value) and value > 0):
         raise ValueError(text)
     return value
+
+
+def _same_amount(text: str, amount: float, parse: Callable[[str], float | None]) -> bool:
+    """Whether ``text`` reads (with ``parse``) as ``amount``, to 1 part in 10**9 (a typed box shown back as typed)."""
+    try:
+        value = parse(text)
+    except ValueError:
+        return False
+    return value is not None and math.isclose(value, amount, rel_tol=1e-9)
 
 
 def parse_gpu_cap(text: str) -> float | None:
@@ -682,7 +690,8 @@ class AnalysisViews:
     def figure_for_export(self, key: str) -> Figure | None:
         """The Compare or Uncertainty figure brought up to date for a download (not drawn on its canvas).
 
-        ``key`` is ``"compare"`` (None while no slot is pinned) or ``"uncertainty"``. The
+        ``key`` is ``"compare"`` (None while no slot is pinned), ``"uncertainty"`` or ``"lever"`` (the "what
+        changed" chart by lever). The
         view's data are updated as when its tab opens; the widget canvas draws them when shown.
         """
         if key == "compare":
@@ -699,6 +708,12 @@ class AnalysisViews:
                 self._relabelled(self.simulation_plot, self.tornado)
                 self._update_uncertainty()
             return self.uncertainty_figure
+        if key == "lever":  # the "what changed" chart by lever (None when the attribution has no finite end)
+            if "lever" in self._stale:
+                self._stale.discard("lever")
+                self._relabelled(self.lever_plot)
+                self._update_lever()
+            return self.lever_plot.figure if self.attribution is not None else None
         raise KeyError(key)
 
     def _layout_key(self, fig: Figure) -> tuple:
@@ -847,14 +862,25 @@ class AnalysisViews:
 
     # ------------------------------------------------------------------ the decision in a link
     def decision_items(self) -> dict[str, str]:
-        """The budget, GPU cap and pinned slots (scenario and name) as share-link keys (see :mod:`explorer.app.query`)."""
+        """The budget, GPU cap, pinned slots (scenario and name) and the "what changed" view (``view=lever``) as
+        share-link keys (see :mod:`explorer.app.query`). The budget and cap travel as typed too (``5M``), when
+        the box still holds what they were read from."""
         from explorer.app.query import query_from_scenario
 
         items: dict[str, str] = {}
+        fx = self.estimate.usd_to_currency
         if self.budget_usd is not None:
             items["budget_usd"] = export.plain_decimal(self.budget_usd)  # exact: the box shows it back in its currency
+            typed = self.budget_box.value.strip()[:40]
+            if typed and typed != export.plain_decimal(round(self.budget_usd * fx, 2)) \
+                    and _same_amount(typed, self.budget_usd * fx, parse_budget):
+                items["budget_text"] = typed
         if self.gpu_cap is not None:
-            items["gpu_cap"] = export.plain_decimal(self.gpu_cap)
+            typed = self.cap_box.value.strip()[:40]
+            items["gpu_cap"] = (typed if _same_amount(typed, self.gpu_cap, parse_gpu_cap)
+                                else export.plain_decimal(self.gpu_cap))
+        if self.mode.value == "lever":
+            items["view"] = "lever"
         for slot, est in self.slots.items():
             if est is not None:
                 items[f"slot_{slot}"] = query_from_scenario(est.scenario) or "default"
@@ -890,6 +916,8 @@ class AnalysisViews:
             except (ScenarioError, ValueError):
                 continue
             self.pin(slot, est, name=extras.get(f"name_{slot}", ""))
+        if extras.get("view") in ("lever", "dimension"):
+            self.mode.value = extras["view"]
         budget = cap = None
         try:
             budget = parse_budget(extras.get("budget_usd", ""), "USD")  # a link's budget is in US dollars
@@ -904,9 +932,12 @@ class AnalysisViews:
         fx = self.estimate.usd_to_currency
         with self._mute():
             if budget is not None:
-                self.budget_box.value = export.plain_decimal(round(budget * fx, 2))
+                typed = extras.get("budget_text", "")[:40]  # as typed (5M), if it is the same amount
+                self.budget_box.value = (typed if _same_amount(typed, budget * fx, parse_budget)
+                                         else export.plain_decimal(round(budget * fx, 2)))
             if cap is not None:
-                self.cap_box.value = export.plain_decimal(cap)
+                typed = extras.get("gpu_cap", "")[:40]
+                self.cap_box.value = typed if _same_amount(typed, cap, parse_gpu_cap) else export.plain_decimal(cap)
         self.budget_usd, self.gpu_cap = budget, cap
         self._update_budget_status()
         return refused

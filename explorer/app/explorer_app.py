@@ -25,6 +25,8 @@ from explorer.app import controls as c
 from explorer.app import export, query, views
 from explorer.app.analysis_views import AnalysisViews, scenario_line
 from explorer.app.whatif import WhatIfView
+from explorer.app.plan_view import PlanView
+from explorer.app.models_view import ModelsView
 from explorer.app.bindings import BINDINGS, GROUPS, Binding
 from explorer.app import responsive
 from explorer.app.page_bridge import PageBridge
@@ -49,7 +51,8 @@ _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
 _GROUP_OF = {b.name: b.group for b in BINDINGS}
 #: In a running kernel, chart widths from the page are laid out at most this often, the latest one only [s].
 WIDTH_COALESCE_SECONDS = 0.25
-_TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif")
+_TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif", "plan",
+             "models")
 #: Scenario fields with no control of their own (shown on the "kept" line under the preset picker, with a reset).
 _UNCONTROLLED = tuple(name for name in Scenario.__dataclass_fields__ if name not in {b.name for b in BINDINGS})
 #: One model's disclosed shape (a preset's published run): a new model size clears them.
@@ -181,7 +184,11 @@ class ExplorerApp:
     def _apply_link_decision(self, query_string: str) -> None:
         """Apply the link's budget, GPU cap and slots, and say which of its values were left out: numbers
         out of range or past any number (``1e1000000``), in the link or a slot's; they are not clamped silently."""
-        refused = query.refused_fields_from_query(query_string) + self.analysis.apply_decision(self._query_extras)
+        extras = self._query_extras
+        refused = query.refused_fields_from_query(query_string) + self.analysis.apply_decision(extras)
+        self.whatif.apply_decision(extras)
+        if extras.get("tab") in _TAB_KEYS:  # the tab the link was made on (its What-if, Plan... built then)
+            self.tabs.selected_index = _TAB_KEYS.index(extras["tab"])
         if refused:
             self._reject(refused[0].field, str(refused[0]), refused[0])
 
@@ -277,6 +284,11 @@ class ExplorerApp:
         self.pin_button.on_click(self._on_pin)
         self.whatif = WhatIfView(widget_figure, self.language, on_error=lambda m: self._reject("app", m),
                                  event_loop=self._event_loop)
+        # the Plan and Models tabs: empty boxes until first opened (built by their render)
+        self.plan_view = PlanView(widget_figure, self.language, on_use=self._load_scenario,
+                                  on_error=lambda m: self._reject("app", m))
+        self.models_view = ModelsView(self.language, on_load=self._load_scenario,
+                                      on_error=lambda m: self._reject("app", m))
         self.analysis = AnalysisViews(widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
                                       on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m))
         self.assumptions = shared_html()
@@ -317,6 +329,8 @@ class ExplorerApp:
             w.VBox([self.assumptions, self.glossary], layout=PLAIN),
             w.VBox([self.share, self.downloads], layout=PLAIN),
             self.whatif.widget,
+            self.plan_view.widget,
+            self.models_view.widget,
         ], layout=PLAIN)
 
     def _group(self, group: str) -> w.VBox:
@@ -414,6 +428,8 @@ class ExplorerApp:
         self.pin_button.description = label("pin_baseline_a", lang)
         self.analysis.set_language(lang)
         self.whatif.set_language(lang)
+        self.plan_view.set_language(lang)
+        self.models_view.set_language(lang)
         self.session.value = views.session_html()
         self.breakdown.set_language(lang)
         self.waterfall.set_language(lang)
@@ -745,6 +761,8 @@ class ExplorerApp:
         self.analysis.update(e, self.baseline, self._tab_key())  # simulates e: the KPI range and the error bar
         self.whatif.update(e)
         self.whatif.render(self._tab_key() == "whatif")
+        self.plan_view.update(e)
+        self.plan_view.render(self._tab_key() == "plan")
         kind = e.scenario.training_kind
         self.rows["training_kind"].set_note(html.escape(label("kind_note_same_compute", lang).format(
             mult=f"{e.scenario.experiments_multiplier_effective:g}",
@@ -846,14 +864,18 @@ class ExplorerApp:
         lang = self.language
         # in this language even when the History tab was not opened in it: a kept figure, or a file-only one
         history = self.history.figure_for(lang)
-        charts = [(self.breakdown.figure, "breakdown", ("png", "svg")), (self.waterfall.figure, "what-changed", ("png",)),
-                  (history, "history", ("png",))]
+        charts = [(self.breakdown.figure, "breakdown", ("png", "svg")), (self.waterfall.figure, "what-changed", ("png",))]
+        lever = self.analysis.figure_for_export("lever")  # the By-lever view of "what changed": a file of its own
+        if lever is not None:
+            charts.append((lever, "what-changed-by-lever", ("png", "svg")))
+        charts.append((history, "history", ("png",)))
         for key in ("compare", "uncertainty"):
             fig = self.analysis.figure_for_export(key)
             if fig is not None:
                 charts.append((fig, key, ("png",)))
+        titles = {"what-changed": "tab_waterfall", "what-changed-by-lever": "download_lever_chart"}
         return [(fig, fmt, f"{name}.{fmt}", label("download_chart", lang).format(
-                    chart=label(f"tab_{'waterfall' if name == 'what-changed' else name}", lang), format=fmt.upper()))
+                    chart=label(titles.get(name, f"tab_{name}"), lang), format=fmt.upper()))
                 for fig, name, formats in charts for fmt in formats]
 
     def _mark_history(self, e: Estimate) -> None:
@@ -870,7 +892,10 @@ class ExplorerApp:
         extras = {"lang": self.language}
         if self.scope != "project":
             extras["scope"] = self.scope
-        extras.update(self.analysis.decision_items())  # budget, GPU cap, compare slots and their names
+        extras.update(self.analysis.decision_items())  # budget, GPU cap, compare slots and their names, By-lever
+        extras.update(self.whatif.decision_items())  # the What-if picks and sort, once its tab was opened
+        if self._decision_tab != "breakdown":
+            extras["tab"] = self._decision_tab  # the last tab looked at before Share (where the link is copied)
         return "?" + query.query_from_scenario(self.scenario, **extras)
 
     # ------------------------------------------------------------------ public actions
@@ -902,6 +927,13 @@ class ExplorerApp:
             self.reset_kept()
         except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
             self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
+
+    def _load_scenario(self, scenario: Scenario) -> bool:
+        """Show ``scenario`` from the Plan or Models tab, on the Breakdown tab; False when it cannot be shown."""
+        ok = self.set_scenario(scenario)
+        if ok:
+            self.tabs.selected_index = _TAB_KEYS.index("breakdown")
+        return ok
 
     def _on_pin(self, _button) -> None:
         try:
@@ -976,9 +1008,17 @@ class ExplorerApp:
             self.analysis.render(self._tab_key())  # the analysis views draw their own figures, when shown
         if hasattr(self, "whatif"):
             self.whatif.render(self._tab_key() == "whatif")
+        if hasattr(self, "plan_view"):
+            self.plan_view.render(self._tab_key() == "plan")
+            self.models_view.render(self._tab_key() == "models")
+
+    #: The tab a share link opens on: the last one shown other than Share (see :meth:`share_query`).
+    _decision_tab = "breakdown"
 
     def _on_tab(self, _change: dict) -> None:
         try:
+            if self._tab_key() not in ("share", ""):
+                self._decision_tab = self._tab_key()
             self._stale_pages.add("share")  # slots, names and budget change without a new estimate
             self._render()
             self._write_pages()

@@ -115,5 +115,6 @@ def test_every_duplicate_layout_or_style_is_one_that_changes(make_app):
     assert duplicates == {}, list(duplicates)[:3]
     models = len(widgets)
     # 563 before the layouts and styles were shared; 301 with money and model v3; 321 once the what-if tab (issue 17,
-    # built when first opened, so not on the first page) has been opened too
-    assert models < 330, models
+    # built when first opened, so not on the first page) has been opened too; 347 once the Plan and Models tabs (issue 27,
+    # built when first opened too) have been
+    assert models < 355, models
