@@ -7,6 +7,8 @@
 #                class password 8+ characters, optional WORKSHOP_ADMIN_PASSWORD 32+; ports 8000, 8081, 8001)
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
 #                (sized for CLASS=30 by default: 15 preheated kernels for lesson 1 in each language, cap 60)
+#   make kit      - the lecturer's kit in build/kit: lecturer notes per lesson, answer key and handout (en, zh),
+#                the lessons as a static site to read before class (CLASS_URL=... the class server, for the handout)
 #   make lab   - install the lab extra and open JupyterLab on notebooks/analyst.ipynb (the API tour)
 #   make lint  - ruff and import-linter (rules and layers in pyproject.toml; .ci/run runs it before the tests)
 #   make docs  - install the docs extra and build the API reference into docs/_build/html (warnings fail)
@@ -15,7 +17,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test test-fast bench clean workshop lessons hub lab lint docs
+.PHONY: app test test-fast bench clean workshop lessons kit hub lab lint docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +27,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
 	touch $(STAMP)
 
-# POOL=30 preheats 30 kernels (a class arriving at once; docs/deploy.md) and refills the pool a minute after use
+# voila.json's pool of 4 follows demand (explorer/hosting/demand_pool.py: it grows with the page loads of the last
+# minute, within half the free memory and while the CPU has room, back to 4 after 5 idle minutes). POOL=30 makes 30 the floor (a class
+# arriving at once, preheated before it does; docs/deploy.md) and refills the pool a minute after use
 POOL ?=
 app: $(STAMP)
 	$(BIN)/python -m explorer.hosting notebooks/explorer.ipynb --Voila.ip=127.0.0.1 --port=8866 --no-browser \
@@ -37,7 +41,9 @@ app: $(STAMP)
 #                 so a class opening lesson 1 at once, in either language, is served from the pool;
 #   MAX_KERNELS = 2 x CLASS kernels held by viewers (a student keeps the last lesson open while opening the
 #                 next; kernels waiting in the pool do not count). Memory: about 0.2 GB per kernel (docs/workshop.md).
-# POOL= or MAX_KERNELS= overrides either; POOL=0 preheats nothing.
+# POOL= or MAX_KERNELS= overrides either; POOL=0 preheats nothing at start. Either way every lesson's pool follows
+# demand (explorer/hosting/demand_pool.py): it grows with the page loads of the last minute, within half the
+# free memory and while the CPU has room, and goes back to its size above after 5 idle minutes, so POOL is an optimisation, not a requirement.
 WORKSHOP_PORT ?= 8867
 FIRST ?= lessons/en/01_flops_to_dollars.ipynb lessons/zh/01_flops_to_dollars.ipynb
 CLASS ?= 30
@@ -57,12 +63,19 @@ workshop: $(STAMP)
 	@echo "Sized for a class of $(CLASS): $(WORKSHOP_POOL) preheated kernels per first lesson, at most $(MAX_KERNELS) viewers' kernels"
 	$(BIN)/python -m explorer.hosting notebooks --Voila.ip=127.0.0.1 --port=$(WORKSHOP_PORT) --no-browser \
 		--ExplorerVoila.max_kernels=$(MAX_KERNELS) \
-		$(if $(filter-out 0,$(WORKSHOP_POOL)),--preheat_kernel=True --VoilaKernelManager.fill_delay=$(FILL_DELAY) \
-			'--VoilaKernelManager.kernel_pools_config=$(WORKSHOP_POOLS)',--preheat_kernel=False)
+		--preheat_kernel=True --VoilaKernelManager.fill_delay=$(FILL_DELAY) \
+		'--VoilaKernelManager.kernel_pools_config=$(WORKSHOP_POOLS)'
 
 # Build the lesson notebooks from their text sources, notebooks/lessons/src/*.md (tests/workshop/test_lessons.py checks it)
 lessons: $(STAMP)
 	$(BIN)/python notebooks/lessons/build_lessons.py
+
+# The lecturer's kit, from the lesson notebooks and their checkers (notebooks/lessons/build_kit.py, docs/workshop.md):
+# lecturer notes per lesson, a one-page answer key, a student handout (en, zh) and a static site of the lessons
+KIT_OUT ?= build/kit
+CLASS_URL ?=
+kit: $(STAMP)
+	$(BIN)/python notebooks/lessons/build_kit.py --out $(KIT_OUT) $(if $(CLASS_URL),--class-url '$(CLASS_URL)')
 
 # The class server: JupyterHub with JupyterLab, the lessons copied to each student's home (deploy/jupyterhub/)
 HUB_STAMP := $(VENV)/.hub-installed

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from explorer import Scenario, ScenarioError, catalog, estimate
+from explorer import Scenario, ScenarioError, catalog, estimate, prices
 from explorer.messages import Message, message_ids, render, table
 from explorer.model.resolve import reference_precision
 
@@ -53,6 +53,7 @@ SAMPLES: dict[str, dict] = {
     "allowed_json_depth": {},
     "allowed_json_digits": {},
     "allowed_readable_file": dict(reason="No such file or directory"),
+    "allowed_repeat_same_count": dict(options=["params", "tokens"]),
     "allowed_utf8_file": {},
     "allowed_cloud_basis": dict(choices=["on_demand", "reserved_1y", "spot"], field="pricing"),
     "allowed_catalog_row": {},
@@ -119,6 +120,8 @@ SAMPLES: dict[str, dict] = {
     "price_estimated": dict(what="purchase price", gpu="Gaudi2", value=12000.0, unit="USD", peer="A100 80GB"),
     "cloud_price_unknown": dict(gpu="Gaudi2"),
     "market_price_estimated": dict(gpu="Gaudi2", rate=1.5),
+    "seller_price_unknown": dict(gpu="TPU v4", seller="Lambda Labs"),
+    "committed_price_estimated": dict(gpu="H100 SXM", rate=2.8, years=1),
     "market_price_derived": dict(gpu="NVIDIA H800 SXM5 80GB", rate=2.72, n=1.0, reference="NVIDIA H100 SXM5 80GB"),
     "compare_price_caveat": dict(gpu="NVIDIA H800 SXM5 80GB", bases=["on_demand"], caveat="derived", n=1.0,
                                  field="pricing"),
@@ -142,6 +145,8 @@ def latin_words(text: str) -> list[str]:
     text = re.sub(r"'[^']*'", "", text)  # a refused value is quoted as typed
     for acc in catalog.accelerators().values():  # accelerator names as their makers write them
         text = text.replace(acc.name, "")
+    for provider in prices.PROVIDERS.values():  # cloud providers' names, as they write them (issue 27's seller)
+        text = text.replace(provider[0], "")
     return [w for w in _LATIN.findall(text)
             if w.lower() not in ALLOWED_LATIN and not re.search(r"\d", w) and not w.endswith("Error")]
 
