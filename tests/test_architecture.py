@@ -260,3 +260,17 @@ def test_the_app_notebook_builds_the_app_then_applies_the_request():
     built, applied = code.find(build), code.find("app.apply_query(request_query_string())")
     assert 0 <= built < applied, code
     assert f"builds the app with `{build}`" in _page()
+
+
+def test_one_error_to_viewer_wrapper():
+    """docs/architecture.md: an unforeseen error in a callback goes through ``errors_to_viewer`` only (issue 29
+    item 3: the wrapper was written 15 times); a bare ``except Exception`` that builds ``app_error`` elsewhere in
+    the app would be a second copy."""
+    import re
+    from pathlib import Path
+
+    app = Path(__file__).resolve().parents[1] / "explorer" / "app"
+    copies = [f"{path.name}:{i}" for path in sorted(app.glob("*.py")) if path.name != "guard.py"
+              for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+              if re.search(r'Message\("app_error"', line)]
+    assert copies == [], copies

@@ -33,6 +33,7 @@ from explorer.analysis import (Simulation, attribute, budget_status, compare, se
                                simulate)
 from explorer.analysis.budget import AT_RISK_PROBABILITY
 from explorer.app import export
+from explorer.app.guard import errors_to_viewer
 from explorer.app.views import pricing_words, translate
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, INPUT_STYLE, PLAIN, TEXT_STYLE, WRAP_ROW, shared
 from explorer.app.shared import html as shared_html
@@ -549,10 +550,8 @@ class AnalysisViews:
 
     def _safely(self, fn: Callable, *args) -> None:
         """Run a widget callback; an unexpected error becomes a message, never a traceback."""
-        try:
+        with errors_to_viewer(self.on_error):
             fn(*args)
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self.on_error(Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     # ------------------------------------------------------------------ language
     def set_language(self, language: str) -> None:
@@ -641,10 +640,8 @@ class AnalysisViews:
 
         An unexpected error becomes a message (``on_error``); the other views and the app go on.
         """
-        try:
+        with errors_to_viewer(self.on_error):
             self._render(visible)
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self.on_error(Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _on_screen(self, visible: str) -> Figure | None:
         """The figure of these views on screen when the tab ``visible`` is shown (None: none of them)."""

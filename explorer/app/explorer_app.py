@@ -31,6 +31,7 @@ from explorer.app.bindings import BINDINGS, GROUPS, Binding
 from explorer.app import responsive
 from explorer.app.page_bridge import PageBridge
 from explorer.app.ipympl_private import attach_figure, widget_figure
+from explorer.app.guard import errors_to_viewer
 from explorer.app.surface import ChartSurface
 from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, CHECKBOX_STYLE, FULL_WIDTH, HIDDEN, PLAIN,
                                  html as shared_html)
@@ -458,13 +459,11 @@ class ExplorerApp:
                 c.relabel_options(self.rows[name].widget, self._options(name), self._mute)
 
     def _on_group(self, _change: dict) -> None:
-        try:
+        with errors_to_viewer(self._report_error):
             opened = self._open_groups() & self._unlabelled_groups
             if opened:
                 self._unlabelled_groups -= opened
                 self._label_controls(opened)
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     # ------------------------------------------------------------------ reading controls
     def _values(self) -> dict[str, Any]:
@@ -525,7 +524,7 @@ class ExplorerApp:
         if self._muted:
             return
         owner = change["owner"]
-        try:
+        with errors_to_viewer(self._report_error):
             if owner is self.controls["language"]:
                 self._set_language(owner.value)
                 self._placeholders()
@@ -565,8 +564,6 @@ class ExplorerApp:
                 self._write_controls(self.scenario)
                 self._sync_visibility()
                 self.banner.value = error
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _adapt_precision(self, gpu: str) -> None:
         """Offer only ``gpu``'s precisions; keep the precision, or switch to the nearest and say so."""
@@ -584,10 +581,8 @@ class ExplorerApp:
             row.set_note("")
 
     def _on_owned(self, _button) -> None:
-        try:
+        with errors_to_viewer(self._report_error):
             self.controls["pricing"].value = "owned"
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _on_width(self, change: dict) -> None:
         """Lay the charts out for the width of their box (see :mod:`explorer.app.responsive`).
@@ -641,15 +636,13 @@ class ExplorerApp:
             self._apply_width(width)
 
     def _apply_width(self, width) -> None:
-        try:
+        with errors_to_viewer(self._report_error):
             changed = self.sizer.apply(width)
             if changed:
                 keys = [key for key, surface in self.charts.items() if surface.figure in changed]
                 for key in keys:
                     self.charts[key].needs_layout = True
                 self._render(*keys)
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _sync_visibility(self) -> None:
         r = self.rows
@@ -684,6 +677,10 @@ class ExplorerApp:
             return self.rows[field]
         return {"active_params": self.rows["active_fraction"], "experts": self.rows["active_fraction"],
                 "top_k": self.rows["active_fraction"]}.get(field)
+
+    def _report_error(self, message: Message) -> None:
+        """Show an unexpected error of a callback in the app's banner (:func:`~explorer.app.guard.errors_to_viewer`)."""
+        self._reject("app", message)
 
     def _reject(self, field: str, message: str, exc: ScenarioError | None = None) -> None:
         """Show why a change was not applied; the last good result stays.
@@ -834,11 +831,10 @@ class ExplorerApp:
         """Render the next chart file of the Share tab and show its link (see :meth:`_write_pages`)."""
         if generation != self._share_generation:
             return  # a newer page is being written
-        try:
+        with errors_to_viewer(self._report_error) as guard:
             fig, fmt, filename, link_caption = specs[len(links)]
             links.append(export.figure_link(fig, fmt, filename, link_caption, caption, self.language))
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
+        if guard.failed:
             return
         more = len(links) < len(specs)
         self.downloads.value = head + "<br>" + " &nbsp; ".join(links) + (" " + self._loading_html() if more else "")
@@ -923,10 +919,8 @@ class ExplorerApp:
         return self.set_scenario(self.scenario.replace(**{name: getattr(default, name) for name in self.kept_fields()}))
 
     def _on_reset_kept(self, _button) -> None:
-        try:
+        with errors_to_viewer(self._report_error):
             self.reset_kept()
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _load_scenario(self, scenario: Scenario) -> bool:
         """Show ``scenario`` from the Plan or Models tab, on the Breakdown tab; False when it cannot be shown."""
@@ -936,10 +930,8 @@ class ExplorerApp:
         return ok
 
     def _on_pin(self, _button) -> None:
-        try:
+        with errors_to_viewer(self._report_error):
             self.pin_baseline()
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def pin_baseline(self) -> None:
         """Make the current result the baseline of the "what changed" view: compare slot A."""
@@ -952,10 +944,8 @@ class ExplorerApp:
         self._render("waterfall")
 
     def _on_recipe(self) -> None:
-        try:
+        with errors_to_viewer(self._report_error):
             self.apply_savings_recipe()
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def apply_savings_recipe(self) -> bool:
         """Apply :func:`~explorer.analysis.savings_recipe` to the current scenario.
@@ -1016,14 +1006,12 @@ class ExplorerApp:
     _decision_tab = "breakdown"
 
     def _on_tab(self, _change: dict) -> None:
-        try:
+        with errors_to_viewer(self._report_error):
             if self._tab_key() not in ("share", ""):
                 self._decision_tab = self._tab_key()
             self._stale_pages.add("share")  # slots, names and budget change without a new estimate
             self._render()
             self._write_pages()
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def set_scenario(self, scenario: Scenario, *, keep_preset: bool = False) -> bool:
         """Move every control to ``scenario`` and show its result: the documented way to drive the app.

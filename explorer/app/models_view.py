@@ -25,7 +25,7 @@ from explorer.analysis.runs import models_table, run_scenario
 from explorer.app.shared import (AUTO_WIDTH, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN, TOGGLE_STYLE, WRAP_ROW,
                                  html as shared_html)
 from explorer.errors import ScenarioError
-from explorer.messages import Message
+from explorer.app.guard import errors_to_viewer
 from explorer.scenario import Scenario
 from explorer.text import label, money, quantity, readable_number
 
@@ -189,10 +189,8 @@ class ModelsView:
     def _safely(self, fn, *args) -> None:
         if self._muted:
             return
-        try:
+        with errors_to_viewer(self.on_error):
             fn(*args)
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self.on_error(Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def render(self, visible: bool) -> None:
         """Build the tab the first time it is shown."""

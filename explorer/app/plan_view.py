@@ -29,7 +29,7 @@ from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FL
                                  TOGGLE_STYLE, WRAP_ROW, html as shared_html)
 from explorer.app.views import translate
 from explorer.errors import ScenarioError
-from explorer.messages import Message
+from explorer.app.guard import errors_to_viewer
 from explorer.model import Estimate
 from explorer.plots.plan import PlanCurvePlot
 from explorer.scenario import PRICING_MODES, Scenario
@@ -142,10 +142,8 @@ class PlanView:
     def _safely(self, fn, *args) -> None:
         if self._muted:
             return
-        try:
+        with errors_to_viewer(self.on_error):
             fn(*args)
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self.on_error(Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _changed(self) -> None:
         self.stale = True

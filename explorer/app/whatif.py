@@ -21,11 +21,11 @@ from matplotlib.figure import Figure
 from explorer import catalog
 from explorer.analysis import WHAT_IF_LEVERS, what_if
 from explorer.app import export
+from explorer.app.guard import errors_to_viewer
 from explorer.app.analysis_views import _field_value_text
 from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, PLAIN, html as shared_html,
                                  shared)
 from explorer.app.views import translate
-from explorer.messages import Message
 from explorer.model import Estimate
 from explorer.plots.fonts import text_kwargs
 from explorer.scenario import ARCHITECTURES, FACILITIES, PRICING_MODES, RECOVERY_MODES, TRAINING_KINDS, Scenario
@@ -151,10 +151,8 @@ class WhatIfView:
     def _safely(self, fn, *args) -> None:
         if self._muted:
             return
-        try:
+        with errors_to_viewer(self.on_error):
             fn(*args)
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self.on_error(Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _on_lever(self, i: int) -> None:
         lever = self.levers[i].value
@@ -198,10 +196,8 @@ class WhatIfView:
 
     def _safely_answer(self) -> None:
         self._scheduled = False
-        try:
+        with errors_to_viewer(self.on_error):
             self._answer()
-        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
-            self.on_error(Message("app_error", kind=type(exc).__name__, detail=str(exc)))
 
     def _answer(self) -> None:
         import time
