@@ -110,34 +110,42 @@ INPUT_NAMES: tuple[str, ...] = tuple(spec.name for spec in COMPUTE_INPUTS)
 _DEFAULTS = {spec.name: spec.default for spec in COMPUTE_INPUTS if spec.default is not REQUIRED}
 _REQUIRED = tuple(spec.name for spec in COMPUTE_INPUTS if spec.default is REQUIRED)
 _NAMES = frozenset(INPUT_NAMES)
+_REQUIRED_SET = frozenset(_REQUIRED)
 
 
 def compute_inputs(values: Mapping[str, Any], *, complete: bool = True) -> dict[str, Any]:
-    """``values`` as compute's inputs, in declaration order, checked against :data:`COMPUTE_INPUTS`.
+    """``values`` as compute's inputs, checked against :data:`COMPUTE_INPUTS`.
 
     Parameters
     ----------
     values : mapping
         Input name -> value (scalars or arrays, in each input's unit).
     complete : bool
-        True (what ``resolve`` and the analysis pass): every input must be given. False (a call of compute):
-        the required ones, the others take their defaults.
+        True (what ``resolve`` and the analysis pass): every input must be given. False (a call of
+        compute): the required ones, the others take their defaults.
 
     Raises
     ------
     TypeError
         Naming the inputs that are not compute's, or those missing (as a call with a wrong keyword does).
     """
+    keys = values.keys()
+    if complete:
+        if keys != _NAMES:  # one set comparison and a copy: this runs on every estimate
+            _refuse(values, INPUT_NAMES)
+        return dict(values)
+    if not (keys <= _NAMES and _REQUIRED_SET <= keys):
+        _refuse(values, _REQUIRED)
+    return _DEFAULTS | values
+
+
+def _refuse(values: Mapping[str, Any], needed: tuple[str, ...]):
     unknown = [k for k in values if k not in _NAMES]
     if unknown:
         raise TypeError(f"compute() got unexpected inputs {sorted(unknown)}; its inputs are "
                         "explorer.model.inputs.INPUT_NAMES")
-    missing = [k for k in (INPUT_NAMES if complete else _REQUIRED) if k not in values]
-    if missing:
-        raise TypeError(f"compute() is missing inputs {missing} (explorer.model.inputs.COMPUTE_INPUTS)")
-    if complete:
-        return {k: values[k] for k in INPUT_NAMES}
-    return {k: values[k] if k in values else _DEFAULTS[k] for k in INPUT_NAMES}
+    missing = [k for k in needed if k not in values]
+    raise TypeError(f"compute() is missing inputs {missing} (explorer.model.inputs.COMPUTE_INPUTS)")
 
 
 def signature(return_annotation: Any = inspect.Signature.empty) -> inspect.Signature:

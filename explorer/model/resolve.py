@@ -82,7 +82,14 @@ def _named(name: str, value, unit: str, source: str) -> Assumption:
 
 def _set(name: str, value, unit: str) -> Assumption:
     """A value the scenario gives (its field ``name``)."""
-    return _named(name, value, unit, Message("assumption_source_set"))
+    return _named(name, value, unit, _source("assumption_source_set"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _source(msg_id: str, **params) -> Message:
+    """The source ``msg_id`` in the model's own words (a :class:`Message`): made once per id and params, since
+    a Message writes its English when it is made and every estimate names the same few."""
+    return Message(msg_id, **params)
 
 
 @dataclass
@@ -290,7 +297,7 @@ def _estimated_price(acc, attribute: str, what: str, unit: str, used, estimated,
     if peer is None:
         return None
     value = getattr(peer, attribute) * _ref_peak(acc) / _ref_peak(peer)
-    source = Message("assumption_source_peer_price", peer=peer.name, year=peer.year, price=getattr(peer, attribute),
+    source = _source("assumption_source_peer_price", peer=peer.name, year=peer.year, price=getattr(peer, attribute),
                      unit=unit, peak=_ref_peak(acc), peer_peak=_ref_peak(peer), precision=reference_precision(acc))
     used.append(Assumption("assumption_price_estimated", {"what": what, "gpu": acc.id}, value, unit, source))
     estimated.append(what)
@@ -372,14 +379,14 @@ def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None, fall
             hosting = s.hosting_usd_per_gpu_hour
         else:
             used.append(Assumption("assumption_hosting", {"gpu": acc.id}, hosting, "USD/GPU-hour",
-                                   Message("assumption_source_hosting", colo=colo,
+                                   _source("assumption_source_hosting", colo=colo,
                                            watts=power["tdp_w"] * power["server_power_factor"])))
     utilization = _pick(s.owned_utilization, "owned_utilization", used, fallbacks)
     financing = _pick(s.financing_rate, "financing_rate", used, fallbacks)
     epoch = s.amortization == "epoch"
     used.append(_named("amortization", s.amortization, "",
-                       Message("assumption_source_epoch_amortization") if epoch else
-                       Message("assumption_source_straight_line", years=years)))
+                       _source("assumption_source_epoch_amortization") if epoch else
+                       _source("assumption_source_straight_line", years=years)))
     a, h = F.owned_hourly_usd(_nan(purchase), overhead, network, years, hosting, utilization, financing, epoch)
     return dict(purchase_usd=_nan(purchase),
                 capital_usd_per_gpu=float(F.cluster_capital_usd(_nan(purchase), overhead, network)),
@@ -599,7 +606,7 @@ def resolve(s: Scenario) -> Resolved:
             warnings.append(Message("moe_active_defaulted", share=s.active_fraction_effective,
                                     active=s.active_params_effective, params=s.params))
         used.append(Assumption("assumption_active_params_moe", {}, s.active_params_effective, "1",
-                               Message("assumption_source_active_fraction", fraction=s.active_fraction_effective)))
+                               _source("assumption_source_active_fraction", fraction=s.active_fraction_effective)))
     flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0
     attention = float(F.attention_flop_per_token(*shape))
     team = _team(s, float(F.train_flop(flop_factor, s.active_params_effective, s.tokens, attention)), used, fallbacks)
