@@ -7,6 +7,8 @@
 #                class password 8+ characters, optional WORKSHOP_ADMIN_PASSWORD 32+; ports 8000, 8081, 8001)
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
 #                (sized for CLASS=30 by default: 15 preheated kernels for lesson 1 in each language, cap 60)
+#   make kit      - the lecturer's kit in build/kit: lecturer notes per lesson, answer key and handout (en, zh),
+#                the lessons as a static site to read before class (CLASS_URL=... the class server, for the handout)
 #   make lab   - install the lab extra and open JupyterLab on notebooks/analyst.ipynb (the API tour)
 #   make lint  - ruff and import-linter (rules and layers in pyproject.toml; .ci/run runs it before the tests)
 #   make docs  - install the docs extra and build the API reference into docs/_build/html (warnings fail)
@@ -15,7 +17,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test test-fast bench clean workshop lessons hub lab lint docs
+.PHONY: app test test-fast bench clean workshop lessons kit hub lab lint docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +65,13 @@ workshop: $(STAMP)
 # Build the lesson notebooks from their text sources, notebooks/lessons/src/*.md (tests/workshop/test_lessons.py checks it)
 lessons: $(STAMP)
 	$(BIN)/python notebooks/lessons/build_lessons.py
+
+# The lecturer's kit, from the lesson notebooks and their checkers (notebooks/lessons/build_kit.py, docs/workshop.md):
+# lecturer notes per lesson, a one-page answer key, a student handout (en, zh) and a static site of the lessons
+KIT_OUT ?= build/kit
+CLASS_URL ?=
+kit: $(STAMP)
+	$(BIN)/python notebooks/lessons/build_kit.py --out $(KIT_OUT) $(if $(CLASS_URL),--class-url '$(CLASS_URL)')
 
 # The class server: JupyterHub with JupyterLab, the lessons copied to each student's home (deploy/jupyterhub/)
 HUB_STAMP := $(VENV)/.hub-installed

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import ipywidgets as widgets
 from IPython.display import HTML, display
 
+from explorer import classroom
 from explorer.errors import short_repr
 from explorer.text import money as _money
 from explorer.text import MAX_NUMBER_CHARS, NumberError, parse_number
@@ -112,8 +113,8 @@ class Exercise:
         rows = [widgets.HTML(no_math(self.lesson.table(self.given)))] if self.given else []
         label = widgets.HTML(f"<b>{t('Your answer', '你的答案')}</b> "
                              f"({t('accepted within', '允许误差')} ±{self._tol_text()})")
-        self.widget = widgets.VBox(rows + [label, widgets.HBox([self.box, self.button]), self.feedback, self.fold],
-                                   layout=widgets.Layout(max_width="100%"))
+        self.widget = widgets.VBox(rows + [label, widgets.HBox([self.box, self.button]), self.feedback, self.fold,
+                                           self.lesson.progress], layout=widgets.Layout(max_width="100%"))
         self.correct = False
 
     def _tol_text(self) -> str:
@@ -221,6 +222,7 @@ class Exercise:
         color = "#1a7f37" if ok else "#9a3412"
         mark = "✔" if ok else "✘"
         self.feedback.value = no_math(f"<p style='color:{color};margin:4px 0'>{mark} {message}</p>")
+        self.lesson.checked(f"E{self.number}", ok)
         return ok
 
 
@@ -251,7 +253,7 @@ class Choice:
         label = widgets.HTML(f"<b>{t('Your answer', '你的答案')}</b>")
         self.widget = widgets.VBox([label, widgets.HBox([self.pick, self.button],
                                                        layout=widgets.Layout(flex_flow="row wrap")),
-                                    self.feedback], layout=widgets.Layout(max_width="100%"))
+                                    self.feedback, self.lesson.progress], layout=widgets.Layout(max_width="100%"))
         self.correct = False
 
     def judge(self, raw) -> tuple[bool, str]:
@@ -274,6 +276,7 @@ class Choice:
         ok, message = self.judge(raw)
         color = "#1a7f37" if ok else "#9a3412"
         self.feedback.value = no_math(f"<p style='color:{color};margin:4px 0'>{'✔' if ok else '✘'} {message}</p>")
+        self.lesson.checked(self.key, ok)
         return ok
 
 
@@ -294,6 +297,8 @@ class Lesson:
         self.exercises: dict[int, Exercise] = {}
         self.concepts: dict[str, Choice] = {}  # concept questions, "Q1", "Q2", ...
         self.panels: list = []  # every panel of the lesson, in order (tests drive them)
+        # "you answered 3 of 4": one widget shown under every check of the page, empty until the first check
+        self.progress = widgets.HTML(layout=widgets.Layout(margin="0"))
 
     def t(self, en: str, zh: str) -> str:
         """The text in this lesson's language."""
@@ -404,6 +409,33 @@ class Lesson:
         from voila.utils import wait_for_request
 
         wait_for_request()
+
+    # ------------------------------------------------------------ progress
+    def summary(self) -> tuple[int, int]:
+        """(checks answered correctly, checks on the page so far): exercises, concept questions and a capstone.
+
+        A check counts as answered once its last submitted answer was accepted. In Voila every check of the page
+        is registered before the student answers; in JupyterLab, those whose folded checker cell has run.
+        """
+        checks = [ex.correct for ex in self.exercises.values()] + [q.correct for q in self.concepts.values()]
+        cap = getattr(self, "_capstone", None)
+        if cap is not None:
+            checks.append(bool(cap.results) and all(ok for _, ok, _ in cap.results))
+        return sum(checks), len(checks)
+
+    def checked(self, check: str, passed: bool) -> None:
+        """After a check: update the page's summary and record it in the student's home (on the hub only)."""
+        done, total = self.summary()
+        if total:
+            t = self.t
+            color = "#1a7f37" if done == total else "#555"
+            self.progress.value = no_math(
+                f"<p style='color:{color};margin:2px 0;font-size:90%'>"
+                + (t(f"This lesson: you answered {done} of {total} checks correctly.",
+                     f"本课：{total} 项检查中你已答对 {done} 项。") if done < total else
+                   t(f"This lesson: all {total} checks answered correctly.", f"本课：全部 {total} 项检查均已答对。"))
+                + "</p>")
+        classroom.record_check(classroom.notebook_stem(), self.LANG, check, passed)
 
     # ------------------------------------------------------------ exercises
     def exercise(self, number: int, answer: float, *, tolerance: float, mistakes=(), solution: str = "",
@@ -698,6 +730,7 @@ class Capstone:
                   "你的方案前后一致。向同桌为它辩护：如果 MFU 只有 0.30 呢？") if passed else
                 t("Not yet consistent: fix the lines marked ✘.", "还不一致：请修改标 ✘ 的各项。"))
         self.report.value = no_math(f"<p><b>{head}</b></p><ul style='padding-left:1.2em'>{rows}</ul>")
+        self.lesson.checked("plan", passed)
         return passed
 
 

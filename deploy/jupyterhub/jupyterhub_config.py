@@ -11,6 +11,9 @@
   kernel idle for 20 minutes is shut down (an open lesson left behind holds 0.1-0.3 GB: docs/workshop.md);
 * lessons open unmodified (the notebooks' ``language_info`` is the kernel's, and they are signed as trusted
   in the student's home) and JupyterLab's "news" pop-up is off;
+* each check a student runs is recorded in their home (``~/.llm-cost-explorer/checks.jsonl``,
+  ``explorer/classroom.py``); the admin's home gets ``class_view.ipynb``, which reads every home under
+  ``WORKSHOP_HOMES`` (this hub's homes) and shows who passed which check and who is stuck;
 * the proxy is configurable-http-proxy from npm (``deploy/jupyterhub/node_modules``).
 
 Environment: ``WORKSHOP_HUB_PORT`` (8000), ``WORKSHOP_HUB_API_PORT`` (8081), ``WORKSHOP_PROXY_API_PORT``
@@ -67,7 +70,9 @@ c.JupyterHub.spawner_class = "simple"  # SimpleLocalProcessSpawner: no system ac
 c.SimpleLocalProcessSpawner.home_dir_template = str(HOMES / "{username}")
 c.Spawner.cmd = [str(BIN / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab/tree/lessons/index.ipynb"
-c.Spawner.environment = {"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "MPLBACKEND": "Agg"}
+c.Spawner.environment = {"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "MPLBACKEND": "Agg",
+                         # each check is recorded in the student's home; the class view reads them all
+                         "WORKSHOP_RECORD_CHECKS": "1", "WORKSHOP_HOMES": str(HOMES)}
 # Kernels idle for WORKSHOP_KERNEL_IDLE_TIMEOUT (20 min) are shut down, open tab or not (a class moves on to the
 # next lesson and leaves the last one open: each holds a kernel of 0.1-0.3 GB); a busy kernel is never culled.
 # A culled lesson shows "No Kernel" in JupyterLab; Run All starts a new one.
@@ -125,6 +130,10 @@ def copy_lessons(spawner) -> None:
     if not claims.exists():
         shutil.copy2(ROOT / "notebooks" / "claims.ipynb", claims)
         copied.append(claims)
+    view = home / "class_view.ipynb"  # the lecturer's class view, for the admin only
+    if getattr(spawner.user, "admin", False) and not view.exists():
+        shutil.copy2(HERE / "class_view.ipynb", view)
+        copied.append(view)
     if copied:
         _as_opened(copied, home)
     for name, settings in LAB_SETTINGS.items():

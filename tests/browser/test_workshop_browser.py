@@ -121,6 +121,10 @@ def test_student_answers_an_exercise_in_voila(chromium, workshop_url, lang):
     check.click()
     page.get_by_text("Correct" if lang == "en" else "正确").first.wait_for(timeout=20_000)
     assert not solution.is_visible(), "the solution opens only when the student asks"
+    # the page's summary, under every check: lesson 1 has 2 exercises and 2 concept questions
+    said = "This lesson: you answered 1 of 4 checks correctly." if lang == "en" else "本课：4 项检查中你已答对 1 项。"
+    assert page.get_by_text(said).count() == 4   # one line, shown under each of the four checks
+    page.get_by_text(said).first.wait_for(state="visible", timeout=10_000)
     page.get_by_text("Show the solution" if lang == "en" else "显示解答").first.click()
     solution.wait_for(state="visible", timeout=10_000)
     page.screenshot(path=str(ARTIFACTS / f"workshop-exercise-{lang}.png"))

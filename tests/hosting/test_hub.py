@@ -94,8 +94,9 @@ def _run_notebook(url: str, s: requests.Session, name: str, token: str) -> list[
     auth = {"Authorization": f"token {token}"}
     api = f"{url}/user/{name}/api"
     nb = s.get(f"{api}/contents/{LESSON}", headers=auth, timeout=60).json()["content"]
+    # the session's name is the notebook's file name, as JupyterLab sends it (the kernel's JPY_SESSION_NAME)
     r = s.post(f"{api}/sessions", headers=auth, timeout=120,
-               json={"path": LESSON, "type": "notebook", "name": "", "kernel": {"name": "python3"}})
+               json={"path": LESSON, "type": "notebook", "name": Path(LESSON).name, "kernel": {"name": "python3"}})
     assert r.status_code == 201, r.text
     kernel_id = r.json()["kernel"]["id"]
     ws = websocket.create_connection(f"{api}/kernels/{kernel_id}/channels".replace("http://", "ws://"),
@@ -168,6 +169,10 @@ def test_three_students_log_in_open_lesson_1_in_jupyterlab_and_run_it(hub):
         assert r.status_code == 201, r.text
         texts = _run_notebook(url, s, name, r.json()["token"])
         assert re.search(r"10³ times too small", "".join(texts)), texts[-1][:300]
+        # the check was recorded in the student's own home, for the lecturer's class view
+        records = (home / ".llm-cost-explorer" / "checks.jsonl").read_text(encoding="utf-8").splitlines()
+        assert [{k: r[k] for k in ("lesson", "lang", "check", "passed")} for r in map(json.loads, records)] == [
+            {"lesson": "01_flops_to_dollars", "lang": "en", "check": "E1", "passed": False}]
 
 
 def _server_ready_with_token(url: str, name: str) -> tuple[requests.Session, str]:

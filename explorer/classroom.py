@@ -1,0 +1,178 @@
+"""Each student's checks, recorded in their own home, and the lecturer's class view built from them.
+
+When a lesson's check runs in a student's JupyterLab on the class hub, :func:`record_check` appends one JSON
+line to ``~/.llm-cost-explorer/checks.jsonl``: the lesson, the check (``E1``, ``Q2``, ``plan``), whether it
+passed, and the time. Recording is on only where :data:`RECORD_ENV` is ``"1"`` (the hub's
+``jupyterhub_config.py`` and ``z2jh-values.yaml`` set it) and never in a Voila kernel, so the public read-only
+app and a student's own laptop write nothing. A failed write is ignored: it never fails the exercise.
+
+The lecturer's notebook (``deploy/jupyterhub/class_view.ipynb``) calls :func:`read_class` over the homes'
+root and shows :func:`class_table` (students × checks) and :func:`stuck` (tried :data:`STUCK_TRIES` times or
+more, never passed). A record file is bounded (:data:`MAX_RECORD_BYTES`): beyond it the older half is dropped.
+
+This module imports nothing of the package (pandas only inside the two table functions).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+__all__ = ["RECORD_ENV", "RECORDS", "MAX_RECORD_BYTES", "STUCK_TRIES", "recording_on", "record_check",
+           "read_records", "read_class", "class_table", "stuck", "notebook_stem"]
+
+RECORD_ENV = "WORKSHOP_RECORD_CHECKS"
+RECORDS = Path(".llm-cost-explorer") / "checks.jsonl"   # under a student's home
+# a record is at most about 120 bytes: 64 kB holds 500 checks or more, several times what a class gives
+MAX_RECORD_BYTES = 64_000
+STUCK_TRIES = 3   # tried this many times and not passed: the issue's definition of stuck
+_FIELD = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")   # what a lesson stem or check id looks like
+
+
+def recording_on(environ=None) -> bool:
+    """Are checks recorded here? Only where :data:`RECORD_ENV` is ``"1"`` and the kernel is not Voila's."""
+    env = os.environ if environ is None else environ
+    voila = any(k.startswith("VOILA_") for k in env)  # Voila gives its kernels VOILA_KERNEL_ID, VOILA_BASE_URL, ...
+    return env.get(RECORD_ENV) == "1" and not voila
+
+
+def notebook_stem(environ=None) -> str:
+    """The running notebook's name without ``.ipynb`` (JupyterLab's ``JPY_SESSION_NAME``), or ``"unknown"``.
+
+    jupyter_server sets ``JPY_SESSION_NAME`` to the kernel's folder joined with the session's name, which
+    JupyterLab gives as the notebook's file name; a client that gives no name leaves only the folder (unknown).
+    """
+    env = os.environ if environ is None else environ
+    name = Path(env.get("JPY_SESSION_NAME", "")).name
+    stem = name[:-len(".ipynb")] if name.endswith(".ipynb") else ""
+    return stem if _FIELD.match(stem) else "unknown"
+
+
+def record_check(lesson: str, lang: str, check: str, passed: bool, *, home: Path | None = None,
+                 now: datetime | None = None, environ=None) -> bool:
+    """Append one check to the student's record file; True if written.
+
+    Parameters
+    ----------
+    lesson : str
+        The notebook's stem, e.g. ``"01_flops_to_dollars"``.
+    lang : str
+        ``"en"`` or ``"zh"``.
+    check : str
+        ``"E1"`` (exercise 1), ``"Q2"`` (concept question 2) or ``"plan"`` (the capstone).
+    passed : bool
+        Whether the answer was accepted.
+    home : Path, optional
+        The student's home (default ``Path.home()``).
+    now : datetime, optional
+        The time of the check [UTC] (default: now).
+    environ : mapping, optional
+        The environment :func:`recording_on` reads (default ``os.environ``).
+
+    Never raises: a full disk, a read-only home or a bad value returns False and the exercise goes on.
+    """
+    try:
+        if not recording_on(environ):
+            return False
+        path = (Path.home() if home is None else Path(home)) / RECORDS
+        when = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+        line = json.dumps({"time": when.isoformat(timespec="seconds"), "lesson": str(lesson), "lang": str(lang),
+                           "check": str(check), "passed": bool(passed)}, ensure_ascii=False) + "\n"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and path.stat().st_size + len(line) > MAX_RECORD_BYTES:
+            _drop_older_half(path)
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(line)
+        return True
+    except Exception:  # noqa: BLE001 - recording is a courtesy to the lecturer, never the student's problem
+        return False
+
+
+def _drop_older_half(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    keep = lines[len(lines) // 2:]
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(keep), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_records(path: Path) -> list[dict]:
+    """The well-formed records of one file, oldest first (a bad line, a foreign field or a huge file is skipped).
+
+    A student can write anything into their own file: only records whose lesson and check look like a stem and
+    an id, with a boolean ``passed``, are kept, and at most the last 4 × :data:`MAX_RECORD_BYTES` bytes are read.
+    """
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - 4 * MAX_RECORD_BYTES))
+            text = f.read().decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    out = []
+    for line in text.splitlines():
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if (isinstance(r, dict) and isinstance(r.get("passed"), bool) and _FIELD.match(str(r.get("lesson", "")))
+                and _FIELD.match(str(r.get("check", ""))) and isinstance(r.get("time"), str)):
+            out.append({"time": r["time"][:32], "lesson": r["lesson"], "lang": str(r.get("lang", ""))[:8],
+                        "check": r["check"], "passed": r["passed"]})
+    return out
+
+
+def read_class(root: Path) -> dict[str, list[dict]]:
+    """Every student's records: ``{home directory name: records}`` for each home under ``root`` (sorted)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise ValueError(f"homes root: {str(root)!r} is not a directory; pass the folder holding one home per "
+                         "student (the hub's .hub/homes, or WORKSHOP_HOMES)")
+    return {home.name: read_records(home / RECORDS) for home in sorted(root.iterdir()) if home.is_dir()}
+
+
+def _tries(records_by_student: dict[str, list[dict]]) -> dict[tuple[str, str], dict[str, tuple[int, bool]]]:
+    """{(student, "lesson · check"): (tries, passed ever)} — a check counts as one, whatever its language."""
+    out: dict = {}
+    for student, records in records_by_student.items():
+        for r in records:
+            key = (student, f"{r['lesson']} · {r['check']}")
+            tries, passed = out.get(key, (0, False))
+            out[key] = (tries + 1, passed or r["passed"])
+    return out
+
+
+def class_table(records_by_student: dict[str, list[dict]]):
+    """A pandas DataFrame, students × checks: ``"✔"`` passed, ``"✘ 3"`` tried 3 times and not passed, ``""`` not tried.
+
+    Every student of ``records_by_student`` has a row, those with no record too; the columns are sorted by
+    lesson and check, and a last column ``passed`` counts each student's passed checks.
+    """
+    import pandas as pd
+
+    tries = _tries(records_by_student)
+    columns = sorted({check for _, check in tries})
+    rows = {}
+    for student in records_by_student:
+        cells = {}
+        for check in columns:
+            n, ok = tries.get((student, check), (0, False))
+            cells[check] = "✔" if ok else (f"✘ {n}" if n else "")
+        cells["passed"] = sum(1 for check in columns if tries.get((student, check), (0, False))[1])
+        rows[student] = cells
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=columns + ["passed"])
+    table.index.name = "student"
+    return table
+
+
+def stuck(records_by_student: dict[str, list[dict]], tries: int = STUCK_TRIES):
+    """Who is stuck: a DataFrame of (student, check, tries) for checks tried ``tries`` times or more, never passed."""
+    import pandas as pd
+
+    rows = [(student, check, n) for (student, check), (n, ok) in sorted(_tries(records_by_student).items())
+            if n >= tries and not ok]
+    return pd.DataFrame(rows, columns=["student", "check", "tries"])
