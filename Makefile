@@ -27,7 +27,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
 	touch $(STAMP)
 
-# POOL=30 preheats 30 kernels (a class arriving at once; docs/deploy.md) and refills the pool a minute after use
+# voila.json's pool of 4 follows demand (explorer/hosting/demand_pool.py: it grows with the page loads of the last
+# minute, within half the free memory and while the CPU has room, back to 4 after 5 idle minutes). POOL=30 makes 30 the floor (a class
+# arriving at once, preheated before it does; docs/deploy.md) and refills the pool a minute after use
 POOL ?=
 app: $(STAMP)
 	$(BIN)/python -m explorer.hosting notebooks/explorer.ipynb --Voila.ip=127.0.0.1 --port=8866 --no-browser \
@@ -39,7 +41,9 @@ app: $(STAMP)
 #                 so a class opening lesson 1 at once, in either language, is served from the pool;
 #   MAX_KERNELS = 2 x CLASS kernels held by viewers (a student keeps the last lesson open while opening the
 #                 next; kernels waiting in the pool do not count). Memory: about 0.2 GB per kernel (docs/workshop.md).
-# POOL= or MAX_KERNELS= overrides either; POOL=0 preheats nothing.
+# POOL= or MAX_KERNELS= overrides either; POOL=0 preheats nothing at start. Either way every lesson's pool follows
+# demand (explorer/hosting/demand_pool.py): it grows with the page loads of the last minute, within half the
+# free memory and while the CPU has room, and goes back to its size above after 5 idle minutes, so POOL is an optimisation, not a requirement.
 WORKSHOP_PORT ?= 8867
 FIRST ?= lessons/en/01_flops_to_dollars.ipynb lessons/zh/01_flops_to_dollars.ipynb
 CLASS ?= 30
@@ -59,8 +63,8 @@ workshop: $(STAMP)
 	@echo "Sized for a class of $(CLASS): $(WORKSHOP_POOL) preheated kernels per first lesson, at most $(MAX_KERNELS) viewers' kernels"
 	$(BIN)/python -m explorer.hosting notebooks --Voila.ip=127.0.0.1 --port=$(WORKSHOP_PORT) --no-browser \
 		--ExplorerVoila.max_kernels=$(MAX_KERNELS) \
-		$(if $(filter-out 0,$(WORKSHOP_POOL)),--preheat_kernel=True --VoilaKernelManager.fill_delay=$(FILL_DELAY) \
-			'--VoilaKernelManager.kernel_pools_config=$(WORKSHOP_POOLS)',--preheat_kernel=False)
+		--preheat_kernel=True --VoilaKernelManager.fill_delay=$(FILL_DELAY) \
+		'--VoilaKernelManager.kernel_pools_config=$(WORKSHOP_POOLS)'
 
 # Build the lesson notebooks from their text sources, notebooks/lessons/src/*.md (tests/workshop/test_lessons.py checks it)
 lessons: $(STAMP)

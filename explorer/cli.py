@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 import sys
 from typing import Sequence
 
@@ -21,7 +22,8 @@ from explorer import catalog, prices
 from explorer.errors import ScenarioError, short_repr
 from explorer.messages import Message, render
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate
-from explorer.text import LANGUAGES, MAX_NUMBER_CHARS, NumberError, label, parse_number, quantity
+from explorer.text import (LANGUAGES, MAX_NUMBER_CHARS, NumberError, label, parse_number, quantity,
+                           readable_number)
 from explorer.scenario import MAX_JSON_CHARS, Scenario, field_spec
 
 __all__ = ["main", "format_estimate"]
@@ -61,7 +63,9 @@ def _number(text: str) -> float:
         return parse_number(text)
     except NumberError as exc:  # the one error of the parser: too long, past the float range, or no number
         why = {"long": f"is longer than {MAX_NUMBER_CHARS} characters",
-               "range": "is outside the float range (about 2.2e-308 to 1.8e308 in size, or 0)"}.get(exc.reason,
+               "range": "is outside the float range (about 2.2e-308 to 1.8e308 in size, or 0)",
+               "comma": "has a comma that is no thousands separator (one needs three digits after it): "
+                        "write a decimal with a dot, 3.5 not 3,5"}.get(exc.reason,
                                                                                                "is not a number")
         raise argparse.ArgumentTypeError(f"{short_repr(text, 40)} {why}") from None
 
@@ -90,12 +94,13 @@ def _field_help(name: str) -> str:
     return text
 
 
-def _scenario_options(p: argparse.ArgumentParser) -> None:
+def _scenario_options(p: argparse.ArgumentParser, *, repeat: bool = False) -> None:
     """One option per scenario field (shared by estimate, plan, compare, attribute, simulate).
 
     Names, kinds, ranges and help come from :class:`~explorer.scenario.Scenario`'s fields (``field_spec``) and
     their labels; numbers are read as the app's boxes read them (``7B``, ``2,048``). ``--gpus`` and ``--days``
-    exclude each other (a cluster or a deadline).
+    exclude each other (a cluster or a deadline). With ``repeat`` (``compare``) an option may be given more than
+    once, and each value is a row (:func:`_compare_rows`).
     """
     count = p.add_mutually_exclusive_group()
     for f in dataclasses.fields(Scenario):
@@ -107,6 +112,8 @@ def _scenario_options(p: argparse.ArgumentParser) -> None:
             options["choices"] = field_spec(f.name)["choices"]
         elif kind in ("float", "int"):
             options["type"] = _number
+        if repeat:
+            options.update(action="append", help=options["help"] + "; repeatable: one row per value")
         target.add_argument("--" + dest.replace("_", "-"), **options)
 
 
@@ -123,7 +130,7 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--scenario", metavar="FILE", action="append",
                       help="scenario JSON file, repeatable (one row each); options below override every row")
     cmp_.add_argument("--name", action="append", help="row name, repeatable (default A, B, C...)")
-    _scenario_options(cmp_)
+    _scenario_options(cmp_, repeat=True)
     cmp_.add_argument("--json", action="store_true", help="print one JSON object keyed by row name")
 
     att = sub.add_parser("attribute", help="split a cost change among levers (exact Shapley values)")
@@ -177,7 +184,27 @@ def _read_scenario(path: str, option: str = "scenario") -> dict:
         raise ScenarioError(option, path, Message("allowed_readable_file", reason=exc.strerror)) from None
     except UnicodeDecodeError:
         raise ScenarioError(option, path, Message("allowed_utf8_file")) from None
-    return Scenario.from_json(text).to_dict()
+    return _scenario_from_text(text).to_dict()
+
+
+def _scenario_from_text(text: str) -> Scenario:
+    """The scenario of a file's JSON text; a number field may hold text as the app's boxes and the options read
+    it (``"params": "70B"``, ``"gpus": "2,048"``). Anything else is :meth:`Scenario.from_json`'s to refuse."""
+    try:
+        data = json.loads(text) if len(text) <= MAX_JSON_CHARS else None
+    except (ValueError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        return Scenario.from_json(text)  # its refusal, or the scenario
+    names = {f.name for f in dataclasses.fields(Scenario)}
+    for name, value in data.items():
+        if name in names and isinstance(value, str) and field_spec(name).get("kind") in ("float", "int"):
+            try:
+                number = parse_number(value)
+            except ValueError:
+                continue  # the Scenario refuses the text, naming the field
+            data[name] = int(number) if field_spec(name)["kind"] == "int" and number.is_integer() else number
+    return Scenario.from_dict(data)
 
 
 def _scenario_from_args(args: argparse.Namespace, data: dict | None = None) -> Scenario:
@@ -198,6 +225,33 @@ def _scenario_from_args(args: argparse.Namespace, data: dict | None = None) -> S
     elif args.days is not None:
         data["gpus"], data["deadline_days"] = None, args.days
     return Scenario.from_dict(data)
+
+
+def _compare_rows(args: argparse.Namespace) -> tuple[list[argparse.Namespace], list[str] | None]:
+    """The rows of ``compare``: one per value of a repeated option, and their default names.
+
+    ``compare --params 7B --params 70B`` compares both (a user who repeats an option in a command that
+    compares means both; keeping the last silently would drop a row). Options repeated together pair up
+    in order (``--params 7B --params 70B --tokens 140B --tokens 1.4T``: two rows), so they must be repeated
+    the same number of times; an option given once applies to every row. Names: ``params=7B``, ... when the
+    rows come from repeated options, else None (A, B, C...).
+    """
+    values = {opt: getattr(args, opt) for opt in _OPTION_FIELDS}
+    repeated = {opt: v for opt, v in values.items() if v is not None and len(v) > 1}
+    counts = sorted({len(v) for v in repeated.values()})
+    if len(counts) > 1:
+        first = next(iter(repeated))
+        raise ScenarioError(first, len(repeated[first]), Message(
+            "allowed_repeat_same_count", options=[_OPTION_FIELDS[o] for o in repeated]))
+    rows, names = [], []
+    for i in range(counts[0] if counts else 1):
+        row = argparse.Namespace(**vars(args))
+        for opt, v in values.items():
+            setattr(row, opt, None if v is None else v[i] if len(v) > 1 else v[0])
+        rows.append(row)
+        names.append(" ".join(f"{opt}={readable_number(v[i]) if isinstance(v[i], (int, float)) else v[i]}"
+                              for opt, v in repeated.items()))
+    return rows, (names if repeated else None)
 
 
 def _fmt(x: float, unit: str = "") -> str:
@@ -225,7 +279,7 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
     total = cost["total"]
     lines = [
         f"Scenario: {s.params:.3g} params ({s.architecture}), {s.tokens:.3g} tokens, {s.gpu} {s.precision.upper()}, "
-        f"{s.pricing.replace('_', '-')}, region {s.region}",
+        f"{s.pricing.replace('_', '-')}{'' if s.pricing == 'owned' else ' from ' + _seller_words(s)}, region {s.region}",
         "",
         f"  train compute        {_fmt(e.train_flop, 'FLOP')}",
         f"  MFU                  {e.mfu:.3f} of {e.peak_tflops:g} TFLOP/s peak",
@@ -284,6 +338,13 @@ _HIDDEN_NAMES = {"experiments": "experiments (R&D)", "failure_loss": "failures+r
                  "other_loss": "other losses", "storage": "storage"}
 
 
+def _seller_words(s) -> str:
+    """Who sells, for the CLI: ``specialist clouds (median)``, ``Nebius (prices of 2026-09-25)``."""
+    if s.seller in prices.SELLER_GROUPS:
+        return f"{s.seller} clouds (median)" if s.seller == "specialist" else "hyperscalers (median)"
+    return f"{prices.seller_name(s.seller)} (prices of {prices.seller_date(s.seller, s.gpu) or 'none for this accelerator'})"
+
+
 def _basis_line(e: Estimate) -> str:
     """The price basis and the rate it gives, in words."""
     s = e.scenario
@@ -292,7 +353,8 @@ def _basis_line(e: Estimate) -> str:
     estimated = (" (estimated)" if "cloud price" in e.estimated
                  else " (derived)" if "cloud price (derived)" in e.estimated else "")
     typed = " (typed)" if s.rate_usd_per_gpu_hour is not None else ""
-    return f"{s.pricing}: {e.rate_usd_per_gpu_hour * e.usd_to_currency:.3g} {s.currency}/GPU-hour{estimated}{typed}"
+    return (f"{s.pricing} from {_seller_words(s)}: {e.rate_usd_per_gpu_hour * e.usd_to_currency:.3g} "
+            f"{s.currency}/GPU-hour{estimated}{typed}")
 
 
 def _owned_lines(e: Estimate, cur: str, fx: float) -> list[str]:
@@ -314,6 +376,11 @@ def _months(m: float) -> str:
     return "never" if not math.isfinite(m) else f"{m:.0f} months"
 
 
+#: Column heads of the price bases in ``catalog gpus``, 10 characters at most.
+_BASIS_SHORT = {"on_demand": "on_demand", "reserved_1y": "commit_1y", "reserved_3y": "commit_3y", "spot": "spot",
+                "hyperscaler_on_demand": "hs_on_dem", "hyperscaler_reserved_1y": "hs_1y", "hyperscaler_reserved_3y": "hs_3y"}
+
+
 def _catalog_table(which: str, as_json: bool) -> str:
     if which == "gpus":
         rows = [
@@ -331,7 +398,8 @@ def _catalog_table(which: str, as_json: bool) -> str:
             for a in catalog.accelerators().values()
         ]
         header = (f"{'id':<12} {'precisions':<28} {'mem GB':>7} {'TDP W':>6}  "
-                  + " ".join(f"{b[:10]:>10}" for b in prices.CLOUD_BASES) + "   (USD/GPU-hour; * estimated, + derived)")
+                  + " ".join(f"{_BASIS_SHORT[b]:>10}" for b in prices.CLOUD_BASES)
+                  + "   (USD/GPU-hour; * estimated, + derived; hs = hyperscaler)")
         body = [
             f"{a.id:<12} {','.join(a.precisions):<28} {a.memory_gb:>7g} {_fmt(a.tdp_w):>6}  "
             + " ".join(f"{_fmt(q.usd_per_gpu_hour) + ('*' if q.estimated else '+' if q.derived else ' '):>10}"
@@ -367,13 +435,19 @@ def _analysis_command(args: argparse.Namespace) -> str:
 
     if args.command == "compare":
         files = args.scenario or []
-        scenarios = [_scenario_from_args(args, _read_scenario(f)) for f in files] or [_scenario_from_args(args, {})]
-        df = analysis.compare(scenarios, names=args.name)
+        rows, row_names = _compare_rows(args)
+        # every file with every row of repeated options
+        scenarios = ([_scenario_from_args(r, _read_scenario(f)) for f in files for r in rows]
+                     or [_scenario_from_args(r, {}) for r in rows])
+        if row_names and len(files) > 1:
+            row_names = [f"{os.path.basename(f)} {n}" for f in files for n in row_names]
+        df = analysis.compare(scenarios, names=args.name or row_names)
         warnings = df.attrs.get("warnings", [])
         if args.json:
-            out = {name: {k: float(v) for k, v in row.items()} for name, row in df.iterrows()}
+            out = {name: {k: (v if v is None or isinstance(v, str) else float(v)) for k, v in row.items()}
+                   for name, row in df.iterrows()}
             return _dumps({**out, "warnings": [render(w, args.lang) for w in warnings]} if warnings else out)
-        text = df.T.to_string(float_format=lambda x: _fmt(x))
+        text = df.readable().T.to_string()  # scenarios in columns, fields as typed (70B), results with separators
         return "\n".join([text] + _warning_lines(warnings, args.lang))
     if args.command == "attribute":
         base = _read_scenario(args.scenario) if args.scenario else {}
@@ -460,7 +534,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(history.render_report(as_json=args.json, method=args.method))
     except ScenarioError as exc:
         # English as str(exc) names the field as the options do; Chinese names it by its label
-        text = f"error: {exc}" if args.lang == "en" else f"错误：{exc.render(args.lang)}"
+        # (numbers as the options read them: 1M, not 1e+06)
+        text = f"error: {exc.render('en', readable='numbers')}" if args.lang == "en" else f"错误：{exc.render(args.lang)}"
         print(text, file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader stopped early (``| head``): not an error of ours

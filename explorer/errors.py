@@ -37,6 +37,6 @@ class ScenarioError(ValueError):
         self.message = Message("error_not_allowed", field=short_repr(field, 60)[1:-1], value=value, allowed=allowed)
         super().__init__(str(self.message))
 
-    def render(self, language: str = "en", *, readable: bool = True) -> str:
+    def render(self, language: str = "en", *, readable: bool | str = True) -> str:
         """The refusal in ``language`` ("en" or "zh"), naming the field by its label when ``readable``."""
         return self.message.render(language, readable=readable)

@@ -87,12 +87,13 @@ class Message(str):
         self.params = params
         return self
 
-    def render(self, language: str = "en", *, readable: bool = True) -> str:
+    def render(self, language: str = "en", *, readable: bool | str = True) -> str:
         """The message in ``language`` ("en" or "zh").
 
         ``readable`` (the app's and the Chinese CLI's way) names fields by their
         labels and writes numbers as the text boxes do; without it the English is
-        ``str(message)``.
+        ``str(message)``; ``readable="numbers"`` (the English CLI's way) keeps the
+        English field names of ``str(message)`` and writes numbers readably.
         """
         return _format(self.id, self.params, language, readable=readable)
 
@@ -111,7 +112,7 @@ def _rebuild(msg_id: str, params: Mapping[str, Any]) -> Message:
     return Message(msg_id, **params)
 
 
-def render(message: object, language: str = "en", *, readable: bool = True) -> str:
+def render(message: object, language: str = "en", *, readable: bool | str = True) -> str:
     """``message`` in ``language``: a :class:`Message` or a :class:`~explorer.errors.ScenarioError` rendered,
     any other text as it is (it has no id to translate by)."""
     if hasattr(message, "render"):
@@ -133,7 +134,7 @@ def message_ids() -> tuple[str, ...]:
     return tuple(table())
 
 
-def _format(msg_id: str, params: Mapping[str, Any], language: str, *, readable: bool) -> str:
+def _format(msg_id: str, params: Mapping[str, Any], language: str, *, readable: bool | str) -> str:
     try:
         row = table()[msg_id]
     except KeyError:
@@ -150,9 +151,11 @@ _CJK_SPACE = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uf
 class _Formatter(string.Formatter):
     """:meth:`str.format` with the message specs of the module docstring."""
 
-    def __init__(self, params: Mapping[str, Any], language: str, readable: bool):
+    def __init__(self, params: Mapping[str, Any], language: str, readable: bool | str):
         self.params, self.language, self.readable = params, language, readable
-        self.plain = language == "en" and not readable  # str(message): ids and names as they are
+        # str(message): ids and names as they are; readable="numbers" (the English CLI): names as they are,
+        # numbers as the boxes and options write them (1M, not 1e+06)
+        self.plain = language == "en" and readable is not True
 
     def format_field(self, value: Any, spec: str) -> str:
         lang = self.language
@@ -207,6 +210,8 @@ class _Formatter(string.Formatter):
         return self._field(key)
 
     def _num(self, x: Any) -> str:
+        if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 1000:  # past any float (a hostile file)
+            return short_repr(x)
         if self.readable and isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x):
             return readable_number(int(x) if float(x).is_integer() and abs(x) < 2**53 else x)
         return format(x, "g") if isinstance(x, (int, float)) and not isinstance(x, bool) else str(x)

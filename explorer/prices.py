@@ -1,27 +1,32 @@
-"""Cloud prices per accelerator on named price bases, by one rule that prices the hardware, not the seller.
+"""Cloud prices per accelerator: who sells and how you commit, by one rule that prices the hardware, not the seller.
 
-Every accelerator is priced on the same five bases, so that two accelerators
-compared on one basis differ by the hardware, not by who sells it:
+A price has two parts, as a buyer sees it:
 
-``on_demand``
-    Specialist GPU clouds (Lambda, RunPod, CoreWeave, Nebius, ...), on-demand:
-    what renting today costs where most training capacity is rented. The
-    default basis.
-``hyperscaler_on_demand``
-    AWS, Google Cloud, Azure and Oracle list prices, on-demand.
-``reserved_1y``, ``reserved_3y``
-    1- and 3-year committed use at the hyperscalers (Epoch AI's cloud-cost
-    method applies committed-use discounts to hyperscaler list prices;
-    Cottier et al. 2024).
-``spot``
-    The specialist on-demand price less the spot discount.
+**Who sells** (``seller``, :func:`sellers`)
+    ``specialist``: the specialist GPU clouds (Lambda, RunPod, CoreWeave,
+    Nebius, ...), the market median (the default); ``hyperscaler``: AWS,
+    Google Cloud, Azure and Oracle, the market median; or one named provider
+    of the price table (its id, :data:`PROVIDERS`), at its own latest price
+    with its date.
+**How you commit** (:data:`COMMITMENTS`)
+    ``on_demand``, ``reserved_1y`` and ``reserved_3y`` (1- and 3-year
+    committed use), ``spot`` (on-demand less the spot discount).
 
-A basis is a group of sellers (``provider_kind`` in the price table) and a
-commitment (a price column): :data:`BASIS_MARKET`. A later "who sells" choice
-(one named provider, the specialists, the hyperscalers) and a "how you commit"
-choice map onto the same pair, and the rule below works on any pair.
+The price bases of a scenario's ``pricing`` name both parts at once for the
+two seller groups (:data:`BASIS_MARKET`): ``on_demand``, ``reserved_1y``,
+``reserved_3y`` and ``spot`` are the specialists'; ``hyperscaler_on_demand``,
+``hyperscaler_reserved_1y`` and ``hyperscaler_reserved_3y`` the hyperscalers'
+(until issue 27, ``reserved_1y``/``reserved_3y`` meant the hyperscalers'
+committed prices, 2.3x the specialist on-demand median for an H100; they now
+mean committed use from the default seller, never dearer than ``on_demand``).
+A ``seller`` given to :func:`quote` picks the seller of an unprefixed basis.
 
-The rule (:func:`quote`), for one accelerator and one basis:
+**Within one seller, committed use never costs more than on-demand**: a
+committed price above the same seller's on-demand price is capped at it (the
+rule says so). Committed prices listed long ago can sit above today's
+on-demand price after on-demand prices fell.
+
+The rule (:func:`quote`), for one accelerator, one seller group and one basis:
 
 1. **Market median.** Take each provider's latest price on the basis (the
    median of that provider's rows on its latest date), keep the providers
@@ -40,23 +45,30 @@ The rule (:func:`quote`), for one accelerator and one basis:
    is that ratio, not CoreWeave's level, that prices the H200. Ratios come from
    the basis's own lists; if no provider lists both chips there, from the
    nearest basis that has such a provider (:data:`RATIO_BASES`) -- except on
-   a committed basis where the accelerator has a committed list price of its
-   own: committed-use discounts differ by provider, so that list price stands
-   (no chip, the reference included, has committed prices from 3 providers in
-   the data; comparisons say so). Such prices are marked ``derived``; when the
-   accelerator has no price of its own on the basis they are also
-   ``estimated``.
+   a hyperscaler committed basis where the accelerator has a committed list
+   price of its own: committed-use discounts differ by provider, so that list
+   price stands. Such prices are marked ``derived``; when the accelerator has
+   no price of its own on the basis they are also ``estimated``.
 3. **Cross-basis estimate.** No within-provider ratio on any basis, no price on
    an on-demand basis but one on the other: that price times the median ratio
    between the two bases over the accelerators priced on both.
 4. **Peer estimate.** With no price at all: the nearest catalog accelerator
    priced on the basis (same vendor first, then GPU or TPU, nearest release
    year, nearest 16-bit peak), per unit of dense 16-bit peak FLOP/s.
-5. **Committed use** without a listed committed price or ratio: the
-   hyperscaler on-demand price less the median discount over the offers that
-   list both.
-6. **Spot**: ``on_demand`` times (1 - ``spot_discount``), the default of
-   defaults.csv (no provider's spot prices are in the price data).
+5. **Committed use.** Hyperscalers: rules 1-2 on their committed lists, else
+   their on-demand price less the median discount over their offers that list
+   both. Specialists publish few committed prices (no chip has them from
+   :data:`MIN_PROVIDERS` specialists in the data): the market median when
+   that many list it, else the specialist on-demand price (rules 1-4) less
+   :func:`committed_discount`, the median discount over the specialist offers
+   that list on-demand and committed prices on one row, marked ``estimated``.
+   A named provider: its own committed price, else its own on-demand price
+   less its group's median discount (``estimated``).
+6. **Spot**: the seller's on-demand price times (1 - ``spot_discount``), the
+   default of defaults.csv (no provider's spot prices are in the price data).
+
+A named provider that lists no on-demand price for the accelerator has no
+price (NaN, rule "unknown"): the estimate then warns and asks for a typed rate.
 
 Steps 3 to 6 are estimates and are marked so. Prices come from
 ``explorer/data/cloud_prices.csv``: Epoch AI's hardware price database (CC BY
@@ -67,6 +79,7 @@ each row with its source.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import functools
 import math
@@ -77,14 +90,21 @@ from explorer import catalog
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 
-__all__ = ["BASES", "CLOUD_BASES", "WINDOW_DAYS", "MIN_PROVIDERS", "REFERENCE", "BASIS_MARKET", "RATIO_BASES",
-           "Quote", "quote", "market_prices", "within_provider_ratios", "basis_ratio", "committed_discount",
-           "check_basis"]
+__all__ = ["BASES", "CLOUD_BASES", "COMMITMENTS", "SELLER_GROUPS", "DEFAULT_SELLER", "PROVIDERS", "WINDOW_DAYS",
+           "MIN_PROVIDERS", "REFERENCE", "BASIS_MARKET", "RATIO_BASES", "Quote", "quote", "sellers", "seller_name",
+           "seller_date", "split_basis", "market_prices", "within_provider_ratios", "basis_ratio",
+           "committed_discount", "check_basis", "check_seller"]
 
-#: The cloud price bases, in display order.
-CLOUD_BASES: tuple[str, ...] = ("on_demand", "hyperscaler_on_demand", "reserved_1y", "reserved_3y", "spot")
+#: The cloud price bases, in display order: the specialists' (the default seller), then the hyperscalers'.
+CLOUD_BASES: tuple[str, ...] = ("on_demand", "reserved_1y", "reserved_3y", "spot", "hyperscaler_on_demand",
+                                "hyperscaler_reserved_1y", "hyperscaler_reserved_3y")
 #: Every price basis: the cloud bases and owned hardware.
 BASES: tuple[str, ...] = CLOUD_BASES + ("owned",)
+#: How you commit, whoever sells.
+COMMITMENTS: tuple[str, ...] = ("on_demand", "reserved_1y", "reserved_3y", "spot")
+#: The seller groups (``provider_kind`` in the price table); the first is the default seller.
+SELLER_GROUPS: tuple[str, ...] = ("specialist", "hyperscaler")
+DEFAULT_SELLER = "specialist"
 #: A provider's latest price counts when it is at most this many days older than the accelerator's newest price
 #: on the same basis.
 WINDOW_DAYS = 365
@@ -93,20 +113,95 @@ WINDOW_DAYS = 365
 MIN_PROVIDERS = 3
 #: The reference accelerator of rule 2: the chip the most providers list on every basis.
 REFERENCE = "h100-sxm"
+_COLUMNS = {"on_demand": "on_demand_usd_per_gpu_hour", "reserved_1y": "committed_1y_usd_per_gpu_hour",
+            "reserved_3y": "committed_3y_usd_per_gpu_hour"}
 #: Each basis with a price table: (seller group = ``provider_kind``, price column).
 BASIS_MARKET: dict[str, tuple[str, str]] = {
-    "on_demand": ("specialist", "on_demand_usd_per_gpu_hour"),
-    "hyperscaler_on_demand": ("hyperscaler", "on_demand_usd_per_gpu_hour"),
-    "reserved_1y": ("hyperscaler", "committed_1y_usd_per_gpu_hour"),
-    "reserved_3y": ("hyperscaler", "committed_3y_usd_per_gpu_hour"),
+    **{c: ("specialist", col) for c, col in _COLUMNS.items()},
+    **{f"hyperscaler_{c}": ("hyperscaler", col) for c, col in _COLUMNS.items()},
 }
 #: Where rule 2 looks for within-provider ratios, in order: the basis's own lists first, then the nearest basis.
 RATIO_BASES: dict[str, tuple[str, ...]] = {
     "on_demand": ("on_demand", "hyperscaler_on_demand"),
     "hyperscaler_on_demand": ("hyperscaler_on_demand", "on_demand"),
-    "reserved_1y": ("reserved_1y", "hyperscaler_on_demand", "on_demand"),
-    "reserved_3y": ("reserved_3y", "hyperscaler_on_demand", "on_demand"),
+    "reserved_1y": ("reserved_1y", "on_demand", "hyperscaler_on_demand"),
+    "reserved_3y": ("reserved_3y", "on_demand", "hyperscaler_on_demand"),
+    "hyperscaler_reserved_1y": ("hyperscaler_reserved_1y", "hyperscaler_on_demand", "on_demand"),
+    "hyperscaler_reserved_3y": ("hyperscaler_reserved_3y", "hyperscaler_on_demand", "on_demand"),
 }
+
+
+def _slug(name: str) -> str:
+    return "-".join("".join(ch if ch.isalnum() else " " for ch in name.lower()).split())
+
+
+@functools.cache
+def _providers() -> dict[str, tuple[str, str, str]]:
+    """Each provider of the price table: id -> (name, seller group, date of its newest price)."""
+    out: dict[str, tuple[str, str, str]] = {}
+    for r in catalog.read_csv("cloud_prices.csv"):
+        pid = _slug(r["provider"])
+        name, kind, day = out.get(pid, (r["provider"], r["provider_kind"], ""))
+        out[pid] = (name, kind, max(day, r["price_date"]))
+    return dict(sorted(out.items()))
+
+
+#: Each named provider of the price table: id (its name in lower case, words joined by "-") -> (name, seller
+#: group, date of its newest price in the table).
+PROVIDERS: dict[str, tuple[str, str, str]] = _providers()
+
+
+def sellers() -> tuple[str, ...]:
+    """Every seller a price can come from: the two groups (:data:`SELLER_GROUPS`), then each provider id."""
+    return SELLER_GROUPS + tuple(PROVIDERS)
+
+
+def seller_name(seller: str) -> str:
+    """A seller's display name: the provider's name, or the group id for a group."""
+    return PROVIDERS[seller][0] if seller in PROVIDERS else seller
+
+
+def seller_date(seller: str, accelerator: str | None = None) -> str:
+    """The date (ISO) of a provider's newest price, of ``accelerator`` if given ("" for a group or no price)."""
+    if seller not in PROVIDERS:
+        return ""
+    if accelerator is None:
+        return PROVIDERS[seller][2]
+    days = [r["price_date"] for r in catalog.read_csv("cloud_prices.csv")
+            if r["accelerator"] == accelerator and _slug(r["provider"]) == seller]
+    return max(days, default="")
+
+
+def check_seller(seller: str) -> str:
+    """``seller`` if it is a seller (:func:`sellers`), else :class:`ScenarioError` naming the allowed ones."""
+    if seller not in sellers():
+        raise ScenarioError("seller", seller, Message("allowed_choices", choices=list(sellers()), field="seller"))
+    return seller
+
+
+def split_basis(basis: str, seller: str | None = None) -> tuple[str, str]:
+    """(commitment, seller) of a cloud price basis and an optional seller.
+
+    A ``hyperscaler_`` basis names its seller group (``seller`` must then be
+    None, a group or the default); an unprefixed basis is sold by ``seller``
+    (default :data:`DEFAULT_SELLER`).
+
+    Raises
+    ------
+    ScenarioError
+        An unknown basis or seller, or a named provider with a ``hyperscaler_`` basis.
+    """
+    if basis not in CLOUD_BASES:
+        raise ScenarioError("pricing", basis,
+                            Message("allowed_cloud_basis", choices=list(CLOUD_BASES), field="pricing"))
+    if seller is not None:
+        check_seller(seller)
+    if basis.startswith("hyperscaler_"):
+        if seller not in (None, *SELLER_GROUPS):
+            raise ScenarioError("seller", seller, Message("allowed_choices", choices=list(SELLER_GROUPS),
+                                                          field="seller"))
+        return basis[len("hyperscaler_"):], "hyperscaler"
+    return basis, seller or DEFAULT_SELLER
 
 
 @dataclass(frozen=True)
@@ -134,6 +229,8 @@ class Quote:
         True when the value is the reference's price times within-provider
         ratios (rule 2), because fewer than :data:`MIN_PROVIDERS` providers
         list the accelerator on the basis.
+    seller : str
+        Who sells at this price: a seller group or a provider id (:func:`sellers`).
     """
 
     accelerator: str
@@ -144,6 +241,7 @@ class Quote:
     date: str = ""
     estimated: bool = False
     derived: bool = False
+    seller: str = DEFAULT_SELLER
 
     @property
     def source(self) -> str:
@@ -250,7 +348,7 @@ def _derived_quote(accelerator: str, basis: str) -> Quote | None:
     own = market_prices(accelerator, basis)
     # committed-use discounts differ by provider and chip (AWS's A100 3-year list is 65% off, Google's H100 56%): a
     # chip's own committed list is better evidence than an on-demand ratio carried over to a committed basis
-    search = (basis,) if own and basis in ("reserved_1y", "reserved_3y") else RATIO_BASES[basis]
+    search = (basis,) if own and basis.startswith("hyperscaler_reserved") else RATIO_BASES[basis]
     for ratio_basis in search:
         ratios = within_provider_ratios(accelerator, ratio_basis)
         if ratios:
@@ -282,15 +380,20 @@ def basis_ratio(numerator: str = "on_demand", denominator: str = "hyperscaler_on
 
 @functools.cache
 def committed_discount(basis: str) -> float:
-    """Median discount of ``basis`` (reserved_1y or reserved_3y) off on-demand, over hyperscaler offers listing both [1].
+    """Median discount of a committed ``basis`` off on-demand, over its seller group's offers listing both [1].
 
     One offer: a provider, accelerator, date and location whose row lists an
-    on-demand and a committed price (each offer counted once).
+    on-demand and a committed price (each offer counted once). ``reserved_1y``
+    and ``reserved_3y`` are the specialists' (in the price data one offer:
+    Oblivus Cloud's V100 of 2024-02-26, 0.87 on demand, 0.61 and 0.43
+    committed, 30% and 51% off; Oblivus's whole list of that day, 12 offers in
+    Epoch's database, is 30% and 50% off throughout), ``hyperscaler_reserved_1y``
+    and ``hyperscaler_reserved_3y`` the hyperscalers'.
     """
-    column = BASIS_MARKET[basis][1]
+    kind, column = BASIS_MARKET[basis]
     seen, discounts = set(), []
     for r in catalog.read_csv("cloud_prices.csv"):
-        if r["provider_kind"] != "hyperscaler" or not r[column] or not r["on_demand_usd_per_gpu_hour"]:
+        if r["provider_kind"] != kind or not r[column] or not r["on_demand_usd_per_gpu_hour"]:
             continue
         key = (r["accelerator"], r["provider"], r["location"], r["on_demand_usd_per_gpu_hour"], r[column])
         if key in seen:
@@ -339,22 +442,128 @@ def _own_quote(accelerator: str, basis: str) -> Quote | None:
     return Quote(accelerator, basis, o.usd_per_gpu_hour * ratio, rule, o.providers, o.date, True)
 
 
+def _capped(q: Quote, on_demand: Quote) -> Quote:
+    """``q`` (a committed price) no dearer than the same seller's on-demand price ``on_demand``."""
+    if math.isfinite(q.usd_per_gpu_hour) and math.isfinite(on_demand.usd_per_gpu_hour) \
+            and q.usd_per_gpu_hour > on_demand.usd_per_gpu_hour:
+        rule = (f"{on_demand.usd_per_gpu_hour:.2f}, the seller's on-demand price (committed use is never dearer "
+                f"than on-demand; the committed price found was {q.usd_per_gpu_hour:.2f}: {q.rule})")
+        return dataclasses.replace(q, usd_per_gpu_hour=on_demand.usd_per_gpu_hour, rule=rule,
+                                   date=max(q.date, on_demand.date))
+    return q
+
+
+def _latest(accelerator: str, provider: str, column: str) -> tuple[float, str] | None:
+    """A provider's latest price of ``accelerator`` in ``column``: (median of its rows that day, date), or None."""
+    by_day: dict[str, list[float]] = {}
+    for r in catalog.read_csv("cloud_prices.csv"):
+        if r["accelerator"] == accelerator and _slug(r["provider"]) == provider and r[column]:
+            by_day.setdefault(r["price_date"], []).append(float(r[column]))
+    if not by_day:
+        return None
+    day = max(by_day)
+    return statistics.median(by_day[day]), day
+
+
+def _provider_quote(accelerator: str, commitment: str, provider: str) -> Quote:
+    """One named provider's own price (rules 5-6 for what it does not list); NaN and "unknown" without on-demand."""
+    name, kind, _ = PROVIDERS[provider]
+    acc_name = catalog.accelerator(accelerator).name
+    od = _latest(accelerator, provider, _COLUMNS["on_demand"])
+    if od is None:
+        rule = f"unknown: {name} lists no on-demand price for {acc_name} in the price table"
+        own = _latest(accelerator, provider, _COLUMNS[commitment]) if commitment in _COLUMNS else None
+        if own is None:
+            return Quote(accelerator, commitment, math.nan, rule, (), "", seller=provider)
+        return Quote(accelerator, commitment, own[0], f"{name}'s latest {commitment} price {own[0]:.2f} ({own[1]})",
+                     (name,), own[1], seller=provider)
+    od_q = Quote(accelerator, "on_demand", od[0], f"{name}'s latest on-demand price {od[0]:.2f} ({od[1]})", (name,),
+                 od[1], seller=provider)
+    if commitment == "on_demand":
+        return od_q
+    if commitment == "spot":
+        discount = catalog.default("spot_discount")
+        return Quote(accelerator, "spot", od[0] * (1 - discount),
+                     f"{name}'s on-demand {od[0]:.2f} ({od[1]}) less the spot discount {discount:.0%}", (name,),
+                     od[1], True, seller=provider)
+    own = _latest(accelerator, provider, _COLUMNS[commitment])
+    if own is not None:
+        q = Quote(accelerator, commitment, own[0], f"{name}'s latest {commitment} price {own[0]:.2f} ({own[1]})",
+                  (name,), own[1], seller=provider)
+    else:
+        group_basis = commitment if kind == "specialist" else f"hyperscaler_{commitment}"
+        d = committed_discount(group_basis)
+        q = Quote(accelerator, commitment, od[0] * (1 - d),
+                  f"estimate: {name} lists no {commitment} price for {acc_name}; its on-demand {od[0]:.2f} "
+                  f"({od[1]}) less {d:.0%}, the median {commitment} discount over {kind} offers listing both",
+                  (name,), od[1], True, seller=provider)
+    return _capped(q, od_q)
+
+
+def _group_quote(accelerator: str, basis: str) -> Quote:
+    """The price of a seller group's basis (:data:`BASIS_MARKET` or ``spot``), before any cap."""
+    acc = catalog.accelerator(accelerator)
+    if basis == "spot":
+        od = quote(accelerator, "on_demand")
+        discount = catalog.default("spot_discount")
+        rule = f"on_demand {od.usd_per_gpu_hour:.2f} less the spot discount {discount:.0%} ({od.rule})"
+        return Quote(accelerator, basis, od.usd_per_gpu_hour * (1 - discount), rule, od.providers, od.date, True,
+                     od.derived)
+    if basis in ("hyperscaler_reserved_1y", "hyperscaler_reserved_3y"):
+        od = quote(accelerator, "hyperscaler_on_demand")
+        q = _own_quote(accelerator, basis)
+        if q is None:
+            d = committed_discount(basis)
+            rule = (f"estimate: hyperscaler_on_demand {od.usd_per_gpu_hour:.2f} less {d:.0%}, the median {basis} "
+                    f"discount over hyperscaler offers listing both ({od.rule})")
+            q = Quote(accelerator, basis, od.usd_per_gpu_hour * (1 - d), rule, od.providers, od.date, True,
+                      od.derived)
+        return _capped(q, od)
+    if basis in ("reserved_1y", "reserved_3y"):
+        od = quote(accelerator, "on_demand")
+        q = _median_quote(accelerator, basis)
+        if q is None or len(q.providers) < MIN_PROVIDERS:
+            d = committed_discount(basis)
+            listed = f"; listed by {len(q.providers)} specialist(s) only: {q.rule}" if q is not None else ""
+            rule = (f"estimate: specialist on_demand {od.usd_per_gpu_hour:.2f} less {d:.0%}, the median {basis} "
+                    f"discount over specialist offers listing both (fewer than {MIN_PROVIDERS} specialists list "
+                    f"committed prices for {acc.name}{listed}) ({od.rule})")
+            q = Quote(accelerator, basis, od.usd_per_gpu_hour * (1 - d), rule, od.providers, od.date, True,
+                      od.derived)
+        return _capped(q, od)
+    q = _own_quote(accelerator, basis) or _peer_quote(acc, basis)
+    if q is None:
+        return Quote(accelerator, basis, math.nan, f"no {basis} price for {acc.name} and no accelerator to "
+                     "estimate it from")
+    return q
+
+
 @functools.cache
-def quote(accelerator: str, basis: str = "on_demand") -> Quote:
-    """The price of ``accelerator`` on ``basis``, by the rule in this module's docstring.
+def quote(accelerator: str, basis: str = "on_demand", seller: str | None = None) -> Quote:
+    """The price of ``accelerator`` on ``basis`` from ``seller``, by the rule in this module's docstring.
 
     Parameters
     ----------
     accelerator : str
         Catalog id (``explorer.catalog.accelerators()``).
     basis : str
-        One of :data:`CLOUD_BASES`.
+        One of :data:`CLOUD_BASES`: a commitment (:data:`COMMITMENTS`), or a
+        ``hyperscaler_`` basis naming the hyperscalers as seller.
+    seller : str, optional
+        Who sells (:func:`sellers`): ``specialist`` (the default), ``hyperscaler``
+        or a provider id. Must be None or a group with a ``hyperscaler_`` basis.
 
     Returns
     -------
     Quote
         The price [USD/GPU-hour] and how it was derived; ``usd_per_gpu_hour``
-        is NaN when no rule gives one.
+        is NaN when no rule gives one (a provider that lists no on-demand
+        price for the accelerator).
+
+    Raises
+    ------
+    ScenarioError
+        An unknown basis or seller (:func:`split_basis`).
 
     Examples
     --------
@@ -363,29 +572,20 @@ def quote(accelerator: str, basis: str = "on_demand") -> Quote:
     (True, False, False)
     >>> quote("h800", "on_demand").derived  # one small provider lists it: priced by its ratio to its own H100
     True
+    >>> quote("h100-sxm", "reserved_1y").usd_per_gpu_hour <= q.usd_per_gpu_hour  # committed: never dearer
+    True
+    >>> quote("h100-sxm", "on_demand", "nebius").date  # one named provider, at its own dated price
+    '2026-09-25'
     """
-    acc = catalog.accelerator(accelerator)
-    if basis not in CLOUD_BASES:
-        raise ScenarioError("pricing", basis,
-                            Message("allowed_cloud_basis", choices=list(CLOUD_BASES), field="pricing"))
-    if basis == "spot":
-        od = quote(accelerator, "on_demand")
-        discount = catalog.default("spot_discount")
-        rule = f"on_demand {od.usd_per_gpu_hour:.2f} less the spot discount {discount:.0%} ({od.rule})"
-        return Quote(accelerator, basis, od.usd_per_gpu_hour * (1 - discount), rule, od.providers, od.date, True,
-                     od.derived)
-    if basis in ("reserved_1y", "reserved_3y"):
-        q = _own_quote(accelerator, basis)
-        if q is not None:
-            return q
+    catalog.accelerator(accelerator)
+    commitment, who = split_basis(basis, seller)
+    if who in PROVIDERS:
+        return _provider_quote(accelerator, commitment, who)
+    if who == "hyperscaler" and commitment == "spot":
         od = quote(accelerator, "hyperscaler_on_demand")
-        d = committed_discount(basis)
-        rule = (f"estimate: hyperscaler_on_demand {od.usd_per_gpu_hour:.2f} less {d:.0%}, the median {basis} "
-                f"discount over hyperscaler offers listing both ({od.rule})")
-        return Quote(accelerator, basis, od.usd_per_gpu_hour * (1 - d), rule, od.providers, od.date, True,
-                     od.derived)
-    q = _own_quote(accelerator, basis) or _peer_quote(acc, basis)
-    if q is None:
-        return Quote(accelerator, basis, math.nan, f"no {basis} price for {acc.name} and no accelerator to "
-                     "estimate it from")
-    return q
+        discount = catalog.default("spot_discount")
+        rule = f"hyperscaler_on_demand {od.usd_per_gpu_hour:.2f} less the spot discount {discount:.0%} ({od.rule})"
+        return Quote(accelerator, "spot", od.usd_per_gpu_hour * (1 - discount), rule, od.providers, od.date, True,
+                     od.derived, seller=who)
+    group_basis = commitment if who == "specialist" else f"hyperscaler_{commitment}"
+    return dataclasses.replace(_group_quote(accelerator, group_basis), seller=who)

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from explorer import catalog, rules
+from explorer import catalog, prices, rules
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 
@@ -23,6 +23,7 @@ __all__ = [
     "Scenario",
     "TRAINING_KINDS",
     "PRICING_MODES",
+    "SELLERS",
     "ARCHITECTURES",
     "CURRENCIES",
     "RECOMPUTE_MODES",
@@ -34,9 +35,16 @@ __all__ = [
 ]
 
 TRAINING_KINDS = ("pretrain", "continual_pretrain", "full_finetune", "lora")
-#: Price bases (explorer.prices): specialist-cloud on-demand (the default), hyperscaler list on-demand,
-#: 1- and 3-year committed use, spot, and owned hardware.
-PRICING_MODES = ("on_demand", "hyperscaler_on_demand", "reserved_1y", "reserved_3y", "spot", "owned")
+#: Price bases (explorer.prices): how you commit -- on-demand (the default), 1- and 3-year committed use, spot --
+#: from the scenario's ``seller``; the hyperscalers' on-demand and committed list prices under names of their own
+#: (``hyperscaler_``: the seller is the hyperscalers; a Scenario stores them as the commitment with
+#: ``seller="hyperscaler"``); and owned hardware. ``reserved_1y``/``reserved_3y`` meant
+#: the hyperscalers' committed prices until issue 27; old links and files with them load as the default seller's.
+PRICING_MODES = ("on_demand", "reserved_1y", "reserved_3y", "spot", "owned", "hyperscaler_on_demand",
+                 "hyperscaler_reserved_1y", "hyperscaler_reserved_3y")
+#: Who sells under cloud pricing (explorer.prices.sellers): the specialist-cloud median (the default), the
+#: hyperscalers' median, or one provider of the price table by id.
+SELLERS = prices.sellers()
 AMORTIZATION_RULES = ("straight_line", "epoch")
 #: Loaded pay per person: an AI lab's (Cottier et al. 2024) or general industry's (BLS).
 PAY_BASES = ("ai_lab", "industry")
@@ -94,8 +102,9 @@ class Scenario:
         no write stall, short restarts); ``auto`` takes the one with the larger
         goodput at every size (both apply at any scale), so no size is a step.
     Pricing
-        ``pricing``, the price basis (:data:`PRICING_MODES`; ``explorer.prices``): ``on_demand`` is the median
-        of specialist GPU clouds; ``rate_usd_per_gpu_hour`` is the rate actually paid,
+        ``pricing``, the price basis (:data:`PRICING_MODES`; ``explorer.prices``): how you commit, or a
+        ``hyperscaler_`` basis; ``seller`` who sells (:data:`SELLERS`): ``specialist`` (the median of
+        specialist GPU clouds, the default), ``hyperscaler`` or one provider's id (its own dated price); ``rate_usd_per_gpu_hour`` is the rate actually paid,
         replacing the catalog price and its discounts [USD/GPU-hour]; spot ``spot_discount`` [0-1] and
         ``spot_preemption_per_gpu_hour``; owned ``purchase_usd_per_gpu`` [USD],
         ``server_overhead`` [x], ``network_fraction`` [0-1],
@@ -157,6 +166,7 @@ class Scenario:
     recovery: str = _choice("auto", RECOVERY_MODES)
     # pricing
     pricing: str = _choice("on_demand", PRICING_MODES)
+    seller: str = _choice("specialist", SELLERS)
     rate_usd_per_gpu_hour: float | None = _num(None, 0.0, 1000.0, optional=True)
     spot_discount: float | None = _num(None, 0.0, 0.99, optional=True)
     spot_preemption_per_gpu_hour: float | None = _num(None, 0.0, 1e-1, optional=True)
@@ -198,6 +208,9 @@ class Scenario:
         for f in dataclasses.fields(self):
             object.__setattr__(self, f.name, _check_field(f, getattr(self, f.name)))
         self._check_combinations()
+        if self.pricing.startswith("hyperscaler_"):  # one spelling of a price: (how you commit, who sells)
+            object.__setattr__(self, "pricing", self.pricing[len("hyperscaler_"):])
+            object.__setattr__(self, "seller", "hyperscaler")
 
     def _check_combinations(self) -> None:
         acc = catalog.accelerator(self.gpu)
@@ -215,6 +228,9 @@ class Scenario:
                                 Message("allowed_at_most_params", params=self.params))
         if (self.n_layers is None) != (self.d_model is None):
             raise ScenarioError("n_layers", self.n_layers, Message("allowed_shape_pair"))
+        if self.pricing.startswith("hyperscaler_") and self.seller not in prices.SELLER_GROUPS:
+            raise ScenarioError("seller", self.seller, Message("allowed_choices", choices=list(prices.SELLER_GROUPS),
+                                                               field="seller"))
 
     # --- derived -------------------------------------------------------
     @property

@@ -84,7 +84,15 @@ def number_text(x: float | int | None) -> str:
 
 #: Suffixes of :func:`readable_number` and :func:`parse_number`, as powers of ten.
 _SUFFIX_EXP = (("T", 12), ("B", 9), ("M", 6))
-_PARSE_EXP = {"k": 3, "K": 3, "M": 6, "B": 9, "G": 9, "T": 12, "P": 15}
+#: Scale words after a number, as powers of ten: SI-style letters and the Chinese 万 (10^4), 亿 (10^8), 万亿 (10^12).
+_PARSE_EXP = {"k": 3, "K": 3, "M": 6, "B": 9, "G": 9, "T": 12, "P": 15, "万": 4, "亿": 8, "万亿": 12}
+#: Currency symbols a money box reads, by currency (ISO code); any other box refuses them.
+_SYMBOL_CURRENCY = {"$": "USD", "¥": "CNY", "￥": "CNY"}
+#: Signs of multiplication before a power of ten (``3.15 × 10^23``, ``3.15x10**23``, ``3.15·10²³``).
+_TIMES = "x×*·"
+#: Superscript digits and signs (``10²³``, ``10⁻⁵``) as their plain characters.
+_SUPERSCRIPT_PLAIN = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8",
+                      "⁹": "9", "⁻": "-", "⁺": "+"}
 
 #: The longest text :func:`parse_number` reads [characters]. The longest number a person types or a link
 #: holds is about 30 characters (``123,456,789,012,345,678``; ``repr`` of a float is at most 24, e.g.
@@ -100,13 +108,21 @@ class NumberError(ValueError):
     """Text that :func:`parse_number` does not read as a number; ``reason`` says why.
 
     ``reason`` is ``"long"`` (more than :data:`MAX_NUMBER_CHARS` characters), ``"range"`` (a number
-    outside the normal float range, about 2.2e-308 to 1.8e308 in size, other than zero) or ``"syntax"``.
+    outside the normal float range, about 2.2e-308 to 1.8e308 in size, other than zero), ``"comma"`` (a
+    comma between digits that is not followed by exactly three digits, such as the decimal comma of
+    ``3,5``: a comma separates thousands here), ``"currency"`` (a currency symbol in a box of another
+    currency, or in a box that takes no money; ``symbol`` and ``currency`` say which), ``"zero"`` (a quotient
+    by zero) or ``"syntax"``.
     """
 
-    def __init__(self, text: object, reason: str):
-        self.reason = reason
+    def __init__(self, text: object, reason: str, *, symbol: str = "", currency: str | None = None):
+        self.reason, self.symbol, self.currency = reason, symbol, currency
         why = {"long": f"longer than {MAX_NUMBER_CHARS} characters",
-               "range": "outside the float range (about 2.2e-308 to 1.8e308 in size, or 0)"}.get(reason, "not a number")
+               "range": "outside the float range (about 2.2e-308 to 1.8e308 in size, or 0)",
+               "comma": "a comma separates thousands (three digits after it); write a decimal with a dot",
+               "currency": (f"{symbol} in an amount in {currency}" if currency else
+                            f"{symbol} where a plain number is asked"),
+               "zero": "a quotient by zero"}.get(reason, "not a number")
         super().__init__(f"{why}: {short_repr(text, 40)}")
 
 
@@ -118,14 +134,62 @@ def _digits(s: str, i: int) -> int:
     return i
 
 
-def _scan(s: str) -> tuple[str, str, str] | None:
-    """Split ``s`` into (sign and mantissa, exponent digits with sign, suffix) or None: one pass, no backtracking.
+def _spaces(s: str, i: int) -> int:
+    """The index after the run of white space of ``s`` starting at ``i``."""
+    n = len(s)
+    while i < n and s[i].isspace():
+        i += 1
+    return i
 
-    The grammar is ``[+-] (digits [. digits] | . digits) [(e|E) [+-] digits] spaces [kKMBGTP]``;
-    each character is looked at once or twice, so the time is linear in ``len(s)``.
+
+def _power_of_ten(s: str, i: int) -> tuple[str, int] | None:
+    """(signed exponent digits, index after them) of ``× 10^23``, ``x10**23`` or ``·10²³`` at ``s[i]``, or None."""
+    n = len(s)
+    i = _spaces(s, i)
+    if not (i < n and s[i] in _TIMES):
+        return None
+    i = _spaces(s, i + 1)
+    if s[i:i + 2] != "10":
+        return None
+    i = _spaces(s, i + 2)
+    if s[i:i + 1] == "^":
+        i += 1
+    elif s[i:i + 2] == "**":
+        i += 2
+    elif i < n and s[i] in _SUPERSCRIPT_PLAIN:  # 10²³, 10⁻⁵
+        j = i + (1 if s[i] in "⁻⁺" else 0)
+        k = j
+        while k < n and s[k] in _SUPERSCRIPT_PLAIN and s[k] not in "⁻⁺":
+            k += 1
+        if k == j:
+            return None
+        return "".join(_SUPERSCRIPT_PLAIN[c] for c in s[i:k]), k
+    else:
+        return None
+    i = _spaces(s, i)
+    j = i + (1 if i < n and s[i] in "+-" else 0)
+    k = _digits(s, j)
+    return (s[i:k], k) if k > j else None
+
+
+def _scan(s: str, units: tuple[str, ...] = ()) -> tuple[str, str, str, str, str, str] | None:
+    """Split one term ``s`` into (sign and mantissa, exponent, power of ten, scale word, currency symbol, unit) or None.
+
+    The grammar is ``[+-] [$¥] [+-] (digits [. digits] | . digits) [(e|E) [+-] digits] [× 10^[+-]digits]
+    spaces [kKMBGTP|万|亿|万亿] spaces [unit]``, the unit one of ``units`` (compared without case). One
+    pass, no backtracking: each character is looked at a bounded number of times, so the time is linear
+    in ``len(s)``.
     """
     n = len(s)
-    i = 1 if n and s[0] in "+-" else 0
+    i = 0
+    sign = ""
+    if i < n and s[i] in "+-−":
+        sign, i = ("-" if s[i] != "+" else ""), i + 1
+    symbol = ""
+    if i < n and s[i] in _SYMBOL_CURRENCY:
+        symbol, i = s[i], i + 1
+        if not sign and i < n and s[i] in "+-−":  # $-1.09M as well as -$1.09M
+            sign, i = ("-" if s[i] != "+" else ""), i + 1
     start = i
     i = _digits(s, i)
     whole = i - start
@@ -135,7 +199,7 @@ def _scan(s: str) -> tuple[str, str, str] | None:
         frac, i = j - i - 1, j
     if whole == 0 and frac == 0:
         return None
-    mantissa = s[:i]
+    mantissa = sign + s[start:i]
     exponent = "0"
     if i < n and s[i] in "eE":
         j = i + 1 + (1 if i + 1 < n and s[i + 1] in "+-" else 0)
@@ -143,12 +207,28 @@ def _scan(s: str) -> tuple[str, str, str] | None:
         if k == j:
             return None
         exponent, i = s[i + 1:k], k
-    while i < n and s[i].isspace():
-        i += 1
+    power = "0"
+    times = _power_of_ten(s, i)
+    if times is not None:
+        power, i = times
+    i = _spaces(s, i)
+    unit = _unit_at(s, i, units)
+    if unit:
+        return (mantissa, exponent, power, "", symbol, unit)
     suffix = ""
-    if i < n and s[i] in _PARSE_EXP:
+    if s[i:i + 2] == "万亿":
+        suffix, i = "万亿", i + 2
+    elif i < n and s[i] in _PARSE_EXP:
         suffix, i = s[i], i + 1
-    return (mantissa, exponent, suffix) if i == n else None
+    i = _spaces(s, i)
+    unit = _unit_at(s, i, units)
+    return (mantissa, exponent, power, suffix, symbol, unit) if unit or i == n else None
+
+
+def _unit_at(s: str, i: int, units: tuple[str, ...]) -> str:
+    """The unit of ``units`` that ``s[i:]`` is (without case, trailing spaces allowed), or ""."""
+    rest = s[i:].rstrip().casefold() if units and i < len(s) else ""
+    return next((u for u in units if rest == u.casefold()), "") if rest else ""
 
 
 def readable_number(x: float | int | None) -> str:
@@ -188,11 +268,32 @@ def _plain(d: decimal.Decimal) -> str:
     return text
 
 
-def parse_number(text: str) -> float:
-    """The number in ``text``: ``"7B"``, ``"70e9"``, ``"1.5T"``, ``"405000000000"``, ``"1,024"``, ``"300 M"``.
+#: A comma between digits that is not followed by exactly three digits (``3,5``, ``12,34``, ``1,2345``): no
+#: thousands separator, most likely a decimal comma. Bounded look-ahead, so one pass.
+_BAD_COMMA = re.compile(r"\d[,，](?!\d{3}(?!\d))(?=\d)")
 
-    Suffixes k/K (thousand), M (million), B or G (billion), T (trillion), P
-    (quadrillion); commas, underscores and spaces between digits are ignored.
+
+def parse_number(text: str, *, currency: str | None = None, units=()) -> float:
+    """The number in ``text``: ``"7B"``, ``"70e9"``, ``"1.5T"``, ``"1,024"``, ``"3.15 × 10^23"``, ``"500万"``.
+
+    Scale words k/K (thousand), M (million), B or G (billion), T (trillion), P
+    (quadrillion), 万 (10^4), 亿 (10^8), 万亿 (10^12); a power of ten written
+    ``e23``, ``× 10^23``, ``x 10**23`` or ``×10²³``; a simple quotient of two such
+    numbers (``0.38/1.2``, one ``/`` only). Underscores, spaces and commas between
+    digits are ignored, a comma only as a thousands separator: it must be followed
+    by exactly three digits (``1,024``; ``1,234,567``). ``3,5`` is refused
+    (reason ``"comma"``): in English and Chinese a comma separates thousands, so
+    it is not read as 3.5 (a decimal comma) nor silently as 35.
+
+    A currency symbol (``$``, ``¥`` or ``￥``) after an optional sign is read only
+    when it is the symbol of ``currency`` (``-$1.09M`` with ``currency="USD"``;
+    ``¥5M`` with ``"CNY"``); in a box of another currency, or of no money, it is
+    refused (reason ``"currency"``) rather than converted: the box says its
+    currency, and a silent conversion at an exchange rate the student or viewer
+    did not choose would hide a mistake. A trailing unit word is read only when it
+    is one of ``units`` (compared without case): ``3.15e+23 FLOP`` with
+    ``units=("FLOP",)``.
+
     Text longer than :data:`MAX_NUMBER_CHARS` is refused before it is read; the
     rest is read in one pass (time linear in its length, no backtracking).
 
@@ -200,12 +301,17 @@ def parse_number(text: str) -> float:
     ------
     NumberError
         A ValueError, when the text is not such a number, is too long, or its value is
-        not a normal float (inf, nan, beyond 1.8e308, or a non-zero value below 2.2e-308).
+        not a normal float (inf, nan, beyond 1.8e308, or a non-zero value below 2.2e-308);
+        ``reason`` says which.
 
     Examples
     --------
     >>> [parse_number(t) for t in ("7B", "70e9", "1.5T", "405000000000", "1,024", "0.0333")]
     [7000000000.0, 70000000000.0, 1500000000000.0, 405000000000.0, 1024.0, 0.0333]
+    >>> [parse_number(t) for t in ("3.15×10²³", "3.15 × 10^23", "500万", "5亿", "0.38/1.2")]
+    [3.15e+23, 3.15e+23, 5000000.0, 500000000.0, 0.3166666666666667]
+    >>> parse_number("-$1.09M", currency="USD"), parse_number("3.15e+23 FLOP", units=("FLOP",))
+    (-1090000.0, 3.15e+23)
     >>> parse_number("1e1000000")
     Traceback (most recent call last):
     ...
@@ -214,16 +320,37 @@ def parse_number(text: str) -> float:
     raw = text if isinstance(text, str) else str(text)
     if len(raw) > MAX_NUMBER_CHARS:
         raise NumberError(raw, "long")
+    units = (units,) if isinstance(units, str) else tuple(units)
+    s = raw.strip()
+    if _BAD_COMMA.search(s):
+        raise NumberError(raw, "comma")
     # separators between digits: fixed-width look-arounds, one pass
-    cleaned = re.sub(r"(?<=\d)[,_ ](?=\d)", "", raw.strip())
-    parts = _scan(cleaned)
+    cleaned = re.sub(r"(?<=\d)[,_ ](?=\d)", "", s)
+    if cleaned.count("/") == 1:  # a simple quotient: 0.38/1.2
+        top, bottom = cleaned.split("/")
+        numerator = _term(top.strip(), raw, currency, units)
+        denominator = _term(bottom.strip(), raw, None, ())
+        if denominator == 0:
+            raise NumberError(raw, "zero")
+        result = numerator / denominator
+        if result != 0 and not (sys.float_info.min <= abs(result) <= sys.float_info.max):
+            raise NumberError(raw, "range")
+        return result
+    return _term(cleaned, raw, currency, units)
+
+
+def _term(s: str, raw: str, currency: str | None, units: tuple[str, ...]) -> float:
+    """One number of :func:`parse_number` (no quotient); ``raw`` is the text quoted in an error."""
+    parts = _scan(s, units)
     if parts is None:
         raise NumberError(raw, "syntax")
-    mantissa, exponent, suffix = parts
+    mantissa, exponent, times, suffix, symbol, _ = parts
+    if symbol and _SYMBOL_CURRENCY[symbol] != currency:
+        raise NumberError(raw, "currency", symbol=symbol, currency=currency)
     digits = decimal.Decimal(mantissa)  # at most 64 characters, exact (no context, no traps)
     if digits.is_zero():
         return -0.0 if mantissa.startswith("-") else 0.0
-    power = int(exponent) + _PARSE_EXP.get(suffix, 0)  # at most 64 digits: cheap
+    power = int(exponent) + int(times) + _PARSE_EXP.get(suffix, 0)  # at most 64 digits: cheap
     if abs(power + digits.adjusted()) > _MAX_EXPONENT:
         raise NumberError(raw, "range")
     result = float(decimal.Decimal(f"{mantissa}e{power}"))  # the constructor is exact; float() rounds once

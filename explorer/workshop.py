@@ -20,7 +20,6 @@ import html
 import io
 import math
 import re
-import sys
 from dataclasses import dataclass, field
 
 import ipywidgets as widgets
@@ -46,16 +45,21 @@ def no_math(html_text: str) -> str:
     return f'<div class="tex2jax_ignore mathjax_ignore">{html_text}</div>'
 
 
-def parse_answer(text) -> float:
-    """A student's answer: a number, or text such as ``3.15e23``, ``3.15 × 10^23``, ``69B``, ``6.25%``, ``1,234``.
+def parse_answer(text, units=()) -> float:
+    """A student's answer: a number, or text such as ``3.15e23``, ``3.15 × 10^23``, ``3.15×10²³``, ``69B``,
+    ``6.25%``, ``1,234``, ``0.38/1.2``, ``-$1.09M`` or ``500万`` (:func:`explorer.text.parse_number`).
 
-    A trailing ``%`` divides by 100. Raises :class:`explorer.text.NumberError` (a ValueError) when it is
+    A trailing ``%`` divides by 100. Amounts are in US dollars, as every lesson asks: ``$`` is read, ``¥`` is
+    refused (reason ``"currency"``). A trailing unit word is read when it is one of ``units``, the units the
+    exercise names (``3.15e+23 FLOP``). Raises :class:`explorer.text.NumberError` (a ValueError) when it is
     not a number, longer than :data:`explorer.text.MAX_NUMBER_CHARS` characters, or outside the float range.
 
     Examples
     --------
     >>> [parse_answer(s) for s in ("3.15e23", "3.15 x 10^23", "3.15×10**23", "69B", "6.25%", "1,234", 0.5)]
     [3.15e+23, 3.15e+23, 3.15e+23, 69000000000.0, 0.0625, 1234.0, 0.5]
+    >>> parse_answer("3.15e+23 FLOP", units=("FLOP",)), parse_answer("-$1.09M"), parse_answer("12 %")
+    (3.15e+23, -1090000.0, 0.12)
     """
     if isinstance(text, bool):
         raise ValueError("not a number")
@@ -67,22 +71,11 @@ def parse_answer(text) -> float:
     s = str(text)
     if len(s) > MAX_NUMBER_CHARS:  # refused before it is read: an answer box takes text from anyone
         raise NumberError(s, "long")
-    s = s.strip().replace("−", "-").replace("，", ",").replace("＊", "*")
+    s = s.strip().replace("−", "-").replace("，", ",").replace("＊", "*").replace("／", "/").replace("％", "%")
     percent = s.endswith("%")
     if percent:
         s = s[:-1].strip()
-    # at most 64 characters here, so the lazy group below costs at most 64 x 64 steps
-    m = re.fullmatch(r"(.+?)\s*(?:[x×*·]\s*10\s*(?:\^|\*\*)\s*([+-]?\d+))", s)
-    if m:
-        base, power = parse_number(m.group(1)), int(m.group(2))
-        try:
-            value = base * 10.0 ** power
-        except OverflowError:  # 10^400
-            raise NumberError(text, "range") from None
-        if base != 0 and not (sys.float_info.min <= abs(value) <= sys.float_info.max):  # 1e308 x 10^10
-            raise NumberError(text, "range")
-    else:
-        value = parse_number(s)
+    value = parse_number(s, currency="USD", units=units)
     return value / 100 if percent else value
 
 
@@ -98,6 +91,7 @@ class Exercise:
     solution: str = ""                    # HTML, shown on request
     given: list = field(default_factory=list)      # (label, value) pairs the student needs (Voila has no code)
     accept: list = field(default_factory=list)     # (value, en, zh): another right answer (e.g. by another method)
+    units: tuple = ()                     # unit words the answer may end with, as the exercise names them ("FLOP")
 
     def __post_init__(self):
         t = self.lesson.t
@@ -129,8 +123,10 @@ class Exercise:
         if raw is None or (isinstance(raw, str) and not raw.strip()):
             return False, t("Type a number first.", "请先输入一个数。")
         try:
-            value = parse_answer(raw)
+            value = parse_answer(raw, self.units)
         except NumberError as exc:
+            if exc.reason in ("comma", "currency"):
+                return False, self._refused(raw, exc)
             if exc.reason != "range":
                 return False, self._unreadable(raw)
             return False, t(f"“{html.escape(short_repr(str(raw), 40)[1:-1])}” is too large or too small to check: "
@@ -154,7 +150,26 @@ class Exercise:
         for target, en, zh in self.mistakes:
             if self._near(value, target):
                 return False, t(f"Not yet: {en}", f"还不对：{zh}")
+        if "," in str(raw) and self._near(value / 1000, self.answer):  # 1,234 meant as the decimal 1.234
+            shown = html.escape(short_repr(str(raw), 40)[1:-1])
+            return False, t(f"Not yet: “{shown}” reads as {_fmt(value)}, because a comma followed by three digits "
+                            f"separates thousands. For the decimal {_fmt(value / 1000)}, write a dot.",
+                            f"还不对：“{shown}”读作 {_fmt(value)}，因为逗号后跟三位数字时是千位分隔符。"
+                            f"如果你的意思是小数 {_fmt(value / 1000)}，请用小数点。")
         return False, self._diagnose(value)
+
+    def _refused(self, raw, exc: NumberError) -> str:
+        """Feedback on a decimal comma (``3,5``) or a currency symbol other than ``$`` (``¥5M``)."""
+        t, shown = self.lesson.t, html.escape(short_repr(str(raw), 40)[1:-1])
+        if exc.reason == "comma":
+            return t(f"“{shown}”: a comma here separates thousands and must be followed by three digits "
+                     "(1,234 is one thousand two hundred and thirty-four), so this is not read as a decimal. "
+                     "Write the decimal point as a dot: 3.5, not 3,5.",
+                     f"“{shown}”：这里的逗号是千位分隔符，后面必须跟三位数字（1,234 是一千二百三十四），"
+                     "所以不会被读作小数。请用小数点：写 3.5，而不是 3,5。")
+        return t(f"“{shown}”: answers here are in US dollars; convert the amount to US dollars and write it "
+                 "without ¥ (e.g. 1.2M or $1.2M).",
+                 f"“{shown}”：这里的答案以美元计；请把金额换算成美元，并去掉 ¥（例如 1.2M 或 $1.2M）。")
 
     def _unreadable(self, raw) -> str:
         """Feedback on an answer that is no number (quoted, cut to 40 characters)."""
@@ -439,12 +454,13 @@ class Lesson:
 
     # ------------------------------------------------------------ exercises
     def exercise(self, number: int, answer: float, *, tolerance: float, mistakes=(), solution: str = "",
-                 given=(), accept=()) -> None:
+                 given=(), accept=(), units=()) -> None:
         """Register exercise ``number`` with its computed ``answer`` (see :class:`Exercise`); shows nothing."""
         answer = float(answer)
         if not math.isfinite(answer) or answer == 0:
             raise ValueError(f"answer: {answer!r} must be a finite non-zero number")
-        ex = Exercise(self, number, answer, float(tolerance), list(mistakes), solution, list(given), list(accept))
+        ex = Exercise(self, number, answer, float(tolerance), list(mistakes), solution, list(given), list(accept),
+                      tuple(units))
         self.exercises[number] = ex
 
     def capstone(self):
@@ -503,28 +519,37 @@ class Capstone:
 
     PRICING = ("on_demand", "hyperscaler_on_demand", "reserved_1y", "reserved_3y", "spot", "owned")
     HOURS_TOLERANCE = 0.10   # relative, against the hand formula or the model's billed hours
-    FIELDS = ("params_b", "tokens_t", "gpu", "gpus", "pricing", "deadline_days",
+    FIELDS = ("params_b", "tokens_t", "gpu", "gpus", "pricing", "deadline_days", "team", "pay_basis",
               "gpu_hours", "budget_usd", "biggest", "why")
+    #: The form's starting run: lessons 4 and 6's (the ``startup_7b`` preset on demand, a team of 8 at AI-lab pay),
+    #: so the capstone's people cost for it is lesson 6's.
+    START = dict(params_b=7, tokens_t=2, gpu="h100-sxm", gpus=256, pricing="on_demand", deadline_days=30, team=8,
+                 pay_basis="ai_lab")
 
     def __init__(self, lesson: "Lesson"):
         from explorer import COST_DIMENSIONS, catalog
+        from explorer.scenario import PAY_BASES
 
-        t, W = lesson.t, widgets
+        t, W, start = lesson.t, widgets, self.START
         self.lesson = lesson
         wide = {"description_width": "initial"}
         self.controls = {
-            "params_b": W.BoundedFloatText(value=7, min=0.01, max=100_000, step=1, style=wide,
+            "params_b": W.BoundedFloatText(value=start["params_b"], min=0.01, max=100_000, step=1, style=wide,
                                            description=t("parameters [billions]", "参数量 [十亿]")),
-            "tokens_t": W.BoundedFloatText(value=2, min=0.001, max=1000, step=0.1, style=wide,
+            "tokens_t": W.BoundedFloatText(value=start["tokens_t"], min=0.001, max=1000, step=0.1, style=wide,
                                            description=t("training tokens [trillions]", "训练 token [万亿]")),
             "gpu": W.Dropdown(options=[(acc.name, key) for key, acc in catalog.accelerators().items()],
-                              value="h100-sxm", style=wide, description=t("accelerator", "加速卡")),
-            "gpus": W.BoundedIntText(value=256, min=1, max=1_000_000, style=wide,
+                              value=start["gpu"], style=wide, description=t("accelerator", "加速卡")),
+            "gpus": W.BoundedIntText(value=start["gpus"], min=1, max=1_000_000, style=wide,
                                      description=t("number of GPUs", "GPU 数")),
-            "pricing": W.Dropdown(options=lesson.options(self.PRICING, "pricing_"), value="on_demand", style=wide,
+            "pricing": W.Dropdown(options=lesson.options(self.PRICING, "pricing_"), value=start["pricing"], style=wide,
                                   description=t("pricing", "计价")),
-            "deadline_days": W.BoundedFloatText(value=30, min=1, max=3650, style=wide,
+            "deadline_days": W.BoundedFloatText(value=start["deadline_days"], min=1, max=3650, style=wide,
                                                 description=t("deadline [days]", "期限 [天]")),
+            "team": W.BoundedIntText(value=start["team"], min=0, max=100_000, style=wide,
+                                     description=t("team [people]", "团队 [人]")),
+            "pay_basis": W.Dropdown(options=lesson.options(PAY_BASES, "team_pay_basis_"), value=start["pay_basis"],
+                                    style=wide, description=lesson.label("team_pay_basis")),
         }
         self.answers = {
             "gpu_hours": W.Text(placeholder=t("e.g. 62,000", "例如 62,000"), style=wide,
@@ -575,7 +600,8 @@ class Capstone:
 
         c = {k: w.value for k, w in self.controls.items()}
         return estimate(Scenario(params=float(c["params_b"]) * 1e9, tokens=float(c["tokens_t"]) * 1e12,
-                                 gpu=c["gpu"], gpus=int(c["gpus"]), pricing=c["pricing"]))
+                                 gpu=c["gpu"], gpus=int(c["gpus"]), pricing=c["pricing"],
+                                 team_headcount=float(c["team"]), team_pay_basis=c["pay_basis"]))
 
     def _hand(self, e) -> tuple[float, float, float]:
         """(GPU-hours by 6·N·D / (peak · MFU · 3600), peak [FLOP/s], MFU) for the chosen run."""
@@ -592,10 +618,16 @@ class Capstone:
         except ValueError as exc:
             self.given.value = f"<p style='color:#a00'>{html.escape(str(exc))}</p>"
             return
-        self.given.value = self.lesson.table([
+        used = {a.name: a.value for a in e.assumptions}
+        loaded = next((v for k, v in used.items() if k.startswith("team_loaded_usd_per_year")), None)
+        rows = [
             (t("what a hand calculation needs: peak at BF16", "手算所需：BF16 峰值"), f"{peak / 1e12:,.1f} TFLOP/s"),
             (t("MFU the model assumes for it", "模型为它假设的 MFU"), f"{mfu:.3f}"),
-        ])
+        ]
+        if loaded is not None and "project_months" in used:  # people = team x loaded cost x months / 12 (lesson 6)
+            rows += [(t("people: loaded cost per person-year", "人员：每人每年全成本"), self.lesson.money(loaded)),
+                     (t("project length", "项目时长"), f"{used['project_months']:.3g} " + t("months", "个月"))]
+        self.given.value = self.lesson.table(rows)
 
     # ---------------------------------------------------------------- the checks
     def check(self) -> list[tuple[str, bool, str]]:

@@ -46,6 +46,9 @@ def scenarios(draw, mode=None):
         gpu=gpu,
         precision=draw(st.sampled_from(acc.precisions)),
         pricing=pricing,
+        # who sells: the two seller groups, which price every accelerator (a named provider may list none)
+        seller=draw(st.sampled_from(("specialist", "hyperscaler"))) if not pricing.startswith("hyperscaler_")
+        else "hyperscaler",
         region=region,
         mfu=draw(st.none() | st.floats(0.05, 0.8)),
         training_kind=draw(st.sampled_from(TRAINING_KINDS)),

@@ -11,15 +11,32 @@ from explorer import catalog, prices
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model import COST_DIMENSIONS, estimate
+from explorer.model.estimating import _owned_summary
 from explorer.model.resolve import resolve
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
+from explorer.text import readable_number
 
-__all__ = ["COMPARE_COLUMNS", "basis_warnings", "price_warnings", "compare", "WHAT_IF_LEVERS", "what_if"]
+__all__ = ["COMPARE_COLUMNS", "owned_columns", "basis_warnings", "price_warnings", "compare", "WHAT_IF_LEVERS", "what_if"]
 
 #: Columns of :func:`compare`, in order.
 COMPARE_COLUMNS: tuple[str, ...] = (*(f"{d}_usd" for d in COST_DIMENSIONS), "total_usd", "final_run_usd", "days",
-                                    "gpus", "gpu_hours", "energy_mwh", "co2_tonnes", "usd_per_1m_tokens")
+                                    "gpus", "gpu_hours", "energy_mwh", "co2_tonnes", "usd_per_1m_tokens",
+                                    "capex_usd", "breakeven_months")
+
+
+def owned_columns(e) -> dict[str, float]:
+    """An owned estimate's up-front purchase and break-even, as a buyer compares them; NaN for cloud pricing.
+
+    ``capex_usd``: the cluster's capital, paid before the run (``estimate.owned["capex_usd"]``) [USD];
+    ``breakeven_months``: months of use after which owning costs less than renting the same cluster on demand
+    from the default seller, the savings discounted at the financing rate
+    (``estimate.owned["breakeven_months"]["on_demand"]``; inf: never) [months].
+    """
+    if e.scenario.pricing != "owned" or not e.owned:
+        return {"capex_usd": float("nan"), "breakeven_months": float("nan")}
+    return {"capex_usd": float(e.owned["capex_usd"]),
+            "breakeven_months": float(e.owned["breakeven_months"]["on_demand"])}
 
 
 def _named(scenarios, names) -> tuple[list[str], list[Scenario]]:
@@ -44,6 +61,15 @@ def _named(scenarios, names) -> tuple[list[str], list[Scenario]]:
     return names, scenarios
 
 
+def _basis_id(s: Scenario) -> str:
+    """The scenario's price basis with its seller: ``reserved_1y``, ``hyperscaler_on_demand``, ``spot (Nebius)``."""
+    if s.pricing == "owned" or s.seller == prices.DEFAULT_SELLER:
+        return s.pricing
+    if s.seller == "hyperscaler":
+        return f"hyperscaler_{s.pricing}"
+    return f"{s.pricing} ({prices.seller_name(s.seller)})"
+
+
 def basis_warnings(scenarios) -> list[Message]:
     """Warnings for a comparison of accelerators priced on different bases.
 
@@ -53,7 +79,7 @@ def basis_warnings(scenarios) -> list[Message]:
     scenario uses one basis or one accelerator.
     """
     scenarios = list(scenarios.values()) if isinstance(scenarios, Mapping) else list(scenarios)
-    bases = sorted({s.pricing for s in scenarios if s.rate_usd_per_gpu_hour is None})
+    bases = sorted({_basis_id(s) for s in scenarios if s.rate_usd_per_gpu_hour is None})
     gpus = sorted({catalog.accelerator(s.gpu).name for s in scenarios})
     if len(bases) > 1 and len(gpus) > 1:
         return [Message("bases_differ", gpus=gpus, bases=bases, field="pricing")]
@@ -75,17 +101,70 @@ def price_warnings(scenarios) -> list[Message]:
         return []
     out, seen = [], set()
     for s in scenarios:
-        if s.rate_usd_per_gpu_hour is not None or s.pricing == "owned" or (s.gpu, s.pricing) in seen:
+        if s.rate_usd_per_gpu_hour is not None or s.pricing == "owned" or (s.gpu, s.pricing, s.seller) in seen:
             continue
-        seen.add((s.gpu, s.pricing))
-        q = prices.quote(s.gpu, "on_demand" if s.pricing == "spot" else s.pricing)
+        seen.add((s.gpu, s.pricing, s.seller))
+        q = prices.quote(s.gpu, "on_demand" if s.pricing == "spot" else s.pricing, s.seller)
         if q.caveat:
-            out.append(Message("compare_price_caveat", gpu=catalog.accelerator(s.gpu).name, bases=[s.pricing],
+            out.append(Message("compare_price_caveat", gpu=catalog.accelerator(s.gpu).name, bases=[_basis_id(s)],
                                caveat=q.caveat, n=len(q.providers), field="pricing"))
     return out
 
 
-def compare(scenarios, names=None) -> pd.DataFrame:
+def _readable(x) -> str:
+    """A result as people read it: money and counts with thousands separators, small values to 3 digits."""
+    if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool):
+        x = float(x)
+        if not np.isfinite(x):
+            return "unknown" if np.isnan(x) else "∞"
+        return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+    return str(x)
+
+
+class Comparison(pd.DataFrame):
+    """The table of :func:`compare`: a :class:`pandas.DataFrame` that prints its numbers readably.
+
+    ``print(df)`` and a notebook show ``1,332,987`` and ``15.8``, not ``1.332987e+06``; the values are the
+    same floats (``df.loc["A", "total_usd"]``), and every DataFrame method works as usual.
+    """
+
+    @property
+    def _constructor(self):
+        return Comparison
+
+    def _formatters(self) -> dict:
+        """Scenario fields as the app's boxes write them (``70B``), results with separators (``1,332,987``)."""
+        fields = set(self.attrs.get("scenario_columns", ()))
+        return {c: (_field_text if c in fields else _readable) for c in self.columns}
+
+    def readable(self) -> pd.DataFrame:
+        """The table as text, as it prints (``df.readable().T`` puts the scenarios in columns)."""
+        return pd.DataFrame({c: self[c].map(f) for c, f in self._formatters().items()}, index=self.index)
+
+    def to_string(self, *args, **kwargs) -> str:
+        kwargs.setdefault("formatters", self._formatters())
+        return super().to_string(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return self.to_string()
+
+    def _repr_html_(self) -> str:
+        return self.to_html(formatters=self._formatters())
+
+
+def _field_text(x) -> str:
+    if isinstance(x, (np.integer, int)) and not isinstance(x, bool):
+        return readable_number(int(x))
+    return readable_number(float(x)) if isinstance(x, (np.floating, float)) else str(x)
+
+
+def _differing_fields(scenarios: list[Scenario]) -> list[str]:
+    """The Scenario fields whose values are not the same in every one of ``scenarios``, in field order."""
+    rows = [s.to_dict() for s in scenarios]
+    return [name for name in rows[0] if any(r[name] != rows[0][name] for r in rows[1:])]
+
+
+def compare(scenarios, names=None, *, scenario_columns: bool = True) -> pd.DataFrame:
     """Side-by-side results of several scenarios.
 
     Parameters
@@ -94,16 +173,23 @@ def compare(scenarios, names=None) -> pd.DataFrame:
         The scenarios to compare.
     names : sequence of str, optional
         Row names; default ``A, B, C...`` (the app's slots), or the mapping's keys.
+    scenario_columns : bool
+        Put first a column for each Scenario field that differs between the scenarios (``params``,
+        ``pricing``...), so the table says what was compared (default True).
 
     Returns
     -------
-    pandas.DataFrame
-        Index: names. Columns (:data:`COMPARE_COLUMNS`): ``<dimension>_usd`` for
+    Comparison
+        A :class:`pandas.DataFrame` that prints its numbers readably (``1,332,987``, not ``1.33e+06``).
+        Index: names. Columns: the Scenario fields that differ (with ``scenario_columns``), then
+        :data:`COMPARE_COLUMNS`: ``<dimension>_usd`` for
         the six cost dimensions and ``total_usd`` of the whole project [USD];
         ``final_run_usd`` machine cost of the final run [USD]; ``days``
         wall-clock [days]; ``gpus`` [1]; ``gpu_hours`` billed [GPU-hour];
         ``energy_mwh`` [MWh] and ``co2_tonnes`` [tCO2] of the final run;
-        ``usd_per_1m_tokens`` total per million training tokens [USD].
+        ``usd_per_1m_tokens`` total per million training tokens [USD];
+        ``capex_usd`` and ``breakeven_months`` of owned rows (:func:`owned_columns`;
+        NaN for cloud pricing): what owning costs up front and when it pays back.
         ``df.attrs["warnings"]``: :func:`basis_warnings` and :func:`price_warnings`
         of the scenarios.
 
@@ -113,19 +199,30 @@ def compare(scenarios, names=None) -> pd.DataFrame:
     >>> df = compare([Scenario(gpus=256), Scenario(gpus=256, pricing="spot")], names=["on-demand", "spot"])
     >>> bool(df.loc["spot", "compute_usd"] < df.loc["on-demand", "compute_usd"])
     True
+    >>> list(df.columns[:2])
+    ['pricing', 'compute_usd']
     """
     names, scenarios = _named(scenarios, names)
+    fields = _differing_fields(scenarios) if scenario_columns else []
     rows = []
     for s in scenarios:
         e = estimate(s)
-        row = {f"{d}_usd": e.cost_usd[d] for d in COST_DIMENSIONS}
+        row = {name: getattr(s, name) for name in fields}
+        row.update({f"{d}_usd": e.cost_usd[d] for d in COST_DIMENSIONS})
         row.update(total_usd=e.total_usd, final_run_usd=e.final_run_usd, days=e.wall_days, gpus=e.gpus,
                    gpu_hours=e.gpu_hours, energy_mwh=e.energy_mwh, co2_tonnes=e.co2_tonnes,
-                   usd_per_1m_tokens=e.usd_per_1m_tokens)
+                   usd_per_1m_tokens=e.usd_per_1m_tokens, **owned_columns(e))
         rows.append(row)
-    df = pd.DataFrame(rows, index=pd.Index(names, name="scenario"), columns=list(COMPARE_COLUMNS))
+    df = Comparison(rows, index=pd.Index(names, name="scenario"), columns=[*fields, *COMPARE_COLUMNS])
+    df.attrs["scenario_columns"] = fields
     df.attrs["warnings"] = basis_warnings(scenarios) + price_warnings(scenarios)
     return df
+
+
+def _possible(inputs: list, ok: list) -> list:
+    """Each combination's Scenario (None where it was refused), from the resolved inputs and the possible ones."""
+    it = iter(ok)
+    return [next(it) if x is not None else None for x in inputs]
 
 
 #: Levers a what-if grid can vary: Scenario fields whose values are a closed set.
@@ -154,7 +251,8 @@ def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
         One row per combination, in the order of ``itertools.product``: a column
         per lever, then ``total_usd`` (whole project), ``final_run_usd``, the six
         ``<dimension>_usd`` [USD], ``days``, ``gpus``, ``gpu_hours``,
-        ``energy_mwh``, ``co2_tonnes``, ``usd_per_1m_tokens``, ``vs_start``
+        ``energy_mwh``, ``co2_tonnes``, ``usd_per_1m_tokens``, ``capex_usd`` and
+        ``breakeven_months`` (owned rows: :func:`owned_columns`; NaN otherwise), ``vs_start``
         (total / the starting scenario's total [1]) and ``note``: "" or why the
         combination is not possible (its numbers are then NaN). ``attrs["warnings"]``:
         :func:`basis_warnings` and :func:`price_warnings` of the possible
@@ -185,18 +283,21 @@ def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
     if len(combos) > 1000:
         raise ScenarioError("levers", len(combos), Message("allowed_combinations", limit=1000))
     start = scenario.to_dict()
-    inputs, notes, ok = [], [], []
+    inputs, resolved, notes, ok = [], [], [], []
     for combo in combos:
         try:
             s = Scenario.from_dict({**start, **dict(zip(names, combo))})
-            inputs.append(resolve(s).inputs)
+            resolved.append(resolve(s))
+            inputs.append(resolved[-1].inputs)
             notes.append("")
             ok.append(s)
         except ScenarioError as exc:
             inputs.append(None)
+            resolved.append(None)
             notes.append(exc.message)
         except ValueError as exc:
             inputs.append(None)
+            resolved.append(None)
             notes.append(str(exc))
     good = [x for x in inputs if x is not None]
     out_cols = ["total_usd", "final_run_usd", *(f"{d}_usd" for d in COST_DIMENSIONS), "days", "gpus", "gpu_hours",
@@ -219,6 +320,18 @@ def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
         for i in np.flatnonzero(impossible):
             notes[i] = Message("whatif_deadline_unmet")
             table.loc[i, out_cols] = np.nan
+    table["capex_usd"] = np.nan
+    table["breakeven_months"] = np.nan
+    if good:  # owned rows: the estimate's own owned summary, on this row of the one vectorized call
+        row_of = np.cumsum(rows) - 1
+        for i, s in enumerate(_possible(inputs, ok)):
+            if s is None or s.pricing != "owned" or notes[i]:
+                continue
+            v_i = {k: float(np.asarray(a).item() if np.ndim(a) == 0 else np.asarray(a)[row_of[i]])
+                   for k, a in v.items() if np.asarray(a).dtype.kind in "biuf"}
+            o = _owned_summary(s, resolved[i], v_i, int(v_i["gpus"]))
+            table.loc[i, "capex_usd"] = o["capex_usd"]
+            table.loc[i, "breakeven_months"] = o["breakeven_months"]["on_demand"]
     table["vs_start"] = table["total_usd"] / estimate(scenario).total_usd
     table["note"] = notes
     table.attrs["warnings"] = (basis_warnings(ok) + price_warnings([scenario, *ok])) if ok else []

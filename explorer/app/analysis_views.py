@@ -25,7 +25,6 @@ import math
 from typing import Callable, Iterator
 
 import ipywidgets as w
-from ipywidgets.widgets.widget_string import TextStyle
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -34,8 +33,8 @@ from explorer.analysis import (Simulation, attribute, budget_status, compare, se
                                simulate)
 from explorer.analysis.budget import AT_RISK_PROBABILITY
 from explorer.app import export
-from explorer.app.views import translate
-from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, TEXT_STYLE, shared
+from explorer.app.views import pricing_words, translate
+from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, INPUT_STYLE, PLAIN, TEXT_STYLE, WRAP_ROW, shared
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError, short_repr
 from explorer.messages import Message
@@ -44,7 +43,7 @@ from explorer.model import COST_DIMENSIONS, Estimate, estimate
 from explorer.plots.analysis import (SLOT_COLORS, CompareBarsPlot, LeverWaterfallPlot, SimulationPlot,
                                      TornadoPlot)
 from explorer.plots.breakdown import freeze_layout
-from explorer.text import label, labels, money, parse_number, quantity, readable_number
+from explorer.text import NumberError, label, labels, money, parse_number, quantity, readable_number
 
 __all__ = ["AnalysisViews", "SLOTS", "SLOT_NAME_MAX", "slot_title", "clean_slot_name", "APP_DRAWS", "APP_SEED",
            "compare_html", "recipe_html", "scenario_line", "budget_html", "parse_budget", "parse_gpu_cap"]
@@ -66,30 +65,45 @@ APP_SEED = 0
 _SHARED = AUTO_WIDTH  # shared by buttons (see explorer.app.shared)
 _INPUT = shared(w.Layout, width="auto", flex="1 1 220px")
 _NAME = shared(w.Layout, width="auto", flex="1 1 160px", max_width="260px")
-_WRAP = shared(w.Layout, flex_flow="row wrap", align_items="center")
-_INPUT_STYLE = shared(TextStyle, description_width="initial")
+_WRAP = WRAP_ROW
+_INPUT_STYLE = INPUT_STYLE
 
 
 # ---------------------------------------------------------------------------------------------- parsing
-def _parse_number(text: str) -> float | None:
-    """A typed number as every box reads it (``10M``, ``2.5e6``, ``2,500,000``: :func:`explorer.text.parse_number`);
-    None for a blank box; ValueError when not a number."""
+def _parse_number(text: str, currency: str | None = None) -> float | None:
+    """A typed number as every box reads it (``10M``, ``2.5e6``, ``2,500,000``, ``500万``:
+    :func:`explorer.text.parse_number`); None for a blank box; ValueError when not a number."""
     text = (text or "").strip()
     if not text:
         return None
-    return parse_number(text)
+    return parse_number(text, currency=currency)
 
 
-def parse_budget(text: str) -> float | None:
-    """A typed budget [currency]: None for blank, ValueError unless a finite amount > 0.
+def parse_budget(text: str, currency: str = "USD") -> float | None:
+    """A typed budget [``currency``]: None for blank, ValueError unless a finite amount > 0.
 
-    >>> parse_budget("2,500,000"), parse_budget("10M"), parse_budget("")
-    (2500000.0, 10000000.0, None)
+    The box's own currency symbol is read (``$5M`` in a USD box, ``¥5M`` in a CNY box); the other one is
+    refused with :class:`explorer.text.NumberError` (reason ``"currency"``), not converted: the box names its
+    currency, and the viewer switches it there.
+
+    >>> parse_budget("2,500,000"), parse_budget("10M"), parse_budget(""), parse_budget("$5M")
+    (2500000.0, 10000000.0, None, 5000000.0)
+    >>> parse_budget("500万", "CNY"), parse_budget("¥5M", "CNY"), parse_budget("5亿", "CNY")
+    (5000000.0, 5000000.0, 500000000.0)
     """
-    value = _parse_number(text)
+    value = _parse_number(text, currency)
     if value is not None and not (math.isfinite(value) and value > 0):
         raise ValueError(text)
     return value
+
+
+def _same_amount(text: str, amount: float, parse: Callable[[str], float | None]) -> bool:
+    """Whether ``text`` reads (with ``parse``) as ``amount``, to 1 part in 10**9 (a typed box shown back as typed)."""
+    try:
+        value = parse(text)
+    except ValueError:
+        return False
+    return value is not None and math.isclose(value, amount, rel_tol=1e-9)
 
 
 def parse_gpu_cap(text: str) -> float | None:
@@ -114,12 +128,15 @@ def _scenario_text(e: Estimate, language: str) -> str:
     """One line describing a scenario: size, tokens, cluster, precision, pricing."""
     s = e.scenario
     arch = " MoE" if s.architecture == "moe" else ""
-    return (f"{quantity(s.params)}{arch} · {quantity(s.tokens)} tok · {e.gpus:,} × {catalog.accelerator(s.gpu).name}"
-            f" · {s.precision.upper()} · {label(f'pricing_{s.pricing}', language)}")
+    if s.architecture == "moe":
+        arch += " " + label("slot_active", language).format(active=quantity(s.active_params_effective))
+    return (f"{quantity(s.params)}{arch} · {quantity(s.tokens)} {label('term:tokens', language)} · {e.gpus:,} × "
+            f"{catalog.accelerator(s.gpu).name} · {s.precision.upper()} · {pricing_words(e, language)}")
 
 
 #: Fields the scenario line of a slot always shows (:func:`_scenario_text`); other differences are listed.
-_IN_SCENARIO_TEXT = ("params", "architecture", "tokens", "gpu", "precision", "pricing", "gpus", "deadline_days")
+_IN_SCENARIO_TEXT = ("params", "architecture", "tokens", "gpu", "precision", "pricing", "seller", "gpus",
+                     "deadline_days")
 
 
 def _field_value_text(name: str, value, language: str) -> str:
@@ -218,16 +235,33 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
                                       for n in names], ""),
         (label("kpi_per_token", language), [cash(table.loc[n, "usd_per_1m_tokens"]) for n in names], ""),
     ]
+    if table["capex_usd"].notna().any():  # owned beside rented: what owning costs up front and when it pays back
+        rows += [(label("owned_capex", language), [_owned_cell(table.loc[n, "capex_usd"], cash) for n in names], ""),
+                 (label("owned_breakeven", language),
+                  [_owned_cell(table.loc[n, "breakeven_months"], lambda m: _months(m, language)) for n in names], "")]
     body = "".join(f'<tr class="{cls}"><th>{html.escape(k)}</th>'
                    + "".join(f"<td>{html.escape(v.replace('unknown', unknown))}</td>" for v in values) + "</tr>"
                    for k, values, cls in rows)
-    note = label("compare_note", language).format(currency=currency, fx=f"{fx:.4g}")
+    if currency == "USD":  # no exchange rate to state ("1 USD/USD")
+        note = label("compare_note_usd", language)
+    else:
+        note = label("compare_note", language).format(currency=label(f"term:{currency}", language), fx=f"{fx:.4g}")
     link = export.download_link(export.compare_csv(titled, currency, fx,
                                                    scenarios=[slots[n].scenario for n in names]),
                                 "text/csv", "comparison.csv",
                                 label("download_compare", language))
     return (f'<div class="explorer-compare"><table><tr><th></th>{head}</tr>{body}</table></div>'
             f'<div class="explorer-note">{html.escape(note)}</div><div>{link}</div>')
+
+
+def _owned_cell(x: float, fmt: Callable[[float], str]) -> str:
+    """A cell of an owned-only row: "–" for a rented slot (NaN), else ``fmt(x)``."""
+    return "–" if math.isnan(x) else fmt(x)
+
+
+def _months(m: float, language: str) -> str:
+    """A break-even in months: ``"34 months"``, or "∞" (never)."""
+    return "∞" if math.isinf(m) else f"{m:.0f} {label('unit_months', language)}"
 
 
 def _percent(x: float) -> str:
@@ -656,7 +690,8 @@ class AnalysisViews:
     def figure_for_export(self, key: str) -> Figure | None:
         """The Compare or Uncertainty figure brought up to date for a download (not drawn on its canvas).
 
-        ``key`` is ``"compare"`` (None while no slot is pinned) or ``"uncertainty"``. The
+        ``key`` is ``"compare"`` (None while no slot is pinned), ``"uncertainty"`` or ``"lever"`` (the "what
+        changed" chart by lever). The
         view's data are updated as when its tab opens; the widget canvas draws them when shown.
         """
         if key == "compare":
@@ -673,6 +708,12 @@ class AnalysisViews:
                 self._relabelled(self.simulation_plot, self.tornado)
                 self._update_uncertainty()
             return self.uncertainty_figure
+        if key == "lever":  # the "what changed" chart by lever (None when the attribution has no finite end)
+            if "lever" in self._stale:
+                self._stale.discard("lever")
+                self._relabelled(self.lever_plot)
+                self._update_lever()
+            return self.lever_plot.figure if self.attribution is not None else None
         raise KeyError(key)
 
     def _layout_key(self, fig: Figure) -> tuple:
@@ -712,7 +753,7 @@ class AnalysisViews:
     def _update_compare(self) -> None:
         e = self.estimate
         pinned = self._pinned()
-        self.table = compare({s: est.scenario for s, est in pinned.items()}) if pinned else None
+        self.table = compare({s: est.scenario for s, est in pinned.items()}, scenario_columns=False) if pinned else None
         cur, fx = e.scenario.currency, e.usd_to_currency
         warned = self.table.attrs.get("warnings", []) if self.table is not None else []
         self.compare_html.value = (compare_html(self.slots, self.table, cur, fx, self.language, self.slot_names)
@@ -821,14 +862,25 @@ class AnalysisViews:
 
     # ------------------------------------------------------------------ the decision in a link
     def decision_items(self) -> dict[str, str]:
-        """The budget, GPU cap and pinned slots (scenario and name) as share-link keys (see :mod:`explorer.app.query`)."""
+        """The budget, GPU cap, pinned slots (scenario and name) and the "what changed" view (``view=lever``) as
+        share-link keys (see :mod:`explorer.app.query`). The budget and cap travel as typed too (``5M``), when
+        the box still holds what they were read from."""
         from explorer.app.query import query_from_scenario
 
         items: dict[str, str] = {}
+        fx = self.estimate.usd_to_currency
         if self.budget_usd is not None:
             items["budget_usd"] = export.plain_decimal(self.budget_usd)  # exact: the box shows it back in its currency
+            typed = self.budget_box.value.strip()[:40]
+            if typed and typed != export.plain_decimal(round(self.budget_usd * fx, 2)) \
+                    and _same_amount(typed, self.budget_usd * fx, parse_budget):
+                items["budget_text"] = typed
         if self.gpu_cap is not None:
-            items["gpu_cap"] = export.plain_decimal(self.gpu_cap)
+            typed = self.cap_box.value.strip()[:40]
+            items["gpu_cap"] = (typed if _same_amount(typed, self.gpu_cap, parse_gpu_cap)
+                                else export.plain_decimal(self.gpu_cap))
+        if self.mode.value == "lever":
+            items["view"] = "lever"
         for slot, est in self.slots.items():
             if est is not None:
                 items[f"slot_{slot}"] = query_from_scenario(est.scenario) or "default"
@@ -864,9 +916,11 @@ class AnalysisViews:
             except (ScenarioError, ValueError):
                 continue
             self.pin(slot, est, name=extras.get(f"name_{slot}", ""))
+        if extras.get("view") in ("lever", "dimension"):
+            self.mode.value = extras["view"]
         budget = cap = None
         try:
-            budget = parse_budget(extras.get("budget_usd", ""))
+            budget = parse_budget(extras.get("budget_usd", ""), "USD")  # a link's budget is in US dollars
         except ValueError:
             refused.append(ScenarioError("budget_usd", extras["budget_usd"], Message("allowed_budget")))
         try:
@@ -878,9 +932,12 @@ class AnalysisViews:
         fx = self.estimate.usd_to_currency
         with self._mute():
             if budget is not None:
-                self.budget_box.value = export.plain_decimal(round(budget * fx, 2))
+                typed = extras.get("budget_text", "")[:40]  # as typed (5M), if it is the same amount
+                self.budget_box.value = (typed if _same_amount(typed, budget * fx, parse_budget)
+                                         else export.plain_decimal(round(budget * fx, 2)))
             if cap is not None:
-                self.cap_box.value = export.plain_decimal(cap)
+                typed = extras.get("gpu_cap", "")[:40]
+                self.cap_box.value = typed if _same_amount(typed, cap, parse_gpu_cap) else export.plain_decimal(cap)
         self.budget_usd, self.gpu_cap = budget, cap
         self._update_budget_status()
         return refused
@@ -892,8 +949,12 @@ class AnalysisViews:
         messages = []
         budget, cap = self.budget_usd, self.gpu_cap
         try:
-            value = parse_budget(self.budget_box.value)
+            value = parse_budget(self.budget_box.value, self._currency[0])
             budget = None if value is None else value / fx
+        except NumberError as exc:
+            key = {"currency": "budget_currency", "comma": "budget_comma"}.get(exc.reason, "budget_bad")
+            messages.append(label(key, self.language).format(symbol=exc.symbol, currency=self._currency[0])
+                            + f": {short_repr(self.budget_box.value.strip(), 40)}")
         except ValueError:
             messages.append(label("budget_bad", self.language) + f": {short_repr(self.budget_box.value.strip(), 40)}")
         try:

@@ -84,6 +84,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("mfu_default", "check", "hardware", field=False),
     Binding("mfu", "slider", "hardware"),
     Binding("pricing", "choice", "pricing"),
+    Binding("seller", "choice", "pricing", visible=lambda v: v.get("pricing") != "owned"),
     Binding("rate_usd_per_gpu_hour", "optional", "pricing", visible=lambda v: v.get("pricing") != "owned"),
     Binding("spot_discount", "optional", "pricing", visible=_is("pricing", "spot")),
     Binding("spot_preemption_per_gpu_hour", "optional", "pricing", visible=_is("pricing", "spot")),

@@ -31,11 +31,21 @@ WORDS = {
     "en": {"all": "All claims", "claim": "claim", "verdict": "verdict", "number": "number",
            "why_title": "Why: pick a claim", "pick": "claim", "test": "test", "why": "why",
            "basis": {"data": "sourced data", "model": "cost model", "arithmetic": "arithmetic"},
-           "article": "article"},
+           "article": "article",
+           "title": "Fact-check: every quantitative claim of the two source articles",
+           "intro": ("Each claim of article A, 《大模型训练成本全维度拆解与优化指南》, and article B, "
+                     "《大模型训练成本怎么控制，大模型训练成本优化》, is tested by a scenario of the cost model or by "
+                     "sourced data, and given a verdict that is computed, not typed in: holds, holds only under "
+                     "stated conditions, does not hold, or cannot be checked (no sourced figure to test it "
+                     "against). The code is explorer/claims.py.")},
     "zh": {"all": "全部论断", "claim": "论断", "verdict": "结论", "number": "数值",
            "why_title": "原因：选择一个论断", "pick": "论断", "test": "检验", "why": "原因",
            "basis": {"data": "有出处的数据", "model": "成本模型", "arithmetic": "算术"},
-           "article": "文章"},
+           "article": "文章",
+           "title": "论断核查：两篇源文章中的每个定量论断",
+           "intro": ("文章 A《大模型训练成本全维度拆解与优化指南》和文章 B《大模型训练成本怎么控制，大模型训练成本优化》"
+                     "中的每个论断都用成本模型的场景或有出处的数据检验，并给出计算得出（而非手写）的结论："
+                     "成立、仅在所述条件下成立、不成立、无法核实（没有可靠数据可供检验）。代码见 explorer/claims.py。")},
 }
 
 #: A table on a wide screen, cards on a phone (the verdict stays on screen without sideways scrolling).
@@ -91,7 +101,8 @@ def claims_table_html(claims: pd.DataFrame, language: str) -> str:
     """The claims as an HTML table (cards on a narrow screen), in ``language``."""
     w = WORDS[language]
     rows = "".join(
-        f"<tr data-claim='{html.escape(r.id)}'><td>{html.escape(r.claim)}<br><small><code>{html.escape(r.id)}</code>"
+        f"<tr data-claim='{html.escape(r.id)}'><td>{html.escape(r.claim)}<br><small>{w['article']} "
+        f"{html.escape(r.article)}{'，' if language == 'zh' else ', '}{html.escape(_section(r.section, language))}"
         f"</small></td><td class='claims-verdict'>{_verdict(r)}</td>"
         f"<td>{_number(r.number, r.unit)}<br><small>{html.escape(r.unit)}</small></td></tr>"
         for r in claims.itertuples())
@@ -132,6 +143,7 @@ def claims_page(language: str | None = None) -> W.VBox:
 
     switch = W.ToggleButtons(options=[("English", "en"), ("中文", "zh")], value=lang,
                              layout=W.Layout(width="auto"), style={"button_width": "6em"})
+    heading = W.HTML()  # the page's title and first paragraph, in its language
     title = W.HTML()
     table = W.HTML(layout=W.Layout(width="100%"))
     why_title = W.HTML()
@@ -146,6 +158,8 @@ def claims_page(language: str | None = None) -> W.VBox:
         language = switch.value
         df = claims(language)
         w = WORDS[language]
+        heading.value = (f"<h1>{html.escape(w['title'])}</h1><p lang='{'zh-Hans' if language == 'zh' else 'en'}'>"
+                         f"{html.escape(w['intro'])}</p>")
         title.value = f"<h2>{w['all']}</h2>"
         table.value = claims_table_html(df, language)
         why_title.value = f"<h2>{w['why_title']}</h2>"
@@ -158,4 +172,4 @@ def claims_page(language: str | None = None) -> W.VBox:
     switch.observe(show, "value")
     pick.observe(show_why, "value")
     show()
-    return W.VBox([switch, title, table, why_title, pick, why], layout=W.Layout(width="100%"))
+    return W.VBox([heading, switch, title, table, why_title, pick, why], layout=W.Layout(width="100%"))

@@ -25,6 +25,8 @@ from explorer.app import controls as c
 from explorer.app import export, query, views
 from explorer.app.analysis_views import AnalysisViews, scenario_line
 from explorer.app.whatif import WhatIfView
+from explorer.app.plan_view import PlanView
+from explorer.app.models_view import ModelsView
 from explorer.app.bindings import BINDINGS, GROUPS, Binding
 from explorer.app import responsive
 from explorer.app.page_bridge import PageBridge
@@ -38,7 +40,7 @@ from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
 from explorer.plots.history import HistoryPlot
 from explorer.presets import presets, published_run
-from explorer.scenario import (AMORTIZATION_RULES, FACILITIES, PAY_BASES, PRICING_MODES, RECOVERY_MODES,
+from explorer.scenario import (AMORTIZATION_RULES, FACILITIES, PAY_BASES, PRICING_MODES, RECOVERY_MODES, SELLERS,
                                TRAINING_KINDS, Scenario, field_spec)
 from explorer.text import label, number_text, readable_number
 
@@ -49,7 +51,20 @@ _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
 _GROUP_OF = {b.name: b.group for b in BINDINGS}
 #: In a running kernel, chart widths from the page are laid out at most this often, the latest one only [s].
 WIDTH_COALESCE_SECONDS = 0.25
-_TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif")
+_TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif", "plan",
+             "models")
+#: Scenario fields with no control of their own (shown on the "kept" line under the preset picker, with a reset).
+_UNCONTROLLED = tuple(name for name in Scenario.__dataclass_fields__ if name not in {b.name for b in BINDINGS})
+#: One model's disclosed shape (a preset's published run): a new model size clears them.
+_SHAPE_FIELDS = ("n_layers", "d_model", "seq_len")
+#: A preset's published project (its listed team and length): a new model size gives them back to the rules
+#: that follow the run, unless they were typed since (explorer/rules.py).
+_PROJECT_FIELDS = ("team_headcount", "project_months")
+
+
+def _shown_share(x: float) -> float:
+    """The MoE active share as its box shows it: three significant digits [1]."""
+    return float(f"{x:.3g}")
 
 
 def _first_estimate(start: Scenario, fields: dict) -> Estimate:
@@ -145,6 +160,7 @@ class ExplorerApp:
         self._refusal: tuple | None = None  # (field, message, ScenarioError or None) of the refusal shown
         self.marker_year = _today_year()
         self.marker_label = ""
+        self._preset_project: dict = {}  # the team and project length the last preset set (see _read_scenario)
         link = query.request_query_string() if query_string is None else query_string
         self.estimate, preset_id = self._estimate_from_query(scenario or Scenario(), link)
         self.baseline = self.estimate
@@ -168,7 +184,11 @@ class ExplorerApp:
     def _apply_link_decision(self, query_string: str) -> None:
         """Apply the link's budget, GPU cap and slots, and say which of its values were left out: numbers
         out of range or past any number (``1e1000000``), in the link or a slot's; they are not clamped silently."""
-        refused = query.refused_fields_from_query(query_string) + self.analysis.apply_decision(self._query_extras)
+        extras = self._query_extras
+        refused = query.refused_fields_from_query(query_string) + self.analysis.apply_decision(extras)
+        self.whatif.apply_decision(extras)
+        if extras.get("tab") in _TAB_KEYS:  # the tab the link was made on (its What-if, Plan... built then)
+            self.tabs.selected_index = _TAB_KEYS.index(extras["tab"])
         if refused:
             self._reject(refused[0].field, str(refused[0]), refused[0])
 
@@ -183,6 +203,7 @@ class ExplorerApp:
         if preset_id in presets():
             start = presets()[preset_id].scenario
             self._set_marker_for_preset(preset_id)
+            self._remember_preset(preset_id)
         else:
             preset_id = ""
         self.language = query.page_language(extras.get("lang")) or self.language
@@ -263,6 +284,11 @@ class ExplorerApp:
         self.pin_button.on_click(self._on_pin)
         self.whatif = WhatIfView(widget_figure, self.language, on_error=lambda m: self._reject("app", m),
                                  event_loop=self._event_loop)
+        # the Plan and Models tabs: empty boxes until first opened (built by their render)
+        self.plan_view = PlanView(widget_figure, self.language, on_use=self._load_scenario,
+                                  on_error=lambda m: self._reject("app", m))
+        self.models_view = ModelsView(self.language, on_load=self._load_scenario,
+                                      on_error=lambda m: self._reject("app", m))
         self.analysis = AnalysisViews(widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
                                       on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m))
         self.assumptions = shared_html()
@@ -270,6 +296,13 @@ class ExplorerApp:
         self.share = shared_html()
         self.glossary = shared_html()
         self.region_note = shared_html()
+        # what the scenario holds without a control (a preset's layers, width, sequence...), with a reset
+        self.kept = shared_html()
+        self.kept_reset = w.Button(layout=AUTO_WIDTH, style=BUTTON_STYLE)
+        self.kept_reset.on_click(self._on_reset_kept)
+        self.kept_box = w.HBox([self.kept, self.kept_reset],  # own layout: it hides; the button wraps, whole
+                               layout=w.Layout(display="none", flex_flow="row wrap", align_items="center"))
+        self.kept_box.add_class("explorer-kept")
         self.owned_button = w.Button(layout=w.Layout(width="auto"), style=BUTTON_STYLE)  # own layout: it hides
         self.owned_button.on_click(self._on_owned)
         # the session-ended notice; the page's widget (heartbeat, width sensor, share links) shows it when the
@@ -296,6 +329,8 @@ class ExplorerApp:
             w.VBox([self.assumptions, self.glossary], layout=PLAIN),
             w.VBox([self.share, self.downloads], layout=PLAIN),
             self.whatif.widget,
+            self.plan_view.widget,
+            self.models_view.widget,
         ], layout=PLAIN)
 
     def _group(self, group: str) -> w.VBox:
@@ -308,7 +343,7 @@ class ExplorerApp:
         self.groups = w.Accordion(children=[groups[g] for g in GROUPS], selected_index=0, layout=PLAIN)
         header = w.Box([self.rows[b.name].box for b in BINDINGS if b.group == "header"], layout=PLAIN)
         header.add_class("explorer-header")
-        left = w.VBox([header, self.groups, self._group("footer")], layout=PLAIN)
+        left = w.VBox([header, self.kept_box, self.groups, self._group("footer")], layout=PLAIN)
         left.add_class("explorer-left")
         right = w.VBox([self.banner, self.kpis, self.warnings, self.summary, self.tabs, self.scope_note], layout=PLAIN)
         right.add_class("explorer-right")
@@ -326,8 +361,10 @@ class ExplorerApp:
             return [(label("arch_dense", lang), "dense"), (label("arch_moe", lang), "moe")]
         if name == "training_kind":
             return [(label(f"kind_{k}", lang), k) for k in TRAINING_KINDS]
-        if name == "pricing":
-            return [(label(f"pricing_{p}", lang), p) for p in PRICING_MODES]
+        if name == "pricing":  # how you commit, and owned; the hyperscalers are a seller (explorer.prices)
+            return [(label(f"pricing_{p}", lang), p) for p in PRICING_MODES if not p.startswith("hyperscaler_")]
+        if name == "seller":
+            return [(views.seller_words(s, lang), s) for s in SELLERS]
         if name == "amortization":
             return [(label(f"amortization_{k}", lang), k) for k in AMORTIZATION_RULES]
         if name == "team_pay_basis":
@@ -391,6 +428,8 @@ class ExplorerApp:
         self.pin_button.description = label("pin_baseline_a", lang)
         self.analysis.set_language(lang)
         self.whatif.set_language(lang)
+        self.plan_view.set_language(lang)
+        self.models_view.set_language(lang)
         self.session.value = views.session_html()
         self.breakdown.set_language(lang)
         self.waterfall.set_language(lang)
@@ -413,7 +452,8 @@ class ExplorerApp:
         for b in BINDINGS:
             if b.group in groups or b.group not in GROUPS:
                 self.rows[b.name].set_language(self.language)
-        for name in ("architecture", "training_kind", "pricing", "count_mode", "scope", "preset", "region"):
+        for name in ("architecture", "training_kind", "pricing", "seller", "count_mode", "scope", "preset", "region",
+                     "amortization", "team_pay_basis", "recovery", "facility"):
             if _GROUP_OF[name] in groups or _GROUP_OF[name] not in GROUPS:
                 c.relabel_options(self.rows[name].widget, self._options(name), self._mute)
 
@@ -431,12 +471,18 @@ class ExplorerApp:
         """The current value of every control, by binding name."""
         return {name: row.value for name, row in self.rows.items()}
 
-    def _read_scenario(self) -> Scenario:
-        """The scenario the controls describe; ScenarioError when they cannot."""
+    def _read_scenario(self, keep: frozenset = frozenset()) -> Scenario:
+        """The scenario the controls describe; ScenarioError when they cannot.
+
+        ``keep``: fields whose box holds a refused value: they keep the value the results use.
+        """
         v = self._values()
         # fields without a control (attention shape, checkpoint write time...) keep their values
         fields: dict[str, Any] = self.scenario.to_dict()
         for b in BINDINGS:
+            if b.field and b.name in keep:
+                v[b.name] = getattr(self.scenario, b.name) if b.kind != "optional" else number_text(
+                    getattr(self.scenario, b.name))
             if b.field:
                 fields[b.name] = (c.parse_optional_number(b.name, v[b.name]) if b.kind == "optional"
                                   else v[b.name])
@@ -445,17 +491,28 @@ class ExplorerApp:
             fields["deadline_days"] = None
         else:
             fields["gpus"] = None
+        old = self.scenario
+        resized = v["params"] != old.params
+        if resized:
+            # a new size is another model: one model's disclosed shape goes, and a preset's published team and
+            # project length (not typed since) give way to the rules that follow the run
+            fields.update({name: None for name in _SHAPE_FIELDS})
+            fields.update({name: None for name, value in self._preset_project.items() if fields[name] == value})
         if v["architecture"] == "dense":
             fields.update(active_params=None, active_fraction=None, experts=None, top_k=None)
         else:
-            old = self.scenario
-            same = (old.architecture == "moe" and v["active_fraction"] == old.active_fraction_effective)
+            # the box shows the share rounded (_shown_share): an unchanged box keeps the exact value behind it
+            same = (old.architecture == "moe" and v["active_fraction"] == _shown_share(old.active_fraction_effective))
             # the toggle from dense with the box showing the size-aware default keeps the default (not typed)
-            shown_default = old.architecture == "dense" and v["active_fraction"] == rules.moe_active_fraction(old.params)
+            shown_default = (old.architecture == "dense"
+                             and v["active_fraction"] == _shown_share(rules.moe_active_fraction(old.params)))
             if same and old.experts is not None and old.top_k is not None:
                 fields.update(active_params=None, active_fraction=None)  # experts and top-k scale with the model
-            elif same and old.active_fraction is None and old.active_params is None:
-                fields.update(active_fraction=None)  # the sourced default, as before
+            elif same and old.active_fraction is None and (old.active_params is None or resized):
+                # the sourced default, as before; a model's disclosed active parameters go with its size
+                fields.update(active_params=None, active_fraction=None)
+            elif same:
+                pass  # as before: the typed share, or the active parameters, exact
             elif shown_default:
                 fields.update(active_params=None, active_fraction=None, experts=None, top_k=None)
             else:
@@ -481,6 +538,7 @@ class ExplorerApp:
             if owner is self.controls["preset"]:
                 if owner.value:
                     self._set_marker_for_preset(owner.value)
+                    self._remember_preset(owner.value)
                     keep = {"currency": self.scenario.currency, "usd_to_cny": self.scenario.usd_to_cny}
                     self.set_scenario(presets()[owner.value].scenario.replace(**keep), keep_preset=True)
                 return
@@ -500,7 +558,8 @@ class ExplorerApp:
                     self.controls["preset"].value = ""
                 self.marker_year, self.marker_label = _today_year(), ""
             self._sync_visibility()
-            if not self.refresh() and isinstance(owner, _REVERTIBLE):
+            changed = next((name for name, row in self.rows.items() if owner is row.widget or owner is row.twin), None)
+            if not self.refresh(changed=changed) and isinstance(owner, _REVERTIBLE):
                 # a refused choice goes back to the value the results use; the message stays
                 error = self.banner.value
                 self._write_controls(self.scenario)
@@ -650,29 +709,48 @@ class ExplorerApp:
         """The scenario behind the results shown."""
         return self.estimate.scenario
 
-    def refresh(self, scenario: Scenario | None = None) -> bool:
+    def refresh(self, scenario: Scenario | None = None, *, changed: str | None = None) -> bool:
         """Estimate ``scenario`` (default: read the controls) and update every view (the summary last).
+
+        Parameters
+        ----------
+        scenario : Scenario, optional
+            Default: the scenario the controls describe.
+        changed : str, optional
+            The control just changed. Another box that still holds a refused value keeps its message and the
+            value the results use, so the change of ``changed`` applies on its own (one refused box never
+            blocks the others).
 
         Returns
         -------
         bool
             False when the change was refused (the message is shown and the last good result stays).
         """
-        try:
-            scenario = scenario or self._read_scenario()
-            result = estimate(scenario)
-        except ScenarioError as exc:
-            self._reject(exc.field, str(exc), exc)
-            return False
+        held: list[ScenarioError] = []  # refusals of other boxes, kept beside them while this change applies
+        while True:
+            try:
+                result = estimate(scenario or self._read_scenario(frozenset(e.field for e in held)))
+                break
+            except ScenarioError as exc:
+                if (scenario is None and changed is not None and exc.field != changed and exc.field in self.rows
+                        and _GROUP_OF.get(exc.field) and exc.field not in {e.field for e in held}):
+                    held.append(exc)
+                    continue
+                self._reject(exc.field, str(exc), exc)
+                return False
         if result.deadline_impossible:
             self._reject("deadline_days", next(m for m in result.warnings if m.id.startswith("deadline_")))
             return False
+        if changed == "params":  # the boxes a new size gave back to their defaults show it
+            self._write_controls(result.scenario, only=(*_PROJECT_FIELDS, "active_fraction"))
         self.estimate, self.error = result, ""
         self._placeholders()
         for row in self.rows.values():
             row.set_message("")
         self.banner.value = ""
         self._show(result)
+        if held:  # still refused, beside its box
+            self._reject(held[0].field, str(held[0]), held[0])
         return True
 
     def _show(self, e: Estimate) -> None:
@@ -683,6 +761,8 @@ class ExplorerApp:
         self.analysis.update(e, self.baseline, self._tab_key())  # simulates e: the KPI range and the error bar
         self.whatif.update(e)
         self.whatif.render(self._tab_key() == "whatif")
+        self.plan_view.update(e)
+        self.plan_view.render(self._tab_key() == "plan")
         kind = e.scenario.training_kind
         self.rows["training_kind"].set_note(html.escape(label("kind_note_same_compute", lang).format(
             mult=f"{e.scenario.experiments_multiplier_effective:g}",
@@ -697,6 +777,13 @@ class ExplorerApp:
         self._render("breakdown", "waterfall", "history")
         self._stale_pages.update(("assumptions", "share"))  # written when their tab is shown (see _write_pages)
         self._write_pages()
+        # in yuan the results change currency, the money boxes do not: say so beside the switch
+        self.rows["currency"].set_note(html.escape(label("currency_inputs_usd", lang).format(
+            fx=f"{e.usd_to_currency:.4g}")) if e.scenario.currency == "CNY" else "")
+        kept = self.kept_fields()
+        self.kept.value = views.kept_fields_html(kept, lang)
+        self.kept_reset.description = label("kept_reset", lang)
+        self.kept_box.layout.display = None if kept else "none"
         self.region_note.value = views.region_note_html(e, lang)
         self.owned_button.description = label("region_owned_button", lang)
         self.owned_button.layout.display = "none" if e.scenario.pricing == "owned" else None
@@ -777,23 +864,25 @@ class ExplorerApp:
         lang = self.language
         # in this language even when the History tab was not opened in it: a kept figure, or a file-only one
         history = self.history.figure_for(lang)
-        charts = [(self.breakdown.figure, "breakdown", ("png", "svg")), (self.waterfall.figure, "what-changed", ("png",)),
-                  (history, "history", ("png",))]
+        charts = [(self.breakdown.figure, "breakdown", ("png", "svg")), (self.waterfall.figure, "what-changed", ("png",))]
+        lever = self.analysis.figure_for_export("lever")  # the By-lever view of "what changed": a file of its own
+        if lever is not None:
+            charts.append((lever, "what-changed-by-lever", ("png", "svg")))
+        charts.append((history, "history", ("png",)))
         for key in ("compare", "uncertainty"):
             fig = self.analysis.figure_for_export(key)
             if fig is not None:
                 charts.append((fig, key, ("png",)))
+        titles = {"what-changed": "tab_waterfall", "what-changed-by-lever": "download_lever_chart"}
         return [(fig, fmt, f"{name}.{fmt}", label("download_chart", lang).format(
-                    chart=label(f"tab_{'waterfall' if name == 'what-changed' else name}", lang), format=fmt.upper()))
+                    chart=label(titles.get(name, f"tab_{name}"), lang), format=fmt.upper()))
                 for fig, name, formats in charts for fmt in formats]
 
     def _mark_history(self, e: Estimate) -> None:
         """Put the history chart in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
         lang = self.language
         run_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
-        basis = label("term:rate_usd_per_gpu_hour" if e.scenario.rate_usd_per_gpu_hour is not None
-                      else f"pricing_{e.scenario.pricing}", lang)
-        run_label += f", {label('marker_scope', lang)} ({basis})"
+        run_label += f", {label('marker_scope', lang)} ({views.pricing_words(e, lang)})"
         run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
         self.history.mark(e.scenario.currency, e.usd_to_currency, run_usd, self.marker_year, run_label,
                           self.analysis.run_interval_usd())
@@ -803,7 +892,10 @@ class ExplorerApp:
         extras = {"lang": self.language}
         if self.scope != "project":
             extras["scope"] = self.scope
-        extras.update(self.analysis.decision_items())  # budget, GPU cap, compare slots and their names
+        extras.update(self.analysis.decision_items())  # budget, GPU cap, compare slots and their names, By-lever
+        extras.update(self.whatif.decision_items())  # the What-if picks and sort, once its tab was opened
+        if self._decision_tab != "breakdown":
+            extras["tab"] = self._decision_tab  # the last tab looked at before Share (where the link is copied)
         return "?" + query.query_from_scenario(self.scenario, **extras)
 
     # ------------------------------------------------------------------ public actions
@@ -814,6 +906,34 @@ class ExplorerApp:
             self.marker_label = p.name["en"]
         else:
             self.marker_year, self.marker_label = _today_year(), ""
+
+    def _remember_preset(self, preset_id: str) -> None:
+        """Note the team and project length ``preset_id`` sets: they follow the run once the size changes."""
+        s = presets()[preset_id].scenario
+        self._preset_project = {name: getattr(s, name) for name in _PROJECT_FIELDS if getattr(s, name) is not None}
+
+    def kept_fields(self) -> dict[str, Any]:
+        """The scenario's fields that have no control and differ from their default, by name."""
+        default, s = Scenario(), self.scenario
+        return {name: getattr(s, name) for name in _UNCONTROLLED if getattr(s, name) != getattr(default, name)}
+
+    def reset_kept(self) -> bool:
+        """Give every field without a control its default (the "reset" of the kept line); see :meth:`set_scenario`."""
+        default = Scenario()
+        return self.set_scenario(self.scenario.replace(**{name: getattr(default, name) for name in self.kept_fields()}))
+
+    def _on_reset_kept(self, _button) -> None:
+        try:
+            self.reset_kept()
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self._reject("app", Message("app_error", kind=type(exc).__name__, detail=str(exc)))
+
+    def _load_scenario(self, scenario: Scenario) -> bool:
+        """Show ``scenario`` from the Plan or Models tab, on the Breakdown tab; False when it cannot be shown."""
+        ok = self.set_scenario(scenario)
+        if ok:
+            self.tabs.selected_index = _TAB_KEYS.index("breakdown")
+        return ok
 
     def _on_pin(self, _button) -> None:
         try:
@@ -888,9 +1008,17 @@ class ExplorerApp:
             self.analysis.render(self._tab_key())  # the analysis views draw their own figures, when shown
         if hasattr(self, "whatif"):
             self.whatif.render(self._tab_key() == "whatif")
+        if hasattr(self, "plan_view"):
+            self.plan_view.render(self._tab_key() == "plan")
+            self.models_view.render(self._tab_key() == "models")
+
+    #: The tab a share link opens on: the last one shown other than Share (see :meth:`share_query`).
+    _decision_tab = "breakdown"
 
     def _on_tab(self, _change: dict) -> None:
         try:
+            if self._tab_key() not in ("share", ""):
+                self._decision_tab = self._tab_key()
             self._stale_pages.add("share")  # slots, names and budget change without a new estimate
             self._render()
             self._write_pages()
@@ -939,19 +1067,20 @@ class ExplorerApp:
             self.banner.value = error
         return ok
 
-    def _write_controls(self, s: Scenario) -> None:
-        """Set every control to the value of ``s``, without triggering updates."""
+    def _write_controls(self, s: Scenario, only: tuple[str, ...] | None = None) -> None:
+        """Set every control (or those named in ``only``) to the value of ``s``, without triggering updates."""
         r = self.rows
         with self._mute():
-            r["precision"].widget.options = self._precision_options(s.gpu)
+            if only is None:
+                r["precision"].widget.options = self._precision_options(s.gpu)
             for b in BINDINGS:
-                if not b.field:
+                if not b.field or (only is not None and b.name not in only):
                     continue
                 value = getattr(s, b.name)
                 row = r[b.name]
                 if b.name == "active_fraction":
-                    value = (s.active_fraction_effective if s.architecture == "moe"
-                             else rules.moe_active_fraction(s.params))
+                    value = _shown_share(s.active_fraction_effective if s.architecture == "moe"
+                                         else rules.moe_active_fraction(s.params))
                 if b.kind == "optional":
                     row.widget.value = number_text(value)
                 elif value is None:
@@ -960,6 +1089,8 @@ class ExplorerApp:
                     row.twin.value = value  # the twin moves its slider (within the slider's range)
                 else:
                     row.widget.value = value
+            if only is not None:
+                return
             r["count_mode"].widget.value = "gpus" if s.gpus is not None else "deadline"
             r["mfu_default"].widget.value = s.mfu is None
 

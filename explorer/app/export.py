@@ -132,7 +132,9 @@ def compare_csv(table, currency: str = "USD", usd_to_currency: float = 1.0, scen
     -------
     str
         Columns ``slot``, the six dimensions, ``total``, ``final_run``, ``per_1m_tokens`` (amounts, 2 decimals),
-        ``days``, ``gpus``, ``gpu_hours``, ``energy_mwh``, ``co2_tonnes``, ``currency``, ``usd_to_currency``,
+        ``days``, ``gpus``, ``gpu_hours``, ``energy_mwh``, ``co2_tonnes``, ``capex`` (owned: the cluster's
+        purchase up front, in ``currency``; blank when rented) and ``breakeven_months`` (owned: against renting
+        on demand; ``inf``: never), ``currency``, ``usd_to_currency``,
         then ``scenario.<field>`` for every Scenario field when ``scenarios`` are given.
     """
     out = io.StringIO()
@@ -144,12 +146,17 @@ def compare_csv(table, currency: str = "USD", usd_to_currency: float = 1.0, scen
     if dicts is not None and len(dicts) != len(table):
         raise ValueError(f"scenarios: {len(dicts)} given for {len(table)} rows")
     fields = list(dicts[0]) if dicts else []
-    writer.writerow(["slot", *names, *quantities, "currency", "usd_to_currency", *(f"scenario.{f}" for f in fields)])
+    writer.writerow(["slot", *names, *quantities, "capex", "breakeven_months", "currency", "usd_to_currency",
+                     *(f"scenario.{f}" for f in fields)])
     for i, (slot, row) in enumerate(table.iterrows()):
         scenario = [plain_decimal(v) if not isinstance(v, str) else v for v in dicts[i].values()] if dicts else []
+        capex, months = (float(row.get(c, math.nan)) for c in ("capex_usd", "breakeven_months"))
         writer.writerow([slot, *(plain_decimal(float(row[c]) * usd_to_currency, 2) for c in amounts),
-                         *(plain_decimal(round(float(row[q]), 6)) for q in quantities), currency,
-                         plain_decimal(usd_to_currency), *scenario])
+                         *(plain_decimal(round(float(row[q]), 6)) for q in quantities),
+                         "" if math.isnan(capex) else plain_decimal(capex * usd_to_currency, 2),
+                         "" if math.isnan(months) else plain_decimal(round(months, 3) if math.isfinite(months)
+                                                                     else months),
+                         currency, plain_decimal(usd_to_currency), *scenario])
     return out.getvalue()
 
 

@@ -22,9 +22,10 @@ from explorer.text import NumberError, number_text, parse_number
 __all__ = ["scenario_fields_from_query", "query_from_scenario", "scenario_from_query", "request_query_string",
            "EXTRA_KEYS", "refused_fields_from_query"]
 
-#: Keys that are not scenario fields: the view (language, preset, scope) and the decision around the scenario
-#: (budget [USD], GPU cap, each compare slot's scenario as a nested query string, and its name).
-EXTRA_KEYS = ("lang", "preset", "scope", "budget_usd", "gpu_cap",
+#: Keys that are not scenario fields: the view (language, preset, scope, the tab shown, the "what changed" view)
+#: and the decision around the scenario (budget [USD] and as typed, GPU cap, each compare slot's scenario as a
+#: nested query string and its name, the What-if picks and sort).
+EXTRA_KEYS = ("lang", "preset", "scope", "budget_usd", "budget_text", "gpu_cap", "tab", "view", "whatif", "whatif_sort",
               *(f"slot_{s}" for s in "ABCD"), *(f"name_{s}" for s in "ABCD"))
 _FIELD_ORDER = [f.name for f in dataclasses.fields(Scenario)]  # keys are applied in this order, not the URL's
 _MAX_QUERY_CHARS = 4096
@@ -121,7 +122,7 @@ def refused_fields_from_query(query: str) -> list[ScenarioError]:
         try:
             value = parse_number(text)  # as _clamp reads it: 7B, 1e1000000 (past the float range: refused)
         except NumberError as exc:
-            if exc.reason == "syntax":
+            if exc.reason not in ("long", "range"):  # no number at all (syntax, a decimal comma, a currency)
                 continue
             value = math.inf
         if not spec["min"] <= value <= spec["max"]:

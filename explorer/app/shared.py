@@ -25,7 +25,8 @@ from ipywidgets.widgets.widget_description import DescriptionStyle
 from ipywidgets.widgets.widget_string import HTMLStyle, TextStyle
 
 __all__ = ["shared", "html", "PLAIN", "FULL_WIDTH", "AUTO_WIDTH", "HIDDEN", "HTML_STYLE", "TEXT_STYLE",
-           "DESCRIPTION_STYLE", "SLIDER_STYLE", "TOGGLE_STYLE", "BUTTON_STYLE", "CHECKBOX_STYLE"]
+           "DESCRIPTION_STYLE", "SLIDER_STYLE", "TOGGLE_STYLE", "BUTTON_STYLE", "CHECKBOX_STYLE", "FLEX_INPUT",
+           "WRAP_ROW", "INPUT_STYLE"]
 
 
 @lru_cache(maxsize=None)
@@ -61,6 +62,12 @@ SLIDER_STYLE = shared(w.SliderStyle)
 TOGGLE_STYLE = shared(w.ToggleButtonsStyle, button_width="auto")
 BUTTON_STYLE = shared(w.ButtonStyle)
 CHECKBOX_STYLE = shared(CheckboxStyle)
+#: a box or picker that shares a wrapping row with others and never gets wider than the screen
+FLEX_INPUT = shared(w.Layout, width="auto", flex="1 1 180px", max_width="100%")
+#: a row of boxes that wraps on a narrow screen
+WRAP_ROW = shared(w.Layout, flex_flow="row wrap", align_items="center")
+#: a text box whose label takes the width it needs
+INPUT_STYLE = shared(TextStyle, description_width="initial")
 
 
 def html(value: str = "", layout: w.Layout = PLAIN) -> w.HTML:

@@ -110,6 +110,8 @@ STYLE = """
 .explorer-banner {background:#fdedec; border-left:4px solid #c0392b; padding:4px 10px; font-size:12.5px;}
 .explorer-summary {font-size:13.5px; line-height:1.45; color:#1b2631; margin:2px 0 4px 0;}
 .explorer-note {font-size:11.5px; color:#566573; line-height:1.35;}
+.explorer-kept {gap:2px 8px; margin:0 0 6px 0;} .explorer-kept .widget-html-content {line-height:1.35;}
+.explorer-kept .widget-button {flex:0 0 auto;}
 .explorer-tip {text-decoration:none; cursor:help;}
 .explorer-app a.explorer-download, .explorer-app .explorer-share a {color:#0b5394; text-decoration:underline; margin-right:14px;}
 .explorer-share-url {width:100%; max-width:640px; font-family:monospace; font-size:12px; padding:3px;}
@@ -261,13 +263,15 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
     cur = s.currency
     acc = catalog.accelerator(s.gpu)
     total = _total(e, scope)
+    model = label(f"summary_model_{s.architecture}", language).format(
+        params=quantity(s.params), active=quantity(s.active_params_effective))
     text = label(f"summary_{scope}", language).format(
-        params=quantity(s.params),
+        model=model,
         tokens=quantity(s.tokens),
         gpus=f"{e.gpus:,}",
         gpu=acc.name,
         precision=s.precision.upper(),
-        pricing=_pricing_words(e, language),
+        pricing=pricing_words(e, language),
         days=_num(e.wall_days),
         gpu_hours=_num(e.gpu_hours),
         mwh=_num(e.energy_mwh),
@@ -290,20 +294,40 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
     if not e.feasible:
         text += sep + label("summary_infeasible", language)
     if "cloud price" in e.estimated:
-        text += sep + label("summary_basis_estimated", language).format(pricing=label(f"pricing_{s.pricing}", language))
+        text += sep + label("summary_basis_estimated", language).format(pricing=basis_words(s, language))
     elif "cloud price (derived)" in e.estimated:
         text += sep + label("summary_basis_derived", language).format(
-            pricing=label(f"pricing_{s.pricing}", language), reference=catalog.accelerator(prices.REFERENCE).name)
+            pricing=basis_words(s, language), reference=catalog.accelerator(prices.REFERENCE).name)
     if s.pricing == "owned" and e.owned:
         text += sep + owned_text(e, language)
     return text.replace("unknown", label("unit_unknown", language))
 
 
-def _pricing_words(e: Estimate, language: str) -> str:
-    """The price basis in words, or the typed rate with its price when one replaces the basis."""
+def seller_words(seller: str, language: str) -> str:
+    """Who sells, in words: a seller group's label, or a provider's name with the date of its newest price."""
+    if seller in prices.SELLER_GROUPS:
+        return label(f"seller_{seller}", language)
+    return label("seller_provider", language).format(name=prices.seller_name(seller), date=prices.seller_date(seller))
+
+
+def basis_words(s, language: str) -> str:
+    """How the scenario pays and to whom: ``"Committed 1 year, Lambda Labs (prices of 2026-09-25)"``."""
+    words = label(f"pricing_{s.pricing}", language)
+    if s.pricing == "owned":
+        return words
+    return f"{words}，{seller_words(s.seller, language)}" if language == "zh" else \
+        f"{words}, {seller_words(s.seller, language)}"
+
+
+def pricing_words(e: Estimate, language: str) -> str:
+    """The price basis in words, or the typed rate with its price when one replaces the basis.
+
+    Slot headers, chart captions, the History label and the summary all name the price this way, so a
+    typed rate is never shown under the name of the basis it replaced ("Typed rate $2.00 per GPU-hour").
+    """
     s = e.scenario
     if s.rate_usd_per_gpu_hour is None or s.pricing == "owned":
-        return label(f"pricing_{s.pricing}", language)
+        return basis_words(s, language)
     typed, per = label("term:rate_usd_per_gpu_hour", language), label("per_gpu_hour", language)
     rate = money(s.rate_usd_per_gpu_hour * e.usd_to_currency, s.currency)
     return f"{typed} {per} {rate}" if language == "zh" else f"{typed} {rate} {per}"
@@ -382,6 +406,40 @@ def glossary_html(language: str = "en") -> str:
                     f"<dd>{html.escape(label(f'glossary_{k}', language))}</dd>" for k in GLOSSARY)
     return (f'<div class="explorer-glossary"><h4 style="margin:10px 0 2px 0">{html.escape(label("glossary", language))}'
             f"</h4><dl>{items}</dl></div>")
+
+
+#: The label of each field without a control, where it is not ``term:<field>``.
+_KEPT_TERMS = {"active_params": "term:active parameters", "recompute": "term:activation recomputation"}
+
+
+def kept_fields_html(fields: dict, language: str = "en") -> str:
+    """The line under the preset picker naming the settings the scenario holds without a control.
+
+    Parameters
+    ----------
+    fields : dict of str to object
+        Scenario fields that have no control and differ from their default (``ExplorerApp.kept_fields``).
+    language : {"en", "zh"}
+
+    Returns
+    -------
+    str
+        HTML, "" when ``fields`` is empty: "Settings kept without a control: Layers 61, ...".
+    """
+    if not fields:
+        return ""
+    items = []
+    for name, value in fields.items():
+        if isinstance(value, str):
+            text = label(f"term:{value}", language)
+        elif name == "active_params":
+            text = quantity(value)
+        else:
+            text = f"{value:,}" if isinstance(value, int) else f"{value:,.4g}"
+        items.append(f"{label(_KEPT_TERMS.get(name, f'term:{name}'), language)} {text}")
+    sep = "，" if language == "zh" else ", "
+    return (f'<span class="explorer-note">{html.escape(label("kept_fields", language))}'
+            f"{html.escape(sep.join(items))}</span>")
 
 
 def region_note_html(e: Estimate, language: str = "en") -> str:

@@ -22,12 +22,13 @@ from explorer import catalog
 from explorer.analysis import WHAT_IF_LEVERS, what_if
 from explorer.app import export
 from explorer.app.analysis_views import _field_value_text
-from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, PLAIN, html as shared_html, shared
+from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, PLAIN, html as shared_html,
+                                 shared)
 from explorer.app.views import translate
 from explorer.messages import Message
 from explorer.model import Estimate
 from explorer.plots.fonts import text_kwargs
-from explorer.scenario import ARCHITECTURES, FACILITIES, PRICING_MODES, RECOVERY_MODES, TRAINING_KINDS
+from explorer.scenario import ARCHITECTURES, FACILITIES, PRICING_MODES, RECOVERY_MODES, TRAINING_KINDS, Scenario
 from explorer.text import label, money, quantity
 
 __all__ = ["WhatIfView", "lever_values", "SORT_KEYS", "MAX_LEVERS", "MAX_GRID_ROWS", "COALESCE_SECONDS"]
@@ -51,7 +52,7 @@ _SORT_LABEL = {"total_usd": "kpi_total_project", "final_run_usd": "kpi_total_run
 #: The question of issue 17: on-demand vs spot vs owned, FP8 vs BF16, a cheap Chinese region vs the US average.
 DEFAULT = (("pricing", ("on_demand", "spot", "owned")), ("precision", ("bf16", "fp8")),
            ("region", ("cn-ningxia", "us-avg")))
-_VALUES_LAYOUT = shared(w.Layout, width="auto", flex="1 1 180px", max_width="100%")
+_VALUES_LAYOUT = FLEX_INPUT
 _LEVER_LAYOUT = shared(w.Layout, width="auto", flex="0 1 190px")
 _ROW_LAYOUT = shared(w.Layout, flex_flow="row wrap", align_items="flex-start", grid_gap="4px 8px", width="100%")
 
@@ -103,6 +104,7 @@ class WhatIfView:
         self.stale = True
         self._muted = False
         self.built = False
+        self._linked = None  # ((lever, values) ..., sort) from a share link, applied when the tab is built
         # The tab holds an empty box until it is first opened: a page that never opens it builds no model of it
         # (tests/app/test_app_levers.py counts them).
         self.widget = w.VBox(layout=PLAIN)
@@ -114,13 +116,15 @@ class WhatIfView:
         self.levers = [w.Dropdown(layout=_LEVER_LAYOUT, style=DESCRIPTION_STYLE) for _ in range(MAX_LEVERS)]
         self.values = [w.SelectMultiple(rows=4, layout=_VALUES_LAYOUT, style=DESCRIPTION_STYLE)
                        for _ in range(MAX_LEVERS)]
-        for i, (lever, picked) in enumerate(DEFAULT):
+        start = self._linked[0] if self._linked is not None else DEFAULT
+        for i in range(MAX_LEVERS):
+            lever, picked = start[i] if i < len(start) else ("", ())
             self.levers[i].options = [("-", ""), *((lv, lv) for lv in WHAT_IF_LEVERS)]
             self.levers[i].value = lever
-            self.values[i].options = [(v, v) for v in lever_values(lever)]
+            self.values[i].options = [(v, v) for v in lever_values(lever)] if lever else []
             self.values[i].value = tuple(picked)
-        self.sort = w.Dropdown(options=list(SORT_KEYS), value="total_usd", layout=_LEVER_LAYOUT,
-                               style=DESCRIPTION_STYLE)
+        sort = self._linked[1] if self._linked is not None else "total_usd"
+        self.sort = w.Dropdown(options=list(SORT_KEYS), value=sort, layout=_LEVER_LAYOUT, style=DESCRIPTION_STYLE)
         for i, box in enumerate(self.levers):
             box.observe(lambda _c, i=i: self._safely(self._on_lever, i), names="value")
         for box in self.values:
@@ -233,17 +237,64 @@ class WhatIfView:
                     picked = self.values[i].value
                     self.values[i].options = [(_value_text(lever, v, lang), v) for v in lever_values(lever)]
                     self.values[i].value = picked
+            sort = self.sort.value  # new options reset the value: keep the viewer's (or the link's) sort
             self.sort.options = [(label(_SORT_LABEL[k], lang), k) for k in SORT_KEYS]
+            self.sort.value = sort
             self.csv_button.description = label("whatif_prepare_csv", lang)
             self.csv_link.value = ""
         finally:
             self._muted = False
-        self.intro.value = f'<div class="explorer-note">{html.escape(label("whatif_intro", lang))}</div>'
+        self.intro.value = (f'<div class="explorer-note">{html.escape(label("whatif_intro", lang))}</div>'
+                            # the value lists take several picks: say how (issue 27: Ctrl-click, with no hint)
+                            f'<div class="explorer-note explorer-whatif-hint">'
+                            f'{html.escape(label("whatif_multi_hint", lang))}</div>')
 
     def update(self, e: Estimate) -> None:
         """A new current scenario: the grid starts from it (computed when the tab is shown)."""
         self.estimate = e
         self.stale = True
+
+    # ------------------------------------------------------------------ the picks in a link
+    def decision_items(self) -> dict[str, str]:
+        """The pickers and sort as share-link keys: ``whatif=pricing:on_demand,spot;precision:bf16,fp8`` and
+        ``whatif_sort`` (when not the total); nothing while the tab was never opened (the defaults)."""
+        if not self.built:
+            return {}
+        items = {"whatif": ";".join(f"{lever}:{','.join(values)}" for lever, values in self.levers_picked().items())
+                 or "none"}
+        if self.sort.value != "total_usd":
+            items["whatif_sort"] = self.sort.value
+        return items
+
+    def apply_decision(self, extras: dict[str, str]) -> None:
+        """Restore what :meth:`decision_items` wrote; unknown levers, values and sorts are left out (a link
+        comes from anyone)."""
+        text, sort = extras.get("whatif"), extras.get("whatif_sort", "total_usd")
+        if text is None and "whatif_sort" not in extras:
+            return
+        picks = []
+        for part in (text or "").split(";")[:MAX_LEVERS * 2]:
+            lever, _, values = part.partition(":")
+            if lever in WHAT_IF_LEVERS and lever not in dict(picks):
+                allowed = lever_values(lever)
+                kept = tuple(dict.fromkeys(v for v in values.split(",") if v in allowed))
+                if kept:
+                    picks.append((lever, kept))
+        picks = picks[:MAX_LEVERS] if text is not None else list(DEFAULT)
+        self._linked = (tuple(picks), sort if sort in SORT_KEYS else "total_usd")
+        if self.built:  # set the pickers as the link says; the grid follows when the tab is shown
+            self._muted = True
+            try:
+                for i in range(MAX_LEVERS):
+                    lever, picked = picks[i] if i < len(picks) else ("", ())
+                    self.levers[i].value = lever
+                    self.values[i].options = ([(_value_text(lever, v, self.language), v) for v in lever_values(lever)]
+                                              if lever else [])
+                    self.values[i].value = tuple(picked)
+                self.sort.value = self._linked[1]
+            finally:
+                self._muted = False
+            self.stale = True
 
     def levers_picked(self) -> dict[str, tuple]:
         """Lever -> values, for the pickers that name a lever and at least one value (a lever named twice: once)."""
@@ -302,7 +353,8 @@ class WhatIfView:
                                                 self.language)
 
     _COLS = (("total_usd", "kpi_total_project"), ("final_run_usd", "kpi_total_run"), ("days", "kpi_days"),
-             ("gpus", "kpi_gpus"), ("co2_tonnes", "kpi_co2"), ("usd_per_1m_tokens", "kpi_per_token"))
+             ("gpus", "kpi_gpus"), ("co2_tonnes", "kpi_co2"), ("usd_per_1m_tokens", "kpi_per_token"),
+             ("capex_usd", "owned_capex"), ("breakeven_months", "owned_breakeven"))
 
     def _row_cells(self, table: pd.DataFrame, levers: list[str], e: Estimate, lang: str) -> dict:
         """Each row's cells as HTML, by table index: written once per grid and language, reordered by a sort."""
@@ -345,11 +397,16 @@ class WhatIfView:
             self.csv_link.value = ""
             return
         e, lang = self.estimate, self.language
-        text = self.csv(self.table, [lv for lv, _ in self._grid_key[1]], e.scenario.currency, e.usd_to_currency)
+        text = self.csv(self.table, [lv for lv, _ in self._grid_key[1]], e.scenario.currency, e.usd_to_currency,
+                        base=e.scenario)
         self.csv_link.value = export.download_link(text, "text/csv", "what-if.csv", label("whatif_download", lang))
 
     @staticmethod
     def _cell(col: str, value: float, cur: str, fx: float, lang: str) -> str:
+        if col in ("capex_usd", "breakeven_months") and math.isnan(value):
+            return "–"  # a cloud row: nothing to buy
+        if col == "breakeven_months":
+            return "∞" if math.isinf(value) else f"{value:.0f} {label('unit_months', lang)}"
         if not math.isfinite(value):
             return label("unit_unknown", lang)
         if col.endswith("_usd") or col == "usd_per_1m_tokens":
@@ -361,25 +418,36 @@ class WhatIfView:
         return f"{quantity(value)} {label('unit_tco2', lang)}"
 
     @staticmethod
-    def csv(table: pd.DataFrame, levers: list[str], currency: str, fx: float) -> str:
-        """The grid as plain-decimal CSV: lever columns (ids), amounts in ``currency``, quantities, note."""
+    def csv(table: pd.DataFrame, levers: list[str], currency: str, fx: float, base: Scenario | None = None) -> str:
+        """The grid as plain-decimal CSV: lever columns (ids), amounts in ``currency``, quantities, note, and the
+        base scenario every row starts from (``base_scenario``: its fields that differ from the defaults, as a
+        share link's query string, ``default`` for none; :func:`explorer.app.query.scenario_from_query` reads it).
+
+        Owned rows carry ``capex`` (the cluster's purchase up front, in ``currency``) and ``breakeven_months``
+        against renting on demand (``inf``: never); cloud rows leave them blank.
+        """
         import csv as _csv
         import io
+
+        from explorer.app.query import query_from_scenario
+
+        base_text = (query_from_scenario(base) or "default") if base is not None else ""
 
         out = io.StringIO()
         writer = _csv.writer(out, lineterminator="\n")
         amounts = ["total_usd", "final_run_usd", *(c for c in table.columns if c.endswith("_usd")
                                                     and c not in ("total_usd", "final_run_usd"))]
-        quantities = ["days", "gpus", "gpu_hours", "energy_mwh", "co2_tonnes"]
+        quantities = ["days", "gpus", "gpu_hours", "energy_mwh", "co2_tonnes",
+                      *(["breakeven_months"] if "breakeven_months" in table.columns else [])]
         writer.writerow([*levers, *(c[:-4] for c in amounts), "per_1m_tokens", *quantities, "vs_start",
-                         "currency", "usd_to_currency", "note"])
+                         "currency", "usd_to_currency", "note", "base_scenario"])
         for _, row in table.iterrows():
             def num(x, places=None):
                 return export.plain_decimal(round(float(x), 6) if places is None else float(x), places) \
                     if math.isfinite(x) else ""
             writer.writerow([*(row[lv] for lv in levers), *(num(row[c] * fx, 2) for c in amounts),
-                             num(row["usd_per_1m_tokens"] * fx, 4), *(num(row[q]) for q in quantities),
-                             num(row["vs_start"]), currency, export.plain_decimal(fx), row["note"]])
+                             num(row["usd_per_1m_tokens"] * fx, 4), *("inf" if math.isinf(row[q]) else num(row[q]) for q in quantities),
+                             num(row["vs_start"]), currency, export.plain_decimal(fx), row["note"], base_text])
         return out.getvalue()
 
     def _draw_heatmap(self, table: pd.DataFrame | None, levers: list[str]) -> None:

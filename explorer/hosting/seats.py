@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Seat", "SEATS", "client_address", "seats_of", "note_interaction", "Warden", "rss_mb", "own_memory_mb", "BusyClock",
+__all__ = ["Seat", "SEATS", "client_address", "seats_of", "note_interaction", "Warden", "rss_mb", "own_memory_mb", "memory_for_limit_mb", "BusyClock",
            "forget_gone"]
 
 
@@ -129,6 +129,20 @@ def own_memory_mb(pid: int) -> float:
     private_kb = sum(int(line.split()[1]) for line in text.splitlines()
                      if line.startswith(("Private_Clean:", "Private_Dirty:")))
     return private_kb / 1024
+
+
+def memory_for_limit_mb(pid: int, limit_mb: float) -> float:
+    """A process's private memory (USS) [MB] when it may be over ``limit_mb``; otherwise its resident size.
+
+    The private pages are part of the resident ones (USS <= RSS), so a process resident within the limit is
+    within it, and reading its resident size (``/proc/<pid>/status``, about 0.1 ms) settles it. Only a
+    process resident above the limit has its private pages counted (``/proc/<pid>/smaps_rollup``, which
+    walks its page tables: 8-9 ms of the server's CPU for a 150 MB kernel on the loaded development
+    machine). Reading it for every kernel at every check took a fifth of the server's samples during a
+    rush (docs/deploy.md, "Where a forked viewer's CPU goes").
+    """
+    resident = rss_mb(pid)
+    return resident if resident <= limit_mb else own_memory_mb(pid)
 
 
 _DELIMITER = b"<IDS|MSG>"
@@ -287,7 +301,7 @@ class Warden:
                 continue
             if self.kernel_memory_mb:
                 pid = self._pid(kernel_id)
-                used = own_memory_mb(pid) if pid else 0.0
+                used = memory_for_limit_mb(pid, self.kernel_memory_mb) if pid else 0.0
                 if used > self.kernel_memory_mb:
                     await self._free(kernel_id, f"{used:.0f} MB, over the limit of {self.kernel_memory_mb:.0f} MB")
                     continue

@@ -38,7 +38,9 @@ It runs exactly as ``voila`` does (same options, same ``voila.json``) with:
 * caps on kernel websockets and on what the server buffers for each, and
   process and ZMQ limits raised to fit the stated file-descriptor budget;
 * tornado timeouts for request heads and bodies, for when it is served
-  without nginx.
+  without nginx;
+* preheated pools that grow when viewers arrive and shrink when idle, within
+  a memory budget (:mod:`explorer.hosting.demand_pool`).
 
 Settings (command line or ``voila.json``, section ``ExplorerVoila``; the
 production values and their reasons are in docs/deploy.md): ``max_kernels``
@@ -74,6 +76,7 @@ from voila.tornado.treehandler import TornadoVoilaTreeHandler
 from explorer.hosting.handlers import (CELL_ERROR_MARK, ExplorerPageHandler, LabExtensionFileHandler,
                                       NotFoundHandler, OwnerShutdownHandler, ReadyLoggingRequestInfoHandler,
                                       not_found_on_bad_path, public_listing, with_error_page)
+from explorer.hosting.demand_pool import DemandPool
 from explorer.hosting.seats import Warden
 from explorer.hosting.websocket import GuardedKernelWebsocketConnection, SafeKernelWebsocketHandler, kernel_connections
 
@@ -120,6 +123,8 @@ def _parse_every_query_that_fits() -> None:
 
 class ExplorerVoila(Voila):
     """Voila for anonymous public viewers (see the module docstring)."""
+
+    classes = [*Voila.classes, DemandPool]  # --DemandPool.<setting>= on the command line, and in --help-all
 
     max_kernels = Int(40, config=True, help="Most kernels held by viewers at once; 0 for no cap. "
                                             "Further viewers get a 'busy, try again' page (HTTP 503).")
@@ -236,9 +241,15 @@ class ExplorerVoila(Voila):
                         busy_message_limit=self.busy_message_limit,
                         kernel_memory_mb=self.kernel_memory_mb, connections=kernel_connections)
         IOLoop.current().add_callback(warden.start)
+        self._start_demand_pool()
         if self._bound_sockets:
             self._listen_on_the_bound_sockets()
         super().listen()
+
+    def _start_demand_pool(self) -> None:
+        """Let the preheated pools follow demand (:mod:`explorer.hosting.demand_pool`, section ``DemandPool``)."""
+        self.demand_pool = DemandPool(self.kernel_manager, parent=self, log=self.log)
+        IOLoop.current().add_callback(self.demand_pool.start)
 
     _bound_sockets: list = []
 

@@ -308,14 +308,21 @@ def _estimated_price(acc, attribute: str, what: str, unit: str, used, estimated,
 def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
     """The rate on the scenario's cloud price basis (explorer.prices), its assumption and any estimate warning."""
     basis = "on_demand" if s.pricing == "spot" and s.spot_discount is not None else s.pricing
-    q = prices_module.quote(acc.id, basis)
+    q = prices_module.quote(acc.id, basis, s.seller)
     rate = q.usd_per_gpu_hour
     if math.isnan(rate):
-        warnings.append(Message("cloud_price_unknown", gpu=acc.name))
+        warnings.append(Message("cloud_price_unknown", gpu=acc.name) if s.seller in prices_module.SELLER_GROUPS else
+                        Message("seller_price_unknown", gpu=acc.name, seller=prices_module.seller_name(s.seller)))
         return rate
-    kind = ("assumption_cloud_price_estimated" if q.estimated else "assumption_cloud_price_derived" if q.derived
-            else "assumption_cloud_price")
-    used.append(Assumption(kind, {"basis": basis, "gpu": acc.id}, rate, "USD/GPU-hour", q.source))
+    if s.seller == prices_module.DEFAULT_SELLER:
+        kind = ("assumption_cloud_price_estimated" if q.estimated else "assumption_cloud_price_derived" if q.derived
+                else "assumption_cloud_price")
+        params = {"basis": basis, "gpu": acc.id}
+    else:
+        kind = ("assumption_seller_price_estimated" if q.estimated else "assumption_seller_price_derived" if q.derived
+                else "assumption_seller_price")
+        params = {"seller": prices_module.seller_name(s.seller), "basis": basis, "gpu": acc.id}
+    used.append(Assumption(kind, params, rate, "USD/GPU-hour", q.source))
     if s.pricing == "spot":
         if s.spot_discount is not None:
             rate *= 1.0 - s.spot_discount
@@ -323,7 +330,10 @@ def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
             used.append(_assumption("spot_discount"))
     if q.estimated and s.pricing != "spot":
         estimated.append("cloud price")
-        warnings.append(Message("market_price_estimated", gpu=acc.name, rate=rate))
+        term = prices_module.split_basis(basis, s.seller)[0]
+        warnings.append(Message("committed_price_estimated", gpu=acc.name, rate=rate, years=int(term[-2]))
+                        if term in ("reserved_1y", "reserved_3y") else
+                        Message("market_price_estimated", gpu=acc.name, rate=rate))
     elif q.derived:  # fewer than prices.MIN_PROVIDERS providers list it: the reference's price x within-provider ratios
         estimated.append("cloud price (derived)")
         warnings.append(Message("market_price_derived", gpu=acc.name, rate=rate, n=len(q.providers),
@@ -603,8 +613,8 @@ def resolve(s: Scenario) -> Resolved:
     if s.architecture == "moe" and s.active_params is None and (s.experts is None or s.top_k is None):
         if s.active_fraction is None:
             used.append(_named("moe_active_fraction", s.active_fraction_effective, "1", rules.moe_source()))
-            warnings.append(Message("moe_active_defaulted", share=s.active_fraction_effective,
-                                    active=s.active_params_effective, params=s.params))
+            warnings.append(Message("moe_active_defaulted", share=s.active_fraction_effective,  # 3 digits: 1.89B
+                                    active=float(f"{s.active_params_effective:.3g}"), params=s.params))
         used.append(Assumption("assumption_active_params_moe", {}, s.active_params_effective, "1",
                                _source("assumption_source_active_fraction", fraction=s.active_fraction_effective)))
     flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0

@@ -245,9 +245,22 @@ class CompareBarsPlot(_Labelled):
                  for g in self.groups]
         self.ax.set_xticklabels(names, rotation=15, ha="right", fontsize=9.5, **self.kw)
 
+    def _slot_name(self, name, row, currency: str, usd_to_currency: float) -> str:
+        """A slot's legend entry; an owned slot's says what it costs up front and when it pays back."""
+        capex = float(row.get("capex_usd", float("nan")))
+        if not np.isfinite(capex):
+            return str(name)
+        months = float(row.get("breakeven_months", float("nan")))
+        after = "∞" if np.isinf(months) else f"{months:.0f} {label('unit_months', self.lang)}"
+        parts = (f"{label('owned_capex', self.lang)} {_money(capex * usd_to_currency, currency)}",
+                 f"{label('owned_breakeven', self.lang)} {after}")
+        return f"{name}（{'，'.join(parts)}）" if self.lang == "zh" else f"{name} ({', '.join(parts)})"
+
     def update(self, table: pd.DataFrame, currency: str = "USD", usd_to_currency: float = 1.0, *,
                draw: bool = True, styles: list[int] | None = None) -> None:
         """Show a :func:`~explorer.analysis.compare` table (its first four rows).
+
+        An owned slot's legend entry carries its capex and break-even (``capex_usd``, ``breakeven_months``).
 
         ``styles`` gives each row's colour and hatch (an index into the four
         slot styles), so that a slot keeps its colour whichever slots are
@@ -255,7 +268,8 @@ class CompareBarsPlot(_Labelled):
         """
         rows = table.head(self.MAX_SLOTS)
         # names in the legend are plain text: a "$" would start matplotlib's mathtext
-        self.slot_names = [str(n).replace("$", r"\$") for n in rows.index]
+        self.slot_names = [self._slot_name(n, r, currency, usd_to_currency).replace("$", r"\$")
+                           for n, r in rows.iterrows()]
         styles = list(styles or range(len(rows)))[:len(rows)]
         top = 0.0
         for j, bars in enumerate(self.slot_bars):

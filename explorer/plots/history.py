@@ -344,6 +344,22 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     -------
     matplotlib.figure.Figure
         With a :class:`HistoryHandles` as ``figure.history_handles``.
+
+    See Also
+    --------
+    set_scenario_marker : mark your own run on the figure (a star with its cost), in place.
+
+    Examples
+    --------
+    Mark one's own run: its final-run cost (the scope of the curve's points) in the year it is trained.
+
+    >>> from explorer import Scenario, estimate
+    >>> from explorer.plots.history import history_figure, set_scenario_marker
+    >>> fig = history_figure()
+    >>> e = estimate(Scenario(params=70e9, tokens=1.4e12))
+    >>> set_scenario_marker(fig, e.final_run_usd, 2026.5, "my 70B run")
+    >>> fig.history_handles.scenario_label.get_text().startswith("my 70B run: $")
+    True
     """
     if language not in LANGUAGES:
         raise history._error("language", language, Message("allowed_choices", choices=list(LANGUAGES)))

@@ -33,7 +33,7 @@ def test_hand_scenario_matches_the_model():
 def test_compare_rows_and_columns():
     df = compare([simple(), simple(rate_usd_per_gpu_hour=4.0)], names=["a", "b"])
     assert list(df.index) == ["a", "b"]
-    assert list(df.columns) == list(A.COMPARE_COLUMNS)
+    assert list(df.columns) == ["rate_usd_per_gpu_hour", *A.COMPARE_COLUMNS]  # the field that differs, first
     assert df.loc["a", "total_usd"] == pytest.approx(hand_cost(), rel=1e-12)
     assert df.loc["b", "total_usd"] == pytest.approx(hand_cost(rate=4.0), rel=1e-12)
     assert df.loc["a", "gpus"] == 8
@@ -291,3 +291,16 @@ def test_shapley_sums_over_every_pair_of_presets():
         change = estimate(t).total_usd - estimate(b).total_usd
         assert a.change_usd == pytest.approx(change, rel=1e-9)
         assert sum(a.parts_usd.values()) == pytest.approx(change, rel=1e-9, abs=1e-6)
+
+
+def test_compare_prints_readably_with_the_scenario_columns_that_differ():
+    """Issue 27: compare() printed 1.332987e+06 and no word of what differed."""
+    df = compare([Scenario(params=7e9, gpus=256), Scenario(params=70e9, gpus=256, pricing="spot")], names=["a", "b"])
+    assert list(df.columns[:2]) == ["params", "pricing"]
+    assert df.loc["b", "params"] == 70e9 and isinstance(df.loc["b", "total_usd"], float)
+    for text in (repr(df), df._repr_html_(), df.readable().T.to_string()):
+        assert "e+" not in text and "70B" in text and "spot" in text
+    # a total of ~$1M is written with separators, as 1,234,567 (hand check of the format, not the value)
+    total = df.loc["b", "total_usd"]
+    assert f"{total:,.0f}" in repr(df)
+    assert list(compare([Scenario(), Scenario()], scenario_columns=False).columns) == list(A.COMPARE_COLUMNS)

@@ -37,8 +37,23 @@ def test_after_405b_preset_typing_7b_then_moe_is_accepted(app):
     assert app.scenario.active_params_effective < 7e9
 
 
-def test_deepseek_preset_then_new_size_keeps_its_active_fraction(app):
+def test_deepseek_preset_then_new_size_takes_the_share_of_its_size(app):
+    """DeepSeek-V3's 37B of 671B active is that model's shape: a 100B MoE takes the share fitted for its size
+    (issue 27: the 5.5% kept made a 70B "MoE" 3.9B active, 5x cheaper, and nothing said so)."""
     app.controls["preset"].value = "deepseek_v3"
     assert app.controls["active_fraction"].value == pytest.approx(37 / 671, rel=1e-3)
     app.controls["params"].value = 100e9
-    assert app.error == "" and app.scenario.active_params_effective == pytest.approx(100e9 * 37 / 671, rel=1e-3)
+    s = app.scenario
+    assert app.error == "" and s.architecture == "moe"
+    assert s.active_params is None and s.active_fraction is None  # the size-aware default, stated as one
+    # moe_models.csv: Mixtral 8x7B 12.9/46.7 = 28% and Llama 4 Scout 17/109 = 16% bracket a 100B MoE's share
+    assert 17 / 109 * 0.9 < s.active_fraction_effective < 12.9 / 46.7
+    assert "default for this size" in app.summary.value
+
+
+def test_a_typed_share_survives_a_new_size(app):
+    app.controls["architecture"].value = "moe"
+    app.controls["active_fraction"].value = 0.125
+    app.controls["params"].value = 100e9
+    assert app.error == "" and app.scenario.active_fraction == 0.125
+    assert app.scenario.active_params_effective == pytest.approx(12.5e9)

@@ -134,3 +134,26 @@ def test_negative_out_of_range_or_garbage_gets_a_message_never_a_clamp(typed):
     assert "Traceback" not in a.rows["params"].message.value
     assert a.scenario.params == 7e9 and a.estimate.total_usd == total  # the last good result stays
     assert a.controls["params"].get_state()["value"] != "7B"  # the box keeps what was typed, not a clamp
+
+
+def test_budget_forms_of_both_languages_and_a_currency_symbol_of_the_box(app):
+    """Issue 28 item 7: 500万, 5亿, $5M and ¥5M are read in a box of their currency; ¥ in a USD box (or $ in a
+    CNY one) is refused beside the box, not converted, and the last good budget stays."""
+    app.tabs.selected_index = TABS["uncertainty"]
+    for text, usd in (("$5M", 5e6), ("5M", 5e6), ("500万", 5e6), ("5亿", 5e8)):  # 500 x 10^4, 5 x 10^8
+        _budget(app, text)
+        assert app.analysis.budget_message.value == "" and app.analysis.budget_usd == usd
+    good = _budget(app, "$5M")
+    assert _budget(app, "¥5M") == good and app.analysis.budget_usd == 5e6
+    message = app.analysis.budget_message.value
+    assert "This box is in USD" in message and "¥" in message and "not converted" in message
+    assert _budget(app, "3,5") == good and "write a decimal with a dot" in app.analysis.budget_message.value
+    app.controls["usd_to_cny"].value = "7"
+    app.controls["currency"].value = "CNY"
+    _budget(app, "¥35M")
+    assert app.analysis.budget_message.value == "" and app.analysis.budget_usd == pytest.approx(5e6)  # 35M / 7
+    _budget(app, "$5M")
+    assert "This box is in CNY" in app.analysis.budget_message.value
+    app.controls["language"].value = "zh"
+    _budget(app, "$5M")
+    assert "此框以 CNY 计" in app.analysis.budget_message.value

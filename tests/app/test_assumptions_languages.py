@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from explorer import Scenario, ScenarioError, catalog, estimate
+from explorer import Scenario, ScenarioError, catalog, estimate, prices
 from explorer.app import views
 from explorer.scenario import ARCHITECTURES, FACILITIES, PRICING_MODES, TRAINING_KINDS
 from tests.model.test_messages import ALLOWED_LATIN, latin_words
@@ -34,6 +34,9 @@ def _scenarios():
     for gpu in catalog.accelerators():
         for precision in catalog.accelerator(gpu).precisions:
             yield dict(gpu=gpu, precision=precision, architecture="moe", experts=8, top_k=2)
+    for seller in prices.sellers():  # a group or one provider at its own prices
+        for pricing in ("on_demand", "reserved_1y", "reserved_3y", "spot"):
+            yield dict(gpu="h100-sxm", pricing=pricing, seller=seller)
     for region, facility in itertools.product(catalog.regions(), FACILITIES):
         yield dict(region=region, pricing="owned", facility=facility)
     yield dict(mfu=0.4, rate_usd_per_gpu_hour=2.0, currency="CNY", usd_to_cny=7.0, pricing="spot",
@@ -65,7 +68,7 @@ def _rows(e, language):
 def _ids():
     """Accelerator and region ids and names: names a Chinese table keeps as they are."""
     return sorted({*catalog.accelerators(), *(a.name for a in catalog.accelerators().values()),
-                   *catalog.regions()}, key=len, reverse=True)
+                   *catalog.regions(), *(prices.seller_name(p) for p in prices.PROVIDERS)}, key=len, reverse=True)
 
 
 _NUMBER = re.compile(r"(?<![A-Za-z])\d[\d.,]*(?:e[+-]?\d+)?")

@@ -90,7 +90,9 @@ def test_share_link_restores_budget_cap_slots_and_names():
     app.controls["params"].value = 13e9
     assert app.error == "" and app.analysis.budget_message.value == ""
     link = app.share_query()
-    assert "budget_usd=" in link and "gpu_cap=4096" in link and "slot_B=" in link and "name_B=" in link
+    # the cap and the budget travel as typed too (issue 27): 4,096 and 70M come back as 4,096 and 70M
+    assert "budget_usd=" in link and "budget_text=70M" in link and "gpu_cap=4%2C096" in link and "slot_B=" in link \
+        and "name_B=" in link
     for build in ("init", "apply"):
         if build == "init":
             other = ExplorerApp(query_string=link[1:])
@@ -102,7 +104,7 @@ def test_share_link_restores_budget_cap_slots_and_names():
         assert a.slots["B"].scenario.region == "cn-ningxia" and a.slots["B"].scenario.pricing == "spot"
         assert a.slots["C"].scenario.precision == "fp8" and a.slots["D"] is None
         assert a.budget_usd == pytest.approx(app.analysis.budget_usd) and a.gpu_cap == 4096
-        assert a.budget_box.value.replace(",", "") == "70000000" and a.cap_box.value == "4096"
+        assert a.budget_box.value == "70M" and a.cap_box.value == "4,096"
         assert other.scenario.params == 13e9 and other.language == "zh"
         assert other.share_query() == link
 

@@ -98,15 +98,19 @@ def test_days_mode_solves_gpu_count():
 
 def test_scenario_file_and_overrides(tmp_path):
     path = tmp_path / "s.json"
-    path.write_text(json.dumps({"params": 13e9, "tokens": 1e12, "gpu": "a100-80gb", "gpus": 512, "pricing": "reserved_1y",
+    path.write_text(json.dumps({"params": 13e9, "tokens": 1e12, "gpu": "a100-80gb", "gpus": 512, "pricing": "hyperscaler_reserved_1y",
                                 "n_layers": 40, "d_model": 5120, "seq_len": 2048}))  # LLaMA-13B shape
     r = _json("estimate", "--scenario", str(path))
     assert r["train_flop"] == pytest.approx(6 * 13e9 * 1e12 + 12 * 40 * 5120 * 2048 * 1e12)
     assert r["gpus"] == 512
-    # 1-year committed A100-80GB, 2025-03-02 (Epoch AI price DB): AWS p4de 3.00, Azure NC A100 v4 3.06; median 3.03
+    # 1-year committed A100-80GB at the hyperscalers (named hyperscaler_reserved_1y since issue 27, when
+    # reserved_1y became the specialists'), 2025-03-02 (Epoch AI price DB): AWS p4de 3.00, Azure NC A100 v4 3.06
+    # -> median 3.03
     assert r["cost"]["compute"] == pytest.approx(r["ideal_gpu_hours"] * (3.00 + 3.06) / 2)
     # options override the file
-    r2 = _json("estimate", "--scenario", str(path), "--tokens", "2e12", "--days", "20", "--pricing", "on_demand")
+    # (the file's seller, the hyperscalers, stays unless --seller changes it too)
+    r2 = _json("estimate", "--scenario", str(path), "--tokens", "2e12", "--days", "20", "--pricing", "on_demand",
+               "--seller", "specialist")
     assert r2["train_flop"] == pytest.approx(6 * 13e9 * 2e12 + 12 * 40 * 5120 * 2048 * 2e12)
     assert r2["wall_days"] <= 20.0 * (1 + 1e-6)
     # specialist on-demand A100-80GB, each provider's latest within a year of the newest (2025-09-25 on): RunPod

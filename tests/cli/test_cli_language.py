@@ -39,7 +39,7 @@ def test_json_warnings_in_the_chosen_language(capsys):
 
 
 @pytest.mark.parametrize("lang, expected", [
-    ("en", "error: params: 250000.0 is not allowed; allowed: a number in [1e+06, 1e+14]"),
+    ("en", "error: params: 250,000 is not allowed; allowed: a number in [1M, 100T]"),  # as typed, not 1e+06
     ("zh", "错误：模型规模 [参数量]：250,000 不可用；允许：[1M, 100T] 内的数"),
 ])
 def test_refusal_exit_code_2_in_either_language(capsys, lang, expected):

@@ -169,6 +169,24 @@ def test_shutdown_ends_the_kernel_process(kernel):
     assert not km.is_alive()
 
 
+def test_a_dead_template_ends_its_kernels_and_the_next_kernel_gets_a_new_one(kernel):
+    """docs/deploy.md: if the template dies its kernels end (ipykernel's parent poller), and the next kernel
+    starts a new template."""
+    from explorer.hosting.provisioner import _templates
+
+    km, _ = kernel()
+    template = _templates[tuple(SMALL_PRELOAD)].proc
+    orphan = km.provisioner.pid
+    template.kill()
+    template.wait(timeout=60)
+    wait_until(lambda: ended(orphan), 60, "a kernel outlived its template")
+    km2, kc2 = kernel()
+    assert km2.provisioner.launched_by == "forked"
+    replacement = _templates[tuple(SMALL_PRELOAD)].proc.pid
+    assert replacement != template.pid
+    assert run(kc2, "import os; print(os.getppid())")[0].strip() == str(replacement)
+
+
 def test_a_template_that_fails_falls_back_to_a_normal_launch(kernel, caplog):
     # 1 ms is not enough to import ipykernel: the template start fails and the kernel is launched normally
     km, kc = kernel({"template_timeout": 0.001, "preload": ["ipykernel.kernelapp", "json"]})

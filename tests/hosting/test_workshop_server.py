@@ -97,7 +97,12 @@ def test_make_workshop_is_sized_from_the_class():
     out = _make_n("CLASS=7").stdout
     assert "--ExplorerVoila.max_kernels=14" in out and '"pool_size": 4}' in out
     out = _make_n("CLASS=12", "MAX_KERNELS=50", "POOL=0").stdout
-    assert "--ExplorerVoila.max_kernels=50" in out and "--preheat_kernel=False" in out
+    assert "--ExplorerVoila.max_kernels=50" in out
+    # POOL=0: nothing preheated at start, but the pools stay on so that they can follow demand (demand_pool.py)
+    assert "--preheat_kernel=True" in out and "--preheat_kernel=False" not in out
+    pools = json.loads(re.search(r"kernel_pools_config=(\{.*\})'", out).group(1))
+    assert {nb: c["pool_size"] for nb, c in pools.items()} == {"default": 0, LESSON1: 0,
+                                                               LESSON1.replace("/en/", "/zh/"): 0}
 
 
 def test_a_bad_class_size_stops_with_one_line():

@@ -13,7 +13,8 @@ and Switch report no token count: their energy check takes the reported
 chip-hours as an input and tests the power side only.
 
 Published costs: the AI Index 2024 cloud-price estimates replayed on the
-committed-use (3-year) basis of the catalog.
+committed-use (3-year) basis of the catalog: the hyperscalers' (``hyperscaler_reserved_3y`` since issue 27,
+when ``reserved_3y`` became the specialists' committed price), as Epoch AI and the AI Index price it.
 
 Run ``pytest tests/model/test_backtest.py -s`` to print the tables.
 """
@@ -230,7 +231,7 @@ def _gpt4_committed_usd():
                 mfu=_num(row["reported_mfu"]), other_losses_factor=default("other_losses_factor"),
                 gpus=_num(row["n_accelerators"]), failure_rate_per_gpu_hour=default("failure_rate_per_gpu_hour"),
                 checkpoint_write_hours=default("checkpoint_write_minutes") / 60,
-                restart_hours=default("restart_minutes") / 60, rate_usd_per_gpu_hour=prices.quote(acc.id, "reserved_3y").usd_per_gpu_hour)
+                restart_hours=default("restart_minutes") / 60, rate_usd_per_gpu_hour=prices.quote(acc.id, "hyperscaler_reserved_3y").usd_per_gpu_hour)
     return float(r["final_run_usd"])
 
 
@@ -244,7 +245,7 @@ def ai_index_replay():
         if model == "GPT-4":
             replayed = _gpt4_committed_usd()
         else:
-            replayed = estimate(_scenario(runs[model]).replace(pricing="reserved_3y")).final_run_usd
+            replayed = estimate(_scenario(runs[model]).replace(pricing="hyperscaler_reserved_3y")).final_run_usd
         out.append((hid, published, replayed, replayed / published))
     return out
 

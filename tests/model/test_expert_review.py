@@ -222,7 +222,7 @@ def test_every_price_names_its_providers_and_committed_use_is_below_on_demand():
 
 def test_h100_three_year_reservation_is_not_cheaper_than_owning():
     """GCP a3-highgpu 3-year: $4.86; owning at $33,810 x 1.64 / 0.81 over 5 years: $1.56 plus energy."""
-    cloud = estimate(Scenario(params=7e9, tokens=1e12, gpus=256, pricing="reserved_3y"))
+    cloud = estimate(Scenario(params=7e9, tokens=1e12, gpus=256, pricing="hyperscaler_reserved_3y"))
     owned = estimate(Scenario(params=7e9, tokens=1e12, gpus=256, pricing="owned"))
     assert cloud.final_run_usd > owned.final_run_usd
 

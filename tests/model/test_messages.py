@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from explorer import Scenario, ScenarioError, catalog, estimate
+from explorer import Scenario, ScenarioError, catalog, estimate, prices
 from explorer.messages import Message, message_ids, render, table
 from explorer.model.resolve import reference_precision
 
@@ -54,6 +54,7 @@ SAMPLES: dict[str, dict] = {
     "allowed_json_depth": {},
     "allowed_json_digits": {},
     "allowed_readable_file": dict(reason="No such file or directory"),
+    "allowed_repeat_same_count": dict(options=["params", "tokens"]),
     "allowed_utf8_file": {},
     "allowed_cloud_basis": dict(choices=["on_demand", "reserved_1y", "spot"], field="pricing"),
     "allowed_catalog_row": {},
@@ -120,6 +121,8 @@ SAMPLES: dict[str, dict] = {
     "price_estimated": dict(what="purchase price", gpu="Gaudi2", value=12000.0, unit="USD", peer="A100 80GB"),
     "cloud_price_unknown": dict(gpu="Gaudi2"),
     "market_price_estimated": dict(gpu="Gaudi2", rate=1.5),
+    "seller_price_unknown": dict(gpu="TPU v4", seller="Lambda Labs"),
+    "committed_price_estimated": dict(gpu="H100 SXM", rate=2.8, years=1),
     "market_price_derived": dict(gpu="NVIDIA H800 SXM5 80GB", rate=2.72, n=1.0, reference="NVIDIA H100 SXM5 80GB"),
     "compare_price_caveat": dict(gpu="NVIDIA H800 SXM5 80GB", bases=["on_demand"], caveat="derived", n=1.0,
                                  field="pricing"),
@@ -135,6 +138,7 @@ SAMPLES: dict[str, dict] = {
     "people_largest_default": dict(share=0.75, headcount=4.09, months=7.14),
     "bases_differ": dict(gpus=["H100 SXM", "MI300X"], bases=["on_demand", "spot"], field="pricing"),
     # assumption names (explorer.model.Assumption) and the sources in the model's own words
+    "models_missing": dict(fields=["params", "tokens"]),
     "assumption_named": dict(name="mfu_dense"),
     "assumption_derived_shape": dict(name="n_layers"),
     "assumption_derived_shape_moe": dict(name="d_model"),
@@ -146,6 +150,9 @@ SAMPLES: dict[str, dict] = {
     "assumption_cloud_price": dict(basis="on_demand", gpu="h100-sxm"),
     "assumption_cloud_price_estimated": dict(basis="spot", gpu="gaudi2"),
     "assumption_cloud_price_derived": dict(basis="reserved_1y", gpu="a100-80gb"),
+    "assumption_seller_price": dict(seller="hyperscaler", basis="on_demand", gpu="h100-sxm"),
+    "assumption_seller_price_estimated": dict(seller="Lambda Labs", basis="reserved_1y", gpu="h100-sxm"),
+    "assumption_seller_price_derived": dict(seller="CoreWeave", basis="spot", gpu="a100-80gb"),
     "assumption_purchase_price": dict(gpu="b200", basis="system"),
     "assumption_server_overhead_system": dict(gpu="b200"),
     "assumption_hosting": dict(gpu="h100-sxm"),
@@ -175,6 +182,8 @@ def latin_words(text: str) -> list[str]:
     text = re.sub(r"'[^']*'", "", text)  # a refused value is quoted as typed
     for acc in catalog.accelerators().values():  # accelerator names as their makers write them
         text = text.replace(acc.name, "")
+    for provider in prices.PROVIDERS.values():  # cloud providers' names, as they write them (issue 27's seller)
+        text = text.replace(provider[0], "")
     return [w for w in _LATIN.findall(text)
             if w.lower() not in ALLOWED_LATIN and not re.search(r"\d", w) and not w.endswith("Error")]
 

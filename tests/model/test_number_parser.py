@@ -26,6 +26,11 @@ HOSTILE = {
     "an exponent of n digits": lambda n: "1e" + "9" * n,
     "separators": lambda n: "1," * n + "x",
     "spaces": lambda n: " " * n + "7B",
+    "superscripts": lambda n: "1×10" + "²" * n,
+    "quotients": lambda n: "1/" * n + "1",
+    "symbols": lambda n: "$" * n + "1",
+    "scale words": lambda n: "1" + "万" * n,
+    "a unit then more": lambda n: "1 FLOP" * n,
 }
 
 
@@ -58,7 +63,8 @@ def test_the_bound_is_well_above_any_real_number():
     assert parse_number(" 1,000,000,000,000,000,000 T ") == 1e30
 
 
-_PIECES = st.sampled_from(["1", "9", "0", ".", "e", "E", "+", "-", ",", "_", " ", "k", "B", "T", "x", "%", "١", "٣"])
+_PIECES = st.sampled_from(["1", "9", "0", ".", "e", "E", "+", "-", ",", "_", " ", "k", "B", "T", "x", "%", "١", "٣",
+                           "×", "^", "*", "/", "$", "¥", "万", "亿", "²", "⁻", "F", "L", "O", "P"])
 
 
 @st.composite
@@ -72,7 +78,7 @@ def long_texts(draw):
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(long_texts())
 def test_every_text_up_to_100k_characters_is_parsed_or_refused(text):
-    for parse in (parse_number, parse_answer):
+    for parse in (parse_number, parse_answer, lambda t: parse_number(t, currency="USD", units=("FLOP",))):
         try:
             value = parse(text)
         except NumberError:
@@ -130,3 +136,70 @@ def test_the_scanner_itself_is_linear(shape):
 def test_answers_past_the_float_range_are_refused_not_raised(text):
     with pytest.raises(NumberError):
         parse_answer(text)
+
+
+# ------------------------------------------------------------------ issue 28 item 7: the lessons' own notations
+@pytest.mark.parametrize("text, kw, expected", [
+    ("3.15×10²³", {}, 3.15e23), ("3.15 × 10^23", {}, 3.15e23), ("3.15 x 10**23", {}, 3.15e23),
+    ("3.15·10²³", {}, 3.15e23), ("1.97 × 10⁻⁵", {}, 1.97e-5), ("3.15e+23 FLOP", {"units": ("FLOP",)}, 3.15e23),
+    ("3.15e23 flop", {"units": "FLOP"}, 3.15e23), ("62k GPU-hours", {"units": ("GPU-hours",)}, 62e3),
+    ("5 kWh", {"units": ("kWh",)}, 5.0), ("0.38/1.2", {}, 0.38 / 1.2), ("-$1.09M", {"currency": "USD"}, -1.09e6),
+    ("$-1.09M", {"currency": "USD"}, -1.09e6), ("−1.09M", {}, -1.09e6), ("$5M", {"currency": "USD"}, 5e6),
+    ("¥5M", {"currency": "CNY"}, 5e6), ("￥5M", {"currency": "CNY"}, 5e6), ("500万", {}, 500e4), ("5亿", {}, 5e8),
+    ("2万亿", {}, 2e12), ("1,234,567", {}, 1234567.0), ("1,024.5", {}, 1024.5),
+])
+def test_the_lessons_notations_are_read(text, kw, expected):
+    """Values by hand: 3.15 x 10^23; 万 = 10^4, 亿 = 10^8, 万亿 = 10^12; 0.38 / 1.2 (lesson 6's 120% rule)."""
+    assert parse_number(text, **kw) == pytest.approx(expected, rel=1e-15)
+
+
+@pytest.mark.parametrize("text, kw, reason", [
+    ("3,5", {}, "comma"), ("12,34", {}, "comma"), ("1,2345", {}, "comma"), ("1,234,5", {}, "comma"),
+    ("¥5M", {"currency": "USD"}, "currency"), ("$5M", {"currency": "CNY"}, "currency"), ("$5M", {}, "currency"),
+    ("1/0", {}, "zero"), ("1/2/3", {}, "syntax"), ("3 FLOP", {}, "syntax"), ("3 FLOP", {"units": ("MWh",)}, "syntax"),
+    ("3.15 × 10", {}, "syntax"), ("3.15 × 10^", {}, "syntax"), ("$", {"currency": "USD"}, "syntax"),
+    ("1e308/1e-10", {}, "range"),
+])
+def test_what_is_refused_says_why(text, kw, reason):
+    with pytest.raises(NumberError) as err:
+        parse_number(text, **kw)
+    assert err.value.reason == reason
+
+
+def test_a_refused_currency_names_the_symbol_and_the_box():
+    with pytest.raises(NumberError) as err:
+        parse_number("¥5M", currency="USD")
+    assert (err.value.symbol, err.value.currency) == ("¥", "USD") and "¥ in an amount in USD" in str(err.value)
+
+
+def test_answers_take_a_percent_a_unit_and_dollars():
+    assert parse_answer("12 %") == pytest.approx(0.12)
+    assert parse_answer("3.15e+23 FLOP", units=("FLOP",)) == 3.15e23
+    assert parse_answer("－$1.09M".replace("－", "-")) == -1.09e6
+    assert parse_answer("0.38／1.2") == pytest.approx(0.38 / 1.2)
+    with pytest.raises(NumberError) as err:
+        parse_answer("¥1.09M")
+    assert err.value.reason == "currency"
+
+
+_SCALES = st.sampled_from([("", 0), ("k", 3), ("M", 6), ("B", 9), ("T", 12), ("万", 4), ("亿", 8), ("万亿", 12)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.decimals(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False, places=4),
+       st.integers(-30, 30), _SCALES)
+def test_every_notation_of_one_number_reads_the_same(mantissa, power, scale):
+    """m·10^p written as e, × 10^, ×10 superscript, with a scale word: one value (float-rounded once)."""
+    m = format(mantissa, "f")
+    word, k = scale
+    expected = parse_number(f"{m}e{power + k}")
+    sup = str(power).translate(str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻"))
+    for text in (f"{m} × 10^{power}{word}", f"{m}x10**{power} {word}", f"{m}×10{sup}{word}"):
+        assert parse_number(text) == expected, text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(1e-100, 1e100), st.floats(1e-100, 1e100), st.booleans())
+def test_a_quotient_is_the_division_of_its_parts(a, b, negative):
+    text = f"{'-' if negative else ''}{a!r}/{b!r}"
+    assert parse_number(text) == (-a if negative else a) / b

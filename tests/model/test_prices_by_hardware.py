@@ -22,8 +22,10 @@ BAND = (0.75, 1.35)
 #: basis -> (provider_kind, price column) of cloud_prices.csv (the bases' definitions in explorer/prices.py's docstring)
 LISTS = {"on_demand": ("specialist", "on_demand_usd_per_gpu_hour"),
          "hyperscaler_on_demand": ("hyperscaler", "on_demand_usd_per_gpu_hour"),
-         "reserved_1y": ("hyperscaler", "committed_1y_usd_per_gpu_hour"),
-         "reserved_3y": ("hyperscaler", "committed_3y_usd_per_gpu_hour")}
+         "reserved_1y": ("specialist", "committed_1y_usd_per_gpu_hour"),
+         "reserved_3y": ("specialist", "committed_3y_usd_per_gpu_hour"),
+         "hyperscaler_reserved_1y": ("hyperscaler", "committed_1y_usd_per_gpu_hour"),
+         "hyperscaler_reserved_3y": ("hyperscaler", "committed_3y_usd_per_gpu_hour")}
 
 #: Accelerators whose USD per peak 16-bit FLOP lies outside the band on some basis, and why. "sellers": the
 #: providers' own lists put it outside the band too (checked below); "estimate": no provider lists it on that basis
@@ -88,7 +90,12 @@ def per_flop_vs_h100(acc: str, basis: str) -> float:
         prices.quote("h100-sxm", basis).usd_per_gpu_hour / peak("h100-sxm"))
 
 
-CASES = [(a, b) for b in LISTS for a in catalog.accelerators() if a != "h100-sxm"]
+#: The specialists' committed bases are left out: fewer than three specialists list committed prices for any chip,
+#: so those prices are the specialist on-demand price less the median committed discount (prices rule 5), and
+#: follow the on-demand ratios checked here (the one committed list, Oblivus's of 2024-02-26, put its H100 at 3.62,
+#: above its later on-demand 3.45).
+CASES = [(a, b) for b in LISTS if b not in ("reserved_1y", "reserved_3y") for a in catalog.accelerators()
+         if a != "h100-sxm"]
 
 
 @pytest.mark.parametrize("acc,basis", CASES)

@@ -6,6 +6,7 @@ Chinese at 390 px in Debian's chromium (the ``chromium`` fixture fails on any co
 
 from __future__ import annotations
 
+import re
 
 import pytest
 
@@ -31,13 +32,17 @@ def test_chinese_page_has_every_claim_in_chinese():
 
 def test_language_buttons_switch_every_word():
     page = claims_page("en")
-    switch, _, table, _, pick, why = page.children
+    heading, switch, _, table, _, pick, why = page.children
     assert "does not hold" in table.value and "不成立" not in table.value
+    assert "Fact-check" in heading.value and ">a_2018_bert<" not in table.value  # no claim id shown raw
     pick.value = "a_2018_bert"
     assert "91x too high" in why.value
     switch.value = "zh"
     assert "不成立" in table.value and "does not hold" not in table.value
     assert pick.value == "a_2018_bert" and "偏高，是其 91 倍" in why.value
+    # the title and first paragraph too (issue 27: they stayed in English)
+    words = re.sub(r"<[^>]+>", "", heading.value).replace("explorer/claims.py", "")  # the text, less the file name
+    assert "论断核查" in words and not re.search(r"[A-Za-z]{3,}", words), words
 
 
 @pytest.fixture(scope="module")

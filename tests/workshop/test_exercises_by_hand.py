@@ -51,6 +51,8 @@ HAND = {
     ("06_budgeting_governance", 2): ([], lambda ex: sum(_given(ex))),
 }
 STEMS = sorted({stem for stem, _ in HAND})
+#: How the Chinese text states a number, once and the Chinese way (issue 28: no "175B 即 1750 亿" doublets).
+ZH_FORMS = {"175B": "1750 亿", "300B": "3000 亿"}
 
 
 @pytest.fixture(scope="module", params=[(lang, stem) for stem in STEMS for lang in ("en", "zh")],
@@ -74,7 +76,8 @@ def test_every_exercise_accepts_the_by_hand_answer_and_names_the_inverse(lesson)
     for n, ex in exercises.items():
         numbers, hand = HAND[(stem, n)]
         for number in numbers:
-            assert number.replace(",", "") in page, (stem, lang, n, number)
+            written = ZH_FORMS.get(number, number) if lang == "zh" else number  # Chinese text writes 1750 亿 once
+            assert written.replace(",", "") in page, (stem, lang, n, written)
         value = hand(ex)
         typed = f"{value:.4g}"
         said = _feedback(ex, typed)
@@ -154,7 +157,15 @@ def test_lesson_4_sets_the_models_llama_hours_beside_metas():
     assert meta == 30.84e6
     # Meta's effective utilization over all hours: 3.8e25 FLOP / (hours x 3600 s x 989.5 TFLOP/s)
     assert 3.8e25 / (meta * 3600 * 989.5e12) == pytest.approx(0.35, abs=0.005)
+    def wan(x: float) -> str:  # the Chinese way, once (issue 28): 35.7M = 3,570 万
+        return f"{float(f'{x:.3g}') / 1e4:,.0f} 万"
+
     for lang in ("en", "zh"):
         text = (SRC / f"04_buying_compute.{lang}.md").read_text(encoding="utf-8")
-        assert f"{e.gpu_hours / 1e6:.1f}M" in text and f"{e.ideal_gpu_hours / 1e6:.1f}M" in text, lang
-        assert f"{1 - e.goodput:.0%}" in text and "30.84M" in text and f"{e.mfu:.2f}" in text, lang
+        if lang == "en":
+            assert f"{e.gpu_hours / 1e6:.1f}M" in text and f"{e.ideal_gpu_hours / 1e6:.1f}M" in text, lang
+            assert "30.84M" in text
+        else:
+            assert wan(e.gpu_hours) in text and wan(e.ideal_gpu_hours) in text and "3,084 万" in text, lang
+            assert not re.search(r"\d(?:\.\d+)?M\b", text.split("```{code-cell}")[0]), "a doublet or an M in prose"
+        assert f"{1 - e.goodput:.0%}" in text and f"{e.mfu:.2f}" in text, lang

@@ -53,9 +53,24 @@ def test_languages_in_step(stem):
             assert a["source"] == b["source"]  # the same code; labels come from t(en, zh)
         if a["cell_type"] == "markdown":
             assert re.search(r"[\u4e00-\u9fff]", b["source"]), b["source"][:80]
-            # every number in the English text appears in the Chinese text too
-            nums = lambda s: set(re.findall(r"\d+(?:\.\d+)?", s.replace(",", "")))  # noqa: E731
-            assert nums(a["source"]) <= nums(b["source"]) | {"1", "2", "3"}, (stem, a["source"][:60])
+            # every number in the English text appears in the Chinese text too, as a value: 2.788M is 278.8 万,
+            # 7B is 70 亿, 2T is 2 万亿 (issue 28: written once, the Chinese way, not "2.788M 即 278.8 万")
+            assert _values(a["source"]) <= _values(b["source"]) | {1.0, 2.0, 3.0}, (stem, a["source"][:60])
+
+
+_SCALE = {"k": 1e3, "M": 1e6, "B": 1e9, "T": 1e12, "万": 1e4, "亿": 1e8, "万亿": 1e12, "thousand": 1e3,
+          "million": 1e6, "billion": 1e9, "trillion": 1e12}
+
+
+def _values(text: str) -> set[float]:
+    """The numbers of a text as values, a number with its scale word as one (35.7M, 3,570 万, 1.91 亿); rounded to
+    4 significant digits, so 35.7M and 3,570 万 are one value."""
+    out = set()
+    text = re.sub(r"(?<=\d),(?=\d{3})", "", text)  # thousands separators only: "A = 406.4, B" stays two numbers
+    for m in re.finditer(r"(\d+(?:\.\d+)?)\s?(万亿|thousand|million|billion|trillion|[kMBT万亿](?![A-Za-z]))?", text):
+        number = float(m.group(1)) * _SCALE.get(m.group(2) or "", 1.0)
+        out.add(float(f"{number:.4g}"))
+    return out
 
 
 @pytest.mark.parametrize("stem", STEMS)

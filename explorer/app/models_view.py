@@ -1,0 +1,263 @@
+"""The Models tab: every published run and Epoch frontier model, searchable and sortable, one click to load.
+
+The table is :func:`explorer.analysis.runs.models_table`: each run's disclosed facts beside the model's replay
+of it (GPU-hours and their error) and each cost method. A search box filters by model, organization or
+hardware; a dropdown and a toggle sort. The rows are drawn in the page by :class:`ModelsTable`, a small
+anywidget whose "Load" button in each row sends the row's id back; the kernel loads the row's replay scenario
+into the app, or says beside the table what the row lacks. Every cell is text (``textContent``), never HTML.
+
+The tab holds an empty box until it is first opened: the table (about 100 estimates) and its widgets are built
+then, not with the page.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Callable
+
+import anywidget
+import ipywidgets as w
+import pandas as pd
+import traitlets
+
+from explorer.analysis.runs import models_table, run_scenario
+from explorer.app.shared import (AUTO_WIDTH, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN, TOGGLE_STYLE, WRAP_ROW,
+                                 html as shared_html)
+from explorer.errors import ScenarioError
+from explorer.messages import Message
+from explorer.scenario import Scenario
+from explorer.text import label, money, quantity, readable_number
+
+__all__ = ["ModelsView", "ModelsTable", "SORT_COLUMNS", "COLUMNS", "filter_sort"]
+
+#: Columns shown, in order: (column of models_table, label key).
+COLUMNS = (("model", "models_col_model"), ("source", "models_col_source"), ("organization", "models_col_org"),
+           ("date", "models_col_date"), ("params", "models_col_params"), ("tokens", "models_col_tokens"),
+           ("compute_flop", "models_col_compute"), ("hardware", "models_col_hardware"), ("gpus", "models_col_gpus"),
+           ("reported_gpu_hours", "models_col_reported_hours"), ("replay_gpu_hours", "models_col_replay_hours"),
+           ("gpu_hours_error", "models_col_error"), ("reported_cost_usd", "models_col_reported_cost"),
+           ("epoch_cloud_usd", "models_col_epoch_cloud"), ("epoch_acquisition_usd", "models_col_epoch_acquisition"),
+           ("epoch_amortized_usd", "models_col_epoch_amortized"), ("replay_run_usd", "models_col_replay_cost"))
+#: Columns the table sorts by.
+SORT_COLUMNS = ("date", "model", "params", "tokens", "compute_flop", "gpu_hours_error", "reported_cost_usd",
+                "epoch_cloud_usd", "replay_run_usd")
+
+_ESM = """
+const WORDS = %(words)s;  // columns of words (model, organization, hardware): left-aligned, wrapped
+
+function render({ model, el }) {
+  el.classList.add('explorer-compare', 'explorer-models-table');
+  function draw() {
+    const columns = model.get('columns'), rows = model.get('rows'), load = model.get('load_label');
+    const table = document.createElement('table');
+    const head = table.insertRow();
+    for (const text of ['', ...columns]) {
+      const th = document.createElement('th'); th.textContent = text; head.appendChild(th);
+    }
+    for (const row of rows) {
+      const tr = table.insertRow();
+      tr.dataset.id = row.id;
+      const first = tr.insertCell();
+      const button = document.createElement('button');
+      button.textContent = load;
+      button.className = 'explorer-models-load';
+      if (row.missing) { button.disabled = true; button.title = row.missing; }
+      button.addEventListener('click', () => {
+        model.set('picked', [row.id, Date.now()]);
+        model.save_changes();
+      });
+      first.appendChild(button);
+      row.cells.forEach((text, i) => {
+        const td = tr.insertCell(); td.textContent = text;
+        if (WORDS.includes(i)) {  // names wrap (an organization list can be long); numbers stay on one line
+          td.style.textAlign = 'left'; td.style.whiteSpace = 'normal'; td.style.minWidth = '80px';
+          td.style.maxWidth = '180px';
+        }
+        if (i === 0) { td.style.fontWeight = '600'; }
+      });
+    }
+    el.replaceChildren(table);
+  }
+  model.on('change:rows', draw);
+  model.on('change:columns', draw);
+  draw();
+}
+export default { render };
+""" % {"words": [i for i, (c, _k) in enumerate(COLUMNS) if c in ("model", "organization", "hardware")]}
+
+
+class ModelsTable(anywidget.AnyWidget):
+    """The rows of the Models tab, drawn in the page, each with a "Load" button.
+
+    Attributes
+    ----------
+    columns : list of str
+        Column titles (the first column, the buttons, has none).
+    rows : list of dict
+        ``{"id", "cells" (texts), "missing" (why the row cannot load; "" when it can)}``.
+    load_label : str
+        The buttons' text.
+    picked : object
+        Set by the page when a button is clicked: ``[row id, time]``; checked by the observer, never trusted.
+    """
+
+    _esm = traitlets.Unicode(_ESM).tag(sync=True)
+    columns = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    rows = traitlets.List().tag(sync=True)
+    load_label = traitlets.Unicode("Load").tag(sync=True)
+    picked = traitlets.Any(None).tag(sync=True)
+
+
+def filter_sort(table: pd.DataFrame, search: str, column: str, descending: bool) -> pd.DataFrame:
+    """The rows of ``table`` whose model, organization or hardware contains ``search`` (any case), sorted by
+    ``column`` (unknown values last)."""
+    text = (search or "").strip().lower()[:80]
+    if text:
+        hay = (table["model"].fillna("") + " " + table["organization"].fillna("") + " "
+               + table["hardware"].fillna("")).str.lower()
+        table = table[hay.str.contains(text, regex=False)]
+    column = column if column in SORT_COLUMNS else "date"
+    key = table[column].abs() if column == "gpu_hours_error" else table[column]
+    order = key.sort_values(ascending=not descending, kind="stable", na_position="last").index
+    return table.loc[order]
+
+
+def _cell(column: str, value, row: pd.Series, lang: str) -> str:
+    if column in ("model", "organization", "date", "hardware"):
+        return "" if not isinstance(value, str) else value
+    if column == "source":
+        return label(f"models_source_{value}", lang)
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        return "—"
+    if column == "gpu_hours_error":
+        return f"{value * 100:+.0f}%"
+    if column.endswith("_usd"):
+        return money(value, "USD")
+    if column == "compute_flop":
+        return f"{value:.2g}"
+    if column == "tokens":
+        text = readable_number(float(f"{value:.3g}"))
+        return ("≈" + text) if row["tokens_derived"] else text
+    if column in ("params",):
+        return readable_number(float(f"{value:.3g}"))
+    if column in ("reported_gpu_hours", "replay_gpu_hours"):
+        return quantity(value)
+    return f"{int(value):,}"
+
+
+class ModelsView:
+    """The Models tab: search, sort, the table, and the message of the last load.
+
+    Parameters
+    ----------
+    language : {"en", "zh"}
+    on_load : callable
+        Called with a row's replay :class:`~explorer.scenario.Scenario`; returns True when the app shows it.
+    on_error : callable
+        Called with a message when something fails (shown by the app, never a traceback).
+    """
+
+    def __init__(self, language: str = "en", *, on_load: Callable[[Scenario], object],
+                 on_error: Callable[[object], None] = lambda m: None):
+        self.language, self.on_load, self.on_error = language, on_load, on_error
+        self.built = False
+        self._muted = False
+        self.widget = w.VBox(layout=PLAIN)
+        self.widget.add_class("explorer-models")
+
+    def _build(self) -> None:
+        self.built = True
+        self.table_data = models_table()
+        self.intro = shared_html()
+        self.search = w.Text(value="", continuous_update=False, layout=FLEX_INPUT, style=INPUT_STYLE)
+        self.search.add_class("explorer-models-search")
+        self.sort = w.Dropdown(options=list(SORT_COLUMNS), value="date", layout=AUTO_WIDTH, style=DESCRIPTION_STYLE)
+        self.order = w.ToggleButtons(options=[("↓", True), ("↑", False)], value=True, style=TOGGLE_STYLE,
+                                     layout=PLAIN)
+        self.count = shared_html()
+        self.message = shared_html()
+        self.message.add_class("explorer-models-message")
+        self.table = ModelsTable(layout=PLAIN)
+        self.table.observe(lambda c: self._safely(self._on_picked, c["new"]), names="picked")
+        for box in (self.search, self.sort, self.order):
+            box.observe(lambda _c: self._safely(self.show), names="value")
+        row = w.HBox([self.search, self.sort, self.order, self.count], layout=WRAP_ROW)
+        self.widget.children = [self.intro, row, self.message, self.table]
+        self.set_language(self.language)
+
+    def _safely(self, fn, *args) -> None:
+        if self._muted:
+            return
+        try:
+            fn(*args)
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self.on_error(Message("app_error", kind=type(exc).__name__, detail=str(exc)))
+
+    def render(self, visible: bool) -> None:
+        """Build the tab the first time it is shown."""
+        if visible and not self.built:
+            self._build()
+
+    def set_language(self, language: str) -> None:
+        """Relabel the tab in ``language`` (``"en"`` or ``"zh"``)."""
+        self.language = lang = language
+        if not self.built:
+            return
+        self._muted = True
+        try:
+            self.intro.value = f'<div class="explorer-note">{html.escape(label("models_intro", lang))}</div>'
+            self.search.description = label("models_search", lang)
+            self.search.placeholder = label("models_search_placeholder", lang)
+            self.sort.description = label("models_sort", lang)
+            self.sort.options = [(label(dict(COLUMNS)[c], lang), c) for c in SORT_COLUMNS]
+            self.order.options = [(label("models_descending", lang), True), (label("models_ascending", lang), False)]
+        finally:
+            self._muted = False
+        self.table.load_label = label("models_load", lang)
+        self.show()
+
+    def shown_rows(self) -> pd.DataFrame:
+        """The rows on screen, filtered and sorted as the boxes say."""
+        return filter_sort(self.table_data, self.search.value, self.sort.value, bool(self.order.value))
+
+    def show(self) -> None:
+        """Send the rows for the search and sort to the page."""
+        lang = self.language
+        rows = self.shown_rows()
+        self.table.columns = [label(key, lang) for _, key in COLUMNS]
+        self.table.rows = [{"id": r["id"], "cells": [_cell(c, r[c], r, lang) for c, _ in COLUMNS],
+                            "missing": self._missing_text(r["missing"])} for _, r in rows.iterrows()]
+        self.count.value = (f'<span class="explorer-note">'
+                            f'{html.escape(label("models_count", lang).format(n=len(rows), total=len(self.table_data)))}'
+                            "</span>")
+
+    def _missing_text(self, missing: str) -> str:
+        if not missing:
+            return ""
+        names = [label(f"models_missing_{m.strip()}", self.language) for m in missing.split(",")]
+        return label("models_cannot_load", self.language).format(fields=", ".join(names))
+
+    def _on_picked(self, picked) -> None:
+        """A "Load" click from the page: ``[row id, time]`` (anything else is ignored)."""
+        if isinstance(picked, (list, tuple)) and picked and isinstance(picked[0], str):
+            self.load(picked[0][:200])
+
+    def load(self, row_id: str) -> bool:
+        """Load row ``row_id``'s replay into the app (what its "Load" button does); False, with the reason
+        beside the table, when the row cannot be loaded."""
+        lang = self.language
+        known = self.table_data[self.table_data["id"] == row_id]
+        if known.empty:
+            return False
+        row = known.iloc[0]
+        try:
+            scenario = run_scenario(row_id)
+        except ScenarioError:
+            self.message.value = (f'<div class="explorer-message">{html.escape(row["model"])}: '
+                                  f'{html.escape(self._missing_text(row["missing"]))}</div>')
+            return False
+        ok = bool(self.on_load(scenario))
+        self.message.value = (f'<div class="explorer-note">{html.escape(label("models_loaded", lang).format(model=row["model"]))}</div>'
+                              if ok else "")
+        return ok

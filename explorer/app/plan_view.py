@@ -1,0 +1,307 @@
+"""The Plan tab: "What can I train for $5M by June?" (issue 27).
+
+The viewer types a budget and, optionally, picks the accelerator, the price basis, a deadline, a GPU cap and
+what the budget pays for (the whole project or the final run). :func:`explorer.analysis.plan` answers with the
+largest compute-optimal model (about 20 tokens per parameter, the Chinchilla rule of lesson 3), its cluster
+and its costs; :func:`explorer.analysis.plan_curve` draws "model size you can afford" against the budget with
+the viewer's budget marked. "Use this plan" loads the planned scenario into the app.
+
+Everything else (region, team, precision, data, ...) comes from the scenario shown in the app. The tab holds
+an empty box until it is first opened: a page that never opens it builds none of its widgets.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import math
+from typing import Callable
+
+import ipywidgets as w
+import numpy as np
+from matplotlib.figure import Figure
+
+from explorer import catalog
+from explorer.analysis import plan, plan_curve
+from explorer.analysis.plan import PLAN_SCOPES, Plan
+from explorer.app.analysis_views import parse_budget, parse_gpu_cap
+from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN,
+                                 TOGGLE_STYLE, WRAP_ROW, html as shared_html)
+from explorer.app.views import translate
+from explorer.errors import ScenarioError
+from explorer.messages import Message
+from explorer.model import Estimate
+from explorer.plots.plan import PlanCurvePlot
+from explorer.scenario import PRICING_MODES, Scenario
+from explorer.text import label, money, quantity, readable_number
+
+__all__ = ["PlanView", "DEFAULT_BUDGET_TEXT", "CURVE_DECADES", "parse_deadline"]
+
+#: The budget the tab starts with: the question of issue 27 ("What can I train for $5M by June?"), in the
+#: app's currency.
+DEFAULT_BUDGET_TEXT = "5M"
+#: The curve spans the budget / 10**CURVE_DECADES to budget * 10**CURVE_DECADES, CURVE_POINTS_PER_DECADE
+#: points a decade (4 decades, 9 points: each plan is a bisection of about 14 estimates).
+CURVE_DECADES = 2
+CURVE_POINTS_PER_DECADE = 2
+_INPUT, _ROW, _TEXT_STYLE = FLEX_INPUT, WRAP_ROW, INPUT_STYLE
+
+
+def parse_deadline(text: str, today: _dt.date | None = None) -> float | None:
+    """A typed deadline: days (``90``) or a date (``2027-06-30``, days from ``today``); None for blank.
+
+    Raises ValueError for anything else, or a date not after today.
+
+    >>> parse_deadline("90"), parse_deadline(""), parse_deadline("2027-06-30", _dt.date(2027, 6, 1))
+    (90.0, None, 29.0)
+    """
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        day = _dt.date.fromisoformat(text)
+    except ValueError:
+        from explorer.text import parse_number
+
+        value = parse_number(text)
+    else:
+        value = float((day - (today or _dt.date.today())).days)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(text)
+    return value
+
+
+class PlanView:
+    """The Plan tab: inputs, the plan, the curve and "Use this plan".
+
+    Parameters
+    ----------
+    make_figure : callable
+        ``make_figure(width_in, height_in)`` -> a Figure on a widget canvas.
+    language : {"en", "zh"}
+    on_use : callable
+        Called with the planned :class:`~explorer.scenario.Scenario` when the viewer clicks "Use this plan".
+    on_error : callable
+        Called with a message when something fails (shown by the app, never a traceback).
+
+    Attributes
+    ----------
+    plan : Plan or None
+        The plan shown (the last good one).
+    curve : pandas.DataFrame or None
+        The curve shown (rows of :func:`~explorer.analysis.plan_curve`).
+    budget_usd : float
+        The budget of the plan shown [USD].
+    """
+
+    def __init__(self, make_figure: Callable[[float, float], Figure], language: str = "en", *,
+                 on_use: Callable[[Scenario], object], on_error: Callable[[object], None] = lambda m: None):
+        self.make_figure, self.language, self.on_use, self.on_error = make_figure, language, on_use, on_error
+        self.estimate: Estimate | None = None
+        self.plan: Plan | None = None
+        self.curve = None
+        self.budget_usd = math.nan
+        self.built = False
+        self.stale = True
+        self._muted = False
+        self._curve_key = None
+        self.widget = w.VBox(layout=PLAIN)
+        self.widget.add_class("explorer-plan")
+
+    # ------------------------------------------------------------------ building
+    def _build(self) -> None:
+        self.built = True
+        self.intro = shared_html()
+        self.budget_box = w.Text(value=DEFAULT_BUDGET_TEXT, continuous_update=False, layout=_INPUT, style=_TEXT_STYLE)
+        self.budget_box.add_class("explorer-plan-budget")
+        self.gpu = w.Dropdown(layout=_INPUT, style=DESCRIPTION_STYLE)
+        self.pricing = w.Dropdown(layout=_INPUT, style=DESCRIPTION_STYLE)
+        self.deadline_box = w.Text(value="", continuous_update=False, layout=_INPUT, style=_TEXT_STYLE)
+        self.deadline_box.add_class("explorer-plan-deadline")
+        self.cap_box = w.Text(value="", continuous_update=False, layout=_INPUT, style=_TEXT_STYLE)
+        self.cap_box.add_class("explorer-plan-cap")
+        self.scope = w.ToggleButtons(options=[("", s) for s in PLAN_SCOPES], value="project", style=TOGGLE_STYLE,
+                                     layout=PLAIN)
+        self.message = shared_html()
+        self.message.add_class("explorer-plan-message")
+        self.result = shared_html()
+        self.result.add_class("explorer-plan-result")
+        self.use_button = w.Button(layout=AUTO_WIDTH, style=BUTTON_STYLE, icon="check")
+        self.use_button.add_class("explorer-plan-use")
+        self.use_button.on_click(lambda _b: self._safely(self.use_plan))
+        self.chart = PlanCurvePlot(self.make_figure(9.0, 3.7), language=self.language)
+        self.chart.figure.canvas.add_class("explorer-chart")
+        self.chart.figure.canvas.add_class("explorer-plan-chart")
+        for box in (self.budget_box, self.gpu, self.pricing, self.deadline_box, self.cap_box, self.scope):
+            box.observe(lambda _c: self._safely(self._changed), names="value")
+        self.widget.children = [self.intro, w.HBox([self.budget_box, self.gpu, self.pricing], layout=_ROW),
+                                w.HBox([self.deadline_box, self.cap_box, self.scope], layout=_ROW),
+                                self.message, self.result, self.use_button, self.chart.figure.canvas]
+        self.set_language(self.language)
+
+    def _safely(self, fn, *args) -> None:
+        if self._muted:
+            return
+        try:
+            fn(*args)
+        except Exception as exc:  # noqa: BLE001 - shown to the viewer, never a traceback
+            self.on_error(Message("app_error", kind=type(exc).__name__, detail=str(exc)))
+
+    def _changed(self) -> None:
+        self.stale = True
+        self.render(True)
+
+    # ------------------------------------------------------------------ app side
+    def set_language(self, language: str) -> None:
+        """Relabel the tab in ``language`` (``"en"`` or ``"zh"``) without firing a change."""
+        self.language = lang = language
+        self.stale = True
+        if not self.built:
+            return
+        self._muted = True
+        try:
+            self.intro.value = f'<div class="explorer-note">{html.escape(label("plan_intro", lang))}</div>'
+            self.budget_box.description = label("plan_budget", lang) + f" ({self._currency()[0]})"
+            self.budget_box.placeholder = DEFAULT_BUDGET_TEXT
+            self.deadline_box.description = label("plan_deadline", lang)
+            self.deadline_box.placeholder = label("plan_deadline_placeholder", lang)
+            self.cap_box.description = label("budget_gpu_cap", lang)
+            self.cap_box.placeholder = label("budget_cap_placeholder", lang)
+            self.gpu.description = label("gpu", lang)
+            gpu = self.gpu.value
+            self.gpu.options = [(label("plan_as_scenario", lang), "")] + [
+                (a.name, a.id) for a in catalog.accelerators().values()]
+            self.gpu.value = gpu or ""
+            self.pricing.description = label("pricing", lang)
+            basis = self.pricing.value
+            self.pricing.options = [(label("plan_as_scenario", lang), "")] + [
+                (label(f"pricing_{p}", lang), p) for p in PRICING_MODES]
+            self.pricing.value = basis if basis in PRICING_MODES else ""
+            self.scope.options = [(label(f"plan_scope_{s}", lang), s) for s in PLAN_SCOPES]
+            self.use_button.description = label("plan_use", lang)
+        finally:
+            self._muted = False
+        self.chart.set_language(lang)
+
+    def update(self, e: Estimate) -> None:
+        """A new scenario in the app: the plan starts from it (planned again when the tab is shown)."""
+        if self.estimate is not None and e.scenario == self.estimate.scenario:
+            return
+        self.estimate = e
+        self.stale = True
+
+    def _currency(self) -> tuple[str, float]:
+        e = self.estimate
+        return (e.scenario.currency, e.usd_to_currency) if e is not None else ("USD", 1.0)
+
+    def base(self) -> Scenario:
+        """The scenario a plan starts from: the app's, with the tab's accelerator and price basis, pre-training,
+        without the layer count, width and MoE split of another size (the size is what the plan chooses)."""
+        s = self.estimate.scenario if self.estimate is not None else Scenario()
+        # the layer count and width belong to a model size (a preset's): the plan's size chooses its own
+        fields: dict = dict(training_kind="pretrain", n_layers=None, d_model=None, active_params=None,
+                            experts=None, top_k=None)
+        if self.built and self.gpu.value:
+            acc = catalog.accelerator(self.gpu.value)
+            fields.update(gpu=acc.id, precision=acc.nearest_precision(s.precision))
+        if self.built and self.pricing.value:
+            fields.update(pricing=self.pricing.value, rate_usd_per_gpu_hour=None)
+        return s.replace(**fields)
+
+    def _inputs(self) -> tuple[dict | None, list[tuple[str, str]]]:
+        """The plan's options read from the boxes, and (label key, typed text) of each box refused."""
+        refused = []
+        cur, fx = self._currency()
+        options: dict = {"scope": self.scope.value}
+        try:
+            budget = parse_budget(self.budget_box.value)
+            if budget is None:
+                raise ValueError(self.budget_box.value)
+            options["budget_usd"] = budget / fx
+        except ValueError:
+            refused.append(("plan_budget_bad", self.budget_box.value))
+        try:
+            options["deadline_days"] = parse_deadline(self.deadline_box.value)
+        except ValueError:
+            refused.append(("plan_deadline_bad", self.deadline_box.value))
+        try:
+            options["gpu_cap"] = parse_gpu_cap(self.cap_box.value)
+        except ValueError:
+            refused.append(("budget_cap_bad", self.cap_box.value))
+        return (None if refused else options), refused
+
+    def render(self, visible: bool) -> None:
+        """Plan again if the tab is on screen and out of date (builds the tab the first time it is shown)."""
+        if not self.built:
+            if not visible:
+                return
+            self._build()
+        canvas = self.chart.figure.canvas
+        canvas.shown = visible
+        if visible and canvas.deferred:
+            canvas.reveal(draw=not self.stale)
+        if not visible or not self.stale:
+            return
+        self.stale = False
+        lang = self.language
+        options, refused = self._inputs()
+        if refused:  # beside the boxes; the last good plan stays
+            self.message.value = "".join(
+                f'<div class="explorer-message">{html.escape(label(key, lang))}: {html.escape(text.strip()[:40])}</div>'
+                for key, text in refused)
+            return
+        budget = options.pop("budget_usd")
+        base = self.base()
+        try:
+            result = plan(budget, base, **options)
+        except ScenarioError as exc:
+            self.message.value = f'<div class="explorer-message">{html.escape(exc.render(lang))}</div>'
+            return
+        self.message.value = ""
+        self.plan, self.budget_usd = result, budget
+        key = (base, tuple(sorted(options.items())), round(math.log10(budget), 6))
+        if key != self._curve_key:
+            budgets = budget * np.logspace(-CURVE_DECADES, CURVE_DECADES, 2 * CURVE_DECADES * CURVE_POINTS_PER_DECADE + 1)
+            self.curve, self._curve_key = plan_curve(budgets, base, **options), key
+        self._show()
+
+    def _show(self) -> None:
+        lang, p = self.language, self.plan
+        cur, fx = self._currency()
+        self.result.value = plan_html(p, cur, fx, lang)
+        self.use_button.disabled = p is None or p.scenario is None
+        self.chart.update(self.curve, self.budget_usd, p.params if p is not None else None, cur, fx, draw=False)
+        canvas = self.chart.figure.canvas
+        if getattr(canvas, "shown", True):
+            canvas.draw_idle()
+
+    def use_plan(self) -> bool:
+        """Load the plan shown into the app (what "Use this plan" does); False without a plan."""
+        if self.plan is None or self.plan.scenario is None:
+            return False
+        return bool(self.on_use(self.plan.scenario))
+
+
+def plan_html(p: Plan | None, currency: str, fx: float, language: str = "en") -> str:
+    """The plan in a few lines: model and tokens, compute, cluster and days, final-run and whole-project cost."""
+    lang = language
+    if p is None:
+        return ""
+    warnings = "".join(f'<div class="explorer-note">{html.escape(translate(m, lang))}</div>' for m in p.warnings)
+    if p.scenario is None or p.estimate is None:
+        return f'<div class="explorer-message">{html.escape(label("plan_nothing", lang))}</div>{warnings}'
+    e = p.estimate
+    acc = catalog.accelerator(e.scenario.gpu)
+    rows = [
+        ("plan_model", f"{readable_number(float(f'{p.params:.3g}'))} {label('plan_params_unit', lang)}"),
+        ("plan_tokens", f"{readable_number(float(f'{p.tokens:.3g}'))} "
+                        f"({p.tokens_per_param:g} {label('plan_tokens_per_param', lang)})"),
+        ("plan_compute", f"{e.train_flop:.3g} FLOP"),
+        ("plan_cluster", f"{int(e.gpus):,} × {acc.name} · {quantity(e.wall_days)} {label('unit_days', lang)}"),
+        ("kpi_total_run", money(e.final_run_usd * fx, currency)),
+        ("kpi_total_project", money(e.total_usd * fx, currency)),
+    ]
+    cells = "".join(f"<tr><th>{html.escape(label(k, lang))}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
+    limit = html.escape(label(f"plan_limited_{p.limited_by}", lang))
+    return (f'<table class="explorer-table explorer-plan-table">{cells}</table>'
+            f'<div class="explorer-note"><b>{limit}</b> · {html.escape(label("plan_rule", lang))}</div>{warnings}')

@@ -1,0 +1,340 @@
+"""A preheated-kernel pool that follows demand: it grows when viewers arrive and shrinks when they stop.
+
+Voila's pool (``voila.voila_kernel_manager``) keeps a fixed number of kernels per notebook that have already
+run the notebook, and refills it after each viewer takes one. A fixed size is either too small for a class or
+a shared link arriving at once (each viewer past the pool waits for a kernel and the notebook run), or holds
+memory for nobody the rest of the day. :class:`DemandPool` sets the size of each notebook's pool every
+``interval`` seconds by one rule, :func:`pool_target`:
+
+* the configured size (``--pool_size``, ``kernel_pools_config``; voila.json's 4) is the floor;
+* while viewers arrive, the pool is at least the number of page loads of that notebook in the last
+  ``window`` seconds (the demand of the last minute is what the next minute is planned for), and never
+  smaller than it already is;
+* when no viewer has arrived for ``idle_after`` seconds, it goes back to the floor: the extra kernels that
+  nobody took are shut down;
+* it grows only as far as the memory budget allows: ``memory_fraction`` of the memory the machine (or the
+  container's cgroup) has available, divided by what one kernel holds of its own (the median USS of this
+  server's kernels, measured each time; ``kernel_mb`` before there is one), and never past ``max_size``
+  (default: the server's ``max_kernels``, the number of viewers it would serve at once);
+* it grows only while the CPU has room (the 1-minute load average per core below ``max_load_per_core``,
+  1.0): pool kernels started during a rush run the notebook on the same cores as the rush's viewers and
+  slowed them (docs/deploy.md); it grows once the rush is served, for the next wave.
+
+Arrivals are the page loads Voila's page handler asks the pool about (its ``get_pool_size`` call, once per
+page that starts a kernel; a viewer refused by the seat cap never gets there). Settings: section
+``DemandPool`` of voila.json or ``--DemandPool.<name>=`` on the command line; ``--DemandPool.enabled=False``
+keeps Voila's fixed pool. The pool must be on (``preheat_kernel: true``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import math
+import os
+import statistics
+import time
+from pathlib import Path
+
+from traitlets import Bool, Float, Int, validate
+from traitlets.config import LoggingConfigurable
+
+from explorer.hosting.seats import own_memory_mb
+
+__all__ = ["DemandPool", "DemandPoolSettingError", "available_memory_mb", "pool_target"]
+
+USS_SAMPLE = 8  # kernels whose private memory is read for the median (the newest)
+
+# the log of the notebook runs of pool kernels shut down: a logger outside logging's registry, so that no
+# logging configuration (traitlets' dictConfig) turns it back on
+_DISCARDED = logging.Logger("explorer.hosting.demand_pool.discarded", level=logging.CRITICAL + 1)
+_DISCARDED.addHandler(logging.NullHandler())
+_DISCARDED.propagate = False
+
+
+def pool_target(*, arrivals: int, current: int, floor: int, idle_s: float, idle_after_s: float,
+                available_mb: float, kernel_mb: float, memory_fraction: float, max_size: int,
+                cpu_busy: bool = False) -> int:
+    """The size a notebook's pool should have now [kernels].
+
+    Parameters
+    ----------
+    arrivals : int
+        Page loads of the notebook in the last window [viewers].
+    current : int
+        The pool's size now, as last set [kernels].
+    floor : int
+        The configured pool size, below which the pool never goes [kernels].
+    idle_s : float
+        Time since the notebook's last arrival [s] (``math.inf`` if none yet).
+    idle_after_s : float
+        After this long without an arrival the pool goes back to ``floor`` [s].
+    available_mb : float
+        Memory the machine (or container) has available now [MB].
+    kernel_mb : float
+        Memory one kernel holds of its own (USS) [MB]; must be > 0.
+    memory_fraction : float
+        Share of ``available_mb`` new pool kernels may take, in [0, 1].
+    max_size : int
+        Largest pool [kernels]; 0 for no cap besides memory.
+    cpu_busy : bool
+        The machine's CPU is busy: the pool does not grow (its new kernels would run the notebook at the
+        same time as the viewers of a rush, on the same cores), but keeps its size.
+
+    Returns
+    -------
+    int
+        ``max(floor, current, arrivals)`` while viewers arrive (``max(floor, current)`` while the CPU is busy),
+        ``floor`` once idle; growth is bounded by
+        ``current + floor(memory_fraction * available_mb / kernel_mb)`` and by ``max_size``. Memory never
+        forces a shrink (the pool's own kernels are already out of ``available_mb``), and the floor is
+        kept even when memory is short or ``max_size`` is smaller (it was configured).
+    """
+    if idle_s >= idle_after_s:
+        return floor
+    wanted = max(floor, current) if cpu_busy else max(floor, current, arrivals)
+    room = current + max(0, math.floor(memory_fraction * max(available_mb, 0.0) / kernel_mb))
+    grown = min(wanted, room)
+    if max_size > 0:
+        grown = min(grown, max_size)
+    return max(floor, grown)
+
+
+def _meminfo_available_mb(path: Path = Path("/proc/meminfo")) -> float | None:
+    try:
+        for line in path.read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def _cgroup_available_mb(root: Path = Path("/sys/fs/cgroup")) -> float | None:
+    """The room left under this process's cgroup v2 memory limit [MB], None without a limit."""
+    try:
+        limit = (root / "memory.max").read_text().strip()
+        if limit == "max":
+            return None
+        return (int(limit) - int((root / "memory.current").read_text())) / 2**20
+    except (OSError, ValueError):
+        return None
+
+
+def available_memory_mb() -> float:
+    """Memory available for new kernels [MB]: the smaller of MemAvailable and the cgroup's room (a pod's limit).
+
+    In a container ``/proc/meminfo`` shows the node's memory, not the pod's limit; ``memory.max`` minus
+    ``memory.current`` is what the kernel's OOM killer judges by. 0 when neither can be read.
+    """
+    found = [v for v in (_meminfo_available_mb(), _cgroup_available_mb()) if v is not None]
+    return max(min(found), 0.0) if found else 0.0
+
+
+def load_per_core() -> float:
+    """The 1-minute load average per CPU core (runnable processes per core; 1.0: the cores are full)."""
+    return os.getloadavg()[0] / (os.cpu_count() or 1)
+
+
+class DemandPoolSettingError(ValueError):
+    """A ``DemandPool`` setting out of its range; the message names the setting, the value and the range."""
+
+
+#: setting -> (lowest, highest, whether the lowest is allowed) of the DemandPool settings that are numbers
+_RANGES = {"interval": (0.0, math.inf, False), "window": (0.0, math.inf, False), "idle_after": (0.0, math.inf, False),
+           "memory_fraction": (0.0, 1.0, True), "max_load_per_core": (0.0, math.inf, True), "kernel_mb": (0.0, math.inf, False), "uss_refresh": (0.0, math.inf, True)}
+
+
+class DemandPool(LoggingConfigurable):
+    """Resizes Voila's preheated pools by :func:`pool_target` (see the module docstring)."""
+
+    enabled = Bool(True, config=True, help="Follow demand; False keeps Voila's fixed pool size.")
+    interval = Float(2.0, config=True, help="How often the pools are resized [s].")
+    window = Float(60.0, config=True, help="Arrivals are counted over this last stretch of time [s].")
+    idle_after = Float(300.0, config=True, help="With no arrival for this long, a pool goes back to its "
+                                                 "configured size [s].")
+    memory_fraction = Float(0.5, config=True, help="Share of the available memory (MemAvailable, or the "
+                                                   "cgroup's room) that new pool kernels may take.")
+    kernel_mb = Float(140.0, config=True, help="What one kernel holds of its own (USS) before one can be "
+                                               "measured [MB]: a viewer's kernel after its page drew the charts "
+                                               "(docs/deploy.md, 140 MB).")
+    uss_refresh = Float(30.0, config=True, help="A measured kernel USS is reused this long [s]: reading it walks "
+                                                "a kernel's page tables (8-9 ms of CPU for each of the newest "
+                                                f"{USS_SAMPLE} kernels read).")
+    max_load_per_core = Float(1.0, config=True, help="The pool grows only while the 1-minute load average per "
+                                                     "core is below this; 0: never grows. Pool kernels started "
+                                                     "during a rush compete with its viewers for the CPU.")
+    max_size = Int(-1, config=True, help="Largest pool per notebook [kernels]; 0: memory alone bounds it; "
+                                         "-1 (default): the server's max_kernels.")
+
+    @validate(*_RANGES)
+    def _in_range(self, proposal):
+        name, value = proposal["trait"].name, proposal["value"]
+        low, high, low_allowed = _RANGES[name]
+        if not (low < value <= high or (low_allowed and value == low)):
+            raise DemandPoolSettingError(
+                f"DemandPool.{name} = {value!r}: allowed is a number from {low:g}{'' if low_allowed else ' (excluded)'}"
+                f" to {high:g}")
+        return value
+
+    def __init__(self, kernel_manager, *, clock=time.monotonic, memory=available_memory_mb, load=load_per_core,
+                 **kwargs):
+        super().__init__(**kwargs)
+        self.km = kernel_manager
+        self.clock = clock
+        self.memory = memory
+        self.load = load
+        self._arrivals: dict[str, collections.deque] = collections.defaultdict(collections.deque)
+        self._floors: dict[str, int] = {}
+        self._sizes: dict[str, int] = {}
+        self._uss: tuple[float, float] | None = None  # (when [s], median USS [MB])
+        if self.enabled:
+            self._count_arrivals()
+
+    # ------------------------------------------------------------------ arrivals
+    def _count_arrivals(self) -> None:
+        """Note each page load: Voila's page handler calls ``get_pool_size(notebook)`` once per page."""
+        asked = self.km.get_pool_size
+
+        def get_pool_size(notebook_name: str) -> int:
+            self.arrived(notebook_name)
+            return asked(notebook_name)
+
+        self.km.get_pool_size = get_pool_size
+
+    def arrived(self, notebook: str) -> None:
+        """Count one viewer's page load of ``notebook`` (forgetting those older than the rule looks at)."""
+        times, now = self._arrivals[notebook], self.clock()
+        times.append(now)
+        while now - times[0] > max(self.window, self.idle_after):
+            times.popleft()
+
+    def arrivals(self, notebook: str) -> tuple[int, float]:
+        """(page loads within the last ``window`` [viewers], time since the last one [s], inf if none)."""
+        times = self._arrivals.get(notebook)
+        if not times:
+            return 0, math.inf
+        now = self.clock()
+        while times and now - times[0] > max(self.window, self.idle_after):
+            times.popleft()  # older than anything the rule looks at
+        if not times:
+            return 0, math.inf
+        return sum(1 for t in times if now - t <= self.window), now - times[-1]
+
+    # ------------------------------------------------------------------ the pools
+    def _configured(self, notebook: str) -> int:
+        config = self.km.kernel_pools_config
+        default = config.get("default", {})
+        return int(config.get(notebook, default).get("pool_size", default.get("pool_size", 1)))
+
+    def _set_size(self, notebook: str, size: int) -> None:
+        config = dict(self.km.kernel_pools_config)
+        default = config.get("default", {})
+        config[notebook] = {**config.get(notebook, default), "pool_size": size}
+        self.km.kernel_pools_config = config
+
+    def kernel_uss_mb(self) -> float:
+        """Median private memory of this server's newest kernels [MB]; ``kernel_mb`` when none can be read.
+
+        Read at most every ``uss_refresh`` seconds, from at most :data:`USS_SAMPLE` kernels.
+        """
+        now = self.clock()
+        if self._uss is not None and now - self._uss[0] < self.uss_refresh:
+            return self._uss[1]
+        sizes = []
+        for kernel_id in list(self.km.list_kernel_ids())[-USS_SAMPLE:]:
+            try:
+                process = getattr(self.km.get_kernel(kernel_id).provisioner, "process", None)
+            except (KeyError, AttributeError):
+                continue
+            if process is not None and (mb := own_memory_mb(process.pid)) > 0:
+                sizes.append(mb)
+        if not sizes:
+            return self.kernel_mb
+        self._uss = (now, statistics.median(sizes))
+        return self._uss[1]
+
+    def _max_size(self) -> int:
+        if self.max_size >= 0:
+            return self.max_size
+        return int(getattr(self.parent, "max_kernels", 0) or 0)
+
+    async def resize(self) -> dict[str, int]:
+        """Set every notebook's pool to its target now; grow at once, shut down kernels nobody took to shrink.
+
+        A pool kernel that is still starting when the pool shrinks is shut down by a later resize, once started.
+
+        Returns the sizes set, by notebook.
+        """
+        notebooks = set(getattr(self.km, "_pools", {})) | set(self._arrivals)
+        kernel_mb = None
+        for notebook in sorted(n for n in notebooks if n is not None):
+            floor = self._floors.setdefault(notebook, self._configured(notebook))
+            current = self._sizes.get(notebook, floor)
+            arrivals, idle_s = self.arrivals(notebook)
+            waiting = len(self.km._pools.get(notebook, ()))
+            if arrivals == 0 and current == floor and waiting <= floor:
+                continue  # nothing to do (and no memory to read)
+            if kernel_mb is None:
+                kernel_mb = max(self.kernel_uss_mb(), 1.0)
+            target = pool_target(arrivals=arrivals, current=current, floor=floor, idle_s=idle_s,
+                                 idle_after_s=self.idle_after, available_mb=self.memory(), kernel_mb=kernel_mb,
+                                 memory_fraction=self.memory_fraction, max_size=self._max_size(),
+                                 cpu_busy=self.load() >= self.max_load_per_core)
+            if target != current:
+                last = "none since" if math.isinf(idle_s) else f"last {idle_s:.0f} s ago"
+                self.log.info("Demand pool for %s: %d -> %d kernels (%d arrivals in %.0f s, %s; %.0f MB per kernel)",
+                              notebook, current, target, arrivals, self.window, last, kernel_mb)
+                self._sizes[notebook] = target
+                self._set_size(notebook, target)
+            if target > current:
+                self.km.fill_if_needed(delay=0, notebook_name=notebook)
+            elif waiting > target:  # kernels still starting when the pool shrank are shut down once ready
+                await self._shrink(notebook, target)
+        return dict(self._sizes)
+
+    async def _shrink(self, notebook: str, size: int) -> None:
+        """Shut down the newest started, untaken pool kernels until at most ``size`` remain (not those starting)."""
+        pool = self.km._pools.get(notebook, [])
+        extra = len(pool) - size
+        for task in reversed(list(pool)):
+            if extra <= 0:
+                break
+            if not task.done() or task.cancelled() or task.exception() is not None:
+                continue  # still starting: the next resize sees it
+            content = task.result()
+            try:
+                pool.remove(task)
+            except ValueError:
+                continue  # a viewer took it meanwhile
+            extra -= 1
+            # Its notebook run waits for a viewer's query string (voila.utils.get_query_string). Ended, nbclient
+            # reports the wait as "Kernel died" and Voila logs it as a failed cell: not a failure here.
+            renderer = content.get("renderer")
+            for part in (renderer, getattr(renderer, "executor", None)):
+                if part is not None:
+                    part.log = _DISCARDED
+            content["task"].cancel()
+            await asyncio.wait({content["task"]}, timeout=5.0)
+            try:
+                await self.km.shutdown_kernel(content["kernel_id"], now=True)
+            except Exception:  # noqa: BLE001 - already gone
+                self.log.debug("Pool kernel %s was already gone", content["kernel_id"])
+
+    # ------------------------------------------------------------------ the loop
+    def start(self) -> asyncio.Task | None:
+        """Run :meth:`resize` every ``interval`` seconds on the current event loop (None when off)."""
+        if not self.enabled or not hasattr(self.km, "_pools"):
+            if self.enabled:
+                self.log.info("Demand pool off: the server preheats no kernels (preheat_kernel is false)")
+            return None
+        return asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            try:
+                await self.resize()
+            except Exception:  # noqa: BLE001 - the pool must keep following demand
+                self.log.warning("Pool resize failed", exc_info=True)

@@ -1,0 +1,128 @@
+"""The whole decision in the link and the files (issue 27): tab, What-if picks and sort, By-lever view, the budget
+and GPU cap as typed; what-if.csv's base scenario; the By-lever chart's own files.
+
+Round trips are headless: build an app with ``make_app``, set the state, take the Share tab's link, open a new
+app from it, compare.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from urllib.parse import parse_qs
+
+from explorer import Scenario
+from explorer.app.query import scenario_from_query
+from explorer.app.whatif import WhatIfView
+
+_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif", "plan",
+         "models")
+
+
+def _tab(app, key: str) -> None:
+    app.tabs.selected_index = _KEYS.index(key)
+
+
+def _link(app) -> str:
+    """The query string of the Share tab's link (the tab is opened, as a viewer does to copy it)."""
+    _tab(app, "share")
+    return re.search(r'href="\?([^"]+)"', app.share.value).group(1).replace("&amp;", "&")
+
+
+def _picked(app) -> dict:
+    return {lv.value: tuple(v.value) for lv, v in zip(app.whatif.levers, app.whatif.values) if lv.value}
+
+
+def test_tab_whatif_picks_sort_and_by_lever_travel_whole(make_app):
+    app = make_app()
+    app.set_scenario(Scenario(params=70e9, tokens=1.4e12, gpus=512))
+    _tab(app, "waterfall")
+    app.analysis.mode.value = "lever"
+    _tab(app, "whatif")
+    wi = app.whatif
+    wi.levers[0].value = "gpu"
+    wi.values[0].value = ("h100-sxm", "a100-80gb")
+    wi.levers[2].value = ""
+    wi.sort.value = "days"
+    link = _link(app)
+    keys = parse_qs(link)
+    assert keys["tab"] == ["whatif"]  # the tab looked at before Share, where the link is copied
+    assert keys["view"] == ["lever"] and keys["whatif_sort"] == ["days"]
+
+    restored = make_app(query_string=link)
+    assert restored._tab_key() == "whatif"
+    assert restored.scenario == app.scenario
+    assert _picked(restored) == {"gpu": ("h100-sxm", "a100-80gb"), "precision": ("bf16", "fp8")}
+    assert restored.whatif.sort.value == "days"
+    assert restored.analysis.mode.value == "lever"
+    assert restored.whatif.table is not None and len(restored.whatif.table) == 4  # the grid is computed for it
+    assert restored.error == ""
+
+
+def test_an_unopened_whatif_adds_nothing_and_the_default_tab_is_not_written(make_app):
+    app = make_app()
+    keys = parse_qs(_link(app))
+    assert not {"tab", "whatif", "whatif_sort", "view"} & set(keys)
+    restored = make_app(query_string=_link(app))
+    assert restored._tab_key() == "breakdown" and not restored.whatif.built
+
+
+def test_budget_and_gpu_cap_come_back_as_typed(make_app):
+    app = make_app()
+    app.analysis.budget_box.value = "5M"
+    app.analysis.cap_box.value = "4k"
+    keys = parse_qs(_link(app))
+    assert keys["budget_usd"] == ["5000000"] and keys["budget_text"] == ["5M"] and keys["gpu_cap"] == ["4k"]
+    restored = make_app(query_string=_link(app))
+    assert restored.analysis.budget_box.value == "5M" and restored.analysis.cap_box.value == "4k"
+    assert restored.analysis.budget_usd == 5e6 and restored.analysis.gpu_cap == 4000
+
+
+def test_a_typed_budget_that_disagrees_with_the_amount_is_not_shown(make_app):
+    # budget_text is shown only when it reads as the same amount: a forged 9M beside 5000000 shows 5000000
+    restored = make_app(query_string="budget_usd=5000000&budget_text=9M&gpu_cap=12&view=sideways&tab=nowhere"
+                                     "&whatif=evil:1;pricing:spot,moon&whatif_sort=cheapest")
+    assert restored.analysis.budget_box.value == "5000000" and restored.analysis.budget_usd == 5e6
+    assert restored.analysis.cap_box.value == "12"
+    assert restored.analysis.mode.value == "dimension" and restored._tab_key() == "breakdown"
+    _tab(restored, "whatif")
+    assert _picked(restored) == {"pricing": ("spot",)} and restored.whatif.sort.value == "total_usd"
+    assert restored.error == ""
+
+
+def test_budget_in_yuan_comes_back_as_typed(make_app):
+    app = make_app(query_string="currency=CNY")
+    app.analysis.budget_box.value = "36M"
+    restored = make_app(query_string=_link(app))
+    assert restored.analysis.budget_box.value == "36M"
+    assert restored.analysis.budget_usd == app.analysis.budget_usd
+
+
+def test_whatif_csv_carries_the_base_scenario(make_app):
+    app = make_app()
+    app.set_scenario(Scenario(params=70e9, tokens=1.4e12, gpus=512, region="fr"))
+    _tab(app, "whatif")
+    app.whatif.csv_button.click()
+    import base64
+
+    data = re.search(r'href="data:text/csv;charset=utf-8;base64,([^"]+)"', app.whatif.csv_link.value).group(1)
+    rows = list(csv.DictReader(io.StringIO(base64.b64decode(data).decode())))
+    assert len(rows) == 12  # 3 pricing x 2 precisions x 2 regions (the default picks)
+    bases = {r["base_scenario"] for r in rows}
+    assert len(bases) == 1 and scenario_from_query(bases.pop()) == app.scenario
+    default = WhatIfView.csv(app.whatif.table, ["pricing", "precision", "region"], "USD", 1.0, base=Scenario())
+    assert next(csv.DictReader(io.StringIO(default)))["base_scenario"] == "default"
+
+
+def test_the_by_lever_chart_has_its_own_files(make_app):
+    app = make_app()
+    app.pin_baseline()
+    app.set_scenario(Scenario(params=13e9, gpus=256, precision="fp8"))
+    names = [name for _fig, _fmt, name, _cap in app._chart_files()]
+    assert {"what-changed.png", "what-changed-by-lever.png", "what-changed-by-lever.svg"} <= set(names)
+    files = {name: fig for fig, _fmt, name, _cap in app._chart_files()}
+    assert files["what-changed-by-lever.png"] is app.analysis.lever_plot.figure
+    assert files["what-changed.png"] is app.waterfall.figure
+    _tab(app, "share")
+    assert 'download="what-changed-by-lever.svg"' in app.downloads.value

@@ -1,0 +1,259 @@
+"""The preheated pool that follows demand (explorer/hosting/demand_pool.py).
+
+The rule is checked on hand-computed cases and by its laws over the input space; the resizing against a
+stand-in for Voila's kernel manager with a clock the test moves; and once against a real server on
+127.0.0.1, whose pool grows after a burst of protocol-client page loads and shrinks back once idle (timings
+scaled down through ``--DemandPool.*``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import math
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer.hosting.demand_pool import DemandPool, _cgroup_available_mb, _meminfo_available_mb, pool_target
+
+RUSH = dict(current=4, floor=4, idle_s=1.0, idle_after_s=300.0, memory_fraction=0.5, max_size=40)
+
+
+# ---------------------------------------------------------------- the rule, by hand
+@pytest.mark.parametrize("case, expected", [
+    # 30 arrivals, 20 GB free, 84 MB a kernel: room = 4 + floor(0.5 * 20000 / 84) = 4 + 119 = 123 -> the 30 wanted
+    (dict(RUSH, arrivals=30, available_mb=20000, kernel_mb=84), 30),
+    # 1 GB free, 125 MB a kernel: room = 4 + floor(500 / 125) = 8 kernels, fewer than the 30 wanted
+    (dict(RUSH, arrivals=30, available_mb=1000, kernel_mb=125), 8),
+    # 60 arrivals: the cap (the server's 40 seats) holds
+    (dict(RUSH, arrivals=60, available_mb=20000, kernel_mb=84), 40),
+    # no arrival for the idle period: back to the configured 4, however large it was
+    (dict(RUSH, arrivals=0, current=30, idle_s=300.0, available_mb=20000, kernel_mb=84), 4),
+    # fewer arrivals now than before, not yet idle: the pool keeps its size
+    (dict(RUSH, arrivals=2, current=30, idle_s=100.0, available_mb=20000, kernel_mb=84), 30),
+    # no memory left: no growth, but no shrink either
+    (dict(RUSH, arrivals=30, current=10, available_mb=0, kernel_mb=84), 10),
+    # a configured floor above the cap is kept
+    (dict(RUSH, arrivals=30, max_size=2, available_mb=20000, kernel_mb=84), 4),
+    # the workshop: floor 0, 15 arrivals, 8 GB free, 140 MB a kernel: room = floor(4000 / 140) = 28 -> 15
+    (dict(RUSH, arrivals=15, current=0, floor=0, available_mb=8000, kernel_mb=140, max_size=0), 15),
+    # no cap (max_size 0): memory alone, room = 0 + floor(0.5 * 3000 / 100) = 15 of the 100 wanted
+    (dict(RUSH, arrivals=100, current=0, floor=0, available_mb=3000, kernel_mb=100, max_size=0), 15),
+    # never an arrival (idle_s infinite): the floor
+    (dict(RUSH, arrivals=0, idle_s=math.inf, available_mb=20000, kernel_mb=84), 4),
+    # the rush of the first case on a busy CPU: no growth, the pool keeps the 10 it has
+    (dict(RUSH, arrivals=30, current=10, available_mb=20000, kernel_mb=84, cpu_busy=True), 10),
+    # busy and idle: back to the floor all the same
+    (dict(RUSH, arrivals=0, current=10, idle_s=300.0, available_mb=20000, kernel_mb=84, cpu_busy=True), 4),
+])
+def test_pool_target_by_hand(case, expected):
+    assert pool_target(**case) == expected
+
+
+sizes = st.integers(0, 200)
+cases = st.fixed_dictionaries({
+    "arrivals": sizes, "current": sizes, "floor": st.integers(0, 50),
+    "idle_s": st.floats(0, 1e4), "idle_after_s": st.floats(1, 1e3),
+    "available_mb": st.floats(0, 1e6), "kernel_mb": st.floats(1, 2000),
+    "memory_fraction": st.floats(0, 1), "max_size": st.integers(0, 100), "cpu_busy": st.booleans()})
+
+
+@settings(max_examples=300, deadline=None)
+@given(cases, st.integers(0, 200), st.floats(0, 1e6))
+def test_pool_target_laws(case, more_arrivals, more_memory_mb):
+    size = pool_target(**case)
+    assert size >= case["floor"]  # never below the configured pool
+    if case["max_size"]:
+        assert size <= max(case["floor"], case["max_size"])  # never past the cap, unless the floor is
+    budget = math.floor(case["memory_fraction"] * case["available_mb"] / case["kernel_mb"])
+    assert size <= max(case["floor"], case["current"] + budget)  # new kernels fit in the memory budget
+    assert size <= max(case["floor"], case["current"], case["arrivals"])  # no more than demand asks
+    if case["idle_s"] >= case["idle_after_s"]:
+        assert size == case["floor"]  # idle: back to the floor
+    if case["cpu_busy"]:
+        assert size <= max(case["floor"], case["current"])  # a busy CPU: no growth
+    # monotone: more arrivals, or more memory, never give a smaller pool
+    assert pool_target(**{**case, "arrivals": case["arrivals"] + more_arrivals}) >= size
+    assert pool_target(**{**case, "available_mb": case["available_mb"] + more_memory_mb}) >= size
+
+
+def test_available_memory_is_read_from_meminfo_and_the_cgroup(tmp_path):
+    (tmp_path / "meminfo").write_text("MemTotal:       24576000 kB\nMemAvailable:   2048000 kB\n")
+    assert _meminfo_available_mb(tmp_path / "meminfo") == 2000.0  # 2,048,000 kB / 1,024
+    (tmp_path / "memory.max").write_text("max\n")
+    assert _cgroup_available_mb(tmp_path) is None  # no limit
+    (tmp_path / "memory.max").write_text(f"{4 * 2**30}\n")  # a pod limited to 4 GiB, 1 GiB of it used
+    (tmp_path / "memory.current").write_text(f"{2**30}\n")
+    assert _cgroup_available_mb(tmp_path) == 3072.0
+
+
+# ---------------------------------------------------------------- the resizing, against a stand-in
+class FakeKernelManager:
+    """What DemandPool uses of Voila's VoilaKernelManager: pools of tasks, their config, fill and shutdown."""
+
+    def __init__(self, floor: int):
+        self.kernel_pools_config = {"default": {"pool_size": floor}}
+        self._pools = {"app.ipynb": []}
+        self.shut: list[str] = []
+        self.started = 0
+
+    def get_pool_size(self, notebook_name):
+        return len(self._pools.get(notebook_name, []))
+
+    starting: dict | None = None  # kernel id -> its pool task, for kernels the test finishes by hand
+
+    def fill_if_needed(self, delay=None, notebook_name=None, **kwargs):  # as Voila's: start until the pool is full
+        size = self.kernel_pools_config.get(notebook_name, self.kernel_pools_config["default"])["pool_size"]
+        pool = self._pools.setdefault(notebook_name, [])
+        for _ in range(size - len(pool)):
+            self.started += 1
+            task = asyncio.get_event_loop().create_future()
+            if self.starting is None:
+                self._done(task, f"k{self.started}")
+            else:
+                self.starting[f"k{self.started}"] = task
+            pool.append(task)
+
+    @staticmethod
+    def _done(task, kernel_id):
+        render = asyncio.get_event_loop().create_future()  # the notebook run, waiting for its viewer's query
+        task.set_result({"kernel_id": kernel_id, "task": render})
+
+    def finish(self, kernel_id):
+        self._done(self.starting.pop(kernel_id), kernel_id)
+
+    async def shutdown_kernel(self, kernel_id, now=False):
+        self.shut.append(kernel_id)
+
+    def list_kernel_ids(self):
+        return []
+
+
+def test_the_pool_grows_with_arrivals_and_shrinks_when_idle():
+    async def scenario():
+        km = FakeKernelManager(floor=2)
+        km.fill_if_needed(notebook_name="app.ipynb")
+        now = [1000.0]
+        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 10000.0, load=lambda: 0.5, window=60, idle_after=120,
+                          kernel_mb=100, max_size=0)
+        for _ in range(7):  # seven page loads: Voila's handler asks the pool's size once for each
+            km.get_pool_size("app.ipynb")
+        assert pool.arrivals("app.ipynb") == (7, 0.0)
+        assert await pool.resize() == {"app.ipynb": 7}
+        assert km.kernel_pools_config["app.ipynb"]["pool_size"] == 7 and len(km._pools["app.ipynb"]) == 7
+        now[0] += 61  # the arrivals leave the window, but the pool is not idle yet: it keeps its size
+        assert pool.arrivals("app.ipynb") == (0, 61.0)
+        assert await pool.resize() == {"app.ipynb": 7} and km.shut == []
+        now[0] += 60  # 121 s since the last arrival: back to 2, the five newest ready kernels shut down
+        assert await pool.resize() == {"app.ipynb": 2}
+        assert km.shut == ["k7", "k6", "k5", "k4", "k3"] and len(km._pools["app.ipynb"]) == 2
+        assert all(t.result()["task"].cancelled() is False for t in km._pools["app.ipynb"])  # the kept ones run
+        assert km.kernel_pools_config["app.ipynb"]["pool_size"] == 2
+
+    asyncio.run(scenario())
+
+
+def test_a_busy_cpu_stops_growth_but_not_the_return_to_the_floor():
+    async def scenario():
+        km = FakeKernelManager(floor=2)
+        km.fill_if_needed(notebook_name="app.ipynb")
+        now, load = [0.0], [3.0]  # 3 runnable processes per core: a rush is on
+        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 10000.0, load=lambda: load[0], kernel_mb=100,
+                          max_size=0, idle_after=120)
+        for _ in range(6):
+            pool.arrived("app.ipynb")
+        assert await pool.resize() == {} and len(km._pools["app.ipynb"]) == 2  # no kernel added
+        load[0] = 0.5  # the rush is over: the pool grows for the next wave
+        assert await pool.resize() == {"app.ipynb": 6}
+        load[0] = 3.0
+        now[0] = 121.0
+        assert await pool.resize() == {"app.ipynb": 2}  # idle: back to the floor, busy or not
+
+    asyncio.run(scenario())
+
+
+def test_arrivals_older_than_the_rule_looks_at_are_forgotten_and_an_off_pool_counts_none():
+    km = FakeKernelManager(floor=1)
+    now = [0.0]
+    pool = DemandPool(km, clock=lambda: now[0], window=60, idle_after=300)
+    for _ in range(1000):  # one page load a second for 1,000 s
+        km.get_pool_size("app.ipynb")
+        now[0] += 1.0
+    assert len(pool._arrivals["app.ipynb"]) == 301  # the last 300 s, ends included
+    assert pool.arrivals("app.ipynb") == (60, 1.0)  # 60 in the last minute, the last one a second ago
+    off = FakeKernelManager(floor=1)
+    asked = off.get_pool_size
+    DemandPool(off, enabled=False)
+    assert off.get_pool_size == asked  # Voila's method left as it is
+
+
+@pytest.mark.parametrize("setting, value, allowed", [
+    ("memory_fraction", 1.5, "from 0 to 1"), ("memory_fraction", -0.1, "from 0 to 1"),
+    ("interval", 0.0, "from 0 (excluded) to inf"), ("kernel_mb", -5.0, "from 0 (excluded) to inf"),
+    ("window", float("nan"), "from 0 (excluded) to inf")])
+def test_a_setting_out_of_range_is_refused_with_its_name_value_and_range(setting, value, allowed):
+    from explorer.hosting.demand_pool import DemandPoolSettingError
+
+    with pytest.raises(DemandPoolSettingError) as refused:
+        DemandPool(FakeKernelManager(floor=1), **{setting: value})
+    assert f"DemandPool.{setting} = {value!r}" in str(refused.value) and allowed in str(refused.value)
+    assert isinstance(refused.value, ValueError)
+    assert DemandPool(FakeKernelManager(floor=1), memory_fraction=0.0, uss_refresh=0.0).memory_fraction == 0.0
+
+
+def test_the_budget_bounds_growth_and_kernels_still_starting_are_shut_down_once_ready():
+    async def scenario():
+        km = FakeKernelManager(floor=1)
+        km.fill_if_needed(notebook_name="app.ipynb")  # k1, ready
+        km.starting = {}  # the next kernels stay starting until the test finishes them
+        now = [0.0]
+        # 0.5 * 450 MB / 150 MB = 1 more kernel per resize
+        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 450.0, load=lambda: 0.5, kernel_mb=150, max_size=0,
+                          idle_after=10)
+        for _ in range(5):
+            pool.arrived("app.ipynb")
+        assert await pool.resize() == {"app.ipynb": 2}  # k2
+        assert await pool.resize() == {"app.ipynb": 3}  # k3, the next resize, with memory still free
+        now[0] = 11.0  # idle: back to 1; only k1 is ready to be shut down
+        assert await pool.resize() == {"app.ipynb": 1}
+        assert km.shut == ["k1"] and len(km._pools["app.ipynb"]) == 2
+        km.finish("k2")  # k2 has started: the next resize shuts it down, k3 stays the pool's one
+        assert await pool.resize() == {"app.ipynb": 1}
+        assert km.shut == ["k1", "k2"] and len(km._pools["app.ipynb"]) == 1
+        assert await pool.resize() == {"app.ipynb": 1} and km.shut == ["k1", "k2"]
+
+    asyncio.run(scenario())
+
+
+# ---------------------------------------------------------------- a real server
+@pytest.mark.server
+def test_a_real_servers_pool_grows_after_a_burst_and_shrinks_back_when_idle():
+    import clients as cl
+    from conftest import Server
+
+    srv = Server("demand-pool", "--DemandPool.interval=0.5", "--DemandPool.window=60", "--DemandPool.idle_after=60",
+                 "--DemandPool.max_load_per_core=1000",  # the test machine is shared: its load is not this server's
+                 "--MappingKernelManager.cull_idle_timeout=3600", pool_size=1, ready_timeout=600)
+    try:
+        burst = 4
+        with concurrent.futures.ThreadPoolExecutor(burst) as ex:  # four viewers at once, each a page load
+            pages = list(ex.map(lambda _: cl.get_page(srv.url, timeout=600), range(burst)))
+        assert all(p.status == 200 and p.kernel_id for p in pages)
+        size = burst  # one pool kernel per arrival of the last minute (a resize may see part of the burst first)
+        grown = re.compile(rf"Demand pool for \S+: \d+ -> {size} kernels \({burst} arrivals")
+        assert cl.wait_until(lambda: grown.search(srv.log.read_text()), 120), "the pool did not grow"
+        # the pool's kernels are started (forked: seconds), well within the idle period: the viewers' 4 and the pool's 4
+        assert cl.wait_until(lambda: len(cl.children(srv.proc.pid)) >= burst + size, 50), \
+            f"{len(cl.children(srv.proc.pid))} kernels, not {burst + size}"
+        shrunk = re.compile(rf"Demand pool for \S+: {size} -> 1 kernels")
+        assert cl.wait_until(lambda: shrunk.search(srv.log.read_text()), 180), "the pool did not shrink"
+        assert cl.wait_until(lambda: len(cl.children(srv.proc.pid)) == burst + 1, 120), \
+            f"{len(cl.children(srv.proc.pid))} kernels, not the viewers' {burst} and the pool's 1"
+        assert all(cl.kernel_exists(srv.url, p.kernel_id) for p in pages)  # the viewers kept their kernels
+        # a pool kernel shut down while its notebook run waits for a viewer ends quietly (its run is cancelled)
+        assert "Kernel died" not in srv.log.read_text() and "Error at server" not in srv.log.read_text()
+    finally:
+        srv.stop()

@@ -1,0 +1,69 @@
+"""Issue 28 item 7: the answer boxes read the notations the lessons themselves write, in both languages.
+
+v2 refused ``3.15×10²³`` (lesson 1 writes it), ``3.15e+23 FLOP``, ``0.38/1.2`` (lesson 6's own solution) and
+``-$1.09M`` (how the lessons show money), and read a decimal comma ``1,6`` as 16, then called it "10¹ times
+too large". Expected values are hand calculations: 6 x 175e9 x 300e9 = 3.15e23 FLOP (GPT-3), 0.38 / 1.2 (the
+120% rule), 0.8 / 0.5 = 1.6 (lesson 2, exercise 1).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from workshop_run import run
+
+LANGS = ("en", "zh")
+
+
+@pytest.fixture(scope="module", params=LANGS)
+def lessons(request):
+    lang = request.param
+    return lang, {stem: run(lang, stem, shadow=False)["ws"] for stem in
+                  ("01_flops_to_dollars", "02_utilization_precision", "06_budgeting_governance")}
+
+
+def _judge(ex, text: str) -> str:
+    ex.box.value = text
+    ex.button.click()
+    return re.sub(r"<[^>]+>", "", ex.feedback.value)
+
+
+@pytest.mark.parametrize("text", ["3.15×10²³", "3.15 × 10^23", "3.15e+23 FLOP", "3.15e23 FLOPs", "3.15·10²³"])
+def test_lesson_1_reads_its_own_scientific_notation(lessons, text):
+    _, ws = lessons
+    assert _judge(ws["01_flops_to_dollars"].exercises[1], text).startswith("✔"), text
+
+
+def test_a_unit_other_than_the_exercise_names_is_not_read(lessons):
+    lang, ws = lessons
+    feedback = _judge(ws["01_flops_to_dollars"].exercises[1], "3.15e+23 MWh")
+    assert feedback.startswith("✘") and ("not a number I can read" in feedback or "无法读取" in feedback)
+
+
+def test_lesson_6_reads_a_quotient_and_dollars(lessons):
+    lang, ws = lessons
+    l6 = ws["06_budgeting_governance"]
+    assert _judge(l6.exercises[1], "0.38/1.2").startswith("✔")
+    change = l6.exercises[2].answer
+    shown = f"{'-' if change < 0 else ''}${abs(change) / 1e3:.1f}k"  # e.g. -$318.5k, as the lesson writes money
+    assert _judge(l6.exercises[2], shown).startswith("✔"), shown
+    assert _judge(l6.exercises[2], shown + (" USD" if lang == "en" else " 美元")).startswith("✔")
+    refused = _judge(l6.exercises[2], "¥" + shown.lstrip("-$"))
+    assert refused.startswith("✘"), refused
+    assert ("US dollars" in refused) if lang == "en" else ("美元" in refused), refused
+
+
+def test_a_decimal_comma_gets_the_reading_that_applies(lessons):
+    """1,6 is no thousands grouping: refused with the rule (a comma needs three digits after it) and the fix;
+    1,600 is a thousands grouping: read as 1600, and when 1.6 is the answer the feedback says so."""
+    lang, ws = lessons
+    ex = ws["02_utilization_precision"].exercises[1]
+    assert ex.answer == pytest.approx(0.8 / 0.5)
+    comma = _judge(ex, "1,6")
+    assert ("three digits" in comma and "1,234" in comma) if lang == "en" else ("三位数字" in comma), comma
+    assert "10¹" not in comma
+    thousands = _judge(ex, "1,600")
+    assert thousands.startswith("✘")
+    assert ("reads as 1,600" in thousands and "1.6" in thousands) if lang == "en" else ("读作 1,600" in thousands)
