@@ -11,6 +11,7 @@ the modules above it (:mod:`explorer.text` for the labels, :mod:`explorer.messag
 from __future__ import annotations
 
 import csv
+import datetime
 import functools
 import io
 from importlib import resources
@@ -22,7 +23,8 @@ __all__ = ["SCHEMAS", "TableError", "check_rows", "read_rows"]
 
 #: Schema of every packaged catalog: its id column (unique, non-empty), the
 #: columns that must hold a source, the type of each typed column
-#: (``float``/``int``: blank allowed; ``float!``/``int!``: required), and its
+#: (``float``/``int``/``date``: blank allowed; ``float!``/``int!``/``date!``: required; a date is ``YYYY``,
+#: ``YYYY-MM`` or ``YYYY-MM-DD``), and its
 #: documentary columns: kept for the reader (where a value came from, the local
 #: price before conversion, an alternative figure), read by no code. Columns not
 #: named are free text the code reads. Every read checks the header, the column
@@ -48,7 +50,12 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
         "types": {"industrial_electricity_usd_per_kwh": "float", "price_year": "int",
                   "grid_carbon_gco2_per_kwh": "float", "typical_pue": "float"},
     },
-    "defaults.csv": {"id": "name", "source": ("source",), "types": {"value": "float!"}},
+    # as_of: the date of the newest dated publication the value rests on (as_of_basis "source": YYYY, YYYY-MM
+    # or YYYY-MM-DD, as precise as the source or its arXiv number gives it); where none of its sources is dated
+    # (a live web page, a code repository, a rule), the day the value was last checked against them
+    # (as_of_basis "checked")
+    "defaults.csv": {"id": "name", "source": ("source",), "documentary": ("as_of", "as_of_basis"),
+                     "types": {"value": "float!", "as_of": "date!"}},
     "published_runs.csv": {
         "id": "model", "documentary": ("org", "shape_source", "cost_basis"), "source": ("source",),
         "types": {"year": "int!", "params_total": "float", "params_active": "float", "tokens": "float",
@@ -128,6 +135,11 @@ def check_rows(name: str, text: str) -> tuple[Mapping[str, str], ...]:
                 if kind.endswith("!"):
                     raise TableError(f"{name} line {line} ({key}): column {col} is required")
                 continue
+            if kind.startswith("date"):
+                if not _is_date(cell):
+                    raise TableError(f"{name} line {line} ({key}): column {col} = {cell!r} is not a date "
+                                     "(YYYY, YYYY-MM or YYYY-MM-DD)")
+                continue
             try:
                 value = float(cell)
             except ValueError:
@@ -136,3 +148,16 @@ def check_rows(name: str, text: str) -> tuple[Mapping[str, str], ...]:
                 raise TableError(f"{name} line {line} ({key}): column {col} = {cell!r} is not a whole number")
         rows.append(MappingProxyType(row))
     return tuple(rows)
+
+
+def _is_date(cell: str) -> bool:
+    """Whether ``cell`` is a real date written ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``."""
+    parts = cell.split("-")
+    if not 1 <= len(parts) <= 3 or len(parts[0]) != 4 or any(len(p) != 2 for p in parts[1:]) \
+            or not all(p.isascii() and p.isdigit() for p in parts):
+        return False
+    try:
+        datetime.date(*(int(p) for p in parts), *(1,) * (3 - len(parts)))
+    except ValueError:
+        return False
+    return True

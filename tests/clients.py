@@ -202,6 +202,35 @@ def kernel_templates(pid: int) -> list[int]:
     return [child for child in _direct_children(pid) if is_kernel_template(child)]
 
 
+def forked_kernel_pid(log: Path, kernel_id: str) -> int | None:
+    """The pid of ``kernel_id`` when the server forked it from its kernel template, from the server's ``log``.
+
+    A forked kernel (explorer.hosting.provisioner) keeps the template's command line, so its pid is read from
+    the provisioner's "Kernel <id> forked from template <pid> as <pid>" line; None when no such line is there.
+    """
+    text = log.read_text(errors="replace") if log.exists() else ""
+    found = re.search(rf"Kernel {re.escape(kernel_id)} forked from template \d+ as (\d+)", text)
+    return int(found.group(1)) if found else None
+
+
+def kernel_pid(server_pid: int, log: Path, kernel_id: str) -> int:
+    """The pid of the kernel ``kernel_id`` of the server ``server_pid`` (whose log is ``log``), forked or launched.
+
+    A forked kernel is named in the log (:func:`forked_kernel_pid`); a launched one has its connection file,
+    which holds its id, on its command line.
+    """
+    forked = forked_kernel_pid(log, kernel_id)
+    if forked is not None:
+        return forked
+    for pid in children(server_pid):
+        try:
+            if kernel_id in Path(f"/proc/{pid}/cmdline").read_text():
+                return pid
+        except OSError:
+            continue
+    raise AssertionError(f"no process for kernel {kernel_id}")
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time used so far by one process [s] (from /proc; 0 when it is gone)."""
     try:

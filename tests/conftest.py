@@ -108,14 +108,15 @@ def csv_from_link(html_text: str) -> list[dict]:
     return list(csv.DictReader(io.StringIO(base64.b64decode(url).decode("utf-8"))))
 
 
-@pytest.fixture
-def make_app():
-    """A factory of fresh headless apps: ``make_app(query_string="", **kwargs)`` builds a new ``ExplorerApp``.
+@contextlib.contextmanager
+def app_factory():
+    """A factory of fresh headless apps, ``make(query_string="", **kwargs)``, that closes what it built on exit.
 
-    Every call builds its own app (about 0.3 s), so no test sees what another one did to it; keyword
-    arguments go to ``ExplorerApp`` (``scenario=``, ``language=``). At the end of the test every widget
-    created during it is closed (an app holds about 300, with its figures), so a long run does not keep
-    each test's apps alive until the interpreter exits.
+    Every call builds its own app (about 0.3 s); keyword arguments go to ``ExplorerApp`` (``scenario=``,
+    ``language=``). On exit every widget created inside the ``with`` block is closed (an app holds about
+    300, with its figures), so a long run does not keep each test's apps alive until the interpreter exits.
+    Tests use it through the :func:`make_app` fixture, or a module-scoped fixture of their own for an app
+    shared by a module's tests; ``tests/test_architecture.py`` refuses ``ExplorerApp(`` anywhere else in tests.
     """
     from ipywidgets.widgets import widget as ipywidget
 
@@ -126,12 +127,25 @@ def make_app():
     def make(query_string: str = "", **kwargs) -> ExplorerApp:
         return ExplorerApp(query_string=query_string, **kwargs)
 
-    yield make
-    for model_id in set(ipywidget._instances) - before:
-        widget = ipywidget._instances.get(model_id)
-        if widget is not None:
-            with contextlib.suppress(KeyError):  # its comm already unregistered (closed with its figure)
-                widget.close()
+    try:
+        yield make
+    finally:
+        for model_id in set(ipywidget._instances) - before:
+            widget = ipywidget._instances.get(model_id)
+            if widget is not None:
+                with contextlib.suppress(KeyError):  # its comm already unregistered (closed with its figure)
+                    widget.close()
+
+
+@pytest.fixture
+def make_app():
+    """A factory of fresh headless apps for one test: ``make_app(query_string="", **kwargs)`` (:func:`app_factory`).
+
+    Every call builds its own app, so no test sees what another one did to it; at the end of the test every
+    widget created during it is closed.
+    """
+    with app_factory() as make:
+        yield make
 
 
 @pytest.fixture

@@ -1,7 +1,11 @@
 """docs/architecture.md's checkable statements agree with the code (CodeCarbon keeps such drift tests).
 
 The layer list of the architecture page and the import-linter contracts of ``pyproject.toml`` (run by
-``make lint``) name the same layers in the same order, and the contracts do fail on an upward import.
+``make lint``) name the same layers in the same order, and the contracts do fail on an upward import. The
+page's other checkable statements are checked too: every path and dotted name it gives exists, the model
+imports only numpy, no pyplot in library code and no widgets in plots, the analysis names load lazily, the
+charts' interface, the CLI's options from ``field_spec``, a control from one ``Binding`` line (a choice also
+its options), and the app notebook's order. No test file builds an app outside ``conftest.app_factory``.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
@@ -67,3 +73,190 @@ def test_lint_imports_passes_on_the_tree_and_fails_on_an_upward_import(tmp_path)
     broken = _lint_imports(tree)
     assert broken.returncode != 0
     assert "explorer.text -> explorer.catalog" in broken.stdout, broken.stdout
+
+
+def test_tests_build_apps_only_through_make_app():
+    """An app holds about 300 widgets and its figures: built outside ``tests/conftest.py``'s ``app_factory``
+    (the ``make_app`` fixture), nothing closes them and a long run keeps every test's app alive."""
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "tests").rglob("*.py"))
+             if path.name != "conftest.py"
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"\bExplorerApp\(", line)]
+    assert found == [], "build apps with the make_app fixture (tests/conftest.py): " + ", ".join(found)
+
+
+# --- the page's other checkable statements -----------------------------------------------------------------------
+
+PAGE = ROOT / "docs" / "architecture.md"
+
+
+def _page() -> str:
+    return PAGE.read_text(encoding="utf-8")
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, at any depth of its code (function-level imports too)."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return found
+
+
+def _package_files(*parts: str) -> list[Path]:
+    base = ROOT.joinpath("explorer", *parts)
+    return sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
+
+
+def test_every_path_the_page_names_exists():
+    paths = set(re.findall(r"`((?:explorer|tests|docs|notebooks|deploy)/[\w/.\-]*\w/?)`", _page()))
+    paths |= set(re.findall(r"^((?:explorer|notebooks|deploy)/[\w/.\-]*\w/?)\s", _page(), re.M))  # the layer list
+    paths = {p for p in paths if not p.startswith("docs/_build/")}  # what `make docs` writes
+    missing = sorted(p for p in paths if not (ROOT / p).exists())
+    assert len(paths) > 40 and not missing, missing
+
+
+def test_every_dotted_name_the_page_names_resolves():
+    import importlib
+
+    names = set(re.findall(r"`(explorer(?:\.\w+)+)(?:\(\))?`", _page()))
+    unresolved = []
+    for name in sorted(names):
+        parts = name.split(".")
+        for cut in range(len(parts), 0, -1):  # the longest importable module, then attributes
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except ModuleNotFoundError:
+                continue
+            try:
+                for attr in parts[cut:]:
+                    obj = getattr(obj, attr)
+            except AttributeError:
+                unresolved.append(name)
+            break
+        else:
+            unresolved.append(name)
+    assert len(names) >= 3 and not unresolved, unresolved
+
+
+def test_the_model_knows_only_numpy():
+    """"explorer.model imports no pandas, matplotlib or widgets, so it can be imported fast"."""
+    assert "imports no pandas, matplotlib or widgets" in _page()
+    heavy = ("pandas", "matplotlib", "ipywidgets", "ipympl", "anywidget")
+    written = {str(p.relative_to(ROOT)): sorted(m for m in _imports(p) if m.split(".")[0] in heavy)
+               for p in _package_files("model")}
+    assert not any(written.values()), written
+    code = ("import sys, explorer.model, explorer\nexplorer.estimate(explorer.Scenario())\n"
+            f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.strip() == "[]", loaded.stdout  # nothing heavy loaded on the way either
+
+
+def test_the_package_loads_the_analysis_names_lazily():
+    """"explorer/__init__.py loads the analysis names (compare, attribute, simulate, ...) lazily"."""
+    code = ("import sys, explorer\nbefore = 'explorer.analysis' in sys.modules\nexplorer.compare\n"
+            "print(before, 'explorer.analysis' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.stdout.split() == ["False", "True"], out.stdout + out.stderr
+
+
+def test_no_pyplot_in_library_code_and_plots_know_nothing_of_widgets():
+    pyplot = {str(p.relative_to(ROOT)) for p in _package_files() if "matplotlib.pyplot" in _imports(p)
+              or re.search(r"\bpyplot\b", "\n".join(_imports(p)))}
+    assert not pyplot, pyplot
+    widgets = {str(p.relative_to(ROOT)): sorted(m for m in _imports(p)
+                                                if m.split(".")[0] in ("ipywidgets", "ipympl", "anywidget"))
+               for p in _package_files("plots")}
+    assert not any(widgets.values()), widgets
+    assert "no pyplot" in _page() and "Plots know nothing of widgets" in _page()
+
+
+def test_each_chart_of_the_app_has_the_interface_the_page_names():
+    """"Each chart is a class that owns one Figure, with update(...), redraw() and set_language(...)"."""
+    from explorer.plots.analysis import CompareBarsPlot, LeverWaterfallPlot, SimulationPlot, TornadoPlot
+    from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
+    from explorer.plots.history import HistoryPlot
+
+    for cls in (BreakdownPlot, WaterfallPlot, TornadoPlot, LeverWaterfallPlot, CompareBarsPlot, SimulationPlot):
+        assert all(callable(getattr(cls, m, None)) for m in ("update", "redraw", "set_language")), cls
+    # the history chart is moved by its marker (mark), as the page says under "One control change"
+    assert all(callable(getattr(HistoryPlot, m, None)) for m in ("mark", "redraw", "set_language", "relayout"))
+    assert "`HistoryPlot.mark`" in _page()
+
+
+def test_the_cli_reads_each_scenario_fields_range_and_choices_from_field_spec():
+    """"The range of a scenario field is declared once (field_spec), and the app, the query string and the CLI
+    all read it from there": the CLI has one option per field, with field_spec's choices and range."""
+    import argparse
+    import dataclasses
+
+    from explorer import Scenario
+    from explorer.cli import _ALIASES, _parser
+    from explorer.scenario import field_spec
+
+    estimate = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)).choices["estimate"]
+    actions = {a.dest: a for a in estimate._actions}
+    for f in dataclasses.fields(Scenario):
+        spec = field_spec(f.name)
+        action = actions[_ALIASES.get(f.name, f.name)]
+        if spec.get("kind") == "choice":
+            assert list(action.choices) == list(spec["choices"]), f.name
+        elif spec.get("kind") in ("float", "int"):
+            assert f"{spec['min']:g}, {spec['max']:g}]" in action.help, (f.name, action.help)
+
+
+def test_a_control_is_one_binding_line_and_a_choice_also_its_options(make_app, monkeypatch):
+    """The page's "A new control in the app" row: one Binding line and a label; a choice or toggle also
+    needs its options in ExplorerApp._options (the row says so). A Scenario field the app does not show yet
+    becomes a working control by a Binding alone."""
+    import explorer.app.explorer_app as explorer_app
+    from explorer.app.bindings import BINDINGS, Binding
+
+    row = "| A new control in the app |"
+    text = next(line for line in _page().splitlines() if line.startswith(row))
+    assert "one `Binding` line" in text and "`ExplorerApp._options`" in text
+
+    unbound = "other_losses_factor"  # a Scenario field with a label and no control
+    assert unbound not in {b.name for b in BINDINGS}
+    added = (*BINDINGS, Binding(unbound, "optional", "advanced"))
+    monkeypatch.setattr(explorer_app, "BINDINGS", added)
+    monkeypatch.setattr(explorer_app, "_GROUP_OF", {b.name: b.group for b in added})
+    app = make_app()
+    before = app.estimate.total_usd
+    app.controls[unbound].set_state({"value": "1.5"})  # what a browser edit sends
+    assert app.error == "" and app.scenario.other_losses_factor == 1.5
+    assert app.estimate.total_usd > before  # more billed time beyond failures costs more
+    assert f"{unbound}=1.5" in app.share_query()  # the share link follows the dataclass
+
+    choices = [b.name for b in BINDINGS if b.kind in ("choice", "toggle")]
+    assert all(app._options(name) for name in choices)
+
+
+def test_a_choice_binding_without_its_options_is_not_enough(make_app, monkeypatch):
+    """The other half of that row: a choice's options are not in its Binding (yet): the app refuses to build."""
+    import explorer.app.explorer_app as explorer_app
+    from explorer.app.bindings import BINDINGS, Binding
+
+    added = (*BINDINGS, Binding("recompute", "choice", "advanced"))  # a Scenario choice field with no control
+    monkeypatch.setattr(explorer_app, "BINDINGS", added)
+    monkeypatch.setattr(explorer_app, "_GROUP_OF", {b.name: b.group for b in added})
+    with pytest.raises(KeyError, match="recompute"):
+        make_app()
+
+
+def test_the_app_notebook_builds_the_app_then_applies_the_request():
+    """"notebooks/explorer.ipynb builds the app with an empty query string and then calls
+    app.apply_query(request_query_string())" (a preheated kernel runs it before the request arrives)."""
+    import json
+
+    cells = json.loads((ROOT / "notebooks" / "explorer.ipynb").read_text(encoding="utf-8"))["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    build = "ExplorerApp" + '(query_string="")'  # spelt in two parts: no test file builds an app but conftest
+    built, applied = code.find(build), code.find("app.apply_query(request_query_string())")
+    assert 0 <= built < applied, code
+    assert f"builds the app with `{build}`" in _page()

@@ -233,7 +233,9 @@ class Warden:
 
     Parameters are in seconds and MB; 0 switches a check off. ``busy_message_limit``
     [s] bounds how long a viewer's kernel may be busy on one message, connected or
-    not; ``clock`` returns the time [s] (``time.monotonic``; tests may pass another).
+    not, counted from the moment the kernel became the viewer's (a preheated kernel's
+    notebook run waits in the pool for a viewer, busy); ``clock`` returns the time [s]
+    (``time.monotonic``, the clock of :class:`Seat`; tests may pass another).
     """
 
     def __init__(self, kernel_manager, log: logging.Logger, *, interval: float, page_idle_timeout: float,
@@ -311,7 +313,9 @@ class Warden:
             if self.page_idle_timeout and now - seat.last_interaction > self.page_idle_timeout:
                 await self._free(kernel_id, f"no interaction for {now - seat.last_interaction:.0f} s")
                 continue
-            busy_for = self.busy_clock.busy_for(kernel_id)
+            # counted from the hand-over: a preheated kernel has been busy since the pool ran its notebook, which
+            # waits for a viewer's query string (minutes in a quiet pool), and that wait is not the viewer's
+            busy_for = min(self.busy_clock.busy_for(kernel_id), now - seat.since)
             if self.busy_message_limit and busy_for > self.busy_message_limit:
                 await self._free(kernel_id, f"busy on one message for {busy_for:.0f} s, over the limit of "
                                             f"{self.busy_message_limit:.0f} s")

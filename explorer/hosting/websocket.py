@@ -186,6 +186,8 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
     total = 0  # open websockets on the server
     _open: set = set()  # the connections holding a place
     _buckets: dict[str, list[float]] = {}  # kernel id -> [tokens, last refill]
+    #: the time [s] the token buckets refill by (``time.monotonic``; tests may set another on the class)
+    clock = staticmethod(time.monotonic)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -255,7 +257,7 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
         return super().disconnect()
 
     def _take_token(self) -> bool:
-        now = time.monotonic()
+        now = self.clock()
         bucket = self._buckets.setdefault(self.kernel_id, [float(self.burst_messages), now])
         bucket[0] = min(float(self.burst_messages), bucket[0] + (now - bucket[1]) * self.messages_per_second)
         bucket[1] = now

@@ -119,10 +119,8 @@ def test_cli_prints_the_words_not_nan(tmp_path):
     assert "cannot be separated" in out["note"]
 
 
-def test_app_by_lever_view_shows_joint_bar_and_words():
-    from explorer.app import ExplorerApp
-
-    app = ExplorerApp(query_string="")
+def test_app_by_lever_view_shows_joint_bar_and_words(make_app):
+    app = make_app()
     base, target = _llama_pair()
     app.set_scenario(base)
     app.pin_baseline()

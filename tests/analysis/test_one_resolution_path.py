@@ -9,11 +9,11 @@ import math
 from types import MappingProxyType
 
 import pytest
+from conftest import app_factory
 
 from explorer import Scenario, attribute, catalog, estimate, prices
 from explorer.analysis import PRICING, RELIABILITY
 from explorer.analysis.levers import _atoms
-from explorer.app import ExplorerApp
 from explorer.app.bindings import BINDINGS
 from explorer.model.resolve import resolve
 from explorer.text import label, readable_number
@@ -28,7 +28,9 @@ def shown(value, lang="en") -> str:
 
 @pytest.fixture(scope="module")
 def app():
-    return ExplorerApp(query_string="")
+    """One app for the module's tests (they only read it), closed after the last one (conftest.app_factory)."""
+    with app_factory() as make:
+        yield make()
 
 
 def with_default(monkeypatch, name: str, value: float) -> float:

@@ -13,7 +13,6 @@ import pytest
 
 from explorer import Scenario, estimate
 from explorer.analysis import what_if
-from explorer.app import ExplorerApp
 from explorer.errors import ScenarioError
 
 QUESTION = {"pricing": ["on_demand", "spot", "owned"], "precision": ["bf16", "fp8"], "region": ["cn-ningxia", "us-avg"]}
@@ -55,8 +54,8 @@ def test_bad_levers_are_one_clear_error():
         what_if(Scenario(), {"pricing": []})
 
 
-def test_the_app_tab_shows_the_sorted_table_heatmap_and_csv():
-    app = ExplorerApp(query_string="params=70B&tokens=2T&lang=zh")
+def test_the_app_tab_shows_the_sorted_table_heatmap_and_csv(make_app):
+    app = make_app("params=70B&tokens=2T&lang=zh")
     app.tabs.selected_index = 7  # What if
     assert app.error == "" and app.whatif.table is not None and len(app.whatif.table) == 12
     page = app.whatif.table_html.value

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from explorer import Scenario, estimate
-from explorer.app import ExplorerApp
 from explorer.model import COST_DIMENSIONS
 
 
@@ -32,10 +31,10 @@ def test_required_controls_and_summary_class(app):
     assert f"{app.estimate.gpus:,}" in app.summary.value
 
 
-def test_charts_start_with_loadable_images():
+def test_charts_start_with_loadable_images(make_app):
     # a canvas drawn before any browser attached must carry a data: URL the browser can load
     # (undrawn ones have none and are drawn when the browser asks)
-    fresh = ExplorerApp(query_string="")
+    fresh = make_app()
     urls = [fig.canvas._data_url for fig in (fresh.breakdown.figure, fresh.waterfall.figure, fresh.history_fig)]
     assert urls[0] is not None  # the visible breakdown is drawn at start
     assert all(url is None or url.startswith("data:image/png;base64,") for url in urls)
@@ -120,8 +119,8 @@ def test_controls_accept_the_scenario_fields_whole_range(app):
     assert (widget.min, widget.max) == (spec["min"], spec["max"])
 
 
-def test_values_beyond_the_sliders_survive_other_changes():
-    a = ExplorerApp(query_string="mfu=0.95&experiments_multiplier=50")
+def test_values_beyond_the_sliders_survive_other_changes(make_app):
+    a = make_app("mfu=0.95&experiments_multiplier=50")
     total = a.estimate.total_usd
     assert a.scenario.mfu == 0.95 and a.scenario.experiments_multiplier == 50
     a.controls["currency"].value = "CNY"

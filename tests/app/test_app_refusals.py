@@ -7,7 +7,6 @@ import math
 import pytest
 
 from explorer import Scenario
-from explorer.app.explorer_app import ExplorerApp
 
 
 def test_impossible_deadline_shows_message_and_keeps_last_good_result(app):
@@ -126,8 +125,8 @@ def test_a_bad_budget_shows_a_message_and_the_last_status_stays(app):
 
 
 @pytest.mark.parametrize("typed", ["-7B", "0", "1e20", "abc"])
-def test_negative_out_of_range_or_garbage_gets_a_message_never_a_clamp(typed):
-    a = ExplorerApp(query_string="")
+def test_negative_out_of_range_or_garbage_gets_a_message_never_a_clamp(make_app, typed):
+    a = make_app()
     total = a.estimate.total_usd
     a.controls["params"].set_state({"value": typed})
     assert a.rows["params"].message.value != ""  # one clear message beside the control

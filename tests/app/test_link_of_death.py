@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.app import ExplorerApp
 from explorer.scenario import Scenario
 
 DEATH_LINKS = {
@@ -25,11 +24,11 @@ DEATH_LINKS = {
 
 @pytest.mark.parametrize("link", sorted(DEATH_LINKS))
 @pytest.mark.parametrize("build", ["constructor", "apply_query"])
-def test_a_link_of_death_shows_the_app_with_the_refusal_banner(link, build):
+def test_a_link_of_death_shows_the_app_with_the_refusal_banner(make_app, link, build):
     if build == "constructor":
-        app = ExplorerApp(query_string=link)
+        app = make_app(link)
     else:  # a preheated kernel: the app is built first, the link applied when the request comes
-        app = ExplorerApp(query_string="")
+        app = make_app()
         app.apply_query(link)
     field = DEATH_LINKS[link]
     default = Scenario()
@@ -44,8 +43,8 @@ def test_a_link_of_death_shows_the_app_with_the_refusal_banner(link, build):
 
 
 @pytest.mark.parametrize("text", ["1e1000000", "1" * 60_000 + "a", "5e-324"])
-def test_a_number_box_refuses_text_past_any_number_beside_the_control(text):
-    app = ExplorerApp(query_string="")
+def test_a_number_box_refuses_text_past_any_number_beside_the_control(make_app, text):
+    app = make_app()
     before = app.estimate.total_usd
     app.controls["tokens"].set_state({"value": text})  # what a browser edit sends
     assert "tokens" in app.error and app.estimate.total_usd == before  # the last good result stays
@@ -56,8 +55,8 @@ def test_a_number_box_refuses_text_past_any_number_beside_the_control(text):
 
 
 @pytest.mark.parametrize("box", ["budget_box", "cap_box"])
-def test_the_budget_and_gpu_cap_boxes_refuse_text_past_any_number(box):
-    app = ExplorerApp(query_string="")
+def test_the_budget_and_gpu_cap_boxes_refuse_text_past_any_number(make_app, box):
+    app = make_app()
     views = app.analysis
     for text in ("1e1000000", "9" * 60_000 + "x"):
         getattr(views, box).set_state({"value": text})

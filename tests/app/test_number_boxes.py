@@ -1,6 +1,6 @@
 """Readable number boxes (7B, 1.5T, 250k), the values in use shown in blank boxes, and the budget box.
 
-Headless: the app is built with ``ExplorerApp(query_string="")`` and driven from
+Headless: the app is built with ``make_app()`` (tests/conftest.py) and driven from
 Python. Expected values come from the sources (explorer/data/defaults.csv) or
 from hand calculation, never from the model's own formula.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 from explorer.app.analysis_views import parse_budget
-from explorer.app.explorer_app import ExplorerApp
 
 FINEWEB_USD, FINEWEB_TOKENS = 500_000.0, 15e12  # FineWeb: ~half a million USD of GPU compute for 15T tokens
 LLAMA_AUTHORS, FTE_PER_CONTRIBUTOR = 14, 0.20  # LLaMA paper's author list; Cottier et al. 2024 section 2.5.1
@@ -25,8 +24,8 @@ def test_default_app_shows_data_share_so_the_30_40_percent_claim_can_be_tested(a
 
 
 # ------------------------------------------------------------------ item 9: readable number boxes
-def test_boxes_show_readable_values_inside_the_box():
-    a = ExplorerApp(query_string="")
+def test_boxes_show_readable_values_inside_the_box(make_app):
+    a = make_app()
     assert a.controls["params"].value == 7e9  # the public API: value is a number
     assert a.controls["params"].get_state()["value"] == "7B"  # what the browser shows
     assert a.controls["tokens"].get_state()["value"] == "1T"
@@ -40,8 +39,8 @@ def test_boxes_show_readable_values_inside_the_box():
 
 @pytest.mark.parametrize("typed, expected", [("7B", 7e9), ("70e9", 70e9), ("1.5T", 1.5e12),
                                              ("405000000000", 405e9), ("405,000,000,000", 405e9)])
-def test_typed_text_in_the_browser_is_read_as_a_number(typed, expected):
-    a = ExplorerApp(query_string="")
+def test_typed_text_in_the_browser_is_read_as_a_number(make_app, typed, expected):
+    a = make_app()
     box = a.controls["params"]
     box.set_state({"value": typed})  # what a browser edit sends
     assert box.value == expected and a.scenario.params == expected
@@ -49,8 +48,8 @@ def test_typed_text_in_the_browser_is_read_as_a_number(typed, expected):
     assert a.rows["params"].widget.value == pytest.approx(expected, rel=1e-9)  # the log slider follows
 
 
-def test_optional_boxes_take_readable_numbers_too():
-    a = ExplorerApp(query_string="")
+def test_optional_boxes_take_readable_numbers_too(make_app):
+    a = make_app()
     # the value in use, readable: an AI lab's loaded pay (Cottier et al. 2024), the default pay basis
     assert a.controls["team_loaded_usd_per_year"].placeholder.endswith("388,000")
     a.controls["team_pay_basis"].value = "industry"

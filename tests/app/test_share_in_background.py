@@ -7,7 +7,6 @@ from __future__ import annotations
 from unittest import mock
 
 import explorer.app.export as export
-from explorer.app import ExplorerApp
 
 SHARE = 6
 
@@ -29,8 +28,8 @@ class Loop:
         return True
 
 
-def test_the_share_tab_shows_at_once_and_its_chart_files_follow_one_per_turn():
-    app = ExplorerApp(query_string="")
+def test_the_share_tab_shows_at_once_and_its_chart_files_follow_one_per_turn(make_app):
+    app = make_app()
     loop = Loop()
     app._event_loop = lambda: loop
     with mock.patch.object(export, "figure_file", wraps=export.figure_file) as files:
@@ -48,8 +47,8 @@ def test_the_share_tab_shows_at_once_and_its_chart_files_follow_one_per_turn():
         app.downloads.value
 
 
-def test_a_newer_page_stops_the_files_of_the_older_one():
-    app = ExplorerApp(query_string="")
+def test_a_newer_page_stops_the_files_of_the_older_one(make_app):
+    app = make_app()
     loop = Loop()
     app._event_loop = lambda: loop
     app.tabs.selected_index = SHARE
@@ -62,7 +61,7 @@ def test_a_newer_page_stops_the_files_of_the_older_one():
     assert "下载" in app.downloads.value and "explorer-loading" not in app.downloads.value
 
 
-def test_headless_the_share_tab_has_every_file_at_once():
-    app = ExplorerApp(query_string="")
+def test_headless_the_share_tab_has_every_file_at_once(make_app):
+    app = make_app()
     app.tabs.selected_index = SHARE
     assert app.downloads.value.count("explorer-download") == len(app._chart_files()) + 2

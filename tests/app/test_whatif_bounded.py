@@ -20,8 +20,8 @@ def _open(app: ExplorerApp) -> None:
     assert app.whatif.table is not None and len(app.whatif.table) == 12  # the question of issue 17: 3 x 2 x 2
 
 
-def test_a_sort_reorders_the_rows_and_computes_nothing_again():
-    app = ExplorerApp(query_string="")
+def test_a_sort_reorders_the_rows_and_computes_nothing_again(make_app):
+    app = make_app()
     _open(app)
     view = app.whatif
     with mock.patch.object(whatif_module, "what_if", wraps=whatif_module.what_if) as grid, \
@@ -39,8 +39,8 @@ def test_a_sort_reorders_the_rows_and_computes_nothing_again():
     assert grid.call_count == 1 and len(view.table) == 6
 
 
-def test_a_burst_of_requests_is_answered_once_with_the_latest():
-    app = ExplorerApp(query_string="")
+def test_a_burst_of_requests_is_answered_once_with_the_latest(make_app):
+    app = make_app()
     _open(app)
     view = app.whatif
     scheduled = []
@@ -62,8 +62,8 @@ def test_a_burst_of_requests_is_answered_once_with_the_latest():
     assert view.last_cost[1] == "grid" and view.last_cost[0] > 0
 
 
-def test_a_grid_past_the_limit_is_refused_beside_the_pickers_and_the_last_grid_stays():
-    app = ExplorerApp(query_string="")
+def test_a_grid_past_the_limit_is_refused_beside_the_pickers_and_the_last_grid_stays(make_app):
+    app = make_app()
     _open(app)
     view = app.whatif
     pricing, regions = lever_values("pricing"), lever_values("region")
@@ -79,8 +79,8 @@ def test_a_grid_past_the_limit_is_refused_beside_the_pickers_and_the_last_grid_s
     assert len(view.table) == len(pricing) * 2 and str(MAX_GRID_ROWS) not in view.message.value
 
 
-def test_the_csv_is_written_when_asked_for():
-    app = ExplorerApp(query_string="lang=zh")
+def test_the_csv_is_written_when_asked_for(make_app):
+    app = make_app("lang=zh")
     _open(app)
     view = app.whatif
     assert "data:text/csv" not in view.table_html.value and view.csv_link.value == ""

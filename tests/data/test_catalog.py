@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import functools
 import io
 import pathlib
+import re
 from importlib import resources
 
 import pytest
@@ -43,18 +45,23 @@ def test_defaults_server_overhead_source_is_whole():
     assert d.source.startswith("Epoch AI")
 
 
-HEADER = "name,value,unit,description,source\n"
+HEADER = "name,value,unit,description,source,as_of,as_of_basis\n"
 
 
 @pytest.mark.parametrize(
     "body, words",
     [
-        ("a,1,x,CPUs, board,src\n", "6 fields"),
-        ("a,one,x,d,src\n", "not a number"),
-        ("a,1,x,d,\n", "needs a source"),
-        ("a,1,x,d,src\na,2,x,d,src\n", "duplicate"),
-        (",1,x,d,src\n", "empty name"),
-        ("a,,x,d,src\n", "required"),
+        ("a,1,x,CPUs, board,src,2024-05,source\n", "8 fields"),
+        ("a,one,x,d,src,2024-05,source\n", "not a number"),
+        ("a,1,x,d,,2024-05,source\n", "needs a source"),
+        ("a,1,x,d,src,2024-05,source\na,2,x,d,src,2024-05,source\n", "duplicate"),
+        (",1,x,d,src,2024-05,source\n", "empty name"),
+        ("a,,x,d,src,2024-05,source\n", "value is required"),
+        ("a,1,x,d,src,,checked\n", "as_of is required"),
+        ("a,1,x,d,src,May 2024,source\n", "not a date"),
+        ("a,1,x,d,src,2024-13,source\n", "not a date"),
+        ("a,1,x,d,src,2023-02-29,source\n", "not a date"),
+        ("a,1,x,d,src,24-05,source\n", "not a date"),
     ],
 )
 def test_schema_violations_raise_the_one_error(body, words):
@@ -65,6 +72,32 @@ def test_schema_violations_raise_the_one_error(body, words):
 def test_header_missing_a_column():
     with pytest.raises(catalog.CatalogError, match="header lacks"):
         catalog.check_rows("defaults.csv", "name,value,unit\na,1,x\n")
+    with pytest.raises(catalog.CatalogError, match="header lacks column.* as_of"):
+        catalog.check_rows("defaults.csv", "name,value,unit,description,source\na,1,x,d,src\n")
+
+
+def test_every_default_has_the_date_of_its_source_or_of_its_check():
+    """as_of is a real date no later than today's, of the kind as_of_basis names (explorer.tables.SCHEMAS)."""
+    rows = list(csv.DictReader(io.StringIO(_text("defaults.csv"))))
+    assert len(rows) == len(catalog.defaults()) > 40
+    today = datetime.date.today()
+    for r in rows:
+        parts = [int(p) for p in r["as_of"].split("-")]
+        assert 1 <= len(parts) <= 3, r["name"]
+        day = datetime.date(*parts, *(1,) * (3 - len(parts)))  # ValueError: not a date
+        assert datetime.date(2000, 1, 1) <= day <= today, (r["name"], r["as_of"])
+        assert r["as_of_basis"] in ("source", "checked"), r["name"]
+        if r["as_of_basis"] == "checked":  # the day it was checked: a whole date
+            assert len(parts) == 3, r["name"]
+        else:  # a dated source: its year is named in the source column (or its arXiv number's YYMM)
+            year = r["as_of"][:4]
+            arxiv = re.findall(r"(?:arXiv:? ?)(\d{2})(\d{2})\.\d{4,5}", r["source"])
+            assert year in r["source"] or any("20" + yy == year for yy, _ in arxiv) or \
+                "NeMo " + year[2:] in r["source"], (r["name"], r["as_of"], r["source"][:120])
+    # the spot rows are read from dated aggregator pages (Feb and Mar 2026): their dates, not the day checked
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["spot_preemption_per_gpu_hour"]["as_of"] == "2026-02"
+    assert by_name["colocation_usd_per_kw_month"]["as_of"] == "2025-02-26"  # CBRE H2 2024 report's date
 
 
 def test_h20_specs_from_nvidia_figures_and_no_price():

@@ -16,9 +16,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-import re
 import uuid
-from pathlib import Path
 
 import pytest
 import websocket
@@ -53,21 +51,6 @@ def _release(server: Server, page: cl.Page) -> None:
         urllib.request.urlopen(request, timeout=60).close()
     except (urllib.error.URLError, OSError):
         pass
-
-
-def _kernel_pid(server: Server, kernel_id: str) -> int:
-    # a kernel forked from the template (explorer.hosting.provisioner) keeps the template's command line: the
-    # server's log names its pid
-    forked = re.search(rf"Kernel {kernel_id} forked from template \d+ as (\d+)", server.log.read_text(errors="replace"))
-    if forked:
-        return int(forked.group(1))
-    for pid in cl.children(server.proc.pid):
-        try:
-            if kernel_id in Path(f"/proc/{pid}/cmdline").read_text():
-                return pid
-        except OSError:
-            continue
-    raise AssertionError(f"no process for kernel {kernel_id}")
 
 
 def _states(ws: websocket.WebSocket) -> dict[str, dict]:
@@ -218,7 +201,7 @@ def test_forty_what_if_sort_changes_at_once_leave_the_kernel_idle_soon(app_serve
     page = cl.get_page(app_server.url, timeout=300)
     try:
         ws = _connect(app_server, page)
-        pid = _kernel_pid(app_server, page.kernel_id)
+        pid = cl.kernel_pid(app_server.proc.pid, app_server.log, page.kernel_id)
         states = _states(ws)
         tab = next(cid for cid, st in states.items() if st.get("_model_name") == "TabModel")
         _update(ws, tab, {"selected_index": 7})  # What if: the tab builds its pickers when first shown

@@ -274,13 +274,10 @@ def test_a_widget_value_set_by_one_viewer_is_not_seen_by_another(forked_server):
 
 @pytest.mark.server
 def test_an_idle_forked_kernel_is_culled_through_the_provisioner(forked_server):
-    import re
-
     page = cl.get_page(forked_server.url, timeout=300)  # a page read, its kernel never connected
     assert page.status == 200 and page.kernel_id
-    found = re.search(rf"Kernel {page.kernel_id} forked from template \d+ as (\d+)", forked_server.log.read_text())
-    assert found, "the viewer's kernel was not forked"
-    pid = int(found.group(1))
+    pid = cl.forked_kernel_pid(forked_server.log, page.kernel_id)
+    assert pid is not None, "the viewer's kernel was not forked"
     assert not ended(pid)
     wait_until(lambda: not cl.kernel_exists(forked_server.url, page.kernel_id), 120, "the idle kernel was not culled")
     wait_until(lambda: ended(pid), 60, "the culled kernel's process outlived it")

@@ -177,12 +177,11 @@ def test_owned_capex_breakeven_and_rule_reach_the_cli_json(capsys):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_history_marker_states_its_basis_and_sits_near_epochs_cloud_point(lang):
-    from explorer.app import ExplorerApp
+def test_history_marker_states_its_basis_and_sits_near_epochs_cloud_point(make_app, lang):
     from explorer.text import label
 
     # Epoch's committed-use discounts are the hyperscalers': seller=hyperscaler with 3-year commitment (issue 27)
-    app = ExplorerApp(query_string=f"preset=llama31_405b&pricing=reserved_3y&seller=hyperscaler&lang={lang}")
+    app = make_app(f"preset=llama31_405b&pricing=reserved_3y&seller=hyperscaler&lang={lang}")
     app.tabs.selected_index = 2  # History: its marker is placed when the tab is shown
     h = app.history_fig.history_handles
     assert label("pricing_reserved_3y", lang) in h.scenario_label.get_text()

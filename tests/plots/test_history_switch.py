@@ -24,6 +24,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 from explorer.plots import history as ph  # noqa: E402
+from explorer.plots import label_placement  # noqa: E402
 from explorer.plots.fonts import cjk_font  # noqa: E402
 
 FX = 7.084  # CNY per USD, a rate that puts yuan ticks between USD decades
@@ -88,27 +89,27 @@ def test_placement_needs_no_full_draw():
     FigureCanvasAgg(fig)
     draws = []
     fig.canvas.mpl_connect("draw_event", lambda _e: draws.append(1))
-    ph._PLACEMENTS.clear()
+    label_placement.PLACEMENTS.clear()
     ph.history_figure(figure=fig)
     assert draws == []
 
 
 def test_cached_layout_equals_a_fresh_layout():
-    ph._PLACEMENTS.clear()
+    label_placement.PLACEMENTS.clear()
     fresh = _specs(_figure("en"))
-    assert len(ph._PLACEMENTS) == 1
+    assert len(label_placement.PLACEMENTS) == 1
     fig = _figure("en")  # from the cache
     assert _specs(fig) == fresh
     # computed again on a figure that was drawn in another language first: the same
     ph.history_figure(figure=fig, language="zh")
     fig.canvas.draw()
-    ph._PLACEMENTS.clear()
+    label_placement.PLACEMENTS.clear()
     ph.history_figure(figure=fig, language="en")
     assert _specs(fig) == fresh
 
 
 def test_labels_do_not_overlap_after_switching_language_back_and_forth():
-    ph._PLACEMENTS.clear()
+    label_placement.PLACEMENTS.clear()
     fig = _figure("en")
     first = _label_boxes(fig)
     assert not _overlaps(first)
@@ -122,7 +123,7 @@ def test_labels_do_not_overlap_after_switching_language_back_and_forth():
 
 def test_recent_labels_form_a_column_on_the_first_render():
     # the column's left edges line up: the placement used the axes position of the final layout
-    ph._PLACEMENTS.clear()
+    label_placement.PLACEMENTS.clear()
     fig = _figure("en")
     boxes = _label_boxes(fig)
     h = fig.history_handles
@@ -133,7 +134,7 @@ def test_recent_labels_form_a_column_on_the_first_render():
 
 @pytest.mark.skipif(cjk_font() is None, reason="no font covers Chinese")
 def test_no_missing_glyphs_in_chinese_fresh_or_cached():
-    ph._PLACEMENTS.clear()
+    label_placement.PLACEMENTS.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for _ in range(2):  # fresh, then from the cache
@@ -210,12 +211,11 @@ def test_language_switched_back_shows_what_a_full_draw_shows(app):
 
 
 def test_background_cache_is_bounded(app):
-    fig = app.history_fig
     for language in ("zh", "en"):
         app.controls["language"].value = language
         for currency in ("CNY", "USD"):
             app.controls["currency"].value = currency
-    assert 0 < len(fig._history_backgrounds) <= 4
+    assert 0 < len(app.history.backgrounds) <= 4
 
 
 def test_app_first_render_has_the_label_column_aligned(make_app):
@@ -302,7 +302,7 @@ def test_a_language_switched_back_shows_its_first_image_and_builds_nothing(monke
     # the chart not shown holds no background of its own: only the shared cache does, four at most
     hidden = [fig for fig in built.values() if fig is not app.history_fig]
     assert all(fig.history_handles.blitter.background is None for fig in hidden)
-    assert len(app.history_fig._history_backgrounds) <= 4
+    assert len(app.history.backgrounds) <= 4
 
 
 def test_a_kept_chart_comes_back_with_the_limits_it_was_built_with(app):

@@ -15,6 +15,7 @@ import re
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from strategies import examples
 
 from explorer import Scenario, estimate, recipe_verdicts
 from explorer import claims as C
@@ -56,7 +57,7 @@ def test_no_claim_gets_two_verdicts_on_the_presets(checked):
     assert not two, two
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gpu=st.sampled_from(["h100-sxm", "h800", "h200", "b200", "a100-80gb"]),
        params=st.sampled_from([7e9, 70e9, 405e9]), region=st.sampled_from(["us-avg", "cn-avg", "cn-shanghai", "de"]),
        pricing=st.sampled_from(["on_demand", "reserved_1y", "spot"]))

@@ -1,50 +1,15 @@
-"""Historical training cost of notable AI models: data, trend fit, projection.
+"""Historical training cost: the data (history.csv, Epoch AI's frontier set, the deflator) and the trend fit.
 
-The first source article (section 二) tells the story of training cost rising
-from about $900 (2017) to $78M and $191M (2023) and quotes a forecast of
-$10B-$100B "within three years". This module makes that story checkable:
-
-* :func:`load_history` reads ``explorer/data/history.csv`` (cloud-price,
-  developer-stated and other estimates, one row each with its date, dollar
-  year, method, scope and source) and ``explorer/data/epoch_frontier.csv``:
-  Epoch AI's amortized hardware + energy cost (and, for 35 of them, the
-  cloud-price cost) of the final run of each of its 82 frontier models (Epoch AI, training-cost-trends, CC BY 4.0; Cottier et
-  al. 2024 [1]_). The selection rule is Epoch's, not ours: a model is frontier if
-  it was among the 10 largest by training compute at its publication date
-  (the repository's ``top_n = 10`` selection, ``frontier_systems_by_top_n.json``,
-  fine-tunes excluded).
-* :func:`fit_trend` fits a log-linear trend of cost against date for one
-  method and subset (default: frontier models from 2016 on, amortized
-  hardware + energy, as Epoch AI does), with a bootstrap interval, the
-  doubling time and the years at which the trend crosses $1B, $10B and $100B.
-  :func:`fit_periods` fits the two periods reported side by side: 2016-2023
-  (the paper's, 2.4x/yr, 90% CI 2.0-2.9x [1]_) and 2016-2025 (all of Epoch's data).
-  The cloud-price series is its own trend (``method="cloud"``), never mixed in.
-* :func:`check_claims` compares each dated figure of the article
-  (``explorer/data/article_claims.csv``) with the sourced value (the AI Index
-  2024 [2]_ and developer figures in ``history.csv``, Epoch AI's set).
-* :func:`render_report` is what ``python -m explorer history`` prints.
-
-The methods are never mixed in one fit: for the same run they differ by
-3-20x (Gemini 1.0 Ultra: $191M at cloud prices, $30M amortized). Costs are
-compared in one dollar year, deflated by the producer price index Epoch AI uses [3]_.
-
-References
-----------
-.. [1] Cottier, B., Rahman, R., Fattorini, L., Maslej, N., Owen, D. (2024).
-   "The rising costs of training frontier AI models". arXiv:2405.21015.
-.. [2] Stanford HAI (2024). "AI Index Report 2024", chapter 1.
-.. [3] U.S. Bureau of Labor Statistics, Producer Price Index by Industry:
-   Data Processing, Hosting and Related Services (PCU518210518210), via FRED;
-   the deflator used by Epoch AI (github.com/epoch-research/training-cost-trends,
-   data/PCU518210518210.csv).
+:func:`load_history` and :func:`load_claims` read the tables, :func:`fit_trend`, :func:`fit_periods` and
+:func:`fit_acquisition_periods` fit log-linear trends with bootstrap intervals. The claims check and the
+printed report are in :mod:`explorer.history.report`; :mod:`explorer.history` exports both (see its
+docstring for the sources and references).
 """
 
 from __future__ import annotations
 
 import functools
 import io
-import json
 import math
 from dataclasses import dataclass
 from importlib import resources
@@ -57,34 +22,7 @@ import pandas as pd
 from explorer import catalog
 from explorer.errors import ScenarioError
 from explorer.messages import Message
-from explorer.text import money
 
-__all__ = [
-    "METHODS",
-    "SCOPES",
-    "TARGET_DOLLAR_YEAR",
-    "THRESHOLDS_USD",
-    "EPOCH_GROWTH_PER_YEAR",
-    "EPOCH_GROWTH_CI95",
-    "EPOCH_GROWTH_CI90",
-    "FIT_START_YEAR",
-    "PERIODS",
-    "SELECTION_RULE",
-    "fit_periods",
-    "Crossing",
-    "TrendFit",
-    "load_history",
-    "load_claims",
-    "decimal_year",
-    "deflator",
-    "fit_log_linear",
-    "fit_trend",
-    "fit_acquisition_periods",
-    "fittable_methods",
-    "select_points",
-    "check_claims",
-    "render_report",
-]
 
 #: Cost methods, key -> English description. Keep them apart in fits.
 METHODS: Mapping[str, str] = {
@@ -140,11 +78,6 @@ THRESHOLDS_USD = (1e9, 1e10, 1e11)
 N_BOOT = 10000  # 4000 left the 2016-2023 upper limit 0.02 from its converged value (~2.94x at 40,000)
 SEED = 20240531
 CI_LEVEL = 0.90
-
-#: Claims check: a claimed figure within this factor of the sourced one is
-#: "consistent"; beyond FLAG_FACTOR it is flagged.
-CONSISTENT_FACTOR = 1.25
-FLAG_FACTOR = 2.0
 
 #: Minimum number of points (at distinct dates) for a fit.
 MIN_POINTS = 3
@@ -667,219 +600,3 @@ def fit_acquisition_periods() -> dict[str, TrendFit]:
                                    labels=rows["model"].tolist(), method=ACQUISITION,
                                    subset=f"frontier models, {ACQUISITION_WORDS}, {name}")
     return out
-
-
-def _ratio_words(ratio: float) -> str:
-    if ratio >= 1:
-        return f"{ratio:.0f}x too high" if ratio >= 10 else f"{ratio:.1f}x too high"
-    inv = 1 / ratio
-    return f"{inv:.0f}x too low" if inv >= 10 else f"{inv:.1f}x too low"
-
-
-def _fmt_year(y: float) -> str:
-    return f"{y:.1f}" if math.isfinite(y) else "never"
-
-
-def check_claims(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFrame:
-    """Compare the article's dated figures with the sourced data.
-
-    Each ``figure`` claim is compared with the row of ``history.csv`` for
-    its model and method whose date is nearest the claimed year, in that
-    row's own dollars (the article quotes nominal figures). If the figure is
-    off, other rows of the same model are searched for one it does match.
-    Each ``forecast`` claim is judged on every cost basis: the year the
-    fitted trend crosses the claimed cost, for its method over each of
-    :data:`PERIODS` (2016-2023, 2016-2025), on the cloud-price trend (its own
-    series) and on Epoch AI's hardware-acquisition cost
-    (:func:`fit_acquisition_periods`). "By 2027" means by the end of 2027
-    (decimal year 2028.0): it holds on a basis when that is not earlier than
-    the basis's 90% interval. It is ``flagged`` when it is earlier than the
-    90% interval of every period of the claim's own method.
-
-    Parameters
-    ----------
-    fits : mapping of str to TrendFit, optional
-        A fit per method to use instead (one basis per method); default
-        :func:`fit_periods` for the claim's method and for the cloud price.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per claim: ``id, kind, year, claim_zh, claim_en, model,
-        method, claimed_usd, sourced_usd, sourced_id, sourced_date, scope,
-        ratio`` (claimed / sourced), ``flagged`` (off by more than
-        FLAG_FACTOR, or forecast earlier than the trend's interval),
-        ``verdict``, ``source``; for forecasts ``bases`` (one dict per basis:
-        ``basis``, ``method``, ``period``, ``year``, ``lo``, ``hi``, ``when``)
-        and ``holds_on`` (the bases on which the claimed year is not earlier
-        than the interval).
-    """
-    hist = _history()
-    given = dict(fits or {})
-    cache: dict = {}
-
-    def bases_of(method: str) -> dict:
-        if method in given:
-            return {f"{METHODS[method]} ({given[method].subset.rsplit(', ', 1)[-1]})": (method, given[method])}
-        if method not in cache:
-            cache[method] = fit_periods(method)
-        return {f"{METHODS[method]}, {period}": (method, f) for period, f in cache[method].items()}
-    out = []
-    for _, cl in _claims().iterrows():
-        rec = {k: cl[k] for k in ("id", "kind", "year", "claim_zh", "claim_en", "model", "method",
-                                  "claimed_usd", "source")}
-        rec.update(sourced_usd=np.nan, sourced_id="", sourced_date="", scope="", ratio=np.nan,
-                   flagged=False, verdict="", bases=[], holds_on=[])
-        claimed = float(cl["claimed_usd"])
-        if cl["kind"] == "forecast":
-            method = _check_method(cl["method"])
-            by = float(cl["year"])
-            bases = bases_of(method)
-            if method != "cloud" and "cloud" in fittable_methods():
-                bases.update(bases_of("cloud"))
-            if not given:
-                bases.update({f"{ACQUISITION_WORDS}, {period}": (ACQUISITION, f)
-                              for period, f in fit_acquisition_periods().items()})
-            by_end = by + 1.0  # "by 2027": before the end of 2027
-            parts = []
-            for name, (m, fit) in bases.items():
-                cr = fit.crossing(claimed)
-                when = "earlier than" if by_end < cr.lo else "later than" if by_end > cr.hi else "within"
-                period = fit.subset.rsplit(", ", 1)[-1]
-                rec["bases"].append(dict(basis=name, method=m, period=period, year=cr.year, lo=cr.lo, hi=cr.hi,
-                                         when=when))
-                if by_end >= cr.lo:
-                    rec["holds_on"].append(name)
-                parts.append(f"{name}: {money(claimed)} in {_fmt_year(cr.year)} ({fit.ci_level:.0%}: "
-                             f"{_fmt_year(cr.lo)}-{_fmt_year(cr.hi)}), 'by {by:.0f}' is {when} that interval")
-            own = [b for b in rec["bases"] if b["method"] == method]
-            rec["flagged"] = all(b["when"] == "earlier than" for b in own)
-            rec["verdict"] = "; ".join(parts)
-            out.append(rec)
-            continue
-        same = hist[(hist["model"] == cl["model"]) & (hist["method"] == cl["method"])]
-        if same.empty:
-            rec["verdict"] = "no sourced value for this model and method"
-            rec["flagged"] = True
-            out.append(rec)
-            continue
-        if pd.notna(cl["year"]):
-            row = same.iloc[int(np.argmin(np.abs(same["year"].to_numpy() - (float(cl["year"]) + 0.5))))]
-        else:
-            row = same.iloc[0]
-        ratio = claimed / float(row["cost_usd"])
-        rec.update(sourced_usd=float(row["cost_usd"]), sourced_id=row["id"], sourced_date=row["date"],
-                   scope=SCOPES[row["scope"]], ratio=ratio)
-        off = max(ratio, 1 / ratio)
-        if off <= CONSISTENT_FACTOR:
-            verdict = f"consistent with {row['estimate']} ({row['date']})"
-        elif off <= FLAG_FACTOR:
-            verdict = f"roughly: {_ratio_words(ratio)} vs {row['estimate']} ({row['date']})"
-        else:
-            rec["flagged"] = True
-            verdict = f"OFF: {_ratio_words(ratio)} vs {row['estimate']} ({row['date']})"
-            others = hist[(hist["model"] == cl["model"]) & (hist["id"] != row["id"])]
-            r2 = claimed / others["cost_usd"]
-            match = others[(r2 <= CONSISTENT_FACTOR) & (r2 >= 1 / CONSISTENT_FACTOR)]
-            if not match.empty:
-                m = match.iloc[0]
-                verdict += (f"; matches {m['estimate']} dated {m['date']} (${m['cost_usd']:,.0f}, "
-                            f"id {m['id']}) instead")
-        rec["verdict"] = verdict
-        out.append(rec)
-    return pd.DataFrame(out)
-
-
-
-
-def render_report(as_json: bool = False, method: str | None = None) -> str:
-    """Report of the trend fit and the claims check.
-
-    Parameters
-    ----------
-    as_json : bool
-        Return the fit numbers as JSON (see :meth:`TrendFit.as_dict`).
-    method : {"amortized", "cloud", "developer"}, optional
-        Cost method of the fit; default ``"amortized"`` (frontier models).
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    explorer.errors.ScenarioError
-        For an unknown method.
-    """
-    method = _check_method(method)
-    if method not in fittable_methods():
-        raise _error("method", method, Message("allowed_choices", choices=list(fittable_methods()),
-                                               field="history_method"))
-    fit = fit_trend(method)
-    if as_json:
-        out = fit.as_dict()
-        out["selection_rule"] = SELECTION_RULE
-        out["periods"] = {name: {k: f.as_dict()[k] for k in ("growth_per_year", "growth_ci90", "n_points", "years")}
-                          for name, f in fit_periods(method).items()}
-        return json.dumps(out, ensure_ascii=False, indent=2)
-
-    d = fit.as_dict()
-    ep = d["epoch"]
-    lo, hi = fit.growth_ci
-    dlo, dhi = fit.doubling_months_ci
-    periods = fit_periods(method)
-    lines = [
-        "Training cost of notable AI models: historical trend",
-        f"Data: {SELECTION_RULE}, explorer/data/epoch_frontier.csv (Epoch AI, training-cost-trends, CC BY 4.0; "
-        f"{EPOCH_REFERENCE}), plus explorer/data/history.csv (AI Index 2024 and developer figures, not fitted); "
-        f"{len(_history())} estimates; costs in {fit.dollar_year} USD (US PPI PCU518210518210, the deflator Epoch AI uses).",
-        "",
-        f"Fit: log10(cost) linear in date, {fit.subset}",
-        f"     {fit.n_points} points, {fit.year.min():.1f}-{fit.year.max():.1f}; "
-        f"{fit.ci_level:.0%} intervals from {fit.boot_slope_log10_per_year.size} bootstrap resamples over points",
-        f"  growth per year  {fit.growth_per_year:.2f}x   ({fit.ci_level:.0%}: {lo:.2f}-{hi:.2f}x)",
-        f"  doubling time    {fit.doubling_months:.1f} months ({fit.ci_level:.0%}: {dlo:.1f}-{dhi:.1f})",
-        "  By period:",
-    ]
-    for name, f in periods.items():
-        plo, phi = f.growth_ci
-        lines.append(f"    {name}  {f.growth_per_year:.2f}x/yr ({f.ci_level:.0%}: {plo:.2f}-{phi:.2f}x), n={f.n_points}")
-    paper = periods["2016-2023"]
-    lines.append(
-        f"  Epoch AI ({ep['reference']}), 2016-2023: {ep['epoch_growth_per_year']}x/yr, 90% CI "
-        f"{ep['epoch_ci90'][0]}-{ep['epoch_ci90'][1]}x -> the 2016-2023 fit here is "
-        + ("INSIDE" if paper.epoch_comparison()["inside"] else "OUTSIDE") + " that interval")
-    if method != "amortized":
-        lines.append("  (Epoch's figure is for the amortized method; other methods are not directly comparable.)")
-    lines.append("  Trend crosses:")
-    for c in fit.crossings:
-        lines.append(f"    {money(c.cost_usd):>6}  in {_fmt_year(c.year)}  ({fit.ci_level:.0%}: "
-                     f"{_fmt_year(c.lo)}-{_fmt_year(c.hi)})")
-    lines.append("  (intervals are for the trend line; single models scatter ~3x either side of it)")
-    lines.append("  Sensitivity of the growth per year to the subset:")
-    for words, kw in (("from 2020 only", dict(start_year=2020.0)),
-                      ("all models, not only frontier", dict(frontier_only=False))):
-        try:
-            alt = fit_trend(method, **kw)
-        except ValueError:
-            continue
-        alo, ahi = alt.growth_ci
-        lines.append(f"    {words:<44} {alt.growth_per_year:.2f}x ({alo:.2f}-{ahi:.2f}), n={alt.n_points}")
-    lines += ["", f"Points fitted ({fit.subset}):", f"  {'date':<8} {'model':<28} {'cost':>9}  estimate"]
-    rows, _ = select_points(method)
-    for _, r in rows.iterrows():
-        lines.append(f"  {r['date']:<8} {r['model'][:28]:<28} {money(r['cost_usd_target']):>9}  {r['estimate']}")
-
-    claims = check_claims()
-    lines += ["", "Article claims check (《大模型训练成本全维度拆解与优化指南》, section 二), compared in the source's own dollars:"]
-    for _, c in claims.iterrows():
-        year = "now" if pd.isna(c["year"]) else f"{c['year']:.0f}"
-        mark = "!!" if c["flagged"] else "ok"
-        lines.append(f"  [{mark}] {year:<4} {c['claim_en']}")
-        lines.append(f"       {c['claim_zh']}")
-        if c["kind"] == "figure" and c["sourced_id"]:
-            lines.append(f"       model {c['model']} ({METHODS[c['method']]}, {c['scope']}): claimed "
-                         f"{money(c['claimed_usd'])}, sourced {money(c['sourced_usd'])} "
-                         f"[{c['sourced_id']}], ratio {c['ratio']:.2f}")
-        lines.append(f"       -> {c['verdict']}")
-    return "\n".join(lines)

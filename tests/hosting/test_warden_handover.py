@@ -1,0 +1,90 @@
+"""The warden's busy limit counts from the moment a kernel becomes a viewer's, not from its time in the pool.
+
+A preheated kernel runs the notebook as soon as the pool starts it; the notebook then waits, busy on that one
+message, for a viewer's query string. Found by the Plan/Models browser tests (issue 27): after a quiet minute in
+the pool the next viewer's kernel was freed at once ("busy on one message for 87 s, over the limit of 60 s") and
+the page never loaded. Driven here on a fake clock and a stand-in kernel manager, with no server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+
+from explorer.hosting import seats
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class FakeKernelManager:
+    """Just what the warden calls: the live ids, a kernel (no activity stream, no process) and shutdown."""
+
+    def __init__(self, ids) -> None:
+        self.ids = set(ids)
+        self.shut_down: list[str] = []
+
+    def list_kernel_ids(self):
+        return list(self.ids)
+
+    def get_kernel(self, kernel_id):
+        if kernel_id not in self.ids:
+            raise KeyError(kernel_id)
+        return type("Kernel", (), {"execution_state": "busy"})()
+
+    async def shutdown_kernel(self, kernel_id, now=False):
+        self.ids.discard(kernel_id)
+        self.shut_down.append(kernel_id)
+
+
+@pytest.fixture
+def warden_and_clock(monkeypatch):
+    monkeypatch.setattr(seats, "SEATS", {})
+    clock = FakeClock()
+    km = FakeKernelManager({"pooled"})
+    warden = seats.Warden(km, logging.getLogger("test-warden"), interval=1.0, page_idle_timeout=0,
+                          busy_cull_timeout=0, kernel_memory_mb=0, connections=lambda _k: 1,
+                          busy_message_limit=60.0, clock=clock)
+    return warden, clock, km
+
+
+def test_a_kernel_busy_in_the_pool_is_not_freed_when_a_viewer_takes_it(warden_and_clock):
+    warden, clock, km = warden_and_clock
+    warden.busy_clock.status("pooled", "run-notebook", "busy")  # the pool runs the notebook, which waits
+    clock.now += 267.0  # the longest wait seen in the pool
+    asyncio.run(warden.check())
+    assert km.shut_down == []  # no seat yet: a pool kernel is never judged
+    seats.SEATS["pooled"] = seats.Seat("127.0.0.1", b"x", since=clock.now, last_interaction=clock.now)
+    clock.now += 5.0  # the viewer's notebook run goes on: 5 s into its own time
+    asyncio.run(warden.check())
+    assert km.shut_down == []
+
+
+def test_the_viewers_own_minute_still_counts(warden_and_clock):
+    warden, clock, km = warden_and_clock
+    warden.busy_clock.status("pooled", "run-notebook", "busy")
+    clock.now += 267.0
+    seats.SEATS["pooled"] = seats.Seat("127.0.0.1", b"x", since=clock.now, last_interaction=clock.now)
+    clock.now += 61.0  # the same message is still unfinished 61 s after the hand-over: over the limit of 60 s
+    asyncio.run(warden.check())
+    assert km.shut_down == ["pooled"]
+
+
+def test_a_message_started_after_the_hand_over_is_timed_from_its_start(warden_and_clock):
+    warden, clock, km = warden_and_clock
+    seats.SEATS["pooled"] = seats.Seat("127.0.0.1", b"x", since=clock.now, last_interaction=clock.now)
+    clock.now += 100.0
+    warden.busy_clock.status("pooled", "a-click", "busy")
+    clock.now += 59.0
+    asyncio.run(warden.check())
+    assert km.shut_down == []
+    clock.now += 2.0
+    asyncio.run(warden.check())
+    assert km.shut_down == ["pooled"]
