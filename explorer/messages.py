@@ -28,6 +28,14 @@ Templates use :meth:`str.format` fields. Besides the standard format specs
     a refused value: a nested message rendered, a number as ``num``, else its short ``repr``.
 ``msg``
     a nested message, rendered in the same language.
+``name``, ``name+<suffix>``
+    a name of the catalogs or the model (a named default, a field, a price basis) with an optional literal
+    suffix (``{basis:name+ price}``): in plain English the value and suffix as they are; else the
+    ``term:<value><suffix>`` row of labels.csv, else the ``<value><suffix>`` row, else as ``field``.
+``code``
+    an id written in capitals when readable (``bf16`` -> ``BF16``); in plain English as it is.
+``upper``
+    an id written in capitals (``bf16`` -> ``BF16``).
 
 This module sits near the bottom of the package: it imports only :mod:`explorer.tables` (the CSV reader) and
 :mod:`explorer.text` (labels and number formats); :mod:`explorer.errors` and :mod:`explorer.catalog` sit above it
@@ -171,6 +179,12 @@ class _Formatter(string.Formatter):
             return self._value(value)
         if spec == "msg":
             return render(value, lang, readable=self.readable)
+        if spec == "name" or spec.startswith("name+"):
+            return self._name(f"{value}{spec[5:]}")
+        if spec == "code":
+            return str(value) if self.plain else str(value).upper()
+        if spec == "upper":
+            return str(value).upper()
         if isinstance(value, float) and not math.isfinite(value) and spec:
             return _unknown(lang) if math.isnan(value) else "∞"
         return super().format_field(value, spec)
@@ -186,6 +200,14 @@ class _Formatter(string.Formatter):
             if key in labels():
                 return _label(key, self.language)
         return str(name)
+
+    def _name(self, key: str) -> str:
+        if self.plain:
+            return key
+        for k in (f"term:{key}", key):
+            if k in labels():
+                return _label(k, self.language)
+        return self._field(key)
 
     def _num(self, x: Any) -> str:
         if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 1000:  # past any float (a hostile file)

@@ -13,6 +13,7 @@ from typing import Mapping
 
 import numpy as np
 
+from explorer.model.inputs import compute_inputs
 from explorer.model.resolve import resolve
 from explorer.scenario import Scenario
 
@@ -116,7 +117,7 @@ def _compose(a: Mapping[str, Mapping[str, np.ndarray]]) -> dict:
     pr, rel, d, tk = a[PRICING], a[RELIABILITY], a[DATA], a[TRAINING_KIND]
     tokens = a[TOKENS]["tokens"]
     default_mfu = acc["mfu_base"] * p["mfu_factor"] * ar["moe_factor"]
-    return dict(
+    return compute_inputs(dict(  # every input of compute (explorer.model.inputs): one missing fails here
         params=m["params"],
         active_params=m["params"] * ar["active_fraction"],
         tokens=tokens,
@@ -128,6 +129,9 @@ def _compose(a: Mapping[str, Mapping[str, np.ndarray]]) -> dict:
         gpus=a[CLUSTER]["gpus"],
         deadline_days=a[CLUSTER]["deadline_days"],
         max_gpus=a[CLUSTER]["max_gpus"],
+        # carried by no lever: compute's defaults, as when they were left out of this list (no "too long"
+        # check, GPU-only energy unknown); only the total and its parts are read here
+        max_wall_days=np.inf,
         failure_rate_per_gpu_hour=rel["failure"] + pr["spot_failures"],
         checkpoint_write_hours=rel["write_h"],
         checkpoint_interval_hours=rel["interval_h"],
@@ -140,6 +144,7 @@ def _compose(a: Mapping[str, Mapping[str, np.ndarray]]) -> dict:
         tensor_parallel=a[CLUSTER]["tensor_parallel"],
         memory_gb=acc["memory_gb"],
         tdp_w=acc["tdp_w"],
+        chip_power_w=np.nan,
         server_power_factor=acc["server_power_factor"],
         avg_power_fraction=acc["avg_power_fraction"],
         pue=a[REGION]["pue"],
@@ -157,4 +162,4 @@ def _compose(a: Mapping[str, Mapping[str, np.ndarray]]) -> dict:
         checkpoints_kept=d["checkpoints"],
         storage_usd_per_gb_month=d["storage"],
         experiments_multiplier=a[EXPERIMENTS]["mult"],
-    )
+    ))

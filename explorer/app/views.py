@@ -19,7 +19,7 @@ from explorer.model.checks import people_largest
 from explorer.text import label, labels, money, quantity
 
 __all__ = ["region_note_html", "kpi_html", "summary_text", "warnings_html", "assumptions_html", "share_html", "glossary_html",
-           "session_html", "translate", "error_text", "assumption_name", "STYLE", "HEARTBEAT_SECONDS",
+           "session_html", "translate", "error_text", "STYLE", "HEARTBEAT_SECONDS",
            "SESSION_TIMEOUT_SECONDS"]
 
 #: How often the page pings the kernel, and how long without an answer before the session counts as ended [s].
@@ -196,29 +196,6 @@ def error_text(exc: ScenarioError, language: str = "en") -> str:
     return exc.render(language)
 
 
-def assumption_name(name: str, language: str = "en") -> str:
-    """An assumption's name in ``language``: ``term:`` rows of labels.csv for the name and each part in brackets.
-
-    Examples
-    --------
-    >>> assumption_name("n_layers (derived from params)", "zh")
-    '层数（由参数量推算）'
-    >>> assumption_name("cloud price (gaudi2, estimated)", "zh")
-    '云端租价（gaudi2，估算）'
-    >>> assumption_name("mfu_dense"), assumption_name("seq_len")
-    ('Default MFU, dense run', 'Sequence length')
-    """
-    head, sep, rest = name.partition(" (")
-    if not sep:
-        return _term(head, language)
-    open_, comma, colon_, close = ("（", "，", "：", "）") if language == "zh" else (" (", ", ", ": ", ")")
-    parts = []
-    for part in (rest[:-1] if rest.endswith(")") else rest).split(", "):
-        what, colon, detail = part.partition(": ")
-        parts.append(_term(what, language) + (colon_ + _term(detail, language) if colon else ""))
-    return _term(head, language) + open_ + comma.join(parts) + close
-
-
 def unit_text(unit: str, language: str = "en") -> str:
     """A unit in ``language`` (``term:<unit>`` of labels.csv): ``USD/GPU-hour`` -> ``美元/GPU 时``."""
     return unit if language == "en" else _term(unit, language)
@@ -393,18 +370,31 @@ def warnings_html(e: Estimate, language: str = "en") -> str:
 
 
 def assumptions_html(e: Estimate, language: str = "en") -> str:
-    """Every catalog value and default the estimate used, with its source."""
+    """Every catalog value and default the estimate used, with its source, in ``language``.
+
+    Names come from each assumption's id and params (:meth:`explorer.model.Assumption.render`); a source in
+    the model's own words is a :class:`~explorer.messages.Message` and is rendered too, citations stay as written.
+    """
     head = "".join(f"<th>{html.escape(label(k, language))}</th>" for k in
                    ("assumption_name", "assumption_value", "assumption_unit", "assumption_source"))
     rows = []
     unknown = label("unit_unknown", language)
-    for a in e.assumptions:
-        value = (_term(a.value, language) if language != "en" else a.value) if isinstance(a.value, str) else (
+    for a in e.assumptions:  # each an id and params (explorer.model.Assumption), rendered from messages.csv
+        value = _choice_text(a, language) if isinstance(a.value, str) else (
             f"{a.value:.4g}" if math.isfinite(a.value) else unknown)
-        rows.append(f"<tr><td>{html.escape(assumption_name(a.name, language))}</td><td>{html.escape(value)}</td>"
+        rows.append(f"<tr><td>{html.escape(a.render(language))}</td><td>{html.escape(value)}</td>"
                     f'<td>{html.escape(unit_text(a.unit, language))}</td>'
-                    f'<td class="src">{html.escape(a.source)}</td></tr>')
+                    f'<td class="src">{html.escape(render(a.source, language))}</td></tr>')
     return f'<div class="explorer-assumptions"><table><tr>{head}</tr>{"".join(rows)}</table></div>'
+
+
+def _choice_text(a, language: str) -> str:
+    """A choice an assumption records (``"selective"``, ``"straight_line"``) in ``language``: its ``term:`` row,
+    else the choice's label of the field the assumption names (``amortization_straight_line``), else as it is."""
+    for key in (f"term:{a.value}", f"{a.params.get('name')}_{a.value}"):
+        if key in labels():
+            return label(key, language)
+    return a.value
 
 
 GLOSSARY = ("mfu", "goodput", "pue", "precision", "moe", "dim_hidden", "owned_compute", "in_rate", "scope")

@@ -120,7 +120,9 @@ class Estimate:
         They sum to ``cost_usd["compute"]`` and are not added to the total.
         Empty for owned hardware (there energy and hardware are dimensions).
     assumptions : tuple of Assumption
-        Every catalog value and named default the estimate used, with its source.
+        Every catalog value and named default the estimate used, with its source: each an ``id`` and
+        ``params`` (:class:`~explorer.model.resolve.Assumption`); ``a.name`` is its English name,
+        ``a.render("zh")`` gives it in Chinese.
     feasible : bool
         False when the run cannot happen: it fits on no cluster up to the
         largest the model allows (``max_gpus``), misses its deadline on that

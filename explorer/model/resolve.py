@@ -11,12 +11,14 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 from explorer import catalog, rules
 from explorer import prices as prices_module
 from explorer.catalog import default
 from explorer.messages import Message
 from explorer.model import formulas as F
+from explorer.model.inputs import compute_inputs
 from explorer.scenario import Scenario, experiments_default_name
 
 __all__ = ["Assumption", "Resolved", "resolve", "resolve_mfu", "reference_precision"]
@@ -24,12 +26,70 @@ __all__ = ["Assumption", "Resolved", "resolve", "resolve_mfu", "reference_precis
 
 @dataclass(frozen=True)
 class Assumption:
-    """A value the estimate used and where it came from."""
+    """A value the estimate used and where it came from, named by a row of ``explorer/data/messages.csv``.
 
-    name: str
+    Parameters
+    ----------
+    id : str
+        The row naming the assumption (``assumption_<what>``): its ``en`` and ``zh`` templates.
+    params : mapping
+        What the templates fill in: ids and names as the catalogs hold them (``gpu="h100-sxm"``,
+        ``precision="bf16"``), never words of a language.
+    value : float or str
+        The value used [``unit``]; a str is a choice (``"selective"``).
+    unit : str
+        Its unit, as labels.csv's ``term:<unit>`` rows name it (``"USD/GPU-hour"``).
+    source : str
+        Where the value comes from: a citation (kept in its language), or a
+        :class:`~explorer.messages.Message` where the words are the model's own.
+
+    Examples
+    --------
+    >>> a = Assumption("assumption_tdp", {"gpu": "h100-sxm"}, 700.0, "W", "NVIDIA")
+    >>> a.name, str(a)  # the English name, as before assumptions had ids
+    ('TDP (h100-sxm)', 'TDP (h100-sxm)')
+    >>> a.render("zh")
+    '热设计功耗 TDP（h100-sxm）'
+    """
+
+    id: str
+    params: Mapping[str, Any]
     value: float | str
     unit: str
     source: str
+
+    @property
+    def name(self) -> str:
+        """The name in plain English: field and default names as they are (what the CLI and notebooks read)."""
+        return str(Message(self.id, **self.params))
+
+    def render(self, language: str = "en") -> str:
+        """The name in ``language`` ("en" or "zh"), names of defaults and fields by their labels."""
+        text = Message(self.id, **self.params).render(language)
+        return text[:1].upper() + text[1:] if language == "en" else text
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __hash__(self) -> int:
+        return hash((self.id, tuple(sorted(self.params.items())), self.value, self.unit, str(self.source)))
+
+
+def _named(name: str, value, unit: str, source: str) -> Assumption:
+    """An assumption named by a default or a field (``name``, labelled ``term:<name>`` in labels.csv)."""
+    return Assumption("assumption_named", {"name": name}, value, unit, source)
+
+
+def _set(name: str, value, unit: str) -> Assumption:
+    """A value the scenario gives (its field ``name``)."""
+    return _named(name, value, unit, _source("assumption_source_set"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _source(msg_id: str, **params) -> Message:
+    """The source ``msg_id`` in the model's own words (a :class:`Message`): made once per id and params, since
+    a Message writes its English when it is made and every estimate names the same few."""
+    return Message(msg_id, **params)
 
 
 @dataclass
@@ -72,7 +132,7 @@ class Resolved:
 
 def _assumption(name: str) -> Assumption:
     d = catalog.defaults()[name]
-    return Assumption(name, d.value, d.unit, d.source)
+    return _named(name, d.value, d.unit, d.source)
 
 
 def _pick(value, name: str, used: list[Assumption], fallbacks: dict | None = None, field: str | None = None) -> float:
@@ -98,17 +158,22 @@ def _team(s: Scenario, train_flop: float, used: list[Assumption], fallbacks: dic
     fallbacks["team_headcount"] = fte
     headcount = fte if s.team_headcount is None else s.team_headcount
     if s.team_headcount is None:
-        used.append(Assumption("team_headcount", fte, "people (FTE)", rules.team_source(kind)))
+        used.append(_named("team_headcount", fte, "people (FTE)", rules.team_source(kind)))
     months = s.project_months
     cap = math.inf
     if months is None:
         months = float(rules.project_months(train_flop, kind))
         cap = _pick(None, "project_months_max", [])
-        used.append(Assumption("project_months", months, "months", rules.months_source(kind)))
+        used.append(_named("project_months", months, "months", rules.months_source(kind)))
     share = math.nan
     if s.team_headcount is None and kind != "pretrain":
         share = _pick(None, "people_share_max_adaptation", used)
     return dict(headcount=headcount, project_months=months, project_months_max=cap, people_share_max=share)
+
+
+def _where(reg) -> dict:
+    """The params naming region ``reg`` in an assumption: its id (English) and its name (Chinese, by its label)."""
+    return {"region": reg.id, "region_name": reg.name}
 
 
 def _nan(x) -> float:
@@ -132,7 +197,7 @@ def resolve_mfu(scenario: Scenario) -> tuple[float, list[Assumption]]:
     accelerator's peak ratio; MoE runs are scaled by ``moe_mfu_factor``.
     """
     if scenario.mfu is not None:
-        return scenario.mfu, [Assumption("mfu", scenario.mfu, "1", "set in the scenario")]
+        return scenario.mfu, [_set("mfu", scenario.mfu, "1")]
     return _default_mfu(scenario, _mfu_factors(scenario, catalog.accelerator(scenario.gpu)))
 
 
@@ -172,12 +237,12 @@ def _shape(s: Scenario, used: list[Assumption]) -> tuple[int, int, int]:
         return s.n_layers, s.d_model, seq
     if s.architecture == "moe":  # attention and width follow the active parameters, not the experts
         L, d = (int(x) for x in F.moe_shape(s.active_params_effective))
-        what, how = "active params", "Na = 12 L d^2 with d = 128 L over the active parameters (moe_shape)"
+        kind, how = "assumption_derived_shape_moe", "Na = 12 L d^2 with d = 128 L over the active parameters (moe_shape)"
     else:
         L, d = (int(x) for x in F.model_shape(s.params))
-        what, how = "params", "N = 12 L d^2 with d = 128 L (Kaplan et al. 2020)"
-    used.append(Assumption(f"n_layers (derived from {what})", L, "1", how))
-    used.append(Assumption(f"d_model (derived from {what})", d, "1", how))
+        kind, how = "assumption_derived_shape", "N = 12 L d^2 with d = 128 L (Kaplan et al. 2020)"
+    used.append(Assumption(kind, {"name": "n_layers"}, L, "1", how))
+    used.append(Assumption(kind, {"name": "d_model"}, d, "1", how))
     return L, d, seq
 
 
@@ -190,16 +255,17 @@ def _memory(s: Scenario, shape, used: list[Assumption]) -> tuple[dict, float]:
     trainable = s.lora_trainable_fraction if s.training_kind == "lora" else 1.0
     parts = {"weights": prec.weight_bytes, "gradients": trainable * default(grad_name),
              "optimizer": trainable * default(opt_name)}
-    used.append(Assumption(f"bytes per weight ({s.precision})", prec.weight_bytes, "bytes", prec.source))
+    used.append(Assumption("assumption_weight_bytes", {"precision": s.precision}, prec.weight_bytes, "bytes",
+                           prec.source))
     act_bytes = _activation_bytes(s.precision)
     if prec.activation_bytes is None:
-        kept = _WIDER_ACTIVATIONS.get(s.precision, "16-bit").upper().replace("16-BIT", "16-bit")
-        used.append(Assumption(f"activation bytes ({s.precision}: none sourced, {kept} kept)", act_bytes, "bytes",
-                               prec.source))
+        kept = _WIDER_ACTIVATIONS.get(s.precision)
+        used.append(Assumption("assumption_activation_bytes_kept" if kept else "assumption_activation_bytes_16bit",
+                               {"precision": s.precision, "kept": kept or ""}, act_bytes, "bytes", prec.source))
     L, d, seq = shape
     heads = max(1.0, d / _pick(None, "head_dim", used))
     act = L * float(F.activation_bytes_per_layer(seq, d, heads, act_bytes, s.recompute))
-    used.append(Assumption("activation recomputation", s.recompute, "",
+    used.append(Assumption("assumption_recompute", {}, s.recompute, "",
                            "Korthikanti et al. 2022: none 34 + 5as/d, selective 34, full 2 bytes-units per s*d"))
     return parts, act
 
@@ -231,9 +297,9 @@ def _estimated_price(acc, attribute: str, what: str, unit: str, used, estimated,
     if peer is None:
         return None
     value = getattr(peer, attribute) * _ref_peak(acc) / _ref_peak(peer)
-    source = (f"estimate: {peer.name} ({peer.year}) {getattr(peer, attribute):g} {unit} x peak "
-              f"{_ref_peak(acc):g} / {_ref_peak(peer):g} TFLOP/s ({reference_precision(acc).upper()})")
-    used.append(Assumption(f"{what} ({acc.id}, estimated)", value, unit, source))
+    source = _source("assumption_source_peer_price", peer=peer.name, year=peer.year, price=getattr(peer, attribute),
+                     unit=unit, peak=_ref_peak(acc), peer_peak=_ref_peak(peer), precision=reference_precision(acc))
+    used.append(Assumption("assumption_price_estimated", {"what": what, "gpu": acc.id}, value, unit, source))
     estimated.append(what)
     warnings.append(Message("price_estimated", what=what, gpu=acc.name, value=value, unit=unit, peer=peer.name))
     return value
@@ -248,9 +314,15 @@ def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
         warnings.append(Message("cloud_price_unknown", gpu=acc.name) if s.seller in prices_module.SELLER_GROUPS else
                         Message("seller_price_unknown", gpu=acc.name, seller=prices_module.seller_name(s.seller)))
         return rate
-    mark = ", estimated" if q.estimated else ", derived" if q.derived else ""
-    who = "" if s.seller == prices_module.DEFAULT_SELLER else f"{prices_module.seller_name(s.seller)} "
-    used.append(Assumption(f"{who}{basis} price ({acc.id}{mark})", rate, "USD/GPU-hour", q.source))
+    if s.seller == prices_module.DEFAULT_SELLER:
+        kind = ("assumption_cloud_price_estimated" if q.estimated else "assumption_cloud_price_derived" if q.derived
+                else "assumption_cloud_price")
+        params = {"basis": basis, "gpu": acc.id}
+    else:
+        kind = ("assumption_seller_price_estimated" if q.estimated else "assumption_seller_price_derived" if q.derived
+                else "assumption_seller_price")
+        params = {"seller": prices_module.seller_name(s.seller), "basis": basis, "gpu": acc.id}
+    used.append(Assumption(kind, params, rate, "USD/GPU-hour", q.source))
     if s.pricing == "spot":
         if s.spot_discount is not None:
             rate *= 1.0 - s.spot_discount
@@ -285,8 +357,8 @@ def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None, fall
     typed = s.purchase_usd_per_gpu is not None
     purchase = s.purchase_usd_per_gpu if typed else acc.purchase_usd
     if not typed and purchase is not None:
-        used.append(Assumption(f"purchase price ({acc.id}, {acc.purchase_basis} price)", _nan(purchase), "USD",
-                               acc.purchase_source or acc.source))
+        used.append(Assumption("assumption_purchase_price", {"gpu": acc.id, "basis": acc.purchase_basis},
+                               _nan(purchase), "USD", acc.purchase_source or acc.source))
     if purchase is None:
         purchase = _estimated_price(acc, "purchase_usd", "purchase price", "USD", used, estimated, warnings)
     if purchase is None:
@@ -300,7 +372,7 @@ def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None, fall
         overhead = s.server_overhead
     elif s.purchase_usd_per_gpu is None and acc.purchase_basis == "system":
         overhead = 1.0  # the price is already per GPU of a whole server or rack
-        used.append(Assumption(f"server overhead ({acc.id}: system price, none added)", 1.0, "x",
+        used.append(Assumption("assumption_server_overhead_system", {"gpu": acc.id}, 1.0, "x",
                                "Epoch AI cost_analysis_standalone.py: DGX/system per-GPU prices used as-is"))
     else:
         overhead = _pick(None, "server_overhead", used)
@@ -316,17 +388,15 @@ def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None, fall
         if s.hosting_usd_per_gpu_hour is not None:
             hosting = s.hosting_usd_per_gpu_hour
         else:
-            used.append(Assumption(f"hosting ({acc.id})", hosting, "USD/GPU-hour",
-                                   f"colocation {colo:g} USD/kW-month x "
-                                   f"{power['tdp_w'] * power['server_power_factor']:.0f}"
-                                   " W per accelerator (server power) / 730.5 hours"))
+            used.append(Assumption("assumption_hosting", {"gpu": acc.id}, hosting, "USD/GPU-hour",
+                                   _source("assumption_source_hosting", colo=colo,
+                                           watts=power["tdp_w"] * power["server_power_factor"])))
     utilization = _pick(s.owned_utilization, "owned_utilization", used, fallbacks)
     financing = _pick(s.financing_rate, "financing_rate", used, fallbacks)
     epoch = s.amortization == "epoch"
-    used.append(Assumption("amortization", s.amortization, "",
-                           "Epoch AI: value falls 0.14 orders of magnitude a year, replaced at ln(10) x 0.14 = 0.322 "
-                           "a year (Cottier et al. 2024)" if epoch else
-                           f"straight line over {years:g} years with interest at the financing rate"))
+    used.append(_named("amortization", s.amortization, "",
+                       _source("assumption_source_epoch_amortization") if epoch else
+                       _source("assumption_source_straight_line", years=years)))
     a, h = F.owned_hourly_usd(_nan(purchase), overhead, network, years, hosting, utilization, financing, epoch)
     return dict(purchase_usd=_nan(purchase),
                 capital_usd_per_gpu=float(F.cluster_capital_usd(_nan(purchase), overhead, network)),
@@ -344,7 +414,7 @@ def _prices(s: Scenario, acc, used, warnings, estimated=None, fallbacks: dict | 
     rate = math.nan
     if s.rate_usd_per_gpu_hour is not None:
         rate = s.rate_usd_per_gpu_hour
-        used.append(Assumption("rate_usd_per_gpu_hour", rate, "USD/GPU-hour", "set in the scenario"))
+        used.append(_set("rate_usd_per_gpu_hour", rate, "USD/GPU-hour"))
         fallbacks["rate_usd_per_gpu_hour"] = None if owned else _cloud_rate(s, acc, [], [], [])
     elif not owned:
         rate = _cloud_rate(s, acc, used, warnings, estimated)
@@ -366,16 +436,16 @@ def _power(s: Scenario, acc, used, warnings) -> dict:
     """Power per accelerator and how it scales to the wall (catalog power basis)."""
     kind = "tpu" if acc.is_tpu else "gpu"
     if acc.power_basis == "measured_system":
-        used.append(Assumption(f"system power per chip ({acc.id}, measured)", acc.system_power_w, "W",
+        used.append(Assumption("assumption_system_power", {"gpu": acc.id}, acc.system_power_w, "W",
                                acc.power_source))
         return dict(tdp_w=_nan(acc.system_power_w), server_power_factor=1.0, avg_power_fraction=1.0)
     if acc.tdp_w is None:
         warnings.append(Message("tdp_unknown", gpu=acc.name))
     else:
-        used.append(Assumption(f"TDP ({acc.id})", acc.tdp_w, "W", acc.source))
+        used.append(Assumption("assumption_tdp", {"gpu": acc.id}, acc.tdp_w, "W", acc.source))
     if acc.server_power_factor is not None:
         factor = acc.server_power_factor
-        used.append(Assumption(f"server power factor ({acc.id})", factor, "x", acc.power_source))
+        used.append(Assumption("assumption_server_power_factor", {"gpu": acc.id}, factor, "x", acc.power_source))
     else:
         factor = _pick(None, "server_power_factor_gpu", used)
         if acc.tdp_w is not None:
@@ -402,7 +472,7 @@ def _facility_default_pue(s: Scenario, used: list[Assumption]) -> float:
     if s.facility == "regional_average":
         reg = catalog.region(s.region)
         if reg.pue is not None:
-            used.append(Assumption(f"PUE ({reg.id}, regional average)", reg.pue, "1", reg.source))
+            used.append(Assumption("assumption_pue_region", _where(reg), reg.pue, "1", reg.source))
             return reg.pue
         return _pick(None, "pue_industry_average", used)
     return _pick(None, "pue" if s.facility == "hyperscale" else f"pue_{s.facility}", used)
@@ -417,22 +487,24 @@ def _region(s: Scenario, owned: bool, used, warnings, fallbacks: dict) -> dict:
     if gco2 is None:
         warnings.append(Message("grid_carbon_unknown", region=reg.name))
     elif s.grid_gco2_per_kwh is None:
-        used.append(Assumption(f"grid carbon ({reg.id})", gco2, "gCO2/kWh", reg.source))
+        used.append(Assumption("assumption_grid_carbon", _where(reg), gco2, "gCO2/kWh", reg.source))
     price = s.electricity_usd_per_kwh if s.electricity_usd_per_kwh is not None else reg.electricity_usd_per_kwh
     note = []
     if price is None:
         peer = country_price_region(reg)
         if peer is not None:
             price = peer.electricity_usd_per_kwh
-            used.append(Assumption(f"electricity ({reg.id}, estimated: {peer.name}, {peer.price_year})", price,
-                                   "USD/kWh", peer.source))
+            used.append(Assumption("assumption_electricity_peer",
+                                   {**_where(reg), "peer": peer.name, "year": peer.price_year}, price, "USD/kWh",
+                                   peer.source))
             note.append("electricity price")
             if owned:
                 warnings.append(Message("electricity_price_from_peer", region=reg.name, price=price, peer=peer.name))
         elif owned:
             warnings.append(Message("electricity_price_unknown", region=reg.name))
     elif s.electricity_usd_per_kwh is None:
-        used.append(Assumption(f"electricity ({reg.id}, {reg.price_year})", price, "USD/kWh", reg.source))
+        used.append(Assumption("assumption_electricity", {**_where(reg), "year": reg.price_year}, price, "USD/kWh",
+                               reg.source))
     if s.electricity_usd_per_kwh is None:
         fallbacks["electricity_usd_per_kwh"] = price
     else:
@@ -485,7 +557,8 @@ def _nan_to(x: float, other: float) -> float:
 def resolve(s: Scenario) -> Resolved:
     """Inputs of :func:`~explorer.model.compute` for scenario ``s``, with assumptions and warnings."""
     acc = catalog.accelerator(s.gpu)
-    used = [Assumption(f"peak {s.precision} ({acc.id})", acc.peak_tflops[s.precision], "TFLOP/s", acc.source)]
+    used = [Assumption("assumption_peak", {"precision": s.precision, "gpu": acc.id}, acc.peak_tflops[s.precision],
+                       "TFLOP/s", acc.source)]
     warnings: list[Message] = []
     fallbacks: dict = {}
     factors = _mfu_factors(s, acc)
@@ -533,17 +606,17 @@ def resolve(s: Scenario) -> Resolved:
     if s.currency != "USD":
         _pick(s.usd_to_cny, "usd_to_cny", used, fallbacks)
         if s.usd_to_cny is not None:
-            used.append(Assumption("usd_to_cny", s.usd_to_cny, "CNY/USD", "set in the scenario"))
+            used.append(_set("usd_to_cny", s.usd_to_cny, "CNY/USD"))
     region = _region(s, prices["owned"], used, warnings, fallbacks)
     region_price = region.pop("_region_price")
     estimated += region.pop("_estimated")
     if s.architecture == "moe" and s.active_params is None and (s.experts is None or s.top_k is None):
         if s.active_fraction is None:
-            used.append(Assumption("moe_active_fraction", s.active_fraction_effective, "1", rules.moe_source()))
+            used.append(_named("moe_active_fraction", s.active_fraction_effective, "1", rules.moe_source()))
             warnings.append(Message("moe_active_defaulted", share=s.active_fraction_effective,  # 3 digits: 1.89B
                                     active=float(f"{s.active_params_effective:.3g}"), params=s.params))
-        used.append(Assumption("active parameters (MoE)", s.active_params_effective, "1",
-                               f"params x active fraction {s.active_fraction_effective:.4g}"))
+        used.append(Assumption("assumption_active_params_moe", {}, s.active_params_effective, "1",
+                               _source("assumption_source_active_fraction", fraction=s.active_fraction_effective)))
     flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0
     attention = float(F.attention_flop_per_token(*shape))
     team = _team(s, float(F.train_flop(flop_factor, s.active_params_effective, s.tokens, attention)), used, fallbacks)
@@ -556,7 +629,7 @@ def resolve(s: Scenario) -> Resolved:
         country = catalog.region(s.region).country
         if country != "United States":
             warnings.append(Message("team_pay_us_default", usd=loaded, country=country))
-    inputs = dict(
+    inputs = compute_inputs(dict(  # every input of compute, checked against explorer.model.inputs
         params=s.params,
         active_params=s.active_params_effective,
         tokens=s.tokens,
@@ -590,7 +663,7 @@ def resolve(s: Scenario) -> Resolved:
         checkpoints_kept=s.checkpoints_kept,
         storage_usd_per_gb_month=storage,
         experiments_multiplier=s.experiments_multiplier_effective,
-    )
+    ))
     in_rate = {} if prices["owned"] else _in_rate(owned, region_price)
     fallbacks.setdefault("usd_to_cny", default("usd_to_cny"))
     fallbacks["project_months"] = None  # the run's length decides it: explorer.model.estimate gives it when blank

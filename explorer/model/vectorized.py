@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.model import formulas as F
+from explorer.model.inputs import compute_inputs, parameters_doc, signature
 
 __all__ = ["compute", "GPU_COUNT_CEILING", "MONEY_KEYS", "INFEASIBLE_REASONS"]
 
@@ -12,135 +13,15 @@ __all__ = ["compute", "GPU_COUNT_CEILING", "MONEY_KEYS", "INFEASIBLE_REASONS"]
 GPU_COUNT_CEILING = 1e12
 
 
-def compute(
-    *,
-    params,
-    active_params,
-    tokens,
-    flop_per_param_token=6.0,
-    attention_flop_per_token=0.0,
-    peak_flop_per_s,
-    mfu,
-    other_losses_factor=1.0,
-    gpus=np.nan,
-    deadline_days=np.nan,
-    max_gpus=np.inf,
-    max_wall_days=np.inf,
-    failure_rate_per_gpu_hour=0.0,
-    checkpoint_write_hours=0.0,
-    checkpoint_interval_hours=np.nan,
-    restart_hours=0.0,
-    recovery_above_gpus=np.inf,
-    checkpoint_write_hours_in_memory=0.0,
-    restart_hours_in_memory=0.0,
-    state_bytes_per_param=16.0,
-    activation_bytes=0.0,
-    tensor_parallel=8.0,
-    memory_gb=np.nan,
-    tdp_w=np.nan,
-    chip_power_w=np.nan,
-    server_power_factor=1.0,
-    avg_power_fraction=1.0,
-    pue=1.0,
-    grid_gco2_per_kwh=0.0,
-    rate_usd_per_gpu_hour=0.0,
-    owned=False,
-    accelerator_usd_per_gpu_hour=0.0,
-    hardware_usd_per_gpu_hour=0.0,
-    electricity_usd_per_kwh=0.0,
-    data_usd=0.0,
-    team_usd_per_month=0.0,
-    project_months=np.nan,
-    project_months_max=np.inf,
-    people_share_max=np.nan,
-    checkpoints_kept=0.0,
-    storage_usd_per_gb_month=0.0,
-    experiments_multiplier=1.0,
-) -> dict[str, np.ndarray]:
+def compute(**inputs) -> dict[str, np.ndarray]:
     """Every formula of the model (:mod:`explorer.model.formulas`), vectorized over broadcastable inputs.
+
+    The inputs are keyword-only, declared once in :data:`explorer.model.inputs.COMPUTE_INPUTS` (the
+    signature and the list below are made from it); those without a default are required.
 
     Parameters
     ----------
-    params, active_params : array_like
-        Total and active (per token) parameters [1].
-    tokens : array_like
-        Training tokens D [1].
-    flop_per_param_token : array_like
-        FLOP per parameter per token: 6 (training), ``4 + 6 f`` for LoRA [FLOP].
-    attention_flop_per_token : array_like
-        Attention FLOP per token, ``12 L d s`` [FLOP].
-    peak_flop_per_s : array_like
-        Dense peak of one accelerator at the training precision [FLOP/s].
-    mfu : array_like
-        Steady-state model FLOPs utilization against that peak [1].
-    other_losses_factor : array_like
-        Billed time beyond failures and checkpoints (evaluations, stack
-        restarts, stragglers, ramp-up) as a factor [x], >= 1.
-    gpus, deadline_days : array_like
-        Accelerator count [1] or deadline [days]; where ``gpus`` is NaN the
-        count is the cheapest cluster that meets ``deadline_days`` (the total
-        cost, GPU-hours breaking ties), never below the memory floor.
-    max_gpus : array_like
-        Largest cluster a deadline may ask for, and the largest a run may need
-        for its training state [1].
-    max_wall_days : array_like
-        Longest wall-clock a run may take [days]; a longer one is infeasible.
-    failure_rate_per_gpu_hour : array_like
-        Interruptions per GPU-hour (failures plus spot preemptions) [1/h].
-    checkpoint_write_hours, restart_hours : array_like
-        Stall per checkpoint and restart time per interruption [h].
-    checkpoint_interval_hours : array_like
-        Checkpoint interval [h]; NaN = Daly's optimum.
-    recovery_above_gpus : array_like
-        Above this many accelerators the job recovers from redundant in-memory
-        state [1]: ``inf`` never (checkpoints on storage), 0 always; NaN
-        (``recovery = "auto"``) the technique with the larger goodput at every
-        size (:func:`_goodput_at`).
-    checkpoint_write_hours_in_memory, restart_hours_in_memory : array_like
-        Stall per checkpoint and restart time with in-memory recovery [h].
-    state_bytes_per_param : array_like
-        Training state per parameter (weights, gradients, optimizer) [bytes].
-    activation_bytes : array_like
-        Activations of one sequence through all layers [bytes].
-    tensor_parallel : array_like
-        Largest tensor-parallel group the activations are split over [1].
-    memory_gb : array_like
-        Memory of one accelerator [GB]; NaN (the default) leaves the memory floor unknown.
-    tdp_w, server_power_factor, avg_power_fraction, pue : array_like
-        Power per accelerator [W] (TDP, or a measured system power with factor
-        and fraction 1; NaN, the default, leaves energy unknown),
-        server-to-accelerator power ratio [x], average fraction of server max
-        power while training [1], facility PUE [1].
-    chip_power_w : array_like
-        Rated power of the accelerator alone (its TDP) [W], for the GPU-only
-        energy that model cards publish; NaN (the default) leaves it unknown.
-    grid_gco2_per_kwh : array_like
-        Grid carbon intensity [gCO2/kWh].
-    rate_usd_per_gpu_hour : array_like
-        Cloud rate after any discount [USD/GPU-hour]; unused when owned.
-    owned : array_like of bool
-        Owned hardware: pay capital, hardware and energy instead of a rate.
-    accelerator_usd_per_gpu_hour, hardware_usd_per_gpu_hour : array_like
-        Owned only: the accelerator's share of capital, and servers, network
-        and hosting, per GPU-hour [USD/GPU-hour].
-    electricity_usd_per_kwh : array_like
-        Electricity price [USD/kWh], paid only when owned.
-    data_usd, team_usd_per_month : array_like
-        Data cost [USD] and team cost per month [USD/month].
-    project_months : array_like
-        Months of team and storage, never fewer than the run's wall-clock
-        months; NaN = the run's wall-clock months.
-    project_months_max : array_like
-        Most months of team and storage [months], applied after the run's
-        length (a default project's bound); inf = none.
-    people_share_max : array_like
-        Largest share of the total the team may cost [1] (a default team of an
-        adaptation): people = min(team, s / (1 - s) x the other five
-        dimensions); NaN = no cap.
-    checkpoints_kept, storage_usd_per_gb_month : array_like
-        Checkpoints stored [1] and storage price [USD/GB-month].
-    experiments_multiplier : array_like
-        Total development compute relative to the final run [x], >= 1.
+{parameters}
 
     Returns
     -------
@@ -169,28 +50,16 @@ def compute(
         ``experiments_usd``, ``storage_usd`` [USD], ``usd_per_1m_tokens``,
         ``usd_per_pflop_day``, ``tokens_per_gpu_hour``, ``effective_utilization`` [1].
     """
-    f = dict(
-        params=params, active_params=active_params, tokens=tokens, flop_per_param_token=flop_per_param_token,
-        attention_flop_per_token=attention_flop_per_token, peak_flop_per_s=peak_flop_per_s, mfu=mfu,
-        other_losses_factor=other_losses_factor, gpus=gpus, deadline_days=deadline_days, max_gpus=max_gpus,
-        max_wall_days=max_wall_days,
-        failure_rate_per_gpu_hour=failure_rate_per_gpu_hour, checkpoint_write_hours=checkpoint_write_hours,
-        checkpoint_interval_hours=checkpoint_interval_hours, restart_hours=restart_hours,
-        recovery_above_gpus=recovery_above_gpus, checkpoint_write_hours_in_memory=checkpoint_write_hours_in_memory,
-        restart_hours_in_memory=restart_hours_in_memory,
-        state_bytes_per_param=state_bytes_per_param, activation_bytes=activation_bytes,
-        tensor_parallel=tensor_parallel, memory_gb=memory_gb, tdp_w=tdp_w, chip_power_w=chip_power_w,
-        server_power_factor=server_power_factor, avg_power_fraction=avg_power_fraction, pue=pue,
-        grid_gco2_per_kwh=grid_gco2_per_kwh, rate_usd_per_gpu_hour=rate_usd_per_gpu_hour,
-        accelerator_usd_per_gpu_hour=accelerator_usd_per_gpu_hour,
-        hardware_usd_per_gpu_hour=hardware_usd_per_gpu_hour, electricity_usd_per_kwh=electricity_usd_per_kwh,
-        data_usd=data_usd, team_usd_per_month=team_usd_per_month, project_months=project_months,
-        project_months_max=project_months_max, people_share_max=people_share_max, checkpoints_kept=checkpoints_kept, storage_usd_per_gb_month=storage_usd_per_gb_month,
-        experiments_multiplier=experiments_multiplier,
-    )
+    f = compute_inputs(inputs, complete=False)
+    owned = f.pop("owned")
     f = {k: np.asarray(v, dtype=float) for k, v in f.items()}
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # impossible runs give inf, flagged
         return _compute(f, np.asarray(owned, dtype=bool))
+
+
+compute.__signature__ = signature(dict[str, np.ndarray])
+if compute.__doc__:  # None under python -OO
+    compute.__doc__ = compute.__doc__.replace("{parameters}", parameters_doc())
 
 
 #: Inputs of :func:`_goodput_at` (the only ones the deadline solve iterates over).

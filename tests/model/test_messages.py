@@ -24,6 +24,7 @@ ALLOWED_LATIN = {
     "json", "utf-8", "fp8", "fp4", "bf16", "fp16", "fp32", "tf32", "korthikanti", "sxm", "gaudi2", "pcie",
     "token", "epoch", "ai", "index",  # a loanword of the labels (训练 token 数); the history's sources
     "m", "b", "t", "k",  # the boxes' suffixes: 1M, 100T
+    "pue", "s", "ln", "cottier",  # assumptions: PUE, the s of TFLOP/s, ln(10) of Epoch's rule; an author
 }
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[0-9A-Za-z]+)*")
 
@@ -136,6 +137,42 @@ SAMPLES: dict[str, dict] = {
     "people_largest": dict(share=0.61, headcount=8.0, months=7.14),
     "people_largest_default": dict(share=0.75, headcount=4.09, months=7.14),
     "bases_differ": dict(gpus=["H100 SXM", "MI300X"], bases=["on_demand", "spot"], field="pricing"),
+    # assumption names (explorer.model.Assumption) and the sources in the model's own words
+    "models_missing": dict(fields=["params", "tokens"]),
+    "assumption_named": dict(name="mfu_dense"),
+    "assumption_derived_shape": dict(name="n_layers"),
+    "assumption_derived_shape_moe": dict(name="d_model"),
+    "assumption_weight_bytes": dict(precision="bf16"),
+    "assumption_activation_bytes_kept": dict(precision="fp4", kept="fp8"),
+    "assumption_activation_bytes_16bit": dict(precision="fp4", kept=""),
+    "assumption_recompute": {},
+    "assumption_price_estimated": dict(what="purchase price", gpu="gaudi2"),
+    "assumption_cloud_price": dict(basis="on_demand", gpu="h100-sxm"),
+    "assumption_cloud_price_estimated": dict(basis="spot", gpu="gaudi2"),
+    "assumption_cloud_price_derived": dict(basis="reserved_1y", gpu="a100-80gb"),
+    "assumption_seller_price": dict(seller="hyperscaler", basis="on_demand", gpu="h100-sxm"),
+    "assumption_seller_price_estimated": dict(seller="Lambda Labs", basis="reserved_1y", gpu="h100-sxm"),
+    "assumption_seller_price_derived": dict(seller="CoreWeave", basis="spot", gpu="a100-80gb"),
+    "assumption_purchase_price": dict(gpu="b200", basis="system"),
+    "assumption_server_overhead_system": dict(gpu="b200"),
+    "assumption_hosting": dict(gpu="h100-sxm"),
+    "assumption_system_power": dict(gpu="tpu-v5p"),
+    "assumption_tdp": dict(gpu="h100-sxm"),
+    "assumption_server_power_factor": dict(gpu="h100-sxm"),
+    "assumption_pue_region": dict(region="jp", region_name="Japan (Tokyo)"),
+    "assumption_grid_carbon": dict(region="jp", region_name="Japan (Tokyo)"),
+    "assumption_electricity_peer": dict(region="cn-east", region_name="China East - Shanghai / Yangtze River Delta hub",
+                                        peer="China - national average", year=2024),
+    "assumption_electricity": dict(region="jp", region_name="Japan (Tokyo)", year=2024),
+    "assumption_peak": dict(precision="fp8", gpu="h100-sxm"),
+    "assumption_active_params_moe": {},
+    "assumption_source_set": {},
+    "assumption_source_hosting": dict(colo=184.06, watts=1274.0),
+    "assumption_source_epoch_amortization": {},
+    "assumption_source_straight_line": dict(years=5.0),
+    "assumption_source_peer_price": dict(peer="AMD Instinct MI300X", year=2023, price=25734.0, unit="USD",
+                                         peak=1307.4, peer_peak=1307.4, precision="bf16"),
+    "assumption_source_active_fraction": dict(fraction=0.055),
 }
 
 
