@@ -114,4 +114,4 @@ def test_cli_plan_prints_a_scenario_that_estimate_reads_back(tmp_path, capsys):
     assert again["cost"]["total"] == pytest.approx(out["total_usd"], rel=1e-12)
     assert again["scenario"] == out["scenario"]  # estimate --json carries its scenario for reuse too
     assert main(["plan", "--budget-usd", "-5"]) == 2
-    assert capsys.readouterr().err.strip() == "error: budget_usd: -5.0 is not allowed; allowed: a positive number of USD"
+    assert capsys.readouterr().err.strip() == "error: budget_usd: -5 is not allowed; allowed: a positive number of USD"
