@@ -105,4 +105,6 @@ def test_the_app_stays_light_on_widgets(make_app):
     # when explorer.app.shared is imported: see tests/app/test_shared_widgets.py)
     # 282 with the six controls of money and model v3 (owned: amortization, utilisation, financing; pay basis;
     # facility; recovery): about 4 models each
-    assert len(widget._instances) - before <= 290
+    # 291 with issue 27's seller choice, the line of settings without a control and its reset, and the Plan and
+    # Models tabs (empty until first opened)
+    assert len(widget._instances) - before <= 300

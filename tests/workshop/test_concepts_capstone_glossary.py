@@ -135,7 +135,10 @@ def test_capstone_wrong_plan_is_explained_then_right_plan_passes(capstone):
     assert math.isclose(HAND_7B_2T, 62055, rel_tol=1e-4)
     from explorer import Scenario, estimate
 
-    e = estimate(Scenario(params=7e9, tokens=2e12, gpu="h100-sxm", gpus=256, pricing="reserved_1y"))
+    # the form's run: the plan below changes the pricing and keeps the form's team (8 people at AI-lab pay, the
+    # team of lessons 4 and 6, which the capstone starts from)
+    e = estimate(Scenario(params=7e9, tokens=2e12, gpu="h100-sxm", gpus=256, pricing="reserved_1y",
+                          team_headcount=8, team_pay_basis="ai_lab"))
     total, run_only = e.cost_usd["total"], e.final_run_usd
     # a plan with every mistake: GPU-seconds, the final run's cost as the budget, compute as the biggest cost,
     # a deadline the run cannot meet, no defence
