@@ -330,3 +330,17 @@ def viewer_handshake(page_url: str, base_url: str | None = None, timeout: float 
         return got == len(ids) and len(ids) > 0, time.monotonic() - start
     except Exception:  # noqa: BLE001 - a failed viewer is counted, not raised
         return False, time.monotonic() - start
+
+
+def run_async(coroutine):
+    """Run ``coroutine`` to its end on a fresh event loop in a thread of its own, and return its result.
+
+    ``asyncio.run`` refuses to start when the test process's main thread already has a running loop, which some
+    in-process Jupyter tests leave behind (seen in a full run: "asyncio.run() cannot be called from a running
+    event loop"); a thread has no loop of its own until ``asyncio.run`` makes one.
+    """
+    import asyncio
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import clients as cl
 from explorer.hosting.demand_pool import DemandPool, _cgroup_available_mb, _meminfo_available_mb, pool_target
 
 RUSH = dict(current=4, floor=4, idle_s=1.0, idle_after_s=300.0, memory_fraction=0.5, max_size=40)
@@ -153,7 +154,7 @@ def test_the_pool_grows_with_arrivals_and_shrinks_when_idle():
         assert all(t.result()["task"].cancelled() is False for t in km._pools["app.ipynb"])  # the kept ones run
         assert km.kernel_pools_config["app.ipynb"]["pool_size"] == 2
 
-    asyncio.run(scenario())
+    cl.run_async(scenario())
 
 
 def test_a_busy_cpu_stops_growth_but_not_the_return_to_the_floor():
@@ -172,7 +173,7 @@ def test_a_busy_cpu_stops_growth_but_not_the_return_to_the_floor():
         now[0] = 121.0
         assert await pool.resize() == {"app.ipynb": 2}  # idle: back to the floor, busy or not
 
-    asyncio.run(scenario())
+    cl.run_async(scenario())
 
 
 def test_arrivals_older_than_the_rule_looks_at_are_forgotten_and_an_off_pool_counts_none():
@@ -225,7 +226,7 @@ def test_the_budget_bounds_growth_and_kernels_still_starting_are_shut_down_once_
         assert km.shut == ["k1", "k2"] and len(km._pools["app.ipynb"]) == 1
         assert await pool.resize() == {"app.ipynb": 1} and km.shut == ["k1", "k2"]
 
-    asyncio.run(scenario())
+    cl.run_async(scenario())
 
 
 # ---------------------------------------------------------------- a real server

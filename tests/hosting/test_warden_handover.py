@@ -8,10 +8,11 @@ the page never loaded. Driven here on a fake clock and a stand-in kernel manager
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import pytest
+
+import clients as cl
 
 from explorer.hosting import seats
 
@@ -59,11 +60,11 @@ def test_a_kernel_busy_in_the_pool_is_not_freed_when_a_viewer_takes_it(warden_an
     warden, clock, km = warden_and_clock
     warden.busy_clock.status("pooled", "run-notebook", "busy")  # the pool runs the notebook, which waits
     clock.now += 267.0  # the longest wait seen in the pool
-    asyncio.run(warden.check())
+    cl.run_async(warden.check())
     assert km.shut_down == []  # no seat yet: a pool kernel is never judged
     seats.SEATS["pooled"] = seats.Seat("127.0.0.1", b"x", since=clock.now, last_interaction=clock.now)
     clock.now += 5.0  # the viewer's notebook run goes on: 5 s into its own time
-    asyncio.run(warden.check())
+    cl.run_async(warden.check())
     assert km.shut_down == []
 
 
@@ -73,7 +74,7 @@ def test_the_viewers_own_minute_still_counts(warden_and_clock):
     clock.now += 267.0
     seats.SEATS["pooled"] = seats.Seat("127.0.0.1", b"x", since=clock.now, last_interaction=clock.now)
     clock.now += 61.0  # the same message is still unfinished 61 s after the hand-over: over the limit of 60 s
-    asyncio.run(warden.check())
+    cl.run_async(warden.check())
     assert km.shut_down == ["pooled"]
 
 
@@ -83,8 +84,8 @@ def test_a_message_started_after_the_hand_over_is_timed_from_its_start(warden_an
     clock.now += 100.0
     warden.busy_clock.status("pooled", "a-click", "busy")
     clock.now += 59.0
-    asyncio.run(warden.check())
+    cl.run_async(warden.check())
     assert km.shut_down == []
     clock.now += 2.0
-    asyncio.run(warden.check())
+    cl.run_async(warden.check())
     assert km.shut_down == ["pooled"]
