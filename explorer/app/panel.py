@@ -53,10 +53,11 @@ def money_rate(s: Scenario) -> float:
     return s.usd_to_cny or catalog.default("usd_to_cny")
 
 
-def placeholder_number(x: float) -> str:
-    """A value a blank box stands for, rounded as the results show numbers: three significant digits, whole
-    numbers from 1,000 up (``2.69943`` -> ``2.7``, ``33810.4`` -> ``33,810``), in readable form."""
-    return readable_number(float(f"{x:.3g}") if abs(x) < 1000 else float(round(x)))
+def placeholder_number(x: float, digits: int = 3) -> str:
+    """A value a blank box stands for, rounded as the results show it, in readable form: ``digits``
+    significant digits (3 for money, as :func:`explorer.text.money`; 4 for other figures, as the exchange
+    rate's card), whole numbers from 1,000 up (``2.69943`` -> ``2.7``, ``33810.4`` -> ``33,810``)."""
+    return readable_number(float(f"{x:.{digits}g}") if abs(x) < 1000 else float(round(x)))
 
 
 class ControlPanel:
@@ -348,7 +349,8 @@ class ControlPanel:
                 text = label("placeholder_unknown", lang)
             else:
                 shown = value * self.money_rate if b.money else value
-                text = label("placeholder_used", lang).format(value=placeholder_number(float(shown)))
+                text = label("placeholder_used", lang).format(
+                    value=placeholder_number(float(shown), 3 if b.money else 4))
             self.rows[b.name].widget.placeholder = text
 
     def row_of(self, field: str) -> c.ControlRow | None:

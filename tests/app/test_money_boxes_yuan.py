@@ -93,10 +93,16 @@ def test_placeholders_in_yuan_and_rounded(make_app):
     assert used * FX == pytest.approx(19.843, abs=5e-4)
 
 
-@pytest.mark.parametrize("x, text", [(2.69943, "2.7"), (33810.4, "33,810"), (0.0806, "0.0806"),
-                                     (388000.0, "388,000"), (1.9203019323671495, "1.92")])
-def test_placeholder_number_rounds_as_the_results_do(x, text):
-    assert placeholder_number(x) == text
+@pytest.mark.parametrize("x, digits, text", [(2.69943, 3, "2.7"), (33810.4, 3, "33,810"), (0.0806, 3, "0.0806"),
+                                             (388000.0, 3, "388,000"), (1.9203019323671495, 3, "1.92"),
+                                             (7.084, 4, "7.084"), (2.04e-5, 4, "0.0000204")])
+def test_placeholder_number_rounds_as_the_results_do(x, digits, text):
+    assert placeholder_number(x, digits) == text
+
+
+def test_the_rate_box_shows_the_rate_of_the_card(make_app):
+    app = make_app("currency=CNY")
+    assert app.controls["usd_to_cny"].placeholder == "blank = 7.084"  # defaults.csv, as the KPI card shows it
 
 
 def test_money_rate_is_the_rate_of_the_results():
