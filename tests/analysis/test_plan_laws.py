@@ -56,8 +56,10 @@ def bases(draw):
 
 @st.composite
 def options(draw):
-    """The plan's options: scope, and optionally a deadline and a GPU cap (tokens per parameter: law 3 apart)."""
+    """The plan's options: scope, and optionally a deadline, a GPU cap and another split than Chinchilla's."""
     kw = dict(scope=draw(st.sampled_from(["project", "final_run"])))
+    if draw(st.integers(0, 3)) == 0:
+        kw["tokens_per_param"] = draw(log_uniform(1.0, 1000.0))
     if draw(st.booleans()):
         kw["deadline_days"] = draw(log_uniform(1.0, 1000.0))
     if draw(st.booleans()):
