@@ -12,7 +12,6 @@ an empty box until it is first opened: a page that never opens it builds none of
 
 from __future__ import annotations
 
-import datetime as _dt
 import html
 import math
 from typing import Callable
@@ -24,12 +23,13 @@ from matplotlib.figure import Figure
 from explorer import catalog
 from explorer.analysis import plan, plan_curve
 from explorer.analysis.plan import PLAN_SCOPES, Plan
-from explorer.app.analysis_views import parse_budget, parse_gpu_cap
+from explorer.app.lazy_tab import LazyTab
+from explorer.app.surface import ChartSurface
+from explorer.app.typed_input import parse_budget, parse_deadline, parse_gpu_cap
 from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN,
                                  TOGGLE_STYLE, WRAP_ROW, html as shared_html)
 from explorer.app.views import translate
 from explorer.errors import ScenarioError
-from explorer.app.guard import errors_to_viewer
 from explorer.model import Estimate
 from explorer.plots.plan import PlanCurvePlot
 from explorer.scenario import PRICING_MODES, Scenario
@@ -47,31 +47,7 @@ CURVE_POINTS_PER_DECADE = 2
 _INPUT, _ROW, _TEXT_STYLE = FLEX_INPUT, WRAP_ROW, INPUT_STYLE
 
 
-def parse_deadline(text: str, today: _dt.date | None = None) -> float | None:
-    """A typed deadline: days (``90``) or a date (``2027-06-30``, days from ``today``); None for blank.
-
-    Raises ValueError for anything else, or a date not after today.
-
-    >>> parse_deadline("90"), parse_deadline(""), parse_deadline("2027-06-30", _dt.date(2027, 6, 1))
-    (90.0, None, 29.0)
-    """
-    text = (text or "").strip()
-    if not text:
-        return None
-    try:
-        day = _dt.date.fromisoformat(text)
-    except ValueError:
-        from explorer.text import parse_number
-
-        value = parse_number(text)
-    else:
-        value = float((day - (today or _dt.date.today())).days)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(text)
-    return value
-
-
-class PlanView:
+class PlanView(LazyTab):
     """The Plan tab: inputs, the plan, the curve and "Use this plan".
 
     Parameters
@@ -96,21 +72,27 @@ class PlanView:
 
     def __init__(self, make_figure: Callable[[float, float], Figure], language: str = "en", *,
                  on_use: Callable[[Scenario], object], on_error: Callable[[object], None] = lambda m: None):
-        self.make_figure, self.language, self.on_use, self.on_error = make_figure, language, on_use, on_error
+        super().__init__(language, on_error=on_error, css_class="explorer-plan")
+        self.make_figure, self.on_use = make_figure, on_use
         self.estimate: Estimate | None = None
         self.plan: Plan | None = None
         self.curve = None
         self.budget_usd = math.nan
-        self.built = False
-        self.stale = True
-        self._muted = False
         self._curve_key = None
-        self.widget = w.VBox(layout=PLAIN)
-        self.widget.add_class("explorer-plan")
+        self._linked: dict[str, str] = {}  # the inputs a share link gave, set when the tab is built
+
+    @property
+    def stale(self) -> bool:
+        """Whether the plan and its curve are out of date (always, before the tab is built)."""
+        return self.charts["plan"].stale if self.built else True
+
+    @stale.setter
+    def stale(self, value: bool) -> None:
+        if self.built:
+            self.charts["plan"].stale = value
 
     # ------------------------------------------------------------------ building
     def _build(self) -> None:
-        self.built = True
         self.intro = shared_html()
         self.budget_box = w.Text(value=DEFAULT_BUDGET_TEXT, continuous_update=False, layout=_INPUT, style=_TEXT_STYLE)
         self.budget_box.add_class("explorer-plan-budget")
@@ -132,18 +114,14 @@ class PlanView:
         self.chart = PlanCurvePlot(self.make_figure(9.0, 3.7), language=self.language)
         self.chart.figure.canvas.add_class("explorer-chart")
         self.chart.figure.canvas.add_class("explorer-plan-chart")
+        #: the curve; its redraw plans again and writes the plan beside it (the tab's out-of-date work)
+        self.charts["plan"] = ChartSurface.of(self.chart.figure, self._refresh)
         for box in (self.budget_box, self.gpu, self.pricing, self.deadline_box, self.cap_box, self.scope):
             box.observe(lambda _c: self._safely(self._changed), names="value")
         self.widget.children = [self.intro, w.HBox([self.budget_box, self.gpu, self.pricing], layout=_ROW),
                                 w.HBox([self.deadline_box, self.cap_box, self.scope], layout=_ROW),
                                 self.message, self.result, self.use_button, self.chart.figure.canvas]
         self.set_language(self.language)
-
-    def _safely(self, fn, *args) -> None:
-        if self._muted:
-            return
-        with errors_to_viewer(self.on_error):
-            fn(*args)
 
     def _changed(self) -> None:
         self.stale = True
@@ -228,19 +206,8 @@ class PlanView:
             refused.append(("budget_cap_bad", self.cap_box.value))
         return (None if refused else options), refused
 
-    def render(self, visible: bool) -> None:
-        """Plan again if the tab is on screen and out of date (builds the tab the first time it is shown)."""
-        if not self.built:
-            if not visible:
-                return
-            self._build()
-        canvas = self.chart.figure.canvas
-        canvas.shown = visible
-        if visible and canvas.deferred:
-            canvas.reveal(draw=not self.stale)
-        if not visible or not self.stale:
-            return
-        self.stale = False
+    def _refresh(self) -> None:
+        """Plan again (the tab is on screen and was out of date: see :class:`ChartSurface`)."""
         lang = self.language
         options, refused = self._inputs()
         if refused:  # beside the boxes; the last good plan stays
@@ -269,9 +236,7 @@ class PlanView:
         self.result.value = plan_html(p, cur, fx, lang)
         self.use_button.disabled = p is None or p.scenario is None
         self.chart.update(self.curve, self.budget_usd, p.params if p is not None else None, cur, fx, draw=False)
-        canvas = self.chart.figure.canvas
-        if getattr(canvas, "shown", True):
-            canvas.draw_idle()
+        self.chart.figure.canvas.draw()
 
     def use_plan(self) -> bool:
         """Load the plan shown into the app (what "Use this plan" does); False without a plan."""
