@@ -187,6 +187,7 @@ class ExplorerApp:
         out of range or past any number (``1e1000000``), in the link or a slot's; they are not clamped silently."""
         extras = self._query_extras
         refused = query.refused_fields_from_query(query_string) + self.analysis.apply_decision(extras)
+        refused += self.plan_view.apply_decision(extras)  # the Plan tab's inputs, set when it is built
         self.whatif.apply_decision(extras)
         if extras.get("tab") in _TAB_KEYS:  # the tab the link was made on (its What-if, Plan... built then)
             self.tabs.selected_index = _TAB_KEYS.index(extras["tab"])
@@ -891,6 +892,7 @@ class ExplorerApp:
             extras["scope"] = self.scope
         extras.update(self.analysis.decision_items())  # budget, GPU cap, compare slots and their names, By-lever
         extras.update(self.whatif.decision_items())  # the What-if picks and sort, once its tab was opened
+        extras.update(self.plan_view.decision_items())  # the Plan tab's inputs (budget, deadline, ...) as typed
         if self._decision_tab != "breakdown":
             extras["tab"] = self._decision_tab  # the last tab looked at before Share (where the link is copied)
         return "?" + query.query_from_scenario(self.scenario, **extras)

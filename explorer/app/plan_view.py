@@ -30,12 +30,13 @@ from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FL
                                  TOGGLE_STYLE, WRAP_ROW, html as shared_html)
 from explorer.app.views import translate
 from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.model import Estimate
 from explorer.plots.plan import PlanCurvePlot
 from explorer.scenario import PRICING_MODES, Scenario
 from explorer.text import label, money, quantity, readable_number
 
-__all__ = ["PlanView", "DEFAULT_BUDGET_TEXT", "CURVE_DECADES", "parse_deadline"]
+__all__ = ["PlanView", "DEFAULT_BUDGET_TEXT", "CURVE_DECADES", "parse_deadline", "LINK_KEYS", "LINK_TEXT_MAX"]
 
 #: The budget the tab starts with: the question of issue 27 ("What can I train for $5M by June?"), in the
 #: app's currency.
@@ -45,6 +46,31 @@ DEFAULT_BUDGET_TEXT = "5M"
 CURVE_DECADES = 2
 CURVE_POINTS_PER_DECADE = 2
 _INPUT, _ROW, _TEXT_STYLE = FLEX_INPUT, WRAP_ROW, INPUT_STYLE
+#: The Plan tab's inputs in a share link (see :meth:`PlanView.decision_items`).
+LINK_KEYS = ("plan_budget", "plan_gpu", "plan_pricing", "plan_deadline", "plan_cap", "plan_scope")
+#: The longest typed value a link may give a box [characters]: the same bound as the budget's ``budget_text``.
+LINK_TEXT_MAX = 40
+
+
+def _link_checks() -> dict[str, tuple[Callable[[str], bool], Message]]:
+    """Per link key: whether a value is allowed, and what is allowed (for the banner's refusal)."""
+    gpus, scopes = list(catalog.accelerators()), list(PLAN_SCOPES)
+
+    def reads(parse: Callable[[str], float | None]) -> Callable[[str], bool]:
+        def ok(text: str) -> bool:
+            try:
+                return parse(text) is not None
+            except ValueError:
+                return False
+        return ok
+
+    return {"plan_budget": (reads(parse_budget), Message("allowed_plan_budget")),
+            "plan_gpu": (lambda t: t in gpus, Message("allowed_choices", choices=gpus, field="gpu")),
+            "plan_pricing": (lambda t: t in PRICING_MODES,
+                             Message("allowed_choices", choices=list(PRICING_MODES), field="pricing")),
+            "plan_deadline": (reads(parse_deadline), Message("allowed_plan_deadline")),
+            "plan_cap": (reads(parse_gpu_cap), Message("allowed_gpu_cap")),
+            "plan_scope": (lambda t: t in scopes, Message("allowed_choices", choices=scopes, field="plan_scope"))}
 
 
 class PlanView(LazyTab):
@@ -122,6 +148,54 @@ class PlanView(LazyTab):
                                 w.HBox([self.deadline_box, self.cap_box, self.scope], layout=_ROW),
                                 self.message, self.result, self.use_button, self.chart.figure.canvas]
         self.set_language(self.language)
+        self._set_linked()
+
+    # ------------------------------------------------------------------ the inputs in a link
+    def _boxes(self) -> dict[str, w.Widget]:
+        return {"plan_budget": self.budget_box, "plan_gpu": self.gpu, "plan_pricing": self.pricing,
+                "plan_deadline": self.deadline_box, "plan_cap": self.cap_box, "plan_scope": self.scope}
+
+    def decision_items(self) -> dict[str, str]:
+        """The tab's inputs as share-link keys (:data:`LINK_KEYS`), as typed, when not the tab's defaults and
+        allowed; nothing while the tab was never opened (unless a link gave them: they travel on)."""
+        if not self.built:
+            return dict(self._linked)
+        defaults = {"plan_budget": DEFAULT_BUDGET_TEXT, "plan_scope": "project"}
+        checks = _link_checks()
+        items = {}
+        for key, box in self._boxes().items():
+            text = str(box.value).strip()
+            if text and text != defaults.get(key, "") and len(text) <= LINK_TEXT_MAX and checks[key][0](text):
+                items[key] = text
+        return items
+
+    def apply_decision(self, extras: dict[str, str]) -> list[ScenarioError]:
+        """Take the tab's inputs from a link; a value not allowed (or longer than :data:`LINK_TEXT_MAX`) is
+        left out and its refusal returned (for the app's banner). The boxes are set when the tab is built."""
+        refused = []
+        checks = _link_checks()
+        for key in LINK_KEYS:
+            if key not in extras:
+                continue
+            text = str(extras[key]).strip()
+            ok, allowed = checks[key]
+            if len(text) <= LINK_TEXT_MAX and ok(text):
+                self._linked[key] = text
+            else:
+                refused.append(ScenarioError(key, text[:LINK_TEXT_MAX], allowed))
+        if self.built:
+            self._set_linked()
+        return refused
+
+    def _set_linked(self) -> None:
+        """Put the link's inputs in the boxes (without a change each): the plan follows when the tab is shown."""
+        if not self._linked:
+            return
+        boxes = self._boxes()
+        with self.muted():
+            for key, text in self._linked.items():
+                boxes[key].value = text
+        self.stale = True
 
     def _changed(self) -> None:
         self.stale = True
