@@ -55,6 +55,9 @@ class LazyTab:
         The tab's charts by key (empty until built).
     """
 
+    #: The key of the tab's main chart in :attr:`charts` ("" for none): its flag is the tab's :attr:`stale`.
+    key = ""
+
     def __init__(self, language: str = "en", *, on_error: Callable[[object], object] = lambda m: None,
                  css_class: str = "", lazy: bool = True):
         self.language = language
@@ -78,6 +81,16 @@ class LazyTab:
     def _build(self) -> None:
         """Make the widgets (a subclass's): fill ``self.widget`` and ``self.charts``."""
         raise NotImplementedError
+
+    @property
+    def stale(self) -> bool:
+        """Whether the tab's chart (and what is computed with it) is out of date: always, before the tab is built."""
+        return self.charts[self.key].stale if self.built else True
+
+    @stale.setter
+    def stale(self, value: bool) -> None:
+        if self.built:
+            self.charts[self.key].stale = value
 
     # ------------------------------------------------------------------ callbacks
     def _safely(self, fn: Callable, *args) -> None:

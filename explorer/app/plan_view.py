@@ -96,6 +96,8 @@ class PlanView(LazyTab):
         The budget of the plan shown [USD].
     """
 
+    key = "plan"
+
     def __init__(self, make_figure: Callable[[float, float], Figure], language: str = "en", *,
                  on_use: Callable[[Scenario], object], on_error: Callable[[object], None] = lambda m: None):
         super().__init__(language, on_error=on_error, css_class="explorer-plan")
@@ -107,15 +109,6 @@ class PlanView(LazyTab):
         self._curve_key = None
         self._linked: dict[str, str] = {}  # the inputs a share link gave, set when the tab is built
 
-    @property
-    def stale(self) -> bool:
-        """Whether the plan and its curve are out of date (always, before the tab is built)."""
-        return self.charts["plan"].stale if self.built else True
-
-    @stale.setter
-    def stale(self, value: bool) -> None:
-        if self.built:
-            self.charts["plan"].stale = value
 
     # ------------------------------------------------------------------ building
     def _build(self) -> None:
@@ -141,7 +134,7 @@ class PlanView(LazyTab):
         self.chart.figure.canvas.add_class("explorer-chart")
         self.chart.figure.canvas.add_class("explorer-plan-chart")
         #: the curve; its redraw plans again and writes the plan beside it (the tab's out-of-date work)
-        self.charts["plan"] = ChartSurface.of(self.chart.figure, self._refresh)
+        self.charts[self.key] = ChartSurface.of(self.chart.figure, self._refresh)
         for box in (self.budget_box, self.gpu, self.pricing, self.deadline_box, self.cap_box, self.scope):
             box.observe(lambda _c: self._safely(self._changed), names="value")
         self.widget.children = [self.intro, w.HBox([self.budget_box, self.gpu, self.pricing], layout=_ROW),

@@ -76,7 +76,7 @@ def _value_text(lever: str, value: str, language: str) -> str:
 
 
 class WhatIfView(LazyTab):
-    """The What-if tab: lever pickers, the sorted table with its CSV link, and the heat-map.
+    """The What-if tab: lever pickers, the sorted table with its CSV link, and the heat-map (its chart, ``whatif``).
 
     Parameters
     ----------
@@ -86,6 +86,8 @@ class WhatIfView(LazyTab):
     on_error : callable
         Called with a message when something fails (shown by the app, never a traceback).
     """
+
+    key = "whatif"
 
     def __init__(self, make_figure: Callable[[float, float], Figure], language: str = "en", *,
                  on_error: Callable[[str], None] = lambda m: None,
@@ -106,15 +108,6 @@ class WhatIfView(LazyTab):
         # The tab holds an empty box until it is first opened: a page that never opens it builds no model of it
         # (tests/app/test_app_levers.py counts them).
 
-    @property
-    def stale(self) -> bool:
-        """Whether the grid, its table and heat-map are out of date (always, before the tab is built)."""
-        return self.charts["whatif"].stale if self.built else True
-
-    @stale.setter
-    def stale(self, value: bool) -> None:
-        if self.built:
-            self.charts["whatif"].stale = value
 
     def _build(self) -> None:
         """Make the pickers, the table and the heat-map (the first time the tab is shown)."""
@@ -147,7 +140,7 @@ class WhatIfView(LazyTab):
         self.figure.canvas.add_class("explorer-chart")
         self.figure.canvas.add_class("explorer-whatif-chart")
         #: the heat-map; its redraw computes the grid and writes the table too (all of the tab's out-of-date work)
-        self.charts["whatif"] = ChartSurface.of(self.figure, self._refresh)
+        self.charts[self.key] = ChartSurface.of(self.figure, self._refresh)
         pickers = [x for pair in zip(self.levers, self.values) for x in pair]
         self.widget.children = [self.intro, w.HBox([*pickers, self.sort], layout=_ROW_LAYOUT), self.message,
                                 self.table_html, w.HBox([self.csv_button, self.csv_link], layout=_ROW_LAYOUT),
