@@ -299,3 +299,20 @@ def test_one_error_to_viewer_wrapper():
               for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
               if re.search(r'Message\("app_error"', line)]
     assert copies == [], copies
+
+
+def test_the_chart_render_state_machine_and_the_callback_guard_are_written_once():
+    """docs/architecture.md, "One chart": the states of a chart (shown, deferred, revealed) are kept by
+    ``ChartSurface`` only (and the canvas itself, ``ipympl_private``); a tab's guarded callback (``_safely``) is
+    ``LazyTab``'s only (issue 29 item 3: the analysis views and What if kept their own flags)."""
+    import re
+    from pathlib import Path
+
+    app = Path(__file__).resolve().parents[1] / "explorer" / "app"
+    texts = {path.name: path.read_text(encoding="utf-8") for path in sorted(app.glob("*.py"))}
+    touching = sorted(name for name, text in texts.items() if name not in ("surface.py", "ipympl_private.py")
+                      and re.search(r"\.reveal\(|\.shown\s*=[^=]|\.deferred\b", text))
+    assert touching == [], touching
+    guards = sorted(name for name, text in texts.items() if re.search(r"def _safely\(", text))
+    assert guards == ["lazy_tab.py"], guards
+    assert "`ChartSurface.of(figure, redraw)`" in _page() and "`LazyTab`" in _page()

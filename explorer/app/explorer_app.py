@@ -171,6 +171,7 @@ class ExplorerApp:
         out of range or past any number (``1e1000000``), in the link or a slot's; they are not clamped silently."""
         extras = self._query_extras
         refused = query.refused_fields_from_query(query_string) + self.analysis.apply_decision(extras)
+        refused += self.plan_view.apply_decision(extras)  # the Plan tab's inputs, set when it is built
         self.whatif.apply_decision(extras)
         if extras.get("tab") in _TAB_KEYS:  # the tab the link was made on (its What-if, Plan... built then)
             self.tabs.selected_index = _TAB_KEYS.index(extras["tab"])
@@ -257,7 +258,8 @@ class ExplorerApp:
         self.models_view = ModelsView(self.language, on_load=self._load_scenario,
                                       on_error=lambda m: self._reject("app", m))
         self.analysis = AnalysisViews(widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
-                                      on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m))
+                                      on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m),
+                                      visible=self._tab_key, on_mode=self._render)
         self.assumptions = shared_html()
         self.downloads = shared_html()
         self.share = shared_html()
@@ -289,7 +291,7 @@ class ExplorerApp:
         history_tab.add_class("explorer-chart-scroll")
         self.tabs = w.Tab(children=[
             self.breakdown.figure.canvas,
-            w.VBox(self.analysis.what_changed_children(self.pin_button, self.waterfall.figure.canvas), layout=PLAIN),
+            self.analysis.what_changed.what_changed_tab(self.pin_button, self.waterfall.figure.canvas),
             history_tab,
             self.analysis.compare_tab,
             self.analysis.uncertainty_tab,
@@ -691,6 +693,7 @@ class ExplorerApp:
             extras["scope"] = self.scope
         extras.update(self.analysis.decision_items())  # budget, GPU cap, compare slots and their names, By-lever
         extras.update(self.whatif.decision_items())  # the What-if picks and sort, once its tab was opened
+        extras.update(self.plan_view.decision_items())  # the Plan tab's inputs (budget, deadline, ...) as typed
         if self._decision_tab != "breakdown":
             extras["tab"] = self._decision_tab  # the last tab looked at before Share (where the link is copied)
         return "?" + query.query_from_scenario(self.scenario, **extras)
@@ -798,12 +801,17 @@ class ExplorerApp:
         if key in self.charts:
             self.charts[key].render()
         if hasattr(self, "analysis"):
-            self.analysis.render(self._tab_key())  # the analysis views draw their own figures, when shown
+            self.analysis.render(self._tab_key())  # the analysis tabs' charts: shown and drawn, or left stale
         if hasattr(self, "whatif"):
             self.whatif.render(self._tab_key() == "whatif")
         if hasattr(self, "plan_view"):
             self.plan_view.render(self._tab_key() == "plan")
             self.models_view.render(self._tab_key() == "models")
+
+    def all_charts(self) -> dict[str, ChartSurface]:
+        """Every chart built so far, by key: the app's three, the analysis tabs' three, What if's and Plan's
+        (those two once their tab was opened). Each is drawn only while on screen (see :mod:`explorer.app.surface`)."""
+        return {**self.charts, **self.analysis.charts, **self.whatif.charts, **self.plan_view.charts}
 
     #: The tab a share link opens on: the last one shown other than Share (see :meth:`share_query`).
     _decision_tab = "breakdown"
