@@ -257,7 +257,7 @@ class PlanView(LazyTab):
         cur, fx = self._currency()
         options: dict = {"scope": self.scope.value}
         try:
-            budget = parse_budget(self.budget_box.value)
+            budget = parse_budget(self.budget_box.value, cur)  # the box is in the shown currency
             if budget is None:
                 raise ValueError(self.budget_box.value)
             options["budget_usd"] = budget / fx

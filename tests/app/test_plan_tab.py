@@ -149,3 +149,16 @@ def test_curve_marks_the_budget():
     assert plot.budget_line.get_xdata()[0] == 5e6 and plot.point.get_visible()
     plot.update(curve, 5e6, None, "CNY", 7.0, draw=False)
     assert not plot.point.get_visible() and plot.budget_line.get_xdata()[0] == 35e6
+
+
+def test_in_yuan_the_budget_box_takes_yuan_with_its_sign(make_app):
+    """¥70.84M in a CNY box is $10M at the data's 7.084 CNY/USD (defaults.csv); a $ amount is refused there."""
+    app = make_app("currency=CNY")
+    view = _open_plan(app)
+    for typed in ("¥70.84M", "7084万", "70,840,000"):
+        view.budget_box.value = typed
+        assert view.message.value == "", typed
+        assert view.plan.budget_usd == pytest.approx(10e6, rel=1e-9), typed
+    good = view.plan
+    view.budget_box.value = "$10M"
+    assert "explorer-message" in view.message.value and view.plan is good
