@@ -18,6 +18,7 @@ deficiencies.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -116,6 +117,23 @@ def _usd_axis(x, _pos=None) -> str:
 _CURVES: dict = {}
 
 
+@functools.lru_cache(maxsize=1)
+def default_fit() -> "history.TrendFit":
+    """The trend the chart draws by default (:func:`explorer.history.fit_trend` with its defaults), fitted once.
+
+    The fit is a pure function of the data files (its bootstrap has a fixed seed), and was about 40% of the
+    time of building the chart. Fitted once per process, it is fitted once per server when the app is
+    warmed in the template kernels are forked from (:mod:`explorer.app.warm`). Its arrays are made read-only:
+    every figure shares them.
+    """
+    fit = history.fit_trend()
+    for name in ("year", "cost_usd", "boot_intercept_log10", "boot_slope_log10_per_year"):
+        value = getattr(fit, name)
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return fit
+
+
 def _trend_curves(fit, x0: float, x1: float) -> tuple:
     """``grid, lo, hi, trend`` of ``fit`` on 300 years from ``x0`` to ``x1``, computed once per fit in a process.
 
@@ -183,7 +201,7 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     Parameters
     ----------
     fit : explorer.history.TrendFit, optional
-        The trend to draw; default :func:`explorer.history.fit_trend` (frontier
+        The trend to draw; default :func:`default_fit` (:func:`explorer.history.fit_trend`: frontier
         models, amortized method).
     figure : matplotlib.figure.Figure, optional
         Draw into this figure (it is cleared), e.g. an ipympl canvas figure.
@@ -217,7 +235,7 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     text_kw, language = text_kwargs(language)
     lab = _labels(language)
     if fit is None:
-        fit = history.fit_trend()
+        fit = default_fit()
 
     if figure is None:
         fig = NotebookFigure(figsize=(13, 7.8), dpi=100, layout="constrained")
