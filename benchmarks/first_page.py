@@ -16,7 +16,8 @@ Voila and a viewer's page do, over the kernel protocol:
 Per kernel it reports the kernel's CPU (user + system, from ``/proc``) for each step, the widgets created by
 the run (``comm_open`` messages on IOPub), the bytes the kernel sent on IOPub during the run (every frame of
 every message, buffers included), and the widgets and bytes of the handshake's reply (what the page
-receives before it draws). Figures are medians over the kernels; the first kernel is also reported alone
+receives before it draws), and the kernel's private memory (USS) after the handshake, before any chart is
+drawn for a page. Figures are medians over the kernels; the first kernel is also reported alone
 (it pays the first-touch costs a fresh template passes on to every fork).
 
 CPU seconds are what a rush divides among the cores; they are less distorted by a busy machine than wall
@@ -46,6 +47,13 @@ def _cpu_s(pid: int) -> float:
     """User + system CPU of ``pid`` [s] (``/proc/<pid>/stat``)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _uss_mb(pid: int) -> float:
+    """Private memory of ``pid`` (USS: ``Private_Clean`` + ``Private_Dirty`` of ``/proc/<pid>/smaps_rollup``) [MB]."""
+    text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    return sum(int(line.split()[1]) for line in text.splitlines()
+               if line.startswith(("Private_Clean:", "Private_Dirty:"))) / 1024
 
 
 def _cells() -> list[str]:
@@ -127,13 +135,14 @@ def one_kernel(km_factory, query: str, timeout: float, spy_dir: Path | None, ind
         cpu1 = _cpu_s(pid)
         states, state_bytes = _handshake(kc, timeout)
         cpu2 = _cpu_s(pid)
+        uss = _uss_mb(pid)
         if spy is not None:
             spy.send_signal(signal.SIGINT)
             spy.wait(timeout=60)
         return {"run_cpu_s": round(cpu1 - cpu0, 3), "run_wall_s": round(run_wall, 3),
                 "handshake_cpu_s": round(cpu2 - cpu1, 3), "widgets_created": opened.count("jupyter.widget"),
                 "iopub_messages": messages, "iopub_bytes": size,
-                "widgets_in_state": states, "state_bytes": state_bytes,
+                "widgets_in_state": states, "state_bytes": state_bytes, "uss_mb": round(uss, 1),
                 "launched_by": getattr(km.provisioner, "launched_by", "")}
     finally:
         if spy is not None and spy.poll() is None:
