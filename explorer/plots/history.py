@@ -596,6 +596,12 @@ class HistoryPlot:
         ``attach(figure, canvas)`` puts a kept or new figure on the canvas of the
         one shown (the app's sets its dpi for the screen's pixel ratio); default:
         :meth:`matplotlib.figure.Figure.set_canvas`.
+    deferred : bool
+        Build nothing yet: :attr:`figure` is a blank figure of the chart's size
+        (to put on a canvas) until the first :meth:`relayout` (or
+        :meth:`ensure_built`) builds the chart in the language last set. The app
+        defers it: its tab is not on the first screen, and building it was about
+        a sixth of a new page's notebook run.
 
     Attributes
     ----------
@@ -609,11 +615,16 @@ class HistoryPlot:
     SIZE_IN = (13.0, 7.8)
     DPI = 66
 
-    def __init__(self, language: str = "en", *, attach=None):
-        self.figure = self.build(language)
-        self.figures = {self.figure.history_handles.language: self.figure}
+    def __init__(self, language: str = "en", *, attach=None, deferred: bool = False):
+        if deferred:
+            self.figure = Figure(figsize=self.SIZE_IN, dpi=self.DPI)  # blank: the chart's size, nothing in it yet
+            self.figures = {}
+            self._language = text_kwargs(language)[1]
+        else:
+            self.figure = self.build(language)
+            self.figures = {self.figure.history_handles.language: self.figure}
+            self._language = self.figure.history_handles.language
         self._attach = attach or _set_canvas
-        self._language = self.figure.history_handles.language
         self._marker: tuple | None = None  # (currency, fx, cost_usd, year, label, low_usd, high_usd) of mark()
         self.blitting = False
         #: the rendered backgrounds of all its figures, by what they show (at most four: a language switched
@@ -632,13 +643,23 @@ class HistoryPlot:
                               language=language)
 
     @property
-    def language(self) -> str:
-        """Language of the figure shown."""
-        return self.figure.history_handles.language
+    def built(self) -> bool:
+        """Whether the figure shown is the chart (not the blank one of a deferred plot)."""
+        return hasattr(self.figure, "history_handles")
+
+    @property
+    def language(self) -> str | None:
+        """Language of the figure shown (None before a deferred plot is built)."""
+        return self.figure.history_handles.language if self.built else None
+
+    def ensure_built(self) -> Figure:
+        """Build the chart now if it was deferred (in the language last set, marked; no draw); return it."""
+        return self.figure if self.built else self.relayout()
 
     def enable_blitting(self) -> None:
         """Blit the marker in :meth:`redraw` (call once the figure is on its widget canvas)."""
-        enable_marker_blitting(self.figure, self.backgrounds)
+        if self.built:  # a deferred chart gets it when built (relayout)
+            enable_marker_blitting(self.figure, self.backgrounds)
         self.blitting = True
 
     def set_language(self, language: str) -> bool:
@@ -649,10 +670,11 @@ class HistoryPlot:
     def relayout(self) -> Figure:
         """Put the figure of the language last set on the canvas (built the first time), marked; return it (no draw)."""
         old = self.figure
-        if old.history_handles.language == self._language:
+        if self.built and old.history_handles.language == self._language:
             return old
         canvas = old.canvas
-        if old.history_handles.blitter is not None:  # only the cache keeps backgrounds, so at most its four are held
+        # only the cache keeps backgrounds, so at most its four are held
+        if self.built and old.history_handles.blitter is not None:
             old.history_handles.blitter.background = None
         fig = self.figures.get(self._language)
         if fig is None:
@@ -688,12 +710,13 @@ class HistoryPlot:
             The run's P5 and P95 [USD], drawn as an error bar; Nones hide it.
         """
         self._marker = (currency, usd_to_currency, cost_usd, year, label, *interval_usd)
-        self._apply(self.figure, *self._marker)
+        if self.built:  # else applied when built (relayout)
+            self._apply(self.figure, *self._marker)
 
     def figure_for(self, language: str) -> Figure:
         """A figure in ``language`` with the last marker, for a file: the kept one, else one built for the file."""
         language = text_kwargs(language)[1]
-        if self.language == language:
+        if self.built and self.language == language:
             return self.figure
         fig = self.figures.get(language) or self.build(language)
         if self._marker is not None:
@@ -707,8 +730,9 @@ class HistoryPlot:
         set_marker_interval(fig, low_usd, high_usd, draw=False)
 
     def redraw(self) -> None:
-        """Render the figure shown after :meth:`mark`: a blit when enabled, else a full draw."""
-        redraw_marker(self.figure)
+        """Render the figure shown after :meth:`mark`: a blit when enabled, else a full draw (none before it is built)."""
+        if self.built:
+            redraw_marker(self.figure)
 
 
 def _set_canvas(fig: Figure, canvas) -> None:
