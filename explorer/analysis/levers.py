@@ -86,9 +86,10 @@ def _atoms(s: Scenario) -> dict[str, dict[str, float]]:
         TOKENS: dict(tokens=x["tokens"]),
         ACCELERATOR: dict(peak_ref=f["peak_ref_flop_per_s"], mfu_base=f["mfu_base"], memory_gb=x["memory_gb"],
                           tdp_w=x["tdp_w"], server_power_factor=x["server_power_factor"],
-                          avg_power_fraction=x["avg_power_fraction"], od_ref=od_ref, a_ref=a_ref, h_ref=h_ref),
+                          avg_power_fraction=x["avg_power_fraction"], chip_power_w=x["chip_power_w"], od_ref=od_ref,
+                          a_ref=a_ref, h_ref=h_ref),
         CLUSTER: dict(gpus=x["gpus"], deadline_days=x["deadline_days"], max_gpus=x["max_gpus"],
-                      tensor_parallel=x["tensor_parallel"]),
+                      max_wall_days=x["max_wall_days"], tensor_parallel=x["tensor_parallel"]),
         PRICING: dict(owned=float(x["owned"]), rate_override=float(rate_override),
                       rate=x["rate_usd_per_gpu_hour"] if rate_override else math.nan,
                       rate_factor=math.nan if rate_override else x["rate_usd_per_gpu_hour"] / od_ref,
@@ -129,9 +130,7 @@ def _compose(a: Mapping[str, Mapping[str, np.ndarray]]) -> dict:
         gpus=a[CLUSTER]["gpus"],
         deadline_days=a[CLUSTER]["deadline_days"],
         max_gpus=a[CLUSTER]["max_gpus"],
-        # carried by no lever: compute's defaults, as when they were left out of this list (no "too long"
-        # check, GPU-only energy unknown); only the total and its parts are read here
-        max_wall_days=np.inf,
+        max_wall_days=a[CLUSTER]["max_wall_days"],  # a run longer than this is infeasible: no money, as estimate
         failure_rate_per_gpu_hour=rel["failure"] + pr["spot_failures"],
         checkpoint_write_hours=rel["write_h"],
         checkpoint_interval_hours=rel["interval_h"],
@@ -144,7 +143,7 @@ def _compose(a: Mapping[str, Mapping[str, np.ndarray]]) -> dict:
         tensor_parallel=a[CLUSTER]["tensor_parallel"],
         memory_gb=acc["memory_gb"],
         tdp_w=acc["tdp_w"],
-        chip_power_w=np.nan,
+        chip_power_w=acc["chip_power_w"],
         server_power_factor=acc["server_power_factor"],
         avg_power_fraction=acc["avg_power_fraction"],
         pue=a[REGION]["pue"],

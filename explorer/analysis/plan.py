@@ -44,6 +44,10 @@ TOKENS_PER_PARAM = 20.0
 
 _RELATIVE_PRECISION = 1e-3  # the bisection stops when the size is known to 0.1%
 
+#: What stops a plan, for each reason an estimate is infeasible (explorer.model.INFEASIBLE_REASONS): its memory,
+#: its deadline, or a run longer than the longest the model allows (``max_run_years``), deadline or not.
+_LIMITS = {"no_fit": "memory", "deadline": "deadline", "too_long": "run_length"}
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -64,9 +68,10 @@ class Plan:
         Its estimate.
     cost_usd : float
         Its cost on ``scope`` [USD]; NaN without a plan.
-    limited_by : {"budget", "deadline", "gpu_cap", "memory", "largest_model"}
+    limited_by : {"budget", "deadline", "gpu_cap", "memory", "run_length", "largest_model"}
         What stops a larger model: the budget, the deadline (no cluster meets it), the GPU cap, the cluster's
-        memory (fixed GPU count), or the largest model a scenario allows.
+        memory (fixed GPU count), the longest run the model allows (``max_run_years`` of ``defaults.csv``: a
+        larger model would train for longer, whatever the deadline), or the largest model a scenario allows.
     warnings : tuple of Message
         What the plan assumes that the user should know.
     """
@@ -195,9 +200,11 @@ def plan(budget_usd: float, base: Scenario | None = None, *, scope: str = "proje
             return why, s, e
         if e.min_gpus_memory > e.gpus:
             return "memory", s, e
+        if not e.feasible:  # a run that cannot happen has no cost: say why, never "the budget"
+            return _LIMITS[e.infeasible_reason], s, e
         cost = _cost(e, scope)
         if not (math.isfinite(cost) and cost <= budget_usd):
-            return ("budget" if math.isfinite(cost) else "deadline"), s, e
+            return "budget", s, e
         return None, s, e
 
     warnings = (Message("plan_moe_split", tokens_per_param=tokens_per_param),) if base.architecture == "moe" else ()

@@ -148,7 +148,7 @@ def run_scenario(row_id: str) -> Scenario:
             if missing:
                 raise ScenarioError("model_row", facts["model"], Message("models_missing", fields=tuple(missing)))
             return _scenario(facts)
-    raise ScenarioError("model_row", row_id, Message("allowed_choices", choices="the table's rows"))
+    raise ScenarioError("model_row", row_id, Message("allowed_model_row", example=repr(next(iter(_facts()))["id"])))
 
 
 @functools.cache

@@ -59,7 +59,8 @@ def test_rows_that_cannot_be_replayed_say_what_is_missing():
     with pytest.raises(ScenarioError) as exc:
         run_scenario("run:GPT-4")
     assert exc.value.field == "model_row" and "missing" in str(exc.value)
-    with pytest.raises(ScenarioError):
+    with pytest.raises(ScenarioError, match=r"^model_row: 'no such row' is not allowed; allowed: a row id of the "
+                       r"Models table, such as 'run:"):  # once "one of t, h, e, ...": a string taken for a list
         run_scenario("no such row")
 
 

@@ -9,6 +9,7 @@ P is the catalog's dense BF16 peak of the H100 SXM (989.5 TFLOP/s, NVIDIA's data
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -94,7 +95,7 @@ def test_parse_deadline_reads_days_and_dates():
     assert parse_deadline("2027-06-30", dt.date(2027, 1, 1)) == 180.0  # Jan 1 to Jun 30: 31+28+31+30+31+29
     assert parse_deadline("") is None
     for bad in ("2020-01-01", "-3", "soon"):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=re.escape(bad)):  # the refused text, shown beside the box
             parse_deadline(bad, dt.date(2026, 1, 1))
 
 

@@ -27,21 +27,9 @@ import statistics
 import pytest
 
 from explorer import Scenario, catalog, estimate, prices
+from explorer.analysis.runs import HARDWARE_IDS  # hardware text -> accelerator: the Models tab's one list
 from explorer.catalog import default
 from explorer.model import compute
-
-#: hardware text of published_runs.csv -> catalog accelerator id (rows with other text are skipped)
-HARDWARE = {
-    "NVIDIA P100": "p100",
-    "NVIDIA V100": "v100",
-    "NVIDIA V100 32GB": "v100",
-    "NVIDIA A100 40GB": "a100-40gb",
-    "NVIDIA A100 80GB": "a100-80gb",
-    "NVIDIA H100 80GB": "h100-sxm",
-    "NVIDIA H800": "h800",
-    "Google TPU v3": "tpu-v3",
-    "Google TPU v4": "tpu-v4",
-}
 
 #: Runs that report GPU-hours but neither the accelerator count nor the wall time.
 #: Llama 2 70B: Meta does not give the count; we use 2048 A100-80GB, the cluster
@@ -82,7 +70,7 @@ def _precision(row, gpu):
 
 
 def _scenario(row):
-    gpu = HARDWARE[row["hardware"]]
+    gpu = HARDWARE_IDS[row["hardware"]]
     kw = dict(params=_num(row["params_total"]), tokens=_num(row["tokens"]), gpu=gpu, precision=_precision(row, gpu))
     for name in ("n_layers", "d_model", "seq_len"):
         if row[name]:
@@ -105,7 +93,7 @@ def _backtest_rows():
     for row in catalog.published_runs():
         if not (_num(row["gpu_hours"]) and _num(row["params_total"]) and _num(row["tokens"])):
             continue
-        if row["hardware"] not in HARDWARE:
+        if row["hardware"] not in HARDWARE_IDS:
             continue
         rows.append(row)
     return rows
@@ -164,7 +152,7 @@ def _energy_from_reported_gpu_hours(row):
     is how well the defaults do). Tokens are set so that the ideal GPU-hours
     equal the reported ones; no failures (reported hours are all-in).
     """
-    acc = catalog.accelerator(HARDWARE[row["hardware"]])
+    acc = catalog.accelerator(HARDWARE_IDS[row["hardware"]])
     hours = _num(row["gpu_hours"])
     n = _num(row["params_total"])
     peak, mfu = acc.peak_tflops["bf16"] * 1e12, default("mfu_dense")

@@ -30,6 +30,7 @@ _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[0-9A-Za-z]+)*")
 
 #: Parameters for every message id, as the code passes them (numbers raw, ids and names as the catalogs hold them).
 SAMPLES: dict[str, dict] = {
+    "allowed_model_row": dict(example="'run:GPT-3 175B (davinci)'"),
     "error_not_allowed": dict(field="params", value=250000.0, allowed=Message("allowed_range", lo=1e6, hi=1e14,
                                                                                  bracket="[")),
     "allowed_number": {},

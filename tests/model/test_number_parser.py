@@ -134,7 +134,7 @@ def test_the_scanner_itself_is_linear(shape):
 
 @pytest.mark.parametrize("text", ["1e308 x 10^10", "1 x 10^400", "5e-324", "2e-308 x 10^-300", "1" * 60_000 + "a"])
 def test_answers_past_the_float_range_are_refused_not_raised(text):
-    with pytest.raises(NumberError):
+    with pytest.raises(NumberError, match=r"^(outside the float range|longer than 64 characters)"):
         parse_answer(text)
 
 

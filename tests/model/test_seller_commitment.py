@@ -131,7 +131,7 @@ def test_a_named_provider_with_a_hyperscaler_name_is_refused_naming_the_field():
     with pytest.raises(ScenarioError) as err:
         Scenario(seller="no-such-cloud")
     assert err.value.field == "seller"
-    with pytest.raises(ScenarioError):
+    with pytest.raises(ScenarioError, match=r"^seller: 'no-such-cloud' is not allowed; allowed: one of specialist"):
         prices.quote("h100-sxm", "on_demand", "no-such-cloud")
 
 

@@ -111,7 +111,7 @@ def test_a_concept_answer_that_is_not_a_letter_is_explained():
     ok, msg = q.judge("D")
     assert not ok and "不是选项" in msg
     assert q.judge(" (b) ")[0] and q.judge("b.")[0]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^answer: 'C' is not one of \['A'\]"):
         ws.concept("Q2", answer="C", why={"A": ("x", "甲")})
 
 

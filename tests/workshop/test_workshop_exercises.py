@@ -117,7 +117,7 @@ def test_answer_box_reads_what_students_type():
     assert parse_answer("62,055") == 62055
     assert parse_answer("-1,092k") == -1092e3
     for bad in ("abc", "", "1e400", "nan"):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=rf"^(not a number|outside the float range).*{re.escape(repr(bad))}"):
             parse_answer(bad)
     ws = Lesson("zh")
     assert ws.exercise(1, 100.0, tolerance=0.01) is None  # the checker cell shows nothing
@@ -188,6 +188,33 @@ def test_restart_loss_is_zero_without_failures():
     text = _text(out.value)
     assert "goodput100.0%" in text.replace(" ", "") or "100.0%" in text
     assert re.search(r"lost to failures \(work since the checkpoint, restarts\)\$0(?!\.\d*[1-9])", text), text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lesson_4_failure_panel_first_shows_the_figures_its_prose_cites(lang):
+    """v2 showed 37.2M under prose saying 35.7M: the restart slider started at 10 minutes (a restart from storage)
+    while the prose cited the model's default (2.4 minutes, recovery from memory at 16,384 GPUs). The panel's first
+    GPU-hours are the prose's first figure; at 10 minutes they are its second (35.7M and 37.2M, to 3 digits)."""
+    from pathlib import Path
+
+    l4 = run(lang, "04_buying_compute")["ws"]
+    failures, restart, out = l4.panels[1].children
+    assert failures.value == pytest.approx(19.7) and restart.value == pytest.approx(2.4)  # defaults.csv
+    src = (Path(__file__).resolve().parents[2] / "notebooks" / "lessons" / "src"
+           / f"04_buying_compute.{lang}.md").read_text(encoding="utf-8")
+
+    def shown_hours() -> float:  # the GPU-hours row of the panel, e.g. "GPU-hours35,724,701"
+        return float(re.search(r"(?:GPU-hours|卡时)([\d,]+)", _text(out.value)).group(1).replace(",", ""))
+
+    def cited(x: float) -> str:
+        return f"{x / 1e6:.1f}M" if lang == "en" else f"{float(f'{x:.3g}') / 1e4:,.0f} 万"
+
+    first = shown_hours()
+    restart.value = 10.0
+    storage = shown_hours()
+    assert storage > first
+    for x in (first, storage):
+        assert cited(x) in src, (cited(x), lang)
 
 
 def test_no_money_is_written_as_math():
