@@ -4,8 +4,8 @@ The layer list of the architecture page and the import-linter contracts of ``pyp
 ``make lint``) name the same layers in the same order, and the contracts do fail on an upward import. The
 page's other checkable statements are checked too: every path and dotted name it gives exists, the model
 imports only numpy, no pyplot in library code and no widgets in plots, the analysis names load lazily, the
-charts' interface, the CLI's options from ``field_spec``, a control from one ``Binding`` line (a choice also
-its options), and the app notebook's order. No test file builds an app outside ``conftest.app_factory``.
+charts' interface, the CLI's options from ``field_spec``, a control from one ``Binding`` line (a choice with
+its options in it), and the app notebook's order. No test file builds an app outside ``conftest.app_factory``.
 """
 
 from __future__ import annotations
@@ -210,42 +210,67 @@ def test_the_cli_reads_each_scenario_fields_range_and_choices_from_field_spec():
             assert f"{spec['min']:g}, {spec['max']:g}]" in action.help, (f.name, action.help)
 
 
-def test_a_control_is_one_binding_line_and_a_choice_also_its_options(make_app, monkeypatch):
-    """The page's "A new control in the app" row: one Binding line and a label; a choice or toggle also
-    needs its options in ExplorerApp._options (the row says so). A Scenario field the app does not show yet
-    becomes a working control by a Binding alone."""
-    import explorer.app.explorer_app as explorer_app
+def test_a_control_is_one_binding_line_even_a_choice(make_app, monkeypatch):
+    """The page's "A new control in the app" row: one Binding line and its label, a choice or toggle with its
+    options in that line. Scenario fields the app does not show yet become working controls by Binding lines
+    alone: a number box, and a choice from the field's own choices (``field_spec``), built, read into the
+    scenario and written back from it, with no other code."""
+    from explorer.app import bindings
     from explorer.app.bindings import BINDINGS, Binding
+    from explorer.scenario import field_spec
 
     row = "| A new control in the app |"
     text = next(line for line in _page().splitlines() if line.startswith(row))
-    assert "one `Binding` line" in text and "`ExplorerApp._options`" in text
+    assert "one `Binding` line" in text and "carries its options in that line" in text
+    assert "ExplorerApp._options" not in text  # no branch anywhere else
 
-    unbound = "other_losses_factor"  # a Scenario field with a label and no control
-    assert unbound not in {b.name for b in BINDINGS}
-    added = (*BINDINGS, Binding(unbound, "optional", "advanced"))
-    monkeypatch.setattr(explorer_app, "BINDINGS", added)
-    monkeypatch.setattr(explorer_app, "_GROUP_OF", {b.name: b.group for b in added})
+    number, choice = "other_losses_factor", "recompute"  # Scenario fields with no control
+    assert not {number, choice} & {b.name for b in BINDINGS}
+    added = (*BINDINGS, Binding(number, "optional", "advanced"), Binding(choice, "choice", "advanced"))
+    monkeypatch.setattr(bindings, "BINDINGS", added)
     app = make_app()
     before = app.estimate.total_usd
-    app.controls[unbound].set_state({"value": "1.5"})  # what a browser edit sends
+    app.controls[number].set_state({"value": "1.5"})  # what a browser edit sends
     assert app.error == "" and app.scenario.other_losses_factor == 1.5
     assert app.estimate.total_usd > before  # more billed time beyond failures costs more
-    assert f"{unbound}=1.5" in app.share_query()  # the share link follows the dataclass
+    assert f"{number}=1.5" in app.share_query()  # the share link follows the dataclass
 
-    choices = [b.name for b in BINDINGS if b.kind in ("choice", "toggle")]
-    assert all(app._options(name) for name in choices)
+    widget = app.controls[choice]  # appeared, with the field's choices
+    assert [v for _, v in widget.options] == list(field_spec(choice)["choices"])
+    assert widget.value == app.scenario.recompute == "selective"  # written from the scenario
+    widget.value = "full"  # read into it: full recomputation runs the forward pass again
+    assert app.error == "" and app.scenario.recompute == "full"
+    assert f"{choice}=full" in app.share_query()
+    app.set_scenario(app.scenario.replace(recompute="none"))
+    assert widget.value == "none"
+    app.controls["language"].value = "zh"  # relabelled with the rest, when its group opens
+    app.groups.selected_index = list(bindings.GROUPS).index("advanced")
+    assert "激活重计算" in app.rows[choice].caption.value and widget.value == "none" and app.error == ""
 
 
-def test_a_choice_binding_without_its_options_is_not_enough(make_app, monkeypatch):
-    """The other half of that row: a choice's options are not in its Binding (yet): the app refuses to build."""
-    import explorer.app.explorer_app as explorer_app
+def test_each_choice_binding_carries_its_options(make_app):
+    """Every choice and toggle of the table has options in both languages from its own Binding line; the
+    precision options depend on the panel state (the accelerator chosen)."""
+    from explorer import catalog
+    from explorer.app.bindings import BINDINGS, binding
+
+    values = {"gpu": "a100-80gb", "pricing": "on_demand"}
+    for b in BINDINGS:
+        if b.kind in ("choice", "toggle"):
+            for language in ("en", "zh"):
+                assert b.option_list(language, values), (b.name, language)
+    a100 = [v for _, v in binding("precision").option_list("en", {"gpu": "a100-80gb"})]
+    h100 = [v for _, v in binding("precision").option_list("en", {"gpu": "h100-sxm"})]
+    assert a100 == list(catalog.accelerator("a100-80gb").precisions) and "fp8" not in a100 and "fp8" in h100
+
+
+def test_a_choice_binding_of_no_choice_field_needs_its_options(make_app, monkeypatch):
+    """A choice without options that is no choice field of Scenario: the panel says which binding, on build."""
+    from explorer.app import bindings
     from explorer.app.bindings import BINDINGS, Binding
 
-    added = (*BINDINGS, Binding("recompute", "choice", "advanced"))  # a Scenario choice field with no control
-    monkeypatch.setattr(explorer_app, "BINDINGS", added)
-    monkeypatch.setattr(explorer_app, "_GROUP_OF", {b.name: b.group for b in added})
-    with pytest.raises(KeyError, match="recompute"):
+    monkeypatch.setattr(bindings, "BINDINGS", (*BINDINGS, Binding("mfu", "choice", "advanced")))
+    with pytest.raises(ValueError, match="binding mfu: a choice or toggle that is no choice field"):
         make_app()
 
 
@@ -274,3 +299,20 @@ def test_one_error_to_viewer_wrapper():
               for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
               if re.search(r'Message\("app_error"', line)]
     assert copies == [], copies
+
+
+def test_the_chart_render_state_machine_and_the_callback_guard_are_written_once():
+    """docs/architecture.md, "One chart": the states of a chart (shown, deferred, revealed) are kept by
+    ``ChartSurface`` only (and the canvas itself, ``ipympl_private``); a tab's guarded callback (``_safely``) is
+    ``LazyTab``'s only (issue 29 item 3: the analysis views and What if kept their own flags)."""
+    import re
+    from pathlib import Path
+
+    app = Path(__file__).resolve().parents[1] / "explorer" / "app"
+    texts = {path.name: path.read_text(encoding="utf-8") for path in sorted(app.glob("*.py"))}
+    touching = sorted(name for name, text in texts.items() if name not in ("surface.py", "ipympl_private.py")
+                      and re.search(r"\.reveal\(|\.shown\s*=[^=]|\.deferred\b", text))
+    assert touching == [], touching
+    guards = sorted(name for name, text in texts.items() if re.search(r"def _safely\(", text))
+    assert guards == ["lazy_tab.py"], guards
+    assert "`ChartSurface.of(figure, redraw)`" in _page() and "`LazyTab`" in _page()

@@ -114,8 +114,11 @@ class ControlRow:
     def set_language(self, language: str) -> None:
         """Show the label in ``language``, with its glossary tooltip (``tip_<name>`` in labels.csv) if any."""
         text = html.escape(label(self.label_key, language))
-        tip = label(f"tip_{self.label_key}", language)
-        if tip != f"tip_{self.label_key}":
+        # the glossary tip of the label, else of the control (a money box labelled in yuan keeps its tip)
+        tip_key = next((f"tip_{k}" for k in (self.label_key, self.name) if label(f"tip_{k}", language) != f"tip_{k}"),
+                       None)
+        tip = label(tip_key, language) if tip_key else ""
+        if tip_key:
             text = (f'<abbr class="explorer-tip" title="{html.escape(tip)}">{text} '
                     f'<span aria-hidden="true">ⓘ</span></abbr>')
         self.caption.value = f'<span style="font-size:12.5px">{text}</span>'

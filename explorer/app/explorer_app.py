@@ -10,62 +10,49 @@ cannot use shows a message beside its control and the last good result stays.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as _dt
 import html
 import math
-from typing import Any, Iterator
+from typing import Any
 
 import ipywidgets as w
 from matplotlib.figure import Figure
 
-from explorer import catalog, rules
+from explorer import catalog
 from explorer.analysis import recipe_verdicts, savings_recipe
-from explorer.app import controls as c
 from explorer.app import export, query, views
 from explorer.app.analysis_views import AnalysisViews, scenario_line
 from explorer.app.whatif import WhatIfView
 from explorer.app.plan_view import PlanView
 from explorer.app.models_view import ModelsView
-from explorer.app.bindings import BINDINGS, GROUPS, Binding
+from explorer.app.bindings import GROUPS
+from explorer.app.panel import ControlPanel
 from explorer.app import responsive
 from explorer.app.page_bridge import PageBridge
 from explorer.app.ipympl_private import attach_figure, widget_figure
 from explorer.app.guard import errors_to_viewer
 from explorer.app.surface import ChartSurface
-from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, CHECKBOX_STYLE, FULL_WIDTH, HIDDEN, PLAIN,
-                                 html as shared_html)
+from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, html as shared_html
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
 from explorer.plots.history import HistoryPlot
 from explorer.presets import presets, published_run
-from explorer.scenario import (AMORTIZATION_RULES, FACILITIES, PAY_BASES, PRICING_MODES, RECOVERY_MODES, SELLERS,
-                               TRAINING_KINDS, Scenario, field_spec)
-from explorer.text import label, number_text, readable_number
+from explorer.scenario import Scenario
+from explorer.text import label
 
 __all__ = ["ExplorerApp"]
 
 _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
-#: The tabs, in order (their titles are ``tab_<key>`` in labels.csv).
-_GROUP_OF = {b.name: b.group for b in BINDINGS}
 #: In a running kernel, chart widths from the page are laid out at most this often, the latest one only [s].
 WIDTH_COALESCE_SECONDS = 0.25
+#: The tabs, in order (their titles are ``tab_<key>`` in labels.csv).
 _TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif", "plan",
              "models")
-#: Scenario fields with no control of their own (shown on the "kept" line under the preset picker, with a reset).
-_UNCONTROLLED = tuple(name for name in Scenario.__dataclass_fields__ if name not in {b.name for b in BINDINGS})
-#: One model's disclosed shape (a preset's published run): a new model size clears them.
-_SHAPE_FIELDS = ("n_layers", "d_model", "seq_len")
 #: A preset's published project (its listed team and length): a new model size gives them back to the rules
 #: that follow the run, unless they were typed since (explorer/rules.py).
 _PROJECT_FIELDS = ("team_headcount", "project_months")
-
-
-def _shown_share(x: float) -> float:
-    """The MoE active share as its box shows it: three significant digits [1]."""
-    return float(f"{x:.3g}")
 
 
 def _first_estimate(start: Scenario, fields: dict) -> Estimate:
@@ -94,12 +81,6 @@ def _first_estimate(start: Scenario, fields: dict) -> Estimate:
             fields.pop("deadline_days", None)
 
 
-def _spec_range(name: str) -> tuple[float, float]:
-    """Allowed [min, max] of a Scenario field (the one table of ranges)."""
-    spec = field_spec(name)
-    return spec["min"], spec["max"]
-
-
 def _today_year() -> float:
     today = _dt.date.today()
     return today.year + (today.timetuple().tm_yday - 0.5) / 365.25
@@ -121,8 +102,12 @@ class ExplorerApp:
     ----------
     widget : ipywidgets.VBox
         The root to display.
+    panel : explorer.app.panel.ControlPanel
+        The controls: built from the binding table, read into a scenario, written, relabelled.
     controls : dict of str to ipywidgets.Widget
-        The control widgets by name (``params``, ``tokens``, ``precision``, ...).
+        The control widgets by name (``params``, ``tokens``, ``precision``, ...): ``panel.controls``.
+    rows : dict of str to explorer.app.controls.ControlRow
+        The control rows by name (label, widget, message): ``panel.rows``.
     summary : ipywidgets.HTML
         One-paragraph summary of the result (CSS class ``explorer-summary``).
     scenario : Scenario
@@ -154,7 +139,6 @@ class ExplorerApp:
     """
 
     def __init__(self, scenario: Scenario | None = None, *, query_string: str | None = None, language: str = "en"):
-        self._muted = 0
         self.language = language if language in ("en", "zh") else "en"
         self.scope = "project"
         self.error = ""
@@ -172,8 +156,8 @@ class ExplorerApp:
         self._layout()
         self._stale_pages: set = set()  # HTML tabs to write when next shown (see _write_pages)
         self._set_language(self.language)
-        self._sync_visibility()
-        self._placeholders()
+        self.panel.sync_visibility()
+        self.panel.placeholders(self.estimate.fallbacks)
         self._show(self.estimate)
         for row in self.rows.values():
             # a log slider and its typed twin mirror each other: the twin holds the value
@@ -187,6 +171,7 @@ class ExplorerApp:
         out of range or past any number (``1e1000000``), in the link or a slot's; they are not clamped silently."""
         extras = self._query_extras
         refused = query.refused_fields_from_query(query_string) + self.analysis.apply_decision(extras)
+        refused += self.plan_view.apply_decision(extras)  # the Plan tab's inputs, set when it is built
         self.whatif.apply_decision(extras)
         if extras.get("tab") in _TAB_KEYS:  # the tab the link was made on (its What-if, Plan... built then)
             self.tabs.selected_index = _TAB_KEYS.index(extras["tab"])
@@ -235,30 +220,12 @@ class ExplorerApp:
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
-        """Create one control per row of :data:`~explorer.app.bindings.BINDINGS`, then set them to ``s``."""
-        self.rows: dict[str, c.ControlRow] = {b.name: self._make_row(b, s, preset_id) for b in BINDINGS}
-        self.controls: dict[str, w.Widget] = {name: row.twin or row.widget for name, row in self.rows.items()}
-        self._write_controls(s)
-
-    def _make_row(self, b: Binding, s: Scenario, preset_id: str) -> c.ControlRow:
-        if b.kind == "log":
-            lo, hi = b.slider or _spec_range(b.name)
-            return c.log_slider_row(b.name, lo, lo, hi, integer=b.integer)
-        if b.kind == "slider":
-            return c.slider_row(b.name, self.estimate.mfu, *_spec_range(b.name), 0.01)
-        if b.kind in ("choice", "toggle"):
-            options = self._options(b.name)
-            value = {"preset": preset_id, "language": self.language, "scope": self.scope,
-                     "count_mode": "gpus", "precision": s.precision}.get(b.name, getattr(s, b.name, None))
-            make = c.choice_row if b.kind == "choice" else c.toggle_row
-            return make(b.name, options, value)
-        if b.kind == "number":
-            return c.number_row(b.name, getattr(s, b.name))
-        if b.kind == "optional":
-            return c.optional_number_row(b.name)
-        if b.kind == "check":
-            return c.ControlRow(b.name, w.Checkbox(value=True, indent=False, layout=PLAIN, style=CHECKBOX_STYLE))
-        raise ValueError(f"binding {b.name}: unknown kind {b.kind!r}")
+        """The control panel (one control per line of the binding table), set to ``s``."""
+        self.panel = ControlPanel(s, settings={"preset": preset_id, "language": self.language, "scope": self.scope},
+                                  language=self.language)
+        self.rows = self.panel.rows
+        self.controls = self.panel.controls
+        self._mute = self.panel.mute
 
     def _build_views(self) -> None:
         self.title = shared_html()
@@ -275,8 +242,7 @@ class ExplorerApp:
         self.breakdown.enable_blitting()
         self.waterfall.enable_blitting()
         # one figure per language, kept: a language switched back is shown, not built again
-        # built when its tab is first shown (or its figure read): not on the first screen
-        self.history = HistoryPlot(self.language, attach=attach_figure, deferred=True)
+        self.history = HistoryPlot(self.language, attach=attach_figure)
         widget_figure(0, 0, figure=self.history.figure)
         self.history.enable_blitting()
         #: each chart's figure, canvas and render flags, by tab key (see explorer.app.surface)
@@ -292,7 +258,8 @@ class ExplorerApp:
         self.models_view = ModelsView(self.language, on_load=self._load_scenario,
                                       on_error=lambda m: self._reject("app", m))
         self.analysis = AnalysisViews(widget_figure, self.baseline, self.language, on_baseline=self._set_baseline,
-                                      on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m))
+                                      on_recipe=self._on_recipe, on_error=lambda m: self._reject("app", m),
+                                      visible=self._tab_key, on_mode=self._render)
         self.assumptions = shared_html()
         self.downloads = shared_html()
         self.share = shared_html()
@@ -324,7 +291,7 @@ class ExplorerApp:
         history_tab.add_class("explorer-chart-scroll")
         self.tabs = w.Tab(children=[
             self.breakdown.figure.canvas,
-            w.VBox(self.analysis.what_changed_children(self.pin_button, self.waterfall.figure.canvas), layout=PLAIN),
+            self.analysis.what_changed.what_changed_tab(self.pin_button, self.waterfall.figure.canvas),
             history_tab,
             self.analysis.compare_tab,
             self.analysis.uncertainty_tab,
@@ -335,17 +302,14 @@ class ExplorerApp:
             self.models_view.widget,
         ], layout=PLAIN)
 
-    def _group(self, group: str) -> w.VBox:
-        return w.VBox([self.rows[b.name].box for b in BINDINGS if b.group == group], layout=FULL_WIDTH)
-
     def _layout(self) -> None:
-        groups = {g: self._group(g) for g in GROUPS}
+        groups = {g: self.panel.group_box(g) for g in GROUPS}
         # where the region changes the bill, one click away
         groups["region"].children = (*groups["region"].children, self.region_note, self.owned_button)
         self.groups = w.Accordion(children=[groups[g] for g in GROUPS], selected_index=0, layout=PLAIN)
-        header = w.Box([self.rows[b.name].box for b in BINDINGS if b.group == "header"], layout=PLAIN)
+        header = w.Box([self.rows[name].box for name in self.panel.names("header")], layout=PLAIN)
         header.add_class("explorer-header")
-        left = w.VBox([header, self.kept_box, self.groups, self._group("footer")], layout=PLAIN)
+        left = w.VBox([header, self.kept_box, self.groups, self.panel.group_box("footer")], layout=PLAIN)
         left.add_class("explorer-left")
         right = w.VBox([self.banner, self.kpis, self.warnings, self.summary, self.tabs, self.scope_note], layout=PLAIN)
         right.add_class("explorer-right")
@@ -357,57 +321,9 @@ class ExplorerApp:
         self.widget.add_class("explorer-app")
 
     # ------------------------------------------------------------------ options and labels
-    def _options(self, name: str) -> list[tuple[str, str]]:
-        lang = getattr(self, "language", "en")
-        if name == "architecture":
-            return [(label("arch_dense", lang), "dense"), (label("arch_moe", lang), "moe")]
-        if name == "training_kind":
-            return [(label(f"kind_{k}", lang), k) for k in TRAINING_KINDS]
-        if name == "pricing":  # how you commit, and owned; the hyperscalers are a seller (explorer.prices)
-            return [(label(f"pricing_{p}", lang), p) for p in PRICING_MODES if not p.startswith("hyperscaler_")]
-        if name == "seller":
-            return [(views.seller_words(s, lang), s) for s in SELLERS]
-        if name == "amortization":
-            return [(label(f"amortization_{k}", lang), k) for k in AMORTIZATION_RULES]
-        if name == "team_pay_basis":
-            return [(label(f"team_pay_basis_{k}", lang), k) for k in PAY_BASES]
-        if name == "recovery":
-            return [(label(f"recovery_{r}", lang), r) for r in RECOVERY_MODES]
-        if name == "facility":
-            return [(label(f"facility_{f}", lang), f) for f in FACILITIES]
-        if name == "count_mode":
-            return [(label("count_gpus", lang), "gpus"), (label("count_deadline", lang), "deadline")]
-        if name == "scope":
-            return [(label("scope_project", lang), "project"), (label("scope_run", lang), "run")]
-        if name == "currency":
-            return [("USD $", "USD"), ("CNY ¥", "CNY")]
-        if name == "language":
-            return [("English", "en"), ("中文", "zh")]
-        if name == "gpu":
-            return [(a.name, a.id) for a in catalog.accelerators().values()]
-        if name == "region":
-            return [(views.region_name(r.name, lang), r.id) for r in catalog.regions().values()]
-        if name == "preset":
-            return self._preset_options()
-        if name == "precision":
-            return self._precision_options(self.rows["gpu"].value if hasattr(self, "rows") else "h100-sxm")
-        raise KeyError(name)
-
-    def _precision_options(self, gpu: str) -> list[tuple[str, str]]:
-        """Only the precisions the accelerator has: the dropdown never shows one the results cannot use."""
-        return [(p.upper(), p) for p in catalog.accelerator(gpu).precisions]
-
-    def _preset_options(self) -> list[tuple[str, str]]:
-        return [(label("preset_none", getattr(self, "language", "en")), "")] + [
-            (p.name[getattr(self, "language", "en")], p.id) for p in presets().values()]
-
-    @contextlib.contextmanager
-    def _mute(self) -> Iterator[None]:
-        self._muted += 1
-        try:
-            yield
-        finally:
-            self._muted -= 1
+    def _options(self, name: str) -> list[tuple[str, Any]]:
+        """The options of the choice or toggle ``name`` now (its binding's provider, :class:`ControlPanel`)."""
+        return self.panel.options(name)
 
     def _set_language(self, language: str) -> None:
         self.language = language
@@ -418,9 +334,8 @@ class ExplorerApp:
             self._reject(*self._refusal)
         # the controls of closed groups are relabelled when their group opens (_on_group): a language switch
         # then sends the page about 40 fewer widget messages; the first call labels them all
-        shown = set(GROUPS) if not hasattr(self, "_unlabelled_groups") else self._open_groups()
-        self._unlabelled_groups = set(GROUPS) - shown
-        self._label_controls(shown)
+        self.panel.set_language(lang, self._open_groups() if hasattr(self, "_labelled_once") else None)
+        self._labelled_once = True
         self._stale_pages.add("assumptions")  # the glossary is on that tab: written when it is shown
         self.title.value = (f'<h2 style="margin:4px 0 0 0">{label("app_title", lang)}</h2>'
                             f'<div class="explorer-note">{label("app_subtitle", lang)}</div>')
@@ -449,86 +364,27 @@ class ExplorerApp:
         index = self.groups.selected_index
         return {"header", "footer"} | ({GROUPS[index]} if index is not None and 0 <= index < len(GROUPS) else set())
 
-    def _label_controls(self, groups: set[str]) -> None:
-        """Put the captions and option labels of the controls in ``groups`` in the current language."""
-        for b in BINDINGS:
-            if b.group in groups or b.group not in GROUPS:
-                self.rows[b.name].set_language(self.language)
-        for name in ("architecture", "training_kind", "pricing", "seller", "count_mode", "scope", "preset", "region",
-                     "amortization", "team_pay_basis", "recovery", "facility"):
-            if _GROUP_OF[name] in groups or _GROUP_OF[name] not in GROUPS:
-                c.relabel_options(self.rows[name].widget, self._options(name), self._mute)
-
     def _on_group(self, _change: dict) -> None:
         with errors_to_viewer(self._report_error):
-            opened = self._open_groups() & self._unlabelled_groups
-            if opened:
-                self._unlabelled_groups -= opened
-                self._label_controls(opened)
-
-    # ------------------------------------------------------------------ reading controls
-    def _values(self) -> dict[str, Any]:
-        """The current value of every control, by binding name."""
-        return {name: row.value for name, row in self.rows.items()}
+            self.panel.label_opened(self._open_groups())
 
     def _read_scenario(self, keep: frozenset = frozenset()) -> Scenario:
-        """The scenario the controls describe; ScenarioError when they cannot.
+        """The scenario the controls describe; ScenarioError when they cannot (:meth:`ControlPanel.read`).
 
         ``keep``: fields whose box holds a refused value: they keep the value the results use.
         """
-        v = self._values()
-        # fields without a control (attention shape, checkpoint write time...) keep their values
-        fields: dict[str, Any] = self.scenario.to_dict()
-        for b in BINDINGS:
-            if b.field and b.name in keep:
-                v[b.name] = getattr(self.scenario, b.name) if b.kind != "optional" else number_text(
-                    getattr(self.scenario, b.name))
-            if b.field:
-                fields[b.name] = (c.parse_optional_number(b.name, v[b.name]) if b.kind == "optional"
-                                  else v[b.name])
-        fields["mfu"] = None if v["mfu_default"] else v["mfu"]
-        if v["count_mode"] == "gpus":
-            fields["deadline_days"] = None
-        else:
-            fields["gpus"] = None
-        old = self.scenario
-        resized = v["params"] != old.params
-        if resized:
-            # a new size is another model: one model's disclosed shape goes, and a preset's published team and
-            # project length (not typed since) give way to the rules that follow the run
-            fields.update({name: None for name in _SHAPE_FIELDS})
-            fields.update({name: None for name, value in self._preset_project.items() if fields[name] == value})
-        if v["architecture"] == "dense":
-            fields.update(active_params=None, active_fraction=None, experts=None, top_k=None)
-        else:
-            # the box shows the share rounded (_shown_share): an unchanged box keeps the exact value behind it
-            same = (old.architecture == "moe" and v["active_fraction"] == _shown_share(old.active_fraction_effective))
-            # the toggle from dense with the box showing the size-aware default keeps the default (not typed)
-            shown_default = (old.architecture == "dense"
-                             and v["active_fraction"] == _shown_share(rules.moe_active_fraction(old.params)))
-            if same and old.experts is not None and old.top_k is not None:
-                fields.update(active_params=None, active_fraction=None)  # experts and top-k scale with the model
-            elif same and old.active_fraction is None and (old.active_params is None or resized):
-                # the sourced default, as before; a model's disclosed active parameters go with its size
-                fields.update(active_params=None, active_fraction=None)
-            elif same:
-                pass  # as before: the typed share, or the active parameters, exact
-            elif shown_default:
-                fields.update(active_params=None, active_fraction=None, experts=None, top_k=None)
-            else:
-                fields.update(active_params=None, experts=None, top_k=None)
-        return Scenario.from_dict(fields)
+        return self.panel.read(self.scenario, keep=keep, preset_project=self._preset_project)
 
     # ------------------------------------------------------------------ events
     def _on_change(self, change: dict) -> None:
         """Every control's observer: a public entry point, so it never raises."""
-        if self._muted:
+        if self.panel.muted:
             return
         owner = change["owner"]
         with errors_to_viewer(self._report_error):
             if owner is self.controls["language"]:
                 self._set_language(owner.value)
-                self._placeholders()
+                self.panel.placeholders(self.estimate.fallbacks)
                 self._show(self.estimate)
                 return
             if owner is self.controls["scope"]:
@@ -550,36 +406,21 @@ class ExplorerApp:
                     else:
                         self.rows["gpus"].twin.value = int(self.estimate.gpus)
             if owner is self.controls["gpu"]:
-                self._adapt_precision(owner.value)
+                self.panel.adapt_precision(owner.value)
             elif owner is self.controls["precision"]:
                 self.rows["precision"].set_note("")
             if owner is not self.controls["currency"] and owner is not self.controls["usd_to_cny"]:
                 with self._mute():
                     self.controls["preset"].value = ""
                 self.marker_year, self.marker_label = _today_year(), ""
-            self._sync_visibility()
+            self.panel.sync_visibility()
             changed = next((name for name, row in self.rows.items() if owner is row.widget or owner is row.twin), None)
             if not self.refresh(changed=changed) and isinstance(owner, _REVERTIBLE):
                 # a refused choice goes back to the value the results use; the message stays
                 error = self.banner.value
-                self._write_controls(self.scenario)
-                self._sync_visibility()
+                self.panel.write(self.scenario)
+                self.panel.sync_visibility()
                 self.banner.value = error
-
-    def _adapt_precision(self, gpu: str) -> None:
-        """Offer only ``gpu``'s precisions; keep the precision, or switch to the nearest and say so."""
-        row = self.rows["precision"]
-        old = row.widget.value
-        new = catalog.accelerator(gpu).nearest_precision(old)
-        with self._mute():
-            row.widget.options = self._precision_options(gpu)
-            row.widget.value = new
-        if new != old:
-            acc = catalog.accelerator(gpu)
-            row.set_note(html.escape(label("precision_switched", self.language).format(
-                old=old.upper(), new=new.upper(), gpu=acc.name)))
-        else:
-            row.set_note("")
 
     def _on_owned(self, _button) -> None:
         with errors_to_viewer(self._report_error):
@@ -645,40 +486,6 @@ class ExplorerApp:
                     self.charts[key].needs_layout = True
                 self._render(*keys)
 
-    def _sync_visibility(self) -> None:
-        r = self.rows
-        v = self._values()
-        for b in BINDINGS:
-            if b.visible is not None:
-                r[b.name].show(b.visible(v))
-        r["mfu"].widget.disabled = bool(v["mfu_default"])
-
-    def _placeholders(self) -> None:
-        """Show in each blank box the value the model uses in its place (``Estimate.fallbacks``).
-
-        Read from the estimate shown, so a box and the result never disagree; called when the estimate or
-        the language changes.
-        """
-        lang = self.language
-        used = self.estimate.fallbacks
-        for b in BINDINGS:
-            if b.kind != "optional":
-                continue
-            value = used.get(b.name)
-            if b.name == "checkpoint_interval_hours":
-                text = label("placeholder_optimal", lang)
-            elif value is None:
-                text = label("placeholder_unknown", lang)
-            else:
-                text = label("placeholder_used", lang).format(value=readable_number(float(f"{value:.6g}")))
-            self.rows[b.name].widget.placeholder = text
-
-    def _field_row(self, field: str) -> c.ControlRow | None:
-        if field in self.rows:
-            return self.rows[field]
-        return {"active_params": self.rows["active_fraction"], "experts": self.rows["active_fraction"],
-                "top_k": self.rows["active_fraction"]}.get(field)
-
     def _report_error(self, message: Message) -> None:
         """Show an unexpected error of a callback in the app's banner (:func:`~explorer.app.guard.errors_to_viewer`)."""
         self._reject("app", message)
@@ -692,12 +499,8 @@ class ExplorerApp:
         """
         self.error = message
         self._refusal = (field, message, exc)
-        for row in self.rows.values():
-            row.set_message("")
-        row = self._field_row(field)
         text = views.error_text(exc, self.language) if exc is not None else views.translate(message, self.language)
-        if row is not None:
-            row.set_message(html.escape(text))
+        self.panel.show_refusal(field, text)
         colon = "：" if self.language == "zh" else ": "
         self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}{colon}</b>'
                              f"{html.escape(text)}</div>")
@@ -731,7 +534,7 @@ class ExplorerApp:
                 break
             except ScenarioError as exc:
                 if (scenario is None and changed is not None and exc.field != changed and exc.field in self.rows
-                        and _GROUP_OF.get(exc.field) and exc.field not in {e.field for e in held}):
+                        and self.panel.group_of.get(exc.field) and exc.field not in {e.field for e in held}):
                     held.append(exc)
                     continue
                 self._reject(exc.field, str(exc), exc)
@@ -740,11 +543,11 @@ class ExplorerApp:
             self._reject("deadline_days", next(m for m in result.warnings if m.id.startswith("deadline_")))
             return False
         if changed == "params":  # the boxes a new size gave back to their defaults show it
-            self._write_controls(result.scenario, only=(*_PROJECT_FIELDS, "active_fraction"))
+            self.panel.write(result.scenario, only=(*_PROJECT_FIELDS, "active_fraction"))
+        self.panel.settle_money(result.scenario)  # in the currency and at the rate of the results
         self.estimate, self.error = result, ""
-        self._placeholders()
-        for row in self.rows.values():
-            row.set_message("")
+        self.panel.placeholders(result.fallbacks)
+        self.panel.clear_messages()
         self.banner.value = ""
         self._show(result)
         if held:  # still refused, beside its box
@@ -775,9 +578,8 @@ class ExplorerApp:
         self._render("breakdown", "waterfall", "history")
         self._stale_pages.update(("assumptions", "share"))  # written when their tab is shown (see _write_pages)
         self._write_pages()
-        # in yuan the results change currency, the money boxes do not: say so beside the switch
-        self.rows["currency"].set_note(html.escape(label("currency_inputs_usd", lang).format(
-            fx=f"{e.usd_to_currency:.4g}")) if e.scenario.currency == "CNY" else "")
+        # in yuan the money boxes take yuan: the rate beside the switch
+        self.rows["currency"].set_note(html.escape(self.panel.money_note(e.scenario)))
         kept = self.kept_fields()
         self.kept.value = views.kept_fields_html(kept, lang)
         self.kept_reset.description = label("kept_reset", lang)
@@ -891,6 +693,7 @@ class ExplorerApp:
             extras["scope"] = self.scope
         extras.update(self.analysis.decision_items())  # budget, GPU cap, compare slots and their names, By-lever
         extras.update(self.whatif.decision_items())  # the What-if picks and sort, once its tab was opened
+        extras.update(self.plan_view.decision_items())  # the Plan tab's inputs (budget, deadline, ...) as typed
         if self._decision_tab != "breakdown":
             extras["tab"] = self._decision_tab  # the last tab looked at before Share (where the link is copied)
         return "?" + query.query_from_scenario(self.scenario, **extras)
@@ -912,7 +715,9 @@ class ExplorerApp:
     def kept_fields(self) -> dict[str, Any]:
         """The scenario's fields that have no control and differ from their default, by name."""
         default, s = Scenario(), self.scenario
-        return {name: getattr(s, name) for name in _UNCONTROLLED if getattr(s, name) != getattr(default, name)}
+        controlled = set(self.rows)
+        return {name: getattr(s, name) for name in Scenario.__dataclass_fields__
+                if name not in controlled and getattr(s, name) != getattr(default, name)}
 
     def reset_kept(self) -> bool:
         """Give every field without a control its default (the "reset" of the kept line); see :meth:`set_scenario`."""
@@ -978,11 +783,8 @@ class ExplorerApp:
 
     @property
     def history_fig(self) -> Figure:
-        """The History chart's figure shown (it changes with the language; see :class:`HistoryPlot`).
-
-        Reading it builds the chart if its tab was never shown (the app defers it: not on the first screen).
-        """
-        return self.history.ensure_built()
+        """The History chart's figure shown (it changes with the language; see :class:`HistoryPlot`)."""
+        return self.history.figure
 
     def _render(self, *changed: str) -> None:
         """Render the visible chart now; render the others when their tab is opened.
@@ -999,12 +801,17 @@ class ExplorerApp:
         if key in self.charts:
             self.charts[key].render()
         if hasattr(self, "analysis"):
-            self.analysis.render(self._tab_key())  # the analysis views draw their own figures, when shown
+            self.analysis.render(self._tab_key())  # the analysis tabs' charts: shown and drawn, or left stale
         if hasattr(self, "whatif"):
             self.whatif.render(self._tab_key() == "whatif")
         if hasattr(self, "plan_view"):
             self.plan_view.render(self._tab_key() == "plan")
             self.models_view.render(self._tab_key() == "models")
+
+    def all_charts(self) -> dict[str, ChartSurface]:
+        """Every chart built so far, by key: the app's three, the analysis tabs' three, What if's and Plan's
+        (those two once their tab was opened). Each is drawn only while on screen (see :mod:`explorer.app.surface`)."""
+        return {**self.charts, **self.analysis.charts, **self.whatif.charts, **self.plan_view.charts}
 
     #: The tab a share link opens on: the last one shown other than Share (see :meth:`share_query`).
     _decision_tab = "breakdown"
@@ -1049,42 +856,15 @@ class ExplorerApp:
             if not keep_preset:
                 self.controls["preset"].value = ""
         self.rows["precision"].set_note("")
-        self._write_controls(scenario)
-        self._sync_visibility()
+        self.panel.write(scenario)
+        self.panel.sync_visibility()
         ok = self.refresh(scenario)
         if not ok:
             error = self.banner.value
-            self._write_controls(self.scenario)
-            self._sync_visibility()
+            self.panel.write(self.scenario)
+            self.panel.sync_visibility()
             self.banner.value = error
         return ok
-
-    def _write_controls(self, s: Scenario, only: tuple[str, ...] | None = None) -> None:
-        """Set every control (or those named in ``only``) to the value of ``s``, without triggering updates."""
-        r = self.rows
-        with self._mute():
-            if only is None:
-                r["precision"].widget.options = self._precision_options(s.gpu)
-            for b in BINDINGS:
-                if not b.field or (only is not None and b.name not in only):
-                    continue
-                value = getattr(s, b.name)
-                row = r[b.name]
-                if b.name == "active_fraction":
-                    value = _shown_share(s.active_fraction_effective if s.architecture == "moe"
-                                         else rules.moe_active_fraction(s.params))
-                if b.kind == "optional":
-                    row.widget.value = number_text(value)
-                elif value is None:
-                    continue  # gpus or deadline: the other one sizes the cluster
-                elif b.kind == "log":
-                    row.twin.value = value  # the twin moves its slider (within the slider's range)
-                else:
-                    row.widget.value = value
-            if only is not None:
-                return
-            r["count_mode"].widget.value = "gpus" if s.gpus is not None else "deadline"
-            r["mfu_default"].widget.value = s.mfu is None
 
     def _ipython_display_(self) -> None:  # pragma: no cover - display hook in notebooks
         from IPython.display import display

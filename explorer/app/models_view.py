@@ -25,7 +25,7 @@ from explorer.analysis.runs import models_table, run_scenario
 from explorer.app.shared import (AUTO_WIDTH, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN, TOGGLE_STYLE, WRAP_ROW,
                                  html as shared_html)
 from explorer.errors import ScenarioError
-from explorer.app.guard import errors_to_viewer
+from explorer.app.lazy_tab import LazyTab
 from explorer.scenario import Scenario
 from explorer.text import label, money, quantity, readable_number
 
@@ -146,7 +146,7 @@ def _cell(column: str, value, row: pd.Series, lang: str) -> str:
     return f"{int(value):,}"
 
 
-class ModelsView:
+class ModelsView(LazyTab):
     """The Models tab: search, sort, the table, and the message of the last load.
 
     Parameters
@@ -160,14 +160,10 @@ class ModelsView:
 
     def __init__(self, language: str = "en", *, on_load: Callable[[Scenario], object],
                  on_error: Callable[[object], None] = lambda m: None):
-        self.language, self.on_load, self.on_error = language, on_load, on_error
-        self.built = False
-        self._muted = False
-        self.widget = w.VBox(layout=PLAIN)
-        self.widget.add_class("explorer-models")
+        super().__init__(language, on_error=on_error, css_class="explorer-models")
+        self.on_load = on_load
 
     def _build(self) -> None:
-        self.built = True
         self.table_data = models_table()
         self.intro = shared_html()
         self.search = w.Text(value="", continuous_update=False, layout=FLEX_INPUT, style=INPUT_STYLE)
@@ -185,17 +181,6 @@ class ModelsView:
         row = w.HBox([self.search, self.sort, self.order, self.count], layout=WRAP_ROW)
         self.widget.children = [self.intro, row, self.message, self.table]
         self.set_language(self.language)
-
-    def _safely(self, fn, *args) -> None:
-        if self._muted:
-            return
-        with errors_to_viewer(self.on_error):
-            fn(*args)
-
-    def render(self, visible: bool) -> None:
-        """Build the tab the first time it is shown."""
-        if visible and not self.built:
-            self._build()
 
     def set_language(self, language: str) -> None:
         """Relabel the tab in ``language`` (``"en"`` or ``"zh"``)."""

@@ -12,7 +12,6 @@ an empty box until it is first opened: a page that never opens it builds none of
 
 from __future__ import annotations
 
-import datetime as _dt
 import html
 import math
 from typing import Callable
@@ -24,18 +23,20 @@ from matplotlib.figure import Figure
 from explorer import catalog
 from explorer.analysis import plan, plan_curve
 from explorer.analysis.plan import PLAN_SCOPES, Plan
-from explorer.app.analysis_views import parse_budget, parse_gpu_cap
+from explorer.app.lazy_tab import LazyTab
+from explorer.app.surface import ChartSurface
+from explorer.app.typed_input import parse_budget, parse_deadline, parse_gpu_cap
 from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN,
                                  TOGGLE_STYLE, WRAP_ROW, html as shared_html)
 from explorer.app.views import translate
 from explorer.errors import ScenarioError
-from explorer.app.guard import errors_to_viewer
+from explorer.messages import Message
 from explorer.model import Estimate
 from explorer.plots.plan import PlanCurvePlot
 from explorer.scenario import PRICING_MODES, Scenario
 from explorer.text import label, money, quantity, readable_number
 
-__all__ = ["PlanView", "DEFAULT_BUDGET_TEXT", "CURVE_DECADES", "parse_deadline"]
+__all__ = ["PlanView", "DEFAULT_BUDGET_TEXT", "CURVE_DECADES", "parse_deadline", "LINK_KEYS", "LINK_TEXT_MAX"]
 
 #: The budget the tab starts with: the question of issue 27 ("What can I train for $5M by June?"), in the
 #: app's currency.
@@ -45,33 +46,34 @@ DEFAULT_BUDGET_TEXT = "5M"
 CURVE_DECADES = 2
 CURVE_POINTS_PER_DECADE = 2
 _INPUT, _ROW, _TEXT_STYLE = FLEX_INPUT, WRAP_ROW, INPUT_STYLE
+#: The Plan tab's inputs in a share link (see :meth:`PlanView.decision_items`).
+LINK_KEYS = ("plan_budget", "plan_gpu", "plan_pricing", "plan_deadline", "plan_cap", "plan_scope")
+#: The longest typed value a link may give a box [characters]: the same bound as the budget's ``budget_text``.
+LINK_TEXT_MAX = 40
 
 
-def parse_deadline(text: str, today: _dt.date | None = None) -> float | None:
-    """A typed deadline: days (``90``) or a date (``2027-06-30``, days from ``today``); None for blank.
+def _link_checks() -> dict[str, tuple[Callable[[str], bool], Message]]:
+    """Per link key: whether a value is allowed, and what is allowed (for the banner's refusal)."""
+    gpus, scopes = list(catalog.accelerators()), list(PLAN_SCOPES)
 
-    Raises ValueError for anything else, or a date not after today.
+    def reads(parse: Callable[[str], float | None]) -> Callable[[str], bool]:
+        def ok(text: str) -> bool:
+            try:
+                return parse(text) is not None
+            except ValueError:
+                return False
+        return ok
 
-    >>> parse_deadline("90"), parse_deadline(""), parse_deadline("2027-06-30", _dt.date(2027, 6, 1))
-    (90.0, None, 29.0)
-    """
-    text = (text or "").strip()
-    if not text:
-        return None
-    try:
-        day = _dt.date.fromisoformat(text)
-    except ValueError:
-        from explorer.text import parse_number
-
-        value = parse_number(text)
-    else:
-        value = float((day - (today or _dt.date.today())).days)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(text)
-    return value
+    return {"plan_budget": (reads(parse_budget), Message("allowed_plan_budget")),
+            "plan_gpu": (lambda t: t in gpus, Message("allowed_choices", choices=gpus, field="gpu")),
+            "plan_pricing": (lambda t: t in PRICING_MODES,
+                             Message("allowed_choices", choices=list(PRICING_MODES), field="pricing")),
+            "plan_deadline": (reads(parse_deadline), Message("allowed_plan_deadline")),
+            "plan_cap": (reads(parse_gpu_cap), Message("allowed_gpu_cap")),
+            "plan_scope": (lambda t: t in scopes, Message("allowed_choices", choices=scopes, field="plan_scope"))}
 
 
-class PlanView:
+class PlanView(LazyTab):
     """The Plan tab: inputs, the plan, the curve and "Use this plan".
 
     Parameters
@@ -94,23 +96,22 @@ class PlanView:
         The budget of the plan shown [USD].
     """
 
+    key = "plan"
+
     def __init__(self, make_figure: Callable[[float, float], Figure], language: str = "en", *,
                  on_use: Callable[[Scenario], object], on_error: Callable[[object], None] = lambda m: None):
-        self.make_figure, self.language, self.on_use, self.on_error = make_figure, language, on_use, on_error
+        super().__init__(language, on_error=on_error, css_class="explorer-plan")
+        self.make_figure, self.on_use = make_figure, on_use
         self.estimate: Estimate | None = None
         self.plan: Plan | None = None
         self.curve = None
         self.budget_usd = math.nan
-        self.built = False
-        self.stale = True
-        self._muted = False
         self._curve_key = None
-        self.widget = w.VBox(layout=PLAIN)
-        self.widget.add_class("explorer-plan")
+        self._linked: dict[str, str] = {}  # the inputs a share link gave, set when the tab is built
+
 
     # ------------------------------------------------------------------ building
     def _build(self) -> None:
-        self.built = True
         self.intro = shared_html()
         self.budget_box = w.Text(value=DEFAULT_BUDGET_TEXT, continuous_update=False, layout=_INPUT, style=_TEXT_STYLE)
         self.budget_box.add_class("explorer-plan-budget")
@@ -132,18 +133,62 @@ class PlanView:
         self.chart = PlanCurvePlot(self.make_figure(9.0, 3.7), language=self.language)
         self.chart.figure.canvas.add_class("explorer-chart")
         self.chart.figure.canvas.add_class("explorer-plan-chart")
+        #: the curve; its redraw plans again and writes the plan beside it (the tab's out-of-date work)
+        self.charts[self.key] = ChartSurface.of(self.chart.figure, self._refresh)
         for box in (self.budget_box, self.gpu, self.pricing, self.deadline_box, self.cap_box, self.scope):
             box.observe(lambda _c: self._safely(self._changed), names="value")
         self.widget.children = [self.intro, w.HBox([self.budget_box, self.gpu, self.pricing], layout=_ROW),
                                 w.HBox([self.deadline_box, self.cap_box, self.scope], layout=_ROW),
                                 self.message, self.result, self.use_button, self.chart.figure.canvas]
         self.set_language(self.language)
+        self._set_linked()
 
-    def _safely(self, fn, *args) -> None:
-        if self._muted:
+    # ------------------------------------------------------------------ the inputs in a link
+    def _boxes(self) -> dict[str, w.Widget]:
+        return {"plan_budget": self.budget_box, "plan_gpu": self.gpu, "plan_pricing": self.pricing,
+                "plan_deadline": self.deadline_box, "plan_cap": self.cap_box, "plan_scope": self.scope}
+
+    def decision_items(self) -> dict[str, str]:
+        """The tab's inputs as share-link keys (:data:`LINK_KEYS`), as typed, when not the tab's defaults and
+        allowed; nothing while the tab was never opened (unless a link gave them: they travel on)."""
+        if not self.built:
+            return dict(self._linked)
+        defaults = {"plan_budget": DEFAULT_BUDGET_TEXT, "plan_scope": "project"}
+        checks = _link_checks()
+        items = {}
+        for key, box in self._boxes().items():
+            text = str(box.value).strip()
+            if text and text != defaults.get(key, "") and len(text) <= LINK_TEXT_MAX and checks[key][0](text):
+                items[key] = text
+        return items
+
+    def apply_decision(self, extras: dict[str, str]) -> list[ScenarioError]:
+        """Take the tab's inputs from a link; a value not allowed (or longer than :data:`LINK_TEXT_MAX`) is
+        left out and its refusal returned (for the app's banner). The boxes are set when the tab is built."""
+        refused = []
+        checks = _link_checks()
+        for key in LINK_KEYS:
+            if key not in extras:
+                continue
+            text = str(extras[key]).strip()
+            ok, allowed = checks[key]
+            if len(text) <= LINK_TEXT_MAX and ok(text):
+                self._linked[key] = text
+            else:
+                refused.append(ScenarioError(key, text[:LINK_TEXT_MAX], allowed))
+        if self.built:
+            self._set_linked()
+        return refused
+
+    def _set_linked(self) -> None:
+        """Put the link's inputs in the boxes (without a change each): the plan follows when the tab is shown."""
+        if not self._linked:
             return
-        with errors_to_viewer(self.on_error):
-            fn(*args)
+        boxes = self._boxes()
+        with self.muted():
+            for key, text in self._linked.items():
+                boxes[key].value = text
+        self.stale = True
 
     def _changed(self) -> None:
         self.stale = True
@@ -228,19 +273,8 @@ class PlanView:
             refused.append(("budget_cap_bad", self.cap_box.value))
         return (None if refused else options), refused
 
-    def render(self, visible: bool) -> None:
-        """Plan again if the tab is on screen and out of date (builds the tab the first time it is shown)."""
-        if not self.built:
-            if not visible:
-                return
-            self._build()
-        canvas = self.chart.figure.canvas
-        canvas.shown = visible
-        if visible and canvas.deferred:
-            canvas.reveal(draw=not self.stale)
-        if not visible or not self.stale:
-            return
-        self.stale = False
+    def _refresh(self) -> None:
+        """Plan again (the tab is on screen and was out of date: see :class:`ChartSurface`)."""
         lang = self.language
         options, refused = self._inputs()
         if refused:  # beside the boxes; the last good plan stays
@@ -269,9 +303,7 @@ class PlanView:
         self.result.value = plan_html(p, cur, fx, lang)
         self.use_button.disabled = p is None or p.scenario is None
         self.chart.update(self.curve, self.budget_usd, p.params if p is not None else None, cur, fx, draw=False)
-        canvas = self.chart.figure.canvas
-        if getattr(canvas, "shown", True):
-            canvas.draw_idle()
+        self.chart.figure.canvas.draw()
 
     def use_plan(self) -> bool:
         """Load the plan shown into the app (what "Use this plan" does); False without a plan."""

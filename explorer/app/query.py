@@ -24,9 +24,11 @@ __all__ = ["scenario_fields_from_query", "query_from_scenario", "scenario_from_q
 
 #: Keys that are not scenario fields: the view (language, preset, scope, the tab shown, the "what changed" view)
 #: and the decision around the scenario (budget [USD] and as typed, GPU cap, each compare slot's scenario as a
-#: nested query string and its name, the What-if picks and sort).
+#: nested query string and its name, the What-if picks and sort, the Plan tab's inputs as typed:
+#: explorer.app.plan_view.LINK_KEYS).
 EXTRA_KEYS = ("lang", "preset", "scope", "budget_usd", "budget_text", "gpu_cap", "tab", "view", "whatif", "whatif_sort",
-              *(f"slot_{s}" for s in "ABCD"), *(f"name_{s}" for s in "ABCD"))
+              *(f"slot_{s}" for s in "ABCD"), *(f"name_{s}" for s in "ABCD"),
+              "plan_budget", "plan_gpu", "plan_pricing", "plan_deadline", "plan_cap", "plan_scope")
 _FIELD_ORDER = [f.name for f in dataclasses.fields(Scenario)]  # keys are applied in this order, not the URL's
 _MAX_QUERY_CHARS = 4096
 

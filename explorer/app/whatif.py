@@ -22,9 +22,11 @@ from explorer import catalog
 from explorer.analysis import WHAT_IF_LEVERS, what_if
 from explorer.app import export
 from explorer.app.guard import errors_to_viewer
-from explorer.app.analysis_views import _field_value_text
-from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, PLAIN, html as shared_html,
+from explorer.app.html_tables import field_value_text
+from explorer.app.lazy_tab import LazyTab
+from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, html as shared_html,
                                  shared)
+from explorer.app.surface import ChartSurface
 from explorer.app.views import translate
 from explorer.model import Estimate
 from explorer.plots.fonts import text_kwargs
@@ -70,11 +72,11 @@ def _value_text(lever: str, value: str, language: str) -> str:
         return label(f"arch_{value}", language)
     if lever == "precision":
         return value.upper()
-    return _field_value_text(lever, value, language)
+    return field_value_text(lever, value, language)
 
 
-class WhatIfView:
-    """The What-if tab: lever pickers, the sorted table with its CSV link, and the heat-map.
+class WhatIfView(LazyTab):
+    """The What-if tab: lever pickers, the sorted table with its CSV link, and the heat-map (its chart, ``whatif``).
 
     Parameters
     ----------
@@ -85,11 +87,12 @@ class WhatIfView:
         Called with a message when something fails (shown by the app, never a traceback).
     """
 
+    key = "whatif"
+
     def __init__(self, make_figure: Callable[[float, float], Figure], language: str = "en", *,
                  on_error: Callable[[str], None] = lambda m: None,
                  event_loop: Callable[[], object | None] = lambda: None):
-        self.language = language
-        self.on_error = on_error
+        super().__init__(language, on_error=on_error, css_class="explorer-whatif")
         self.make_figure = make_figure
         #: the running kernel's event loop, or None (headless: every request is answered at once)
         self.event_loop = event_loop
@@ -101,18 +104,13 @@ class WhatIfView:
         self._not_before = 0.0  # monotonic time before which no answer starts (half a core at most)
         #: what the last answer cost [CPU-s] and which kind it was (benchmarks/bench_whatif.py reads it)
         self.last_cost = (0.0, "")
-        self.stale = True
-        self._muted = False
-        self.built = False
         self._linked = None  # ((lever, values) ..., sort) from a share link, applied when the tab is built
         # The tab holds an empty box until it is first opened: a page that never opens it builds no model of it
         # (tests/app/test_app_levers.py counts them).
-        self.widget = w.VBox(layout=PLAIN)
-        self.widget.add_class("explorer-whatif")
+
 
     def _build(self) -> None:
         """Make the pickers, the table and the heat-map (the first time the tab is shown)."""
-        self.built = True
         self.levers = [w.Dropdown(layout=_LEVER_LAYOUT, style=DESCRIPTION_STYLE) for _ in range(MAX_LEVERS)]
         self.values = [w.SelectMultiple(rows=4, layout=_VALUES_LAYOUT, style=DESCRIPTION_STYLE)
                        for _ in range(MAX_LEVERS)]
@@ -141,6 +139,8 @@ class WhatIfView:
         self.figure = self.make_figure(9.0, 3.7)
         self.figure.canvas.add_class("explorer-chart")
         self.figure.canvas.add_class("explorer-whatif-chart")
+        #: the heat-map; its redraw computes the grid and writes the table too (all of the tab's out-of-date work)
+        self.charts[self.key] = ChartSurface.of(self.figure, self._refresh)
         pickers = [x for pair in zip(self.levers, self.values) for x in pair]
         self.widget.children = [self.intro, w.HBox([*pickers, self.sort], layout=_ROW_LAYOUT), self.message,
                                 self.table_html, w.HBox([self.csv_button, self.csv_link], layout=_ROW_LAYOUT),
@@ -148,12 +148,6 @@ class WhatIfView:
         self.set_language(self.language)
 
     # ------------------------------------------------------------------ entry points (widget callbacks)
-    def _safely(self, fn, *args) -> None:
-        if self._muted:
-            return
-        with errors_to_viewer(self.on_error):
-            fn(*args)
-
     def _on_lever(self, i: int) -> None:
         lever = self.levers[i].value
         self._muted = True
@@ -300,19 +294,10 @@ class WhatIfView:
                 picked[lever.value] = tuple(values.value)
         return picked
 
-    def render(self, visible: bool) -> None:
-        """Compute and show the grid if the tab is on screen and out of date."""
-        if not self.built:
-            if not visible:
-                return
-            self._build()
-        canvas = self.figure.canvas
-        canvas.shown = visible
-        if visible and canvas.deferred:  # the page asked for the image while the tab was hidden
-            canvas.reveal(draw=not (self.stale and self.estimate is not None))
-        if not visible or not self.stale or self.estimate is None:
+    def _refresh(self) -> None:
+        """Compute and show the grid (the tab is on screen and was out of date: see :class:`ChartSurface`)."""
+        if self.estimate is None:
             return
-        self.stale = False
         lang, e = self.language, self.estimate
         picked = self.levers_picked()
         if not picked:

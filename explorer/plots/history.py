@@ -1,9 +1,29 @@
 """Figure of the historical training-cost curve, updated in place.
 
 Built with :class:`matplotlib.figure.Figure` (never pyplot), so it works
-headless (Agg) and inside an ipympl canvas. :func:`history_figure` builds the
-figure once; :func:`set_scenario_marker` moves the "your run" marker by
-changing existing artists, cheap enough for every control change in the app.
+headless (Agg) and inside an ipympl canvas. :class:`HistoryPlot` owns the chart
+and its state (its figure of each language, the artists it moves, the currency,
+the marker and its interval, the blitted backgrounds): build one, then
+:meth:`HistoryPlot.set_marker` moves the "your run" marker by changing existing
+artists, cheap enough for every control change in the app.
+
+Mark one's own run::
+
+    from explorer import Scenario, estimate
+    from explorer.plots.history import HistoryPlot
+
+    plot = HistoryPlot("en")
+    e = estimate(Scenario(params=70e9, tokens=1.4e12))
+    plot.set_marker(e.final_run_usd, 2026.5, "my 70B run")  # the final run: the scope of the curve's points
+    plot.figure.savefig("history.png")
+
+The functions (:func:`history_figure`, :func:`set_scenario_marker`,
+:func:`set_marker_interval`, :func:`set_history_currency`,
+:func:`reset_history_limits`, :func:`enable_marker_blitting`,
+:func:`redraw_marker`) are thin wrappers kept for scripts written against them:
+each finds the figure's :class:`HistoryPlot` (``figure.history_plot``) and calls
+its method. ``figure.history_handles`` is a read-only view of the artists, for
+inspection.
 
 Switching language or currency is cheap too: the label placement is computed
 once per language in a process (with the layout engine, no full draw), the
@@ -70,7 +90,7 @@ LANGUAGES = ("en", "zh")
 
 @dataclass(eq=False)
 class HistoryHandles:
-    """Artists of a history figure that are updated in place.
+    """Artists of a history figure that are updated in place, with what they show (a :class:`HistoryPlot`'s).
 
     Attributes
     ----------
@@ -82,7 +102,9 @@ class HistoryHandles:
     language : str
     point_labels : list of matplotlib.text.Annotation
     limits : tuple
-        ``(xlim, ylim)`` as built, before a marker widened them (see :func:`reset_history_limits`).
+        ``(xlim, ylim)`` as built, before a marker widened them (see :meth:`HistoryPlot.reset_limits`).
+    interval_line : matplotlib.lines.Line2D or None
+        The marker's error bar, made on its first use.
     """
 
     ax: object
@@ -98,6 +120,7 @@ class HistoryHandles:
     ylabel_usd: str = ""
     content_key: int = 0
     limits: tuple = ()
+    interval_line: object = None
 
 
 
@@ -201,7 +224,7 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     Parameters
     ----------
     fit : explorer.history.TrendFit, optional
-        The trend to draw; default :func:`default_fit` (:func:`explorer.history.fit_trend`: frontier
+        The trend to draw; default :func:`explorer.history.fit_trend` (frontier
         models, amortized method).
     figure : matplotlib.figure.Figure, optional
         Draw into this figure (it is cleared), e.g. an ipympl canvas figure.
@@ -212,10 +235,11 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     Returns
     -------
     matplotlib.figure.Figure
-        With a :class:`HistoryHandles` as ``figure.history_handles``.
+        Owned by a :class:`HistoryPlot` (``figure.history_plot``); ``figure.history_handles`` views its artists.
 
     See Also
     --------
+    HistoryPlot : the chart's owner; ``HistoryPlot(language).set_marker(cost_usd, year, label)`` marks a run.
     set_scenario_marker : mark your own run on the figure (a star with its cost), in place.
 
     Examples
@@ -230,23 +254,22 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
     >>> fig.history_handles.scenario_label.get_text().startswith("my 70B run: $")
     True
     """
-    if language not in LANGUAGES:
-        raise history._error("language", language, Message("allowed_choices", choices=list(LANGUAGES)))
+    fig = figure if figure is not None else NotebookFigure(figsize=(13, 7.8), dpi=100, layout="constrained")
+    return HistoryPlot(language, fit=fit, figure=fig).figure
+
+
+def _draw(fig: Figure, fit, language: str) -> HistoryHandles:
+    """Draw the chart into ``fig`` (cleared) and return the artists a :class:`HistoryPlot` moves."""
     text_kw, language = text_kwargs(language)
     lab = _labels(language)
     if fit is None:
         fit = default_fit()
-
-    if figure is None:
-        fig = NotebookFigure(figsize=(13, 7.8), dpi=100, layout="constrained")
-    else:
-        fig = figure
-        old = getattr(fig, "history_handles", None)
-        if old is not None and old.blitter is not None:
-            old.blitter.disconnect()
-        fig.clear()
-        if hasattr(fig, "set_layout_engine"):
-            fig.set_layout_engine("constrained")
+    old = getattr(fig, "history_plot", None)
+    if old is not None:  # drawn again: the artists of the last drawing go, and their blitter
+        old._forget(fig)
+    fig.clear()
+    if hasattr(fig, "set_layout_engine"):
+        fig.set_layout_engine("constrained")
     ax = fig.add_subplot()
     ax.set_yscale("log")
 
@@ -369,49 +392,19 @@ def history_figure(fit=None, *, figure: Figure | None = None, language: str = "e
 
     # what the figure shows, apart from currency, limits and the marker: the key of its blitted backgrounds
     content = hash((key, fit.method, fit.year_ref, fit.intercept_log10, fit.slope_log10_per_year, x_end))
-    fig.history_handles = HistoryHandles(ax=ax, fit=fit, scenario_marker=marker, scenario_label=ann,
-                                         language=language, point_labels=labels, crossing_labels=crossing_labels,
-                                         ylabel_usd=ax.get_ylabel(), content_key=content,
-                                         limits=(ax.get_xlim(), ax.get_ylim()))
-    return fig
+    return HistoryHandles(ax=ax, fit=fit, scenario_marker=marker, scenario_label=ann, language=language,
+                          point_labels=labels, crossing_labels=crossing_labels, ylabel_usd=ax.get_ylabel(),
+                          content_key=content, limits=(ax.get_xlim(), ax.get_ylim()))
 
 
-def reset_history_limits(fig: Figure) -> None:
-    """Put the axes of ``fig`` back to the limits it was built with, in place (no draw).
-
-    :func:`set_scenario_marker` and :func:`set_marker_interval` only ever widen
-    the limits; a figure kept and shown again (the app keeps one per language)
-    calls this before placing its marker, to show what a fresh build would.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        A figure built by :func:`history_figure`.
-    """
-    h = fig.history_handles
+# ---------------------------------------------------------------------------------------------- artists of one figure
+def _reset_limits(h: HistoryHandles) -> None:
     xlim, ylim = h.limits
     h.ax.set_xlim(xlim)
     h.ax.set_ylim(ylim)
 
 
-def set_history_currency(fig: Figure, currency: str, usd_to_currency: float = 1.0) -> None:
-    """Show the cost axis, its labels and the marker of ``fig`` in ``currency``, in place.
-
-    The data stay in USD; the ticks sit at round amounts of ``currency``
-    (``usd_to_currency`` units per USD) and the axis title names the rate.
-    The next render is a full draw, or with :func:`enable_marker_blitting` the
-    background of this currency restored when it was drawn before.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        A figure built by :func:`history_figure`.
-    currency : {"USD", "CNY"}
-        Currency to show.
-    usd_to_currency : float
-        Units of ``currency`` per USD [currency/USD].
-    """
-    h = fig.history_handles
+def _set_currency(h: HistoryHandles, currency: str, usd_to_currency: float) -> None:
     fx = 1.0 if currency == "USD" else float(usd_to_currency)
     if (h.currency, h.fx) == (currency, fx):
         return
@@ -433,37 +426,23 @@ def set_history_currency(fig: Figure, currency: str, usd_to_currency: float = 1.
         h.blitter.background = None  # the axis changed: a full draw, or this currency's background if cached
 
 
-def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label: str = "your run", *,
-                        draw: bool = True) -> None:
-    """Move the highlighted "your run" marker, in place.
+def _check_marker(cost_usd: float | None, year: float) -> None:
+    """Refuse a marker that is no positive finite cost (or None) at a finite year, before anything moves."""
+    if cost_usd is not None:
+        cost = float(cost_usd)
+        if not (math.isfinite(cost) and cost > 0):
+            raise history._error("cost_usd", cost_usd, Message("allowed_cost_or_none"))
+        if not math.isfinite(float(year)):
+            raise history._error("year", year, Message("allowed_year"))
 
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        A figure built by :func:`history_figure`.
-    cost_usd : float or None
-        Cost of the scenario [USD]; None hides the marker.
-    year : float
-        Where to place it [decimal yr].
-    label : str
-        Text shown next to the marker (the cost is appended).
-    draw : bool
-        Ask the canvas to redraw (``draw_idle``); False when the caller renders itself.
-    """
-    h = getattr(fig, "history_handles", None)
-    if h is None:
-        raise history._error("figure", type(fig).__name__, Message("allowed_history_figure"))
+
+def _set_marker(h: HistoryHandles, cost_usd: float | None, year: float, label: str) -> None:
     if cost_usd is None:
         h.scenario_marker.set_data([], [])
         h.scenario_marker.set_visible(False)
         h.scenario_label.set_visible(False)
     else:
-        cost = float(cost_usd)
-        t = float(year)
-        if not (math.isfinite(cost) and cost > 0):
-            raise history._error("cost_usd", cost_usd, Message("allowed_cost_or_none"))
-        if not math.isfinite(t):
-            raise history._error("year", year, Message("allowed_year"))
+        cost, t = float(cost_usd), float(year)
         h.scenario_marker.set_data([t], [cost])
         h.scenario_marker.set_visible(True)
         h.scenario_label.xy = (t, cost)
@@ -486,70 +465,10 @@ def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label:
     if legend is not None:  # the legend's last entry is the star: listed only when it is drawn
         legend.legend_handles[-1].set_visible(shown)
         legend.get_texts()[-1].set_visible(shown)
-    if draw:
-        fig.canvas.draw_idle()
 
 
-def enable_marker_blitting(fig: Figure, cache: dict | None = None) -> None:
-    """Make :func:`redraw_marker` blit the scenario marker of ``fig`` (for interactive canvases).
-
-    The marker and its label become animated artists: a plain ``savefig`` no
-    longer shows them, so use this only on figures shown through a widget canvas.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        A figure of :func:`history_figure`.
-    cache : dict, optional
-        Where the rendered backgrounds are kept (at most four); one dict shared by several figures lets
-        backgrounds outlive a rebuild (:class:`HistoryPlot` passes its own). Default: a new one.
-    """
-    h = fig.history_handles
-
-    # The key must change with everything the background shows: a new non-animated artist that changes
-    # between renders must be animated (add it to the blitter's artists) or change this key, else a cached
-    # background without it comes back.
-    def key():  # the legend lists the star only while it is shown
-        return h.content_key, h.currency, h.fx, h.ax.get_xlim(), h.ax.get_ylim(), h.scenario_marker.get_visible()
-
-    # four backgrounds (two languages x two currencies) at the app's 858 x 515 px are 7 MB (28 MB at a pixel
-    # ratio of 2)
-    cache = {} if cache is None else cache
-    h.blitter = Blitter(fig, (h.scenario_marker, h.scenario_label), key, cache=cache, cache_size=4)
-
-
-def redraw_marker(fig: Figure) -> None:
-    """Render ``fig`` after :func:`set_scenario_marker` (``draw=False``): a blit when enabled."""
-    blitter = getattr(fig.history_handles, "blitter", None)
-    if blitter is None:
-        fig.canvas.draw()
-    else:
-        blitter.redraw()
-
-
-def set_marker_interval(fig: Figure, low_usd: float | None, high_usd: float | None, *, draw: bool = False) -> None:
-    """Show an error bar from ``low_usd`` to ``high_usd`` through the "your run" marker, in place.
-
-    The bar is a vertical line with caps at the marker's year, created on the
-    first call and moved after that; it follows the marker's blitting when
-    :func:`enable_marker_blitting` was called. Call it after
-    :func:`set_scenario_marker`: it reads the marker's year. Self-contained: it
-    uses no other function of this module.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        A figure built by :func:`history_figure`.
-    low_usd, high_usd : float or None
-        Ends of the interval, e.g. P5 and P95 of the final run's cost [USD];
-        None (or a value that is not a finite amount > 0, or a hidden marker) hides the bar.
-    draw : bool
-        Ask the canvas to redraw (``draw_idle``); False when the caller renders itself.
-    """
-    h = getattr(fig, "history_handles", None)
-    if h is None:
-        raise history._error("figure", type(fig).__name__, Message("allowed_history_figure"))
-    line = getattr(h, "interval_line", None)
+def _set_interval(h: HistoryHandles, low_usd: float | None, high_usd: float | None) -> None:
+    line = h.interval_line
     if line is None:
         line = h.ax.plot([], [], color=SCENARIO_COLOR, lw=1.6, marker="_", markersize=12, markeredgewidth=1.6,
                          zorder=h.scenario_marker.get_zorder() - 0.1)[0]
@@ -571,21 +490,36 @@ def set_marker_interval(fig: Figure, low_usd: float | None, high_usd: float | No
         y0, y1 = h.ax.get_ylim()
         if low < y0 or high > y1:
             h.ax.set_ylim(min(y0, low / 1.5), max(y1, high * 1.5))
-    if draw:
-        fig.canvas.draw_idle()
 
 
+def _enable_blitting(fig: Figure, h: HistoryHandles, cache: dict) -> None:
+    # The key must change with everything the background shows: a new non-animated artist that changes
+    # between renders must be animated (add it to the blitter's artists) or change this key, else a cached
+    # background without it comes back.
+    def key():  # the legend lists the star only while it is shown
+        return h.content_key, h.currency, h.fx, h.ax.get_xlim(), h.ax.get_ylim(), h.scenario_marker.get_visible()
+
+    # four backgrounds (two languages x two currencies) at the app's 858 x 515 px are 7 MB (28 MB at a pixel
+    # ratio of 2)
+    artists = (h.scenario_marker, h.scenario_label) + ((h.interval_line,) if h.interval_line is not None else ())
+    if h.interval_line is not None:
+        h.interval_line.set_animated(True)
+    h.blitter = Blitter(fig, artists, key, cache=cache, cache_size=4)
+
+
+# ---------------------------------------------------------------------------------------------- the owner
 class HistoryPlot:
-    """The history chart shown in an app: one figure per language, swapped onto one canvas, updated in place.
+    """The history chart and everything it shows: one figure per language, swapped onto one canvas.
 
-    Like :class:`~explorer.plots.breakdown.BreakdownPlot`, it owns its figure:
-    :meth:`mark` moves the "your run" marker (no draw), :meth:`redraw` renders
-    it (a blit with :meth:`enable_blitting`). A language switch is cheap:
-    :meth:`set_language` only notes the language, and :meth:`relayout` puts that
-    language's figure on the canvas, built the first time (about 35 ms once its
-    label placement is cached, 0.25 s the first time in a process) and kept
-    after that (two figures of about 70 artists: little memory), with the
-    currency and marker last given to :meth:`mark`. The figures share one
+    Like :class:`~explorer.plots.breakdown.BreakdownPlot`, it owns its figure
+    and the state of what it shows (currency, marker, interval, backgrounds):
+    :meth:`set_marker` (or :meth:`mark`, everything at once) moves the "your
+    run" marker, :meth:`redraw` renders it (a blit with :meth:`enable_blitting`).
+    A language switch is cheap: :meth:`set_language` only notes the language,
+    and :meth:`relayout` puts that language's figure on the canvas, built the
+    first time (about 35 ms once its label placement is cached, 0.25 s the first
+    time in a process) and kept after that (two figures of about 70 artists:
+    little memory), with the currency and marker last set. The figures share one
     background cache of at most four images (two languages x two currencies).
 
     Parameters
@@ -596,12 +530,10 @@ class HistoryPlot:
         ``attach(figure, canvas)`` puts a kept or new figure on the canvas of the
         one shown (the app's sets its dpi for the screen's pixel ratio); default:
         :meth:`matplotlib.figure.Figure.set_canvas`.
-    deferred : bool
-        Build nothing yet: :attr:`figure` is a blank figure of the chart's size
-        (to put on a canvas) until the first :meth:`relayout` (or
-        :meth:`ensure_built`) builds the chart in the language last set. The app
-        defers it: its tab is not on the first screen, and building it was about
-        a sixth of a new page's notebook run.
+    fit : explorer.history.TrendFit, optional
+        The trend to draw; default :func:`explorer.history.fit_trend` (frontier models, amortized method).
+    figure : matplotlib.figure.Figure, optional
+        Draw the first figure into this one (it is cleared); default: a new one of :attr:`SIZE_IN`.
 
     Attributes
     ----------
@@ -609,87 +541,134 @@ class HistoryPlot:
         The figure shown (read it again after :meth:`relayout`).
     figures : dict of str to Figure
         The figure of each language built so far.
+
+    Examples
+    --------
+    Mark one's own run: its final-run cost (the scope of the curve's points) in the year it is trained.
+
+    >>> from explorer import Scenario, estimate
+    >>> from explorer.plots.history import HistoryPlot
+    >>> plot = HistoryPlot("en")
+    >>> plot.set_marker(estimate(Scenario(params=70e9, tokens=1.4e12)).final_run_usd, 2026.5, "my 70B run")
+    >>> plot.handles.scenario_label.get_text().startswith("my 70B run: $")
+    True
     """
 
     #: Size the chart is laid out for [in], and its dpi before a canvas sets it (lower: shrunk whole to a panel).
     SIZE_IN = (13.0, 7.8)
     DPI = 66
 
-    def __init__(self, language: str = "en", *, attach=None, deferred: bool = False):
-        if deferred:
-            self.figure = Figure(figsize=self.SIZE_IN, dpi=self.DPI)  # blank: the chart's size, nothing in it yet
-            self.figures = {}
-            self._language = text_kwargs(language)[1]
-        else:
-            self.figure = self.build(language)
-            self.figures = {self.figure.history_handles.language: self.figure}
-            self._language = self.figure.history_handles.language
+    def __init__(self, language: str = "en", *, attach=None, fit=None, figure: Figure | None = None):
+        if language not in LANGUAGES:
+            raise history._error("language", language, Message("allowed_choices", choices=list(LANGUAGES)))
+        self.fit = fit
         self._attach = attach or _set_canvas
-        self._marker: tuple | None = None  # (currency, fx, cost_usd, year, label, low_usd, high_usd) of mark()
+        self._handles: dict[int, HistoryHandles] = {}  # by id of each figure it drew
         self.blitting = False
         #: the rendered backgrounds of all its figures, by what they show (at most four: a language switched
         #: back, or a currency, restores one instead of drawing)
         self.backgrounds: dict = {}
+        #: what every figure shows: currency, rate [currency/USD], marker cost [USD], year, label, interval [USD]
+        self._shown = {"currency": "USD", "fx": 1.0, "cost_usd": None, "year": 0.0, "label": "",
+                       "low_usd": None, "high_usd": None}
+        self._marked = False  # a marker was set: a figure built or shown later gets it
+        self.figure = self._draw(language, figure)
+        self.figures = {self.handles.language: self.figure}
+        self._language = self.handles.language
 
+    # ------------------------------------------------------------------ figures
     @classmethod
     def build(cls, language: str) -> Figure:
-        """The chart in ``language``, not yet on a widget canvas.
+        """The chart in ``language`` on its own plot, not yet on a widget canvas.
 
         It is built on an Agg canvas at :attr:`DPI` (its label placement
         measures text), so it is laid out alike whatever the screen's pixel
         ratio and whichever language an app started in.
         """
-        return history_figure(figure=Figure(figsize=cls.SIZE_IN, dpi=cls.DPI, layout="constrained"),
-                              language=language)
+        return cls(language).figure
 
-    @property
-    def built(self) -> bool:
-        """Whether the figure shown is the chart (not the blank one of a deferred plot)."""
-        return hasattr(self.figure, "history_handles")
-
-    @property
-    def language(self) -> str | None:
-        """Language of the figure shown (None before a deferred plot is built)."""
-        return self.figure.history_handles.language if self.built else None
-
-    def ensure_built(self) -> Figure:
-        """Build the chart now if it was deferred (in the language last set, marked; no draw); return it."""
-        return self.figure if self.built else self.relayout()
-
-    def enable_blitting(self) -> None:
-        """Blit the marker in :meth:`redraw` (call once the figure is on its widget canvas)."""
-        if self.built:  # a deferred chart gets it when built (relayout)
-            enable_marker_blitting(self.figure, self.backgrounds)
-        self.blitting = True
-
-    def set_language(self, language: str) -> bool:
-        """Show ``language`` at the next :meth:`relayout`; whether that changes the figure shown."""
-        self._language = text_kwargs(language)[1]
-        return self._language != self.language
-
-    def relayout(self) -> Figure:
-        """Put the figure of the language last set on the canvas (built the first time), marked; return it (no draw)."""
-        old = self.figure
-        if self.built and old.history_handles.language == self._language:
-            return old
-        canvas = old.canvas
-        # only the cache keeps backgrounds, so at most its four are held
-        if self.built and old.history_handles.blitter is not None:
-            old.history_handles.blitter.background = None
-        fig = self.figures.get(self._language)
-        if fig is None:
-            fig = self.build(self._language)
-            self._attach(fig, canvas)
-            if self.blitting:  # its draw_event handler is the figure's: it follows the figure
-                enable_marker_blitting(fig, self.backgrounds)
-            self.figures[self._language] = fig
-        else:
-            self._attach(fig, canvas)
-            reset_history_limits(fig)  # as built: the marker of the result shown widens them again if needed
-        self.figure = fig
-        if self._marker is not None:
-            self._apply(fig, *self._marker)
+    def _draw(self, language: str, figure: Figure | None = None) -> Figure:
+        fig = figure if figure is not None else Figure(figsize=self.SIZE_IN, dpi=self.DPI, layout="constrained")
+        handles = _draw(fig, self.fit, language)
+        self._handles[id(fig)] = handles
+        fig.history_plot = self  # the owner: the functions of this module find it here
+        fig.history_handles = handles  # a read-only view of its artists, for inspection
         return fig
+
+    def _forget(self, fig: Figure) -> None:
+        """``fig`` is drawn again (by another plot, or this one): its artists and blitter go."""
+        h = self._handles.pop(id(fig), None)
+        if h is not None and h.blitter is not None:
+            h.blitter.disconnect()
+
+    def handles_of(self, fig: Figure) -> HistoryHandles:
+        """The artists of ``fig``, one of this plot's figures."""
+        return self._handles[id(fig)]
+
+    @property
+    def handles(self) -> HistoryHandles:
+        """The artists of the figure shown."""
+        return self._handles[id(self.figure)]
+
+    @property
+    def language(self) -> str:
+        """Language of the figure shown."""
+        return self.handles.language
+
+    # ------------------------------------------------------------------ what it shows
+    @property
+    def shown(self) -> dict:
+        """What every figure of the plot shows (a copy): ``currency``, ``fx`` [currency/USD], the marker's
+        ``cost_usd`` [USD] (None: hidden), ``year`` [decimal yr] and ``label``, its interval ``low_usd`` and
+        ``high_usd`` [USD]."""
+        return dict(self._shown)
+
+    def set_currency(self, currency: str, usd_to_currency: float = 1.0) -> None:
+        """Show the cost axis, its labels and the marker in ``currency``, in place (no draw).
+
+        The data stay in USD; the ticks sit at round amounts of ``currency``
+        (``usd_to_currency`` units per USD) and the axis title names the rate.
+
+        Parameters
+        ----------
+        currency : {"USD", "CNY"}
+            Currency to show.
+        usd_to_currency : float
+            Units of ``currency`` per USD [currency/USD].
+        """
+        self._shown.update(currency=currency, fx=usd_to_currency)
+        _set_currency(self.handles, currency, usd_to_currency)
+        if self._marked:  # the marker's label shows its cost in the new currency
+            _set_marker(self.handles, self._shown["cost_usd"], self._shown["year"], self._shown["label"])
+
+    def set_marker(self, cost_usd: float | None, year: float, label: str = "your run") -> None:
+        """Move the highlighted "your run" marker, in place (no draw).
+
+        Parameters
+        ----------
+        cost_usd : float or None
+            Cost of the run [USD]: its final run's, the scope of the curve's points; None hides the marker.
+        year : float
+            Where to place it [decimal yr].
+        label : str
+            Text shown next to the marker (the cost is appended).
+        """
+        _check_marker(cost_usd, year)
+        self._shown.update(cost_usd=cost_usd, year=year, label=label)
+        self._marked = True
+        _set_marker(self.handles, cost_usd, year, label)
+
+    def set_interval(self, low_usd: float | None, high_usd: float | None) -> None:
+        """Show an error bar from ``low_usd`` to ``high_usd`` through the marker, in place (no draw).
+
+        Parameters
+        ----------
+        low_usd, high_usd : float or None
+            Ends of the interval, e.g. P5 and P95 of the final run's cost [USD]; None (or a value that is not
+            a finite amount > 0, or a hidden marker) hides the bar.
+        """
+        self._shown.update(low_usd=low_usd, high_usd=high_usd)
+        _set_interval(self.handles, low_usd, high_usd)
 
     def mark(self, currency: str, usd_to_currency: float, cost_usd: float | None, year: float, label: str,
              interval_usd: tuple[float | None, float | None] = (None, None)) -> None:
@@ -709,32 +688,190 @@ class HistoryPlot:
         interval_usd : (float or None, float or None)
             The run's P5 and P95 [USD], drawn as an error bar; Nones hide it.
         """
-        self._marker = (currency, usd_to_currency, cost_usd, year, label, *interval_usd)
-        if self.built:  # else applied when built (relayout)
-            self._apply(self.figure, *self._marker)
+        _check_marker(cost_usd, year)
+        low, high = interval_usd
+        self._shown = {"currency": currency, "fx": usd_to_currency, "cost_usd": cost_usd, "year": year,
+                       "label": label, "low_usd": low, "high_usd": high}
+        self._marked = True
+        self._apply(self.figure)
+
+    def _apply(self, fig: Figure) -> None:
+        """Show on ``fig`` what this plot shows (currency, marker, interval)."""
+        h, v = self.handles_of(fig), self._shown
+        _set_currency(h, v["currency"], v["fx"])
+        if self._marked:
+            _set_marker(h, v["cost_usd"], v["year"], v["label"])
+            _set_interval(h, v["low_usd"], v["high_usd"])
+
+    def reset_limits(self) -> None:
+        """Put the axes back to the limits the figure was built with, in place (no draw).
+
+        :meth:`set_marker` and :meth:`set_interval` only ever widen the limits;
+        a figure kept and shown again calls this before placing its marker, to
+        show what a fresh build would.
+        """
+        _reset_limits(self.handles)
+
+    # ------------------------------------------------------------------ languages
+    def set_language(self, language: str) -> bool:
+        """Show ``language`` at the next :meth:`relayout`; whether that changes the figure shown."""
+        self._language = text_kwargs(language)[1]
+        return self._language != self.language
+
+    def relayout(self) -> Figure:
+        """Put the figure of the language last set on the canvas (built the first time), marked; return it (no draw)."""
+        old = self.figure
+        if self.handles.language == self._language:
+            return old
+        canvas = old.canvas
+        if self.handles.blitter is not None:  # only the cache keeps backgrounds, so at most its four are held
+            self.handles.blitter.background = None
+        fig = self.figures.get(self._language)
+        if fig is None:
+            fig = self._draw(self._language)
+            self._attach(fig, canvas)
+            if self.blitting:  # its draw_event handler is the figure's: it follows the figure
+                _enable_blitting(fig, self.handles_of(fig), self.backgrounds)
+            self.figures[self._language] = fig
+        else:
+            self._attach(fig, canvas)
+            _reset_limits(self.handles_of(fig))  # as built: the marker shown widens them again if needed
+        self.figure = fig
+        self._apply(fig)
+        return fig
 
     def figure_for(self, language: str) -> Figure:
         """A figure in ``language`` with the last marker, for a file: the kept one, else one built for the file."""
         language = text_kwargs(language)[1]
-        if self.built and self.language == language:
+        if self.language == language:
             return self.figure
-        fig = self.figures.get(language) or self.build(language)
-        if self._marker is not None:
-            self._apply(fig, *self._marker)
+        fig = self.figures.get(language)
+        if fig is None:
+            fig = self._draw(language)
+            self._apply(fig)
+            self._handles.pop(id(fig))  # a file's figure: not kept (its artists stay with it)
+            return fig
+        self._apply(fig)
         return fig
 
-    @staticmethod
-    def _apply(fig: Figure, currency, fx, cost_usd, year, label, low_usd, high_usd) -> None:
-        set_history_currency(fig, currency, fx)
-        set_scenario_marker(fig, cost_usd, year, label, draw=False)
-        set_marker_interval(fig, low_usd, high_usd, draw=False)
+    # ------------------------------------------------------------------ rendering
+    def enable_blitting(self, cache: dict | None = None) -> None:
+        """Blit the marker in :meth:`redraw` (call once the figure is on its widget canvas).
+
+        The marker, its label and its interval become animated artists: a plain ``savefig`` no longer shows
+        them, so use this only on figures shown through a widget canvas. ``cache``: where the rendered
+        backgrounds are kept (at most four), default the plot's own.
+        """
+        if cache is not None:
+            self.backgrounds = cache
+        _enable_blitting(self.figure, self.handles, self.backgrounds)
+        self.blitting = True
 
     def redraw(self) -> None:
-        """Render the figure shown after :meth:`mark`: a blit when enabled, else a full draw (none before it is built)."""
-        if self.built:
-            redraw_marker(self.figure)
+        """Render the figure shown after :meth:`set_marker` or :meth:`mark`: a blit when enabled, else a full draw."""
+        blitter = self.handles.blitter
+        if blitter is None:
+            self.figure.canvas.draw()
+        else:
+            blitter.redraw()
 
 
 def _set_canvas(fig: Figure, canvas) -> None:
     canvas.figure = fig
     fig.set_canvas(canvas)
+
+
+# ---------------------------------------------------------------------------------------------- thin wrappers
+def _plot_of(fig: Figure) -> HistoryPlot:
+    """The :class:`HistoryPlot` that drew ``fig``; a refusal naming the figure for any other."""
+    plot = getattr(fig, "history_plot", None)
+    if plot is None or id(fig) not in plot._handles:
+        raise history._error("figure", type(fig).__name__, Message("allowed_history_figure"))
+    return plot
+
+
+def _shown_on(fig: Figure) -> HistoryPlot:
+    """The plot of ``fig`` with ``fig`` as the figure it shows (a wrapper acts on the figure it is given)."""
+    plot = _plot_of(fig)
+    plot.figure = fig
+    return plot
+
+
+def reset_history_limits(fig: Figure) -> None:
+    """Put the axes of ``fig`` back to the limits it was built with (:meth:`HistoryPlot.reset_limits`)."""
+    _shown_on(fig).reset_limits()
+
+
+def set_history_currency(fig: Figure, currency: str, usd_to_currency: float = 1.0) -> None:
+    """Show the cost axis of ``fig`` in ``currency`` (:meth:`HistoryPlot.set_currency`), in place.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure built by :func:`history_figure`.
+    currency : {"USD", "CNY"}
+        Currency to show.
+    usd_to_currency : float
+        Units of ``currency`` per USD [currency/USD].
+    """
+    _shown_on(fig).set_currency(currency, usd_to_currency)
+
+
+def set_scenario_marker(fig: Figure, cost_usd: float | None, year: float, label: str = "your run", *,
+                        draw: bool = True) -> None:
+    """Move the highlighted "your run" marker of ``fig`` (:meth:`HistoryPlot.set_marker`), in place.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure built by :func:`history_figure`.
+    cost_usd : float or None
+        Cost of the scenario [USD]; None hides the marker.
+    year : float
+        Where to place it [decimal yr].
+    label : str
+        Text shown next to the marker (the cost is appended).
+    draw : bool
+        Ask the canvas to redraw (``draw_idle``); False when the caller renders itself.
+    """
+    _shown_on(fig).set_marker(cost_usd, year, label)
+    if draw:
+        fig.canvas.draw_idle()
+
+
+def set_marker_interval(fig: Figure, low_usd: float | None, high_usd: float | None, *, draw: bool = False) -> None:
+    """Show an error bar through the "your run" marker of ``fig`` (:meth:`HistoryPlot.set_interval`), in place.
+
+    Call it after :func:`set_scenario_marker`: it reads the marker's year.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure built by :func:`history_figure`.
+    low_usd, high_usd : float or None
+        Ends of the interval, e.g. P5 and P95 of the final run's cost [USD];
+        None (or a value that is not a finite amount > 0, or a hidden marker) hides the bar.
+    draw : bool
+        Ask the canvas to redraw (``draw_idle``); False when the caller renders itself.
+    """
+    _shown_on(fig).set_interval(low_usd, high_usd)
+    if draw:
+        fig.canvas.draw_idle()
+
+
+def enable_marker_blitting(fig: Figure, cache: dict | None = None) -> None:
+    """Make :func:`redraw_marker` blit the scenario marker of ``fig`` (:meth:`HistoryPlot.enable_blitting`).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure of :func:`history_figure`.
+    cache : dict, optional
+        Where the rendered backgrounds are kept (at most four). Default: the plot's own.
+    """
+    _shown_on(fig).enable_blitting(cache)
+
+
+def redraw_marker(fig: Figure) -> None:
+    """Render ``fig`` after :func:`set_scenario_marker` (``draw=False``): a blit when enabled."""
+    _shown_on(fig).redraw()

@@ -21,9 +21,17 @@ from explorer.text import label, readable_number
 OPTIONAL = [b.name for b in BINDINGS if b.kind == "optional"]
 
 
-def shown(value, lang="en") -> str:
-    """The placeholder text of a box whose blank stands for ``value`` (labels.csv placeholder_used)."""
-    return label("placeholder_used", lang).format(value=readable_number(float(f"{value:.6g}")))
+#: The boxes that take money (USD/..., yuan in yuan mode): their placeholder is rounded as money is shown.
+MONEY = {"rate_usd_per_gpu_hour", "purchase_usd_per_gpu", "hosting_usd_per_gpu_hour", "electricity_usd_per_kwh",
+         "team_loaded_usd_per_year", "storage_usd_per_gb_month"}
+
+
+def shown(value, lang="en", name="") -> str:
+    """The placeholder text of a box whose blank stands for ``value`` (labels.csv placeholder_used): rounded as
+    the results show it, 3 significant digits for money and 4 for other figures, whole numbers from 1,000 up."""
+    digits = 3 if name in MONEY else 4
+    rounded = float(f"{value:.{digits}g}") if abs(value) < 1000 else float(round(value))
+    return label("placeholder_used", lang).format(value=readable_number(rounded))
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +99,7 @@ def test_a_changed_price_reaches_the_estimate_the_attribution_and_the_blank_box(
     after = attribute(s, s.replace(pricing="spot"))
     assert after.parts_usd[PRICING] == pytest.approx(2 * before.parts_usd[PRICING], rel=1e-9)
     assert app.set_scenario(s)
-    assert app.controls["rate_usd_per_gpu_hour"].placeholder == shown(2 * price)
+    assert app.controls["rate_usd_per_gpu_hour"].placeholder == shown(2 * price, name="rate_usd_per_gpu_hour")
 
 
 CASES = {
@@ -142,10 +150,13 @@ def test_typing_what_a_blank_box_stands_for_changes_nothing(case):
 def test_every_blank_box_shows_the_estimates_fallback(case, app):
     s = CASES[case]
     assert app.set_scenario(s)
+    fx = app.estimate.usd_to_currency  # in yuan mode a money box takes, and shows, yuan at the results' rate
     for name in OPTIONAL:
         value = app.estimate.fallbacks.get(name)
+        if value is not None and name in MONEY:
+            value *= fx
         expected = (label("placeholder_optimal", "en") if name == "checkpoint_interval_hours"
-                    else label("placeholder_unknown", "en") if value is None else shown(value))
+                    else label("placeholder_unknown", "en") if value is None else shown(value, name=name))
         assert app.controls[name].placeholder == expected, name
 
 
@@ -168,9 +179,9 @@ def test_blank_boxes_follow_an_accelerator_switch_at_once(app):
     app.controls["gpu"].value = "a100-80gb"
     assert app.scenario.gpu == "a100-80gb"
     a100 = catalog.accelerator("a100-80gb")
-    assert app.controls["purchase_usd_per_gpu"].placeholder == shown(a100.purchase_usd)
+    assert app.controls["purchase_usd_per_gpu"].placeholder == shown(a100.purchase_usd, name="purchase_usd_per_gpu")
     hosting = app.estimate.owned["hosting_usd_per_gpu_hour"]
-    assert math.isfinite(hosting) and app.controls["hosting_usd_per_gpu_hour"].placeholder == shown(hosting)
+    assert math.isfinite(hosting) and app.controls["hosting_usd_per_gpu_hour"].placeholder == shown(hosting, name="hosting_usd_per_gpu_hour")
 
 
 def test_blank_boxes_follow_the_language(app):

@@ -58,7 +58,7 @@ def test_the_label_and_its_cost_are_inside_the_chart_in_every_file_and_pixel_rat
     fig = app.history.figure_for(language)
     label = fig.history_handles.scenario_label
     text = label.get_text()
-    assert label.get_visible() and text.startswith(app.history._marker[4])  # the app's label, then its cost
+    assert label.get_visible() and text.startswith(app.history.shown["label"])  # the app's label, then its cost
     assert ("¥" if RUNS[run].get("currency") == "CNY" else "$") in text.rsplit(":", 1)[-1]
     seen = _recording(fig, label)
     for fmt in ("png", "svg"):  # the Share tab's files, with the scenario written below

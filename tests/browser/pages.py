@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 
+#: Whether the chart under a CSS selector is drawn: its canvas is on screen, sized, and has ink (dark pixels,
+#: sampled every 97th). ``page.wait_for_function(DRAWN, arg=".explorer-plan-chart")``.
+DRAWN = """sel => { const c = document.querySelector(sel + ' .jupyter-matplotlib-canvas-div canvas');
+    if (!c || c.offsetParent === null || c.width === 0) return false;
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let ink = 0; for (let i = 0; i < d.length; i += 4 * 97) { if (d[i] < 200 && d[i + 3] > 0) ink++; }
+    return ink > 20; }"""
+
+
 def open_app(chromium, url, width=1400, height=1000):
     page = chromium.new_page(viewport={"width": width, "height": height})
     errors: list[str] = []

@@ -5,15 +5,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import ARTIFACTS
-from pages import open_app, summary, type_into, wait_change
+from pages import DRAWN, open_app, summary, type_into, wait_change
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
-
-_DRAWN = """sel => { const c = document.querySelector(sel + ' .jupyter-matplotlib-canvas-div canvas');
-    if (!c || c.offsetParent === null || c.width === 0) return false;
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let ink = 0; for (let i = 0; i < d.length; i += 4 * 97) { if (d[i] < 200 && d[i + 3] > 0) ink++; }
-    return ink > 20; }"""
 
 
 def test_browser_pin_two_slots_and_see_the_by_lever_waterfall(voila_url, chromium):
@@ -35,11 +29,11 @@ def test_browser_pin_two_slots_and_see_the_by_lever_waterfall(voila_url, chromiu
     assert name.input_value() == ""  # ready for the next name
     scenario_row = page.locator(".explorer-compare tr.desc").inner_text()
     assert "7B" in scenario_row and "13B" in scenario_row
-    page.wait_for_function(_DRAWN, arg=".explorer-compare-chart", timeout=60_000)
+    page.wait_for_function(DRAWN, arg=".explorer-compare-chart", timeout=60_000)
 
     page.get_by_text("What changed", exact=True).click()
     page.get_by_text("By lever", exact=True).click()
-    page.wait_for_function(_DRAWN, arg=".explorer-lever-chart", timeout=60_000)
+    page.wait_for_function(DRAWN, arg=".explorer-lever-chart", timeout=60_000)
     hidden = page.evaluate("""() => [...document.querySelectorAll('.explorer-chart')]
         .filter(e => e.offsetParent !== null).map(e => e.className)""")
     assert len(hidden) == 1 and "explorer-lever-chart" in hidden[0], hidden

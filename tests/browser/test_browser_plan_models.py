@@ -10,15 +10,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import ARTIFACTS
-from pages import open_app, summary, wait_change
+from pages import DRAWN, open_app, summary, wait_change
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
-
-_DRAWN = """sel => { const c = document.querySelector(sel + ' .jupyter-matplotlib-canvas-div canvas');
-    if (!c || c.offsetParent === null || c.width === 0) return false;
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let ink = 0; for (let i = 0; i < d.length; i += 4 * 97) { if (d[i] < 200 && d[i + 3] > 0) ink++; }
-    return ink > 20; }"""
 
 _IMAGE = """sel => { const c = document.querySelector(sel + ' .jupyter-matplotlib-canvas-div canvas');
     return c ? c.toDataURL().length + ':' + c.toDataURL().slice(-64) : ''; }"""
@@ -44,7 +38,7 @@ def test_browser_plan_and_models_tabs(voila_url, chromium, width, lang):
     # Plan: opened, planned for 20M, the curve drawn, then loaded into the app
     page.get_by_text(t["plan"], exact=True).click()
     page.wait_for_selector(".explorer-plan-result table", timeout=120_000)
-    page.wait_for_function(_DRAWN, arg=".explorer-plan-chart", timeout=60_000)
+    page.wait_for_function(DRAWN, arg=".explorer-plan-chart", timeout=60_000)
     first = page.locator(".explorer-plan-result").inner_text()
     drawn = page.evaluate(_IMAGE, ".explorer-plan-chart")
     box = page.locator(".explorer-plan-budget input")
@@ -105,7 +99,7 @@ def test_browser_link_restores_tab_whatif_and_by_lever(voila_url, chromium):
     rows = page.locator(".explorer-whatif table tr").count()
     assert rows == 5, rows  # a header and 2 x 2 combinations
     page.get_by_text("What changed", exact=True).click()
-    page.wait_for_function(_DRAWN, arg=".explorer-lever-chart", timeout=60_000)
+    page.wait_for_function(DRAWN, arg=".explorer-lever-chart", timeout=60_000)
     active = page.locator(".explorer-right .widget-toggle-buttons button.mod-active").all_inner_texts()
     assert any("By lever" in a for a in active), active
     assert errors == [], errors

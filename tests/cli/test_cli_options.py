@@ -66,3 +66,30 @@ def test_numbers_are_read_as_the_boxes_read_them_and_refused_by_range():
     with pytest.raises(SystemExit) as exit_:
         _parser().parse_args(["estimate", "--gpus", "8", "--days", "30"])  # a cluster or a deadline, not both
     assert exit_.value.code == 2
+
+
+def test_help_shows_each_fields_option_with_its_range_or_choices(capsys):
+    """Every Scenario field has an option in ``estimate --help``, with the range of its field_spec (a number) or
+    its choices (a choice), as the user reads them; argparse wraps lines, so runs of spaces are joined."""
+    with pytest.raises(SystemExit) as exit_:
+        _parser().parse_args(["estimate", "--help"])
+    assert exit_.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for name in FIELDS:
+        spec = field_spec(name)
+        assert _option(name) + " " in text, name
+        if spec.get("kind") in ("float", "int"):
+            shown = f"{'(' if spec['lo_open'] else '['}{spec['min']:g}, {spec['max']:g}]"
+            assert shown in text, (name, shown)
+        elif spec.get("kind") == "choice":
+            assert "{" + ",".join(spec["choices"]) + "}" in text, name
+
+
+def test_a_value_out_of_its_range_exits_2_naming_the_field_and_the_range(capsys):
+    """The refusal of an option's value comes from the Scenario's own range: one line, exit code 2."""
+    from explorer.cli import main
+
+    spec = field_spec("mfu")
+    assert main(["estimate", "--mfu", "1.5"]) == 2
+    err = capsys.readouterr().err
+    assert "mfu" in err and "1.5" in err and f"{spec['max']:g}" in err and "Traceback" not in err

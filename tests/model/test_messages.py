@@ -79,6 +79,8 @@ SAMPLES: dict[str, dict] = {
     "allowed_draws": dict(limit=1_000_000),
     "allowed_seed": dict(limit=2**32 - 1),
     "allowed_budget": {},
+    "allowed_plan_budget": {},
+    "allowed_plan_deadline": {},
     "allowed_gpu_cap": {},
     "allowed_value_per_lever": {},
     "allowed_combinations": dict(limit=1000),

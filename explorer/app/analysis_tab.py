@@ -1,0 +1,138 @@
+"""What the three analysis tabs share: the result they read, and one chart computed and drawn only when shown.
+
+:class:`AnalysisState` holds what :class:`~explorer.app.analysis_views.AnalysisViews` hands to its tabs (the
+result shown, the compare slots and their names, the Monte Carlo draws). :class:`AnalysisTab` is a
+:class:`~explorer.app.lazy_tab.LazyTab` with one chart (a :class:`~explorer.app.surface.ChartSurface`): a new
+result marks its data and its chart stale (:meth:`AnalysisTab.mark_stale`); the data are computed when the
+chart is drawn (its tab is shown) or exported (:meth:`AnalysisTab.bring_up_to_date`, no draw).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from matplotlib.figure import Figure
+
+from explorer.analysis import Simulation
+from explorer.app.html_tables import SLOTS
+from explorer.app.lazy_tab import LazyTab
+from explorer.app.surface import ChartSurface
+from explorer.model import Estimate
+from explorer.plots.breakdown import freeze_layout
+
+__all__ = ["AnalysisState", "AnalysisTab"]
+
+
+@dataclass
+class AnalysisState:
+    """The result the analysis tabs show and the compare slots, shared by the three tabs.
+
+    Attributes
+    ----------
+    estimate : Estimate
+        The result shown.
+    slots : dict of str to Estimate or None
+        The pinned scenarios A-D (None: empty); A is the baseline of "What changed".
+    slot_names : dict of str to str
+        The viewer's names of the slots ("" for none).
+    simulation : Simulation or None
+        The Monte Carlo draws of ``estimate`` (None when it could not be simulated).
+    """
+
+    estimate: Estimate
+    slots: dict = field(default_factory=lambda: {s: None for s in SLOTS})
+    slot_names: dict = field(default_factory=lambda: {s: "" for s in SLOTS})
+    simulation: Simulation | None = None
+
+    def pinned(self) -> dict[str, Estimate]:
+        """The slots that hold a scenario."""
+        return {s: est for s, est in self.slots.items() if est is not None}
+
+
+class AnalysisTab(LazyTab):
+    """An analysis tab: its widgets (built at once), one chart, and data computed only when needed.
+
+    Subclasses set :attr:`key`, build :attr:`figure` and the widgets in ``_build``, and give
+    ``_update`` (compute the data and move the artists, no draw), ``_plots`` (the plots relabelled after a
+    language switch) and ``_layout_key`` (what the figure's margins depend on).
+
+    Parameters
+    ----------
+    state : AnalysisState
+    language : {"en", "zh"}
+    on_error : callable
+        Shows a message when a callback fails unexpectedly.
+    after_draw : callable
+        Called with the figure after each draw.
+    css_class : str
+        The tab box's class.
+    """
+
+    key = ""
+
+    def __init__(self, state: AnalysisState, language: str = "en", *, on_error: Callable[[object], object],
+                 after_draw: Callable[[Figure], None] = lambda fig: None, css_class: str = ""):
+        self.state = state
+        self.after_draw = after_draw
+        self._data_stale = True
+        self._relabel: set = set()
+        self._layout: tuple | None = None
+        super().__init__(language, on_error=on_error, css_class=css_class, lazy=False)
+        self.figure.canvas.add_class("explorer-chart")
+        self.figure.canvas.add_class(f"explorer-{self.key}-chart")
+        self.charts[self.key] = ChartSurface.of(self.figure, self._redraw)
+
+    figure: Figure
+
+    @property
+    def chart(self) -> ChartSurface:
+        """The tab's chart."""
+        return self.charts[self.key]
+
+    def mark_stale(self) -> None:
+        """The result (or what the tab shows of it) changed: compute and draw again when shown."""
+        self._data_stale = True
+        self.chart.stale = True
+
+    def set_language(self, language: str) -> None:
+        """Relabel the widgets now; the chart is relabelled when it is next brought up to date."""
+        self.language = language
+        self._relabel = set(self._plots())  # a switch costs nothing for a hidden chart
+        self._label_widgets()
+        self.mark_stale()
+
+    def bring_up_to_date(self) -> None:
+        """Compute the tab's data if they are stale (no draw: the chart is drawn when shown)."""
+        if not self._data_stale:
+            return
+        self._data_stale = False
+        for plot in self._plots():
+            if plot in self._relabel:
+                self._relabel.discard(plot)
+                plot.set_language(self.language)
+        self._update()
+
+    def _redraw(self) -> None:
+        """Bring the data up to date and draw; lay out again (about 40% of a draw) only when the labels changed."""
+        self.bring_up_to_date()
+        fig, key = self.figure, self._layout_key()
+        if self._layout != key:
+            freeze_layout(fig)  # a full draw with the layout engine, then the axes stay where it put them
+            self._layout = key
+        else:
+            fig.canvas.draw()
+        self.after_draw(fig)
+
+    # ------------------------------------------------------------------ a subclass's
+    def _label_widgets(self) -> None:
+        """Relabel the tab's widgets in :attr:`language`."""
+
+    def _plots(self) -> tuple:
+        raise NotImplementedError
+
+    def _update(self) -> None:
+        raise NotImplementedError
+
+    def _layout_key(self) -> tuple:
+        raise NotImplementedError
