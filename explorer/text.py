@@ -17,7 +17,7 @@ from explorer.tables import read_rows
 
 __all__ = ["LANGUAGES", "label", "labels", "money", "quantity", "quantity_in", "money_in", "number_text",
            "readable_number", "parse_number", "NumberError", "MAX_NUMBER_CHARS", "short_repr",
-           "CURRENCY_SYMBOLS"]
+           "CURRENCY_SYMBOLS", "breakeven_text"]
 
 LANGUAGES = ("en", "zh")
 CURRENCY_SYMBOLS = {"USD": "$", "CNY": "¥"}
@@ -397,6 +397,20 @@ def money_in(x: float, currency: str = "USD", language: str = "en", digits: int 
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "未知"
     return quantity_in(x, "zh", digits) + {"USD": "美元", "CNY": "元"}.get(currency, currency)
+
+
+def breakeven_text(months: float, language: str = "en") -> str:
+    """A break-even time [months] in words: ``"34 months"``, ``"never"`` when renting stays cheaper (infinite),
+    ``"–"`` when there is nothing to buy (NaN, a rented run).
+
+    >>> breakeven_text(34.4), breakeven_text(float("inf")), breakeven_text(float("inf"), "zh")
+    ('34 months', 'never', '永不')
+    """
+    if months is None or math.isnan(months):
+        return "–"
+    if math.isinf(months):
+        return label("owned_never", language)
+    return f"{months:.0f} {label('unit_months', language)}"
 
 
 def short_repr(value: object, limit: int = 80) -> str:

@@ -97,7 +97,8 @@ def breakdown_csv(estimate: Estimate) -> str:
         writer.writerow(["owned_utilization", plain_decimal(o["utilization"]), "1"])
         writer.writerow(["owned_financing_rate", plain_decimal(o["financing_rate"]), "1/year"])
         for basis, months in o["breakeven_months"].items():
-            writer.writerow([f"owned_breakeven_vs_{basis}", plain_decimal(round(months, 3)), "months"])
+            writer.writerow([f"owned_breakeven_vs_{basis}",  # "never": renting stays cheaper than owning
+                             plain_decimal(round(months, 3)) if math.isfinite(months) else "never", "months"])
     for k, v in estimate.in_rate_usd.items():
         writer.writerow([f"in_rate_{k}", money_cell(v * fx), currency])
     for name, unit in (("train_flop", "FLOP"), ("gpu_hours", "GPU-hour"), ("wall_days", "days"),
@@ -134,7 +135,7 @@ def compare_csv(table, currency: str = "USD", usd_to_currency: float = 1.0, scen
         Columns ``slot``, the six dimensions, ``total``, ``final_run``, ``per_1m_tokens`` (amounts, 2 decimals),
         ``days``, ``gpus``, ``gpu_hours``, ``energy_mwh``, ``co2_tonnes``, ``capex`` (owned: the cluster's
         purchase up front, in ``currency``; blank when rented) and ``breakeven_months`` (owned: against renting
-        on demand; ``inf``: never), ``currency``, ``usd_to_currency``,
+        on demand; ``never`` when renting stays cheaper), ``currency``, ``usd_to_currency``,
         then ``scenario.<field>`` for every Scenario field when ``scenarios`` are given.
     """
     out = io.StringIO()
@@ -154,8 +155,8 @@ def compare_csv(table, currency: str = "USD", usd_to_currency: float = 1.0, scen
         writer.writerow([slot, *(plain_decimal(float(row[c]) * usd_to_currency, 2) for c in amounts),
                          *(plain_decimal(round(float(row[q]), 6)) for q in quantities),
                          "" if math.isnan(capex) else plain_decimal(capex * usd_to_currency, 2),
-                         "" if math.isnan(months) else plain_decimal(round(months, 3) if math.isfinite(months)
-                                                                     else months),
+                         "" if math.isnan(months) else plain_decimal(round(months, 3)) if math.isfinite(months)
+                         else "never",
                          currency, plain_decimal(usd_to_currency), *scenario])
     return out.getvalue()
 

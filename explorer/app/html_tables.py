@@ -23,7 +23,7 @@ from explorer.messages import Message
 from explorer.model import COST_DIMENSIONS, Estimate
 from explorer.plots.analysis import SLOT_COLORS
 from explorer.scenario import Scenario
-from explorer.text import label, labels, money, quantity, readable_number
+from explorer.text import breakeven_text, label, labels, money, quantity, readable_number
 
 __all__ = ["SLOTS", "SLOT_NAME_MAX", "AT_RISK", "scenario_line", "field_value_text", "differing_fields",
            "differences_text", "slot_title", "clean_slot_name", "compare_html", "recipe_steps_html", "recipe_html",
@@ -175,8 +175,8 @@ def _owned_cell(x: float, fmt: Callable[[float], str]) -> str:
 
 
 def _months(m: float, language: str) -> str:
-    """A break-even in months: ``"34 months"``, or "∞" (never)."""
-    return "∞" if math.isinf(m) else f"{m:.0f} {label('unit_months', language)}"
+    """A break-even in months: ``"34 months"``, or "never" (:func:`explorer.text.breakeven_text`)."""
+    return breakeven_text(m, language)
 
 
 def _percent(x: float) -> str:

@@ -1,8 +1,8 @@
 """What the app's typed boxes read: a budget, a GPU cap, a deadline (no widgets; unit-testable).
 
 Every box reads numbers as :func:`explorer.text.parse_number` does (``10M``, ``2.5e6``, ``2,500,000``,
-``500万``); a blank box is None, anything else that is not an allowed value raises ValueError (the caller shows
-it beside the box and keeps its last good result).
+``500万``); a blank box is None, anything else that is not an allowed value raises :class:`explorer.errors.ScenarioError` (a ValueError
+naming the box, the value and what is allowed; the caller shows it beside the box and keeps its last good result).
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import datetime as _dt
 import math
 from typing import Callable
 
+from explorer.errors import ScenarioError
+from explorer.messages import Message
 from explorer.text import parse_number
 
 __all__ = ["parse_budget", "parse_gpu_cap", "parse_deadline", "same_amount"]
@@ -39,7 +41,7 @@ def parse_budget(text: str, currency: str = "USD") -> float | None:
     """
     value = _parse_number(text, currency)
     if value is not None and not (math.isfinite(value) and value > 0):
-        raise ValueError(text)
+        raise ScenarioError("budget", text, Message("allowed_plan_budget"))
     return value
 
 
@@ -60,7 +62,7 @@ def parse_gpu_cap(text: str) -> float | None:
     """
     value = _parse_number(text)
     if value is not None and not (math.isfinite(value) and value >= 1):
-        raise ValueError(text)
+        raise ScenarioError("gpu_cap", text, Message("allowed_gpu_cap"))
     return value
 
 
@@ -82,5 +84,5 @@ def parse_deadline(text: str, today: _dt.date | None = None) -> float | None:
     else:
         value = float((day - (today or _dt.date.today())).days)
     if not (math.isfinite(value) and value > 0):
-        raise ValueError(text)
+        raise ScenarioError("deadline", text, Message("allowed_plan_deadline"))
     return value

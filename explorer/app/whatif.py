@@ -31,7 +31,7 @@ from explorer.app.views import translate
 from explorer.model import Estimate
 from explorer.plots.fonts import text_kwargs
 from explorer.scenario import ARCHITECTURES, FACILITIES, PRICING_MODES, RECOVERY_MODES, TRAINING_KINDS, Scenario
-from explorer.text import label, money, quantity
+from explorer.text import breakeven_text, label, money, quantity
 
 __all__ = ["WhatIfView", "lever_values", "SORT_KEYS", "MAX_LEVERS", "MAX_GRID_ROWS", "COALESCE_SECONDS"]
 
@@ -387,7 +387,7 @@ class WhatIfView(LazyTab):
         if col in ("capex_usd", "breakeven_months") and math.isnan(value):
             return "–"  # a cloud row: nothing to buy
         if col == "breakeven_months":
-            return "∞" if math.isinf(value) else f"{value:.0f} {label('unit_months', lang)}"
+            return breakeven_text(value, lang)
         if not math.isfinite(value):
             return label("unit_unknown", lang)
         if col.endswith("_usd") or col == "usd_per_1m_tokens":

@@ -29,7 +29,7 @@ from explorer.model import COST_DIMENSIONS
 from explorer.plots.breakdown import _finite, _Plot, place_waterfall, waterfall_artists
 from explorer.plots.figure import NotebookFigure
 from explorer.plots.fonts import text_kwargs
-from explorer.text import label, money
+from explorer.text import breakeven_text, label, money
 
 __all__ = ["TornadoPlot", "LeverWaterfallPlot", "CompareBarsPlot", "SimulationPlot", "SLOT_COLORS"]
 
@@ -251,7 +251,7 @@ class CompareBarsPlot(_Labelled):
         if not np.isfinite(capex):
             return str(name)
         months = float(row.get("breakeven_months", float("nan")))
-        after = "∞" if np.isinf(months) else f"{months:.0f} {label('unit_months', self.lang)}"
+        after = breakeven_text(months, self.lang)
         parts = (f"{label('owned_capex', self.lang)} {_money(capex * usd_to_currency, currency)}",
                  f"{label('owned_breakeven', self.lang)} {after}")
         return f"{name}（{'，'.join(parts)}）" if self.lang == "zh" else f"{name} ({', '.join(parts)})"

@@ -15,6 +15,7 @@ import pytest
 
 from explorer import Scenario, catalog
 from explorer.app.plan_view import parse_deadline
+from explorer.errors import ScenarioError
 from explorer.plots.plan import PlanCurvePlot
 
 _PLAN = 8  # index of the Plan tab (explorer_app._TAB_KEYS)
@@ -94,9 +95,11 @@ def test_parse_deadline_reads_days_and_dates():
     assert parse_deadline("90") == 90.0
     assert parse_deadline("2027-06-30", dt.date(2027, 1, 1)) == 180.0  # Jan 1 to Jun 30: 31+28+31+30+31+29
     assert parse_deadline("") is None
-    for bad in ("2020-01-01", "-3", "soon"):
-        with pytest.raises(ValueError, match=re.escape(bad)):  # the refused text, shown beside the box
+    for bad in ("2020-01-01", "-3"):  # the field, the refused text and what is allowed
+        with pytest.raises(ScenarioError, match=rf"^deadline: '{re.escape(bad)}' is not allowed; allowed: days"):
             parse_deadline(bad, dt.date(2026, 1, 1))
+    with pytest.raises(ValueError, match="soon"):  # not a number at all: the number parser's refusal
+        parse_deadline("soon", dt.date(2026, 1, 1))
 
 
 def test_accelerator_and_price_basis_override_the_scenario(make_app):

@@ -9,7 +9,7 @@ cluster, MFU, MoE, shape, team, financing and amortization):
    owning pays back (formula and estimate, at any financing rate).
 3. **Break-even is "never" when renting is cheaper per hour than owning's running cost** (hosting and energy):
    infinite, never a negative or NaN number of months; otherwise a positive number. Compare and What-if carry
-   it the same way (inf, which the views print as never / ∞).
+   it the same way (inf, which the views and CSVs print as never, `explorer.text.breakeven_text`).
 
 One hand calculation against the catalog's published purchase price: an H100 SXM is $33,810 (an HGX 8-GPU
 baseboard at $270,480, 2024-02-21; Epoch AI's hardware price database, accelerators.csv), times Epoch's server

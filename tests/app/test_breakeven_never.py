@@ -1,0 +1,50 @@
+"""An owned run that never pays back reads "never" everywhere it is shown, not "∞" or "inf".
+
+The run: owned hardware whose hosting alone costs $50 per GPU-hour, above every rent in the catalog (the
+dearest on-demand price is under $15), so renting is always cheaper and the break-even is infinite
+(tests/model/test_owned_laws.py states that law). The views, the legend and both CSVs word it the same way.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+
+import pytest
+
+from explorer.analysis import compare, what_if
+from explorer.app.export import breakdown_csv, compare_csv
+from explorer.app.html_tables import compare_html
+from explorer.app.whatif import WhatIfView
+from explorer import Scenario, estimate
+from explorer.text import breakeven_text, label
+
+NEVER = Scenario(pricing="owned", hosting_usd_per_gpu_hour=50.0)
+PAYS_BACK = Scenario(pricing="owned")
+
+
+def test_the_words_for_never_in_both_languages():
+    assert breakeven_text(math.inf) == "never" and breakeven_text(math.inf, "zh") == "永不"
+    assert breakeven_text(26.11) == "26 months" and breakeven_text(math.nan) == "–"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_compare_table_and_csv_say_never(lang):
+    slots = {"A": estimate(NEVER), "B": estimate(PAYS_BACK)}
+    table = compare({"A": NEVER, "B": PAYS_BACK})
+    assert math.isinf(table.loc["A", "breakeven_months"])
+    page = compare_html(slots, table, "USD", 1.0, lang)
+    assert label("owned_never", lang) in page and "∞" not in page
+    rows = {r["slot"]: r for r in csv.DictReader(io.StringIO(compare_csv(table)))}
+    assert rows["A"]["breakeven_months"] == "never"
+    assert 0 < float(rows["B"]["breakeven_months"]) < 120
+
+
+def test_what_if_cell_and_breakdown_csv_say_never():
+    grid = what_if(NEVER, {"precision": ["bf16", "fp8"]})
+    assert all(math.isinf(m) for m in grid["breakeven_months"])
+    assert WhatIfView._cell("breakeven_months", math.inf, "USD", 1.0, "zh") == "永不"
+    rows = [r for r in csv.reader(io.StringIO(breakdown_csv(estimate(NEVER)))) if r and r[0].startswith("owned_breakeven")]
+    assert rows and all(r[1] == "never" for r in rows)
+    assert "inf" not in breakdown_csv(estimate(NEVER)).lower().replace("infeasible", "")
