@@ -103,15 +103,13 @@ class ControlRow:
         self.label_key = label_key or name
         self.caption = shared_html(layout=_CAPTION)
         # one HTML below the control holds the note (an explanation) and the message (a refusal)
-        self.message = shared_html()
-        self.message.add_class("explorer-control-message")
+        self.message = shared_html(classes=("explorer-control-message",))  # its class in its first state
         self._note = self._error = ""
         if twin is not None:  # the slider on its own line, the exact value and its readable form below
             lines = [widget, w.HBox([twin, readout], layout=_FULL) if readout is not None else twin]
         else:
             lines = [w.HBox([widget, readout], layout=_FULL) if readout is not None else widget]
-        self.box = w.VBox([self.caption, *lines, self.message], layout=_ROW)
-        self.box.add_class(f"explorer-control-{name}")
+        self.box = w.VBox([self.caption, *lines, self.message], layout=_ROW, _dom_classes=(f"explorer-control-{name}",))
 
     def set_language(self, language: str) -> None:
         """Show the label in ``language``, with its glossary tooltip (``tip_<name>`` in labels.csv) if any."""

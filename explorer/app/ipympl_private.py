@@ -189,12 +189,13 @@ def widget_figure(width_in: float, height_in: float, dpi: float = 96, figure: Fi
     """
     fig = figure if figure is not None else Figure(figsize=(width_in, height_in), dpi=dpi, layout="constrained")
     canvas = GuardedCanvas(fig)
-    FigureManager(canvas, 0)
-    canvas.header_visible = False
-    canvas.footer_visible = False
-    canvas.toolbar_visible = False
-    canvas.resizable = False
-    canvas.capture_scroll = False
+    with canvas.hold_sync():  # one message to the page for these six settings, not six
+        FigureManager(canvas, 0)
+        canvas.header_visible = False
+        canvas.footer_visible = False
+        canvas.toolbar_visible = False
+        canvas.resizable = False
+        canvas.capture_scroll = False
     return fig
 
 

@@ -5,7 +5,9 @@ below are set. It imports nothing but the standard library until :func:`preload`
 
 The server starts one template (:class:`explorer.hosting.provisioner.KernelTemplate`). It imports the
 modules a kernel of the app would import (numpy, pandas, matplotlib, ipywidgets, ipympl, ipykernel, the
-app), freezes what it imported out of the garbage collector's reach (:func:`gc.freeze`, so that a collection
+app), runs the warm-ups named among them (``module:function``, e.g. the app's
+``explorer.app.warm:warm_up``, which builds the app once so that every kernel finds its data read and its
+fonts loaded), freezes what it imported out of the garbage collector's reach (:func:`gc.freeze`, so that a collection
 in a child does not write to the shared pages), and then waits on a Unix socket inherited from the server.
 For each request it forks: the child becomes a session of its own, takes the kernel's environment, working
 directory and arguments, and starts ipykernel as ``python -m ipykernel_launcher`` would, on its own
@@ -32,6 +34,7 @@ time and the thread count; then each request ``{"argv": [...], "env": {...}, "cw
 from __future__ import annotations
 
 import gc
+import importlib
 import json
 import os
 import signal
@@ -54,7 +57,13 @@ def native_threads() -> int:
 
 
 def preload(modules: list[str]) -> dict:
-    """Import ``modules`` (a failure is reported, not raised); return what the ready message says."""
+    """Import ``modules`` (a failure is reported, not raised); return what the ready message says.
+
+    An entry ``module:function`` is a warm-up: ``function()`` of that module is called, in its turn, with no
+    arguments. It does once, in the template, the work each kernel would otherwise do first (data read,
+    fonts loaded, caches filled), and must leave no thread, socket or widget behind (the kernels inherit
+    what it leaves).
+    """
     for name in THREAD_LIMITS:
         os.environ.setdefault(name, "1")
     os.environ.setdefault("MPLBACKEND", INLINE_BACKEND)
@@ -63,7 +72,11 @@ def preload(modules: list[str]) -> dict:
     failed = {}
     for name in modules:
         try:
-            __import__(name)
+            if ":" in name:  # "module:function": called once the modules before it are imported
+                module, _, function = name.partition(":")
+                getattr(importlib.import_module(module), function)()
+            else:
+                __import__(name)
         except Exception as exc:  # noqa: BLE001 - a kernel imports it again and shows its own error
             failed[name] = f"{type(exc).__name__}: {exc}"
     gc.collect()

@@ -8,8 +8,9 @@ environment and working directory, and shares the template's pages until it writ
 
 Selected with ``"KernelProvisionerFactory": {"default_provisioner_name": "explorer-fork"}`` (``voila.json``;
 the entry point is in ``pyproject.toml``); ``"ForkProvisioner": {"preload": [...]}`` names the modules the
-template imports. Everything else is jupyter_client's :class:`~jupyter_client.provisioning.LocalProvisioner`:
-interrupt (SIGINT to the kernel's process group), restart (a new fork), shutdown, kill and culling go
+template imports, and the warm-ups it runs (an entry ``module:function``: see
+:func:`explorer.hosting.kernel_template.preload`). Everything else is jupyter_client's
+:class:`~jupyter_client.provisioning.LocalProvisioner`: interrupt (SIGINT to the kernel's process group), restart (a new fork), shutdown, kill and culling go
 through the same methods, on the forked process.
 
 A normal launch (``LocalProvisioner``) is used, and the reason logged, when
@@ -260,7 +261,8 @@ class ForkProvisioner(LocalProvisioner):
     """
 
     preload = List(Unicode(), default_value=list(DEFAULT_PRELOAD), config=True,
-                   help="Modules the template imports before it forks (what every kernel would import).")
+                   help="Modules the template imports before it forks (what every kernel would import), "
+                        "and warm-ups it calls ('module:function', in order).")
     fork = Bool(True, config=True, help="Fork kernels from the template; False: launch every kernel normally.")
     template_timeout = Float(120.0, config=True, help="Seconds the template may take to import [s]; a slower "
                                                       "start falls back to normal launches.")

@@ -40,7 +40,9 @@ It runs exactly as ``voila`` does (same options, same ``voila.json``) with:
 * tornado timeouts for request heads and bodies, for when it is served
   without nginx;
 * preheated pools that grow when viewers arrive and shrink when idle, within
-  a memory budget (:mod:`explorer.hosting.demand_pool`).
+  a memory budget (:mod:`explorer.hosting.demand_pool`);
+* the page templates compiled once for all pages, not once per kernel
+  (:mod:`explorer.hosting.template_cache`).
 
 Settings (command line or ``voila.json``, section ``ExplorerVoila``; the
 production values and their reasons are in docs/deploy.md): ``max_kernels``
@@ -76,6 +78,7 @@ from voila.tornado.treehandler import TornadoVoilaTreeHandler
 from explorer.hosting.handlers import (CELL_ERROR_MARK, ExplorerPageHandler, LabExtensionFileHandler,
                                       NotFoundHandler, OwnerShutdownHandler, ReadyLoggingRequestInfoHandler,
                                       not_found_on_bad_path, public_listing, with_error_page)
+from explorer.hosting import template_cache
 from explorer.hosting.demand_pool import DemandPool
 from explorer.hosting.seats import Warden
 from explorer.hosting.websocket import GuardedKernelWebsocketConnection, SafeKernelWebsocketHandler, kernel_connections
@@ -94,6 +97,7 @@ _REPLACEMENTS = {
 }
 # Voila's page handler hands a preheated kernel its query through this class's send_updates
 voila.handler.RequestInfoSocketHandler = ReadyLoggingRequestInfoHandler
+template_cache.install()  # the page templates compiled once, not by every kernel's renderer
 ZMQ_SOCKETS_PER_WEBSOCKET = 4  # shell, control, stdin, iopub (jupyter_server's ZMQChannelsWebsocketConnection)
 FDS_PER_WEBSOCKET = 9  # those 4 ZMQ sockets (2 descriptors each) and the TCP socket (deploy/capacity.py: 9)
 FDS_PER_KERNEL = 12  # the server's side of one kernel (deploy/capacity.py: 4-10), with room for the query socket

@@ -38,6 +38,7 @@ deficiencies.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -137,6 +138,23 @@ def _usd_axis(x, _pos=None) -> str:
 
 #: Trend band and line on a grid, by fit and grid ends (see :func:`_trend_curves`), newest last.
 _CURVES: dict = {}
+
+
+@functools.lru_cache(maxsize=1)
+def default_fit() -> "history.TrendFit":
+    """The trend the chart draws by default (:func:`explorer.history.fit_trend` with its defaults), fitted once.
+
+    The fit is a pure function of the data files (its bootstrap has a fixed seed), and was about 40% of the
+    time of building the chart. Fitted once per process, it is fitted once per server when the app is
+    warmed in the template kernels are forked from (:mod:`explorer.app.warm`). Its arrays are made read-only:
+    every figure shares them.
+    """
+    fit = history.fit_trend()
+    for name in ("year", "cost_usd", "boot_intercept_log10", "boot_slope_log10_per_year"):
+        value = getattr(fit, name)
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return fit
 
 
 def _trend_curves(fit, x0: float, x1: float) -> tuple:
@@ -245,7 +263,7 @@ def _draw(fig: Figure, fit, language: str) -> HistoryHandles:
     text_kw, language = text_kwargs(language)
     lab = _labels(language)
     if fit is None:
-        fit = history.fit_trend()
+        fit = default_fit()
     old = getattr(fig, "history_plot", None)
     if old is not None:  # drawn again: the artists of the last drawing go, and their blitter
         old._forget(fig)

@@ -138,12 +138,18 @@ def test_browser_charts_are_laid_out_for_390_px_not_scaled_down(voila_url, chrom
     page.screenshot(path=str(ARTIFACTS / f"narrow-chart-{lang}-tab2.png"), full_page=True)
     for i in (0, 1):
         tabs.nth(i).click()
+        # the clicked tab is current and shows its chart, redrawn at the width shown (a wait that ran before the
+        # tab switched passed on the chart of the tab before; the kernel may still be building History's chart)
         page.wait_for_function(
-            """() => [...document.querySelectorAll('.jupyter-matplotlib-canvas-div')]
-                 .filter(d => d.offsetParent !== null)
-                 .every(d => { const c = d.querySelector('canvas');
-                               return Math.abs(c.getBoundingClientRect().width - c.width / devicePixelRatio) < 4; })""",
-            timeout=30_000)
+            """(i) => {
+                 const tab = document.querySelectorAll('.explorer-app .lm-TabBar-tab')[i];
+                 const shown = [...document.querySelectorAll('.jupyter-matplotlib-canvas-div')]
+                     .filter(d => d.offsetParent !== null);
+                 return tab && tab.classList.contains('lm-mod-current') && shown.length > 0
+                     && shown.every(d => { const c = d.querySelector('canvas');
+                         return !d.closest('.explorer-history-tab')
+                             && Math.abs(c.getBoundingClientRect().width - c.width / devicePixelRatio) < 4; }); }""",
+            arg=i, timeout=60_000)
         scales = _chart_scale(page)
         assert scales, i
         for css_w, drawn_w, top_shown in scales:

@@ -188,6 +188,24 @@ def test_a_dead_template_ends_its_kernels_and_the_next_kernel_gets_a_new_one(ker
     assert run(kc2, "import os; print(os.getppid())")[0].strip() == str(replacement)
 
 
+def test_warm_ups_run_once_in_the_template_before_it_forks(kernel, tmp_path, monkeypatch, caplog):
+    """A preload entry ``module:function`` is called in the template (voila.json's explorer.app.warm:warm_up);
+    one that fails is logged and the kernels are still forked."""
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    (probe / "warm_probe.py").write_text("import os\nCALLED_IN = []\n\ndef mark():\n    CALLED_IN.append(os.getpid())\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(probe), os.environ.get("PYTHONPATH", "")]))
+    preload = [*SMALL_PRELOAD, "warm_probe:mark", "warm_probe:no_such_function"]
+    km, kc = kernel({"preload": preload})
+    km2, kc2 = kernel({"preload": preload})
+    assert km.provisioner.launched_by == km2.provisioner.launched_by == "forked"
+    for client in (kc, kc2):
+        text, status = run(client, "import os, warm_probe; print(warm_probe.CALLED_IN == [os.getppid()])")
+        assert (text.strip(), status) == ("True", "ok")  # called once, by the template, before the fork
+    failed = [r.getMessage() for r in caplog.records if "could not import" in r.getMessage()]
+    assert len(failed) == 1 and "warm_probe:no_such_function" in failed[0] and "AttributeError" in failed[0]
+
+
 def test_a_template_that_fails_falls_back_to_a_normal_launch(kernel, caplog):
     # 1 ms is not enough to import ipykernel: the template start fails and the kernel is launched normally
     km, kc = kernel({"template_timeout": 0.001, "preload": ["ipykernel.kernelapp", "json"]})

@@ -1,0 +1,46 @@
+"""Build the app once and throw it away, so that a process forked afterwards builds it faster.
+
+A Voila server forks every kernel from one template process (:mod:`explorer.hosting.kernel_template`, named
+in ``voila.json``'s ``ForkProvisioner.preload`` as ``explorer.app.warm:warm_up``). The first
+:class:`~explorer.app.ExplorerApp` a process builds pays once for what every later one finds done: the
+catalogs and labels read from their CSV files, the presets resolved, matplotlib's fonts opened (the CJK
+font for ``?lang=zh``), its text and layout code's first calls, the PNG encoder loaded. Measured in one
+process on the development machine (2 Dec 2026, loaded): the first build took 1.41 CPU-s, the next ones
+0.81-0.88 (``python benchmarks/first_page.py`` measures it in forked kernels, with and without this).
+Done in the template, it is paid once per server instead of once per viewer, and its pages are shared
+copy-on-write by every kernel.
+
+What it leaves behind is what a kernel may inherit: caches of data and fonts. It closes every widget it
+made (the page of a kernel gets the state of every open widget), starts no thread, and opens no socket.
+"""
+
+from __future__ import annotations
+
+from ipywidgets.widgets import widget as _widget
+
+from explorer.app.explorer_app import ExplorerApp
+from explorer.app.ipympl_private import page_connected
+
+__all__ = ["warm_up"]
+
+#: The languages a link can ask for (``?lang=``): each has its own fonts and labels.
+LANGUAGES = ("en", "zh")
+
+
+def warm_up() -> None:
+    """Build the app in each language, draw and encode its first chart as a page would ask, then close it all.
+
+    Only widgets made here are closed: the shared layouts and styles made when :mod:`explorer.app.shared` was
+    imported stay open, as in any kernel.
+    """
+    before = set(_widget._instances)
+    try:
+        for language in LANGUAGES:
+            app = ExplorerApp(query_string="", language=language)
+            # the page's first request: its chart drawn and sent as a PNG (no kernel here: nothing is sent)
+            page_connected(app.breakdown.figure.canvas)
+    finally:
+        for model_id in set(_widget._instances) - before:
+            made = _widget._instances.get(model_id)
+            if made is not None:
+                made.close()
