@@ -192,8 +192,11 @@ def plan(budget_usd: float, base: Scenario | None = None, *, scope: str = "proje
     if base.architecture == "moe" and base.active_params is not None:
         lo = max(lo, base.active_params)
 
+    tokens_lo, tokens_hi = field_spec("tokens")["min"], field_spec("tokens")["max"]
+
     def attempt(params: float) -> tuple[str | None, Scenario, Estimate]:
-        s = base.replace(params=params, tokens=tokens_per_param * params)
+        # clamped: at the ends, (max / split) * split can round to a hair past the field's range (1e15 + 0.1)
+        s = base.replace(params=params, tokens=min(max(tokens_per_param * params, tokens_lo), tokens_hi))
         e = estimate(s)
         if not (math.isfinite(e.gpus) and e.gpus <= max_gpus):
             why = "deadline" if deadline_days is not None and e.gpus > default("max_gpus") else "gpu_cap"

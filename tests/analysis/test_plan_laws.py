@@ -185,3 +185,13 @@ def test_every_limit_a_plan_can_name_has_a_label_in_both_languages(limit):
 
     en, zh = label(f"plan_limited_{limit}", "en"), label(f"plan_limited_{limit}", "zh")
     assert en and zh and en != zh and en != f"plan_limited_{limit}"
+
+
+def test_a_split_whose_largest_model_rounds_past_the_token_range_still_plans():
+    """1e15 / 107.46078283213176 * 107.46078283213176 is 1e15 + 0.125 in floating point (by hand in Python),
+    past the tokens field's 1e15: the probe of the largest model once raised ScenarioError (a seed of the law
+    above found it)."""
+    split = 107.46078283213176
+    assert 1e15 / split * split > 1e15  # the rounding this test is about
+    p = plan(1e3, Scenario(), scope="final_run", tokens_per_param=split)
+    assert p.scenario is None or p.scenario.tokens <= 1e15
