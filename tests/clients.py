@@ -157,8 +157,15 @@ def send_comm_msg(ws: websocket.WebSocket, comm_id: str, data: dict, *, v1: bool
 
 
 def rss_mb(pid: int) -> float:
-    """Resident memory of one process [MB] (from /proc)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+    """Resident memory of one process [MB] (from /proc; 0 when it is gone).
+
+    A kernel listed a moment ago may have ended since (culled, shut down, replaced): it then holds nothing.
+    """
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    for line in status.splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
@@ -244,10 +251,7 @@ def tree_rss_mb(pid: int) -> float:
     """Resident memory of a server, its kernel templates and its kernels [MB]."""
     total = 0.0
     for p in [pid, *kernel_templates(pid), *children(pid)]:
-        try:
-            total += rss_mb(p)
-        except OSError:
-            pass
+        total += rss_mb(p)
     return total
 
 

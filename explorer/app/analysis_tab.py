@@ -60,6 +60,7 @@ class AnalysisTab(LazyTab):
     Parameters
     ----------
     state : AnalysisState
+        The estimate and baseline the tab shows.
     language : {"en", "zh"}
     on_error : callable
         Shows a message when a callback fails unexpectedly.
@@ -67,6 +68,9 @@ class AnalysisTab(LazyTab):
         Called with the figure after each draw.
     css_class : str
         The tab box's class.
+
+    Subclasses also take ``make_figure``, ``make_figure(width_in, height_in)`` -> a Figure on a widget canvas
+    [in], which they call in ``_build``.
     """
 
     key = ""

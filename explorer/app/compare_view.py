@@ -34,14 +34,10 @@ class CompareView(AnalysisTab):
 
     Parameters
     ----------
-    make_figure : callable
-        ``make_figure(width_in, height_in)`` -> a Figure on a widget canvas [in].
-    state : AnalysisState
-    language : {"en", "zh"}
+    make_figure, state, language, on_error, after_draw
+        As for :class:`~explorer.app.analysis_tab.AnalysisTab`.
     on_slot : callable
         ``on_slot(slot)`` after a slot was pinned or cleared (slot A pinned: the app's new baseline).
-    on_error : callable
-        Shows a message when a callback fails unexpectedly.
 
     Attributes
     ----------

@@ -32,16 +32,12 @@ class LeverView(AnalysisTab):
 
     Parameters
     ----------
-    make_figure : callable
-        ``make_figure(width_in, height_in)`` -> a Figure on a widget canvas [in].
-    state : AnalysisState
-    language : {"en", "zh"}
+    make_figure, state, language, on_error, after_draw
+        As for :class:`~explorer.app.analysis_tab.AnalysisTab`.
     on_recipe : callable
         Called when the savings-recipe button is clicked.
     on_mode : callable
         Called when the viewer switches between the two charts (the app renders the one now shown).
-    on_error : callable
-        Shows a message when a callback fails unexpectedly.
 
     Attributes
     ----------

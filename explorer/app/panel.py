@@ -26,10 +26,11 @@ from explorer.app import bindings as _bindings
 from explorer.app import controls as c
 from explorer.app.bindings import GROUPS, Binding
 from explorer.app.shared import CHECKBOX_STYLE, FULL_WIDTH, PLAIN
+from explorer.model import currency_per_usd
 from explorer.scenario import Scenario, field_spec
 from explorer.text import label, number_text, readable_number
 
-__all__ = ["ControlPanel", "shown_share", "money_rate", "placeholder_number"]
+__all__ = ["ControlPanel", "shown_share", "placeholder_number"]
 
 #: One model's disclosed shape (a preset's published run): a new model size clears them.
 _SHAPE_FIELDS = ("n_layers", "d_model", "seq_len")
@@ -40,17 +41,6 @@ _ACTIVE_ROW_FIELDS = ("active_params", "experts", "top_k")
 def shown_share(x: float) -> float:
     """The MoE active share as its box shows it: three significant digits [1]."""
     return float(f"{x:.3g}")
-
-
-def money_rate(s: Scenario) -> float:
-    """Units of the shown currency per USD for ``s``: 1 in dollars, in yuan the rate the results use [CNY/USD].
-
-    The same rule as :attr:`explorer.model.Estimate.usd_to_currency` (the scenario's ``usd_to_cny``, else the
-    sourced default of ``defaults.csv``), so a money box and the results are in one currency at one rate.
-    """
-    if s.currency != "CNY":
-        return 1.0
-    return s.usd_to_cny or catalog.default("usd_to_cny")
 
 
 def placeholder_number(x: float, digits: int = 3) -> str:
@@ -265,10 +255,10 @@ class ControlPanel:
     def write(self, s: Scenario, only: tuple[str, ...] | None = None) -> None:
         """Set every control (or those named in ``only``) to the value of ``s``, without firing observers.
 
-        The money boxes are written in the currency ``s`` shows its results in (:func:`money_rate`).
+        The money boxes are written in the currency ``s`` shows its results in (:func:`explorer.model.currency_per_usd`).
         """
         r = self.rows
-        rate = money_rate(s)
+        rate = currency_per_usd(s)
         relabel = rate != self.money_rate
         with self.mute():
             if only is None and "precision" in r:
@@ -285,10 +275,8 @@ class ControlPanel:
                     value = shown_share(s.active_fraction_effective if s.architecture == "moe"
                                         else rules.moe_active_fraction(s.params))
                 usd = value
-                if b.money and value is not None:
-                    value = value * self.money_rate if self.money_rate != 1.0 else value
                 if b.money and value is not None and self.money_rate != 1.0:
-                    value = _tidy(value)
+                    value = _tidy(value * self.money_rate)
                 if b.kind == "optional":
                     row.widget.value = number_text(value)
                 elif value is None:
@@ -314,7 +302,7 @@ class ControlPanel:
     def settle_money(self, s: Scenario) -> None:
         """After ``s`` was accepted: its money boxes hold its USD values (typed boxes keep their text), and
         after a change of currency or rate they are written again in the currency shown."""
-        if money_rate(s) != self.money_rate:
+        if currency_per_usd(s) != self.money_rate:
             self.write(s, only=())
             return
         for b in self.bindings:
@@ -389,7 +377,7 @@ class ControlPanel:
         """The note beside the currency switch (plain text): in yuan, the rate the money boxes take; else ""."""
         if s.currency != "CNY":
             return ""
-        return label("currency_inputs_cny", self.language).format(fx=f"{money_rate(s):.4g}")
+        return label("currency_inputs_cny", self.language).format(fx=f"{currency_per_usd(s):.4g}")
 
 
 def _spec_range(name: str) -> tuple[float, float]:

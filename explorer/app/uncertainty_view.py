@@ -45,12 +45,8 @@ class UncertaintyView(AnalysisTab):
 
     Parameters
     ----------
-    make_figure : callable
-        ``make_figure(width_in, height_in)`` -> a Figure on a widget canvas [in].
-    state : AnalysisState
-    language : {"en", "zh"}
-    on_error : callable
-        Shows a message when a callback fails unexpectedly.
+    make_figure, state, language, on_error, after_draw
+        As for :class:`~explorer.app.analysis_tab.AnalysisTab`.
 
     Attributes
     ----------

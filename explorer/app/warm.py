@@ -20,12 +20,9 @@ from ipywidgets.widgets import widget as _widget
 
 from explorer.app.explorer_app import ExplorerApp
 from explorer.app.ipympl_private import page_connected
+from explorer.text import LANGUAGES
 
 __all__ = ["warm_up"]
-
-#: The languages a link can ask for (``?lang=``): each has its own fonts and labels.
-LANGUAGES = ("en", "zh")
-
 
 def warm_up() -> None:
     """Build the app in each language, draw and encode its first chart as a page would ask, then close it all.

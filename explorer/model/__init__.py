@@ -11,10 +11,10 @@
 numpy only: no pandas, matplotlib or widgets here.
 """
 
-from explorer.model.estimating import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate, json_safe
+from explorer.model.estimating import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, currency_per_usd, estimate, json_safe
 from explorer.model.formulas import DAYS_PER_MONTH, HOURS_PER_YEAR
 from explorer.model.resolve import Assumption, resolve, resolve_mfu
 from explorer.model.vectorized import compute
 
-__all__ = ["Estimate", "estimate", "compute", "COST_DIMENSIONS", "HIDDEN_PARTS", "resolve_mfu", "resolve", "Assumption",
+__all__ = ["Estimate", "estimate", "currency_per_usd", "compute", "COST_DIMENSIONS", "HIDDEN_PARTS", "resolve_mfu", "resolve", "Assumption",
            "HOURS_PER_YEAR", "DAYS_PER_MONTH", "json_safe"]

@@ -18,13 +18,24 @@ from explorer.prices import CLOUD_BASES
 from explorer.model.vectorized import INFEASIBLE_REASONS, compute
 from explorer.scenario import Scenario
 
-__all__ = ["COST_DIMENSIONS", "HIDDEN_PARTS", "Estimate", "estimate", "json_safe"]
+__all__ = ["COST_DIMENSIONS", "HIDDEN_PARTS", "Estimate", "estimate", "json_safe", "currency_per_usd"]
 
 #: The six cost dimensions of the first source article's table, in display order.
 COST_DIMENSIONS: tuple[str, ...] = ("compute", "energy", "data", "people", "hardware", "hidden")
 #: The named parts of the hidden dimension, in display order (they add up to it).
 HIDDEN_PARTS: tuple[str, ...] = ("experiments", "failure_loss", "other_loss", "storage")
 _OWNED_MONEY = ("purchase_usd", "capital_usd_per_gpu", "capex_usd", "hosting_usd_per_gpu_hour", "usd_per_gpu_hour")
+
+
+def currency_per_usd(s: Scenario) -> float:
+    """Units of the currency ``s`` shows its results in per US dollar [currency/USD].
+
+    1 in dollars; in yuan the scenario's ``usd_to_cny``, else the sourced default of ``defaults.csv``. The one
+    rule for every money figure: the results (:attr:`Estimate.usd_to_currency`) and the app's money boxes.
+    """
+    if s.currency == "USD":
+        return 1.0
+    return s.usd_to_cny or default("usd_to_cny")
 
 
 @dataclass(frozen=True)
@@ -199,10 +210,8 @@ class Estimate:
 
     @property
     def usd_to_currency(self) -> float:
-        """Factor from USD to the scenario's currency [currency/USD]."""
-        if self.scenario.currency == "USD":
-            return 1.0
-        return self.scenario.usd_to_cny or default("usd_to_cny")
+        """Factor from USD to the scenario's currency [currency/USD] (:func:`currency_per_usd`)."""
+        return currency_per_usd(self.scenario)
 
     def cost(self) -> dict[str, float]:
         """The six dimensions and ``total`` in the scenario's currency."""

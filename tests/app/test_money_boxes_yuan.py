@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from explorer import Scenario, catalog
-from explorer.app.panel import money_rate, placeholder_number
-from explorer.model import estimate
+from explorer.app.panel import placeholder_number
+from explorer.model import currency_per_usd, estimate
 
 FX = 7.084  # CNY/USD, defaults.csv (read by hand from the file, not from the code under test)
 
@@ -105,9 +105,13 @@ def test_the_rate_box_shows_the_rate_of_the_card(make_app):
     assert app.controls["usd_to_cny"].placeholder == "blank = 7.084"  # defaults.csv, as the KPI card shows it
 
 
-def test_money_rate_is_the_rate_of_the_results():
-    for s in (Scenario(), Scenario(currency="CNY"), Scenario(currency="CNY", usd_to_cny=6.5)):
-        assert money_rate(s) == estimate(s).usd_to_currency
+def test_the_rate_of_money_is_one_in_dollars_the_typed_rate_else_the_sourced_one():
+    """The one rule for the boxes and the results: by hand, 1 in USD, 6.5 typed, else 7.084 from defaults.csv."""
+    cases = [(Scenario(), 1.0), (Scenario(usd_to_cny=6.5), 1.0), (Scenario(currency="CNY"), FX),
+             (Scenario(currency="CNY", usd_to_cny=6.5), 6.5)]
+    for s, rate in cases:
+        assert currency_per_usd(s) == rate
+        assert estimate(s).cost()["total"] == pytest.approx(estimate(s).cost_usd["total"] * rate, rel=1e-12)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

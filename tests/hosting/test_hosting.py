@@ -100,7 +100,7 @@ def test_resize_and_pixel_ratio_messages_cannot_exhaust_kernel_memory(server):
                 cl.send_comm_msg(ws, comm_id, {"method": "custom", "content": content}, v1=True)
         for _ in range(10):
             time.sleep(0.5)
-            peak = max(peak, *_kernel_rss(server))
+            peak = max([peak, *_kernel_rss(server)])
             if cl.kill_if_over(server.proc.pid, limit_mb):
                 pytest.fail("kernels grew past 6 GB and were killed")
     assert peak < KERNEL_BOUND_MB, f"a kernel reached {peak:.0f} MB"
