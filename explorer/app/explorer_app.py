@@ -142,7 +142,7 @@ class ExplorerApp:
         self.language = language if language in ("en", "zh") else "en"
         self.scope = "project"
         self.error = ""
-        self._refusal: tuple | None = None  # (field, message, ScenarioError or None) of the refusal shown
+        self._refusal: tuple | None = None  # (field, message, ScenarioError or None, others) of the refusal shown
         self.marker_year = _today_year()
         self.marker_label = ""
         self._preset_project: dict = {}  # the team and project length the last preset set (see _read_scenario)
@@ -175,8 +175,8 @@ class ExplorerApp:
         self.whatif.apply_decision(extras)
         if extras.get("tab") in _TAB_KEYS:  # the tab the link was made on (its What-if, Plan... built then)
             self.tabs.selected_index = _TAB_KEYS.index(extras["tab"])
-        if refused:
-            self._reject(refused[0].field, str(refused[0]), refused[0])
+        if refused:  # every value left out is named, the first beside its control
+            self._reject(refused[0].field, str(refused[0]), refused[0], tuple(refused[1:]))
 
     def _estimate_from_query(self, start: Scenario, query_string: str) -> tuple[Estimate, str]:
         """The first result for ``query_string`` on top of ``start``, and the preset it names ("" for none).
@@ -490,20 +490,28 @@ class ExplorerApp:
         """Show an unexpected error of a callback in the app's banner (:func:`~explorer.app.guard.errors_to_viewer`)."""
         self._reject("app", message)
 
-    def _reject(self, field: str, message: str, exc: ScenarioError | None = None) -> None:
+    def _reject(self, field: str, message: str, exc: ScenarioError | None = None,
+                others: tuple[ScenarioError, ...] = ()) -> None:
         """Show why a change was not applied; the last good result stays.
 
         The words for the viewer come from ``exc`` when given, else from ``message`` (a
         :class:`~explorer.messages.Message`), rendered in the app's language; a language switch shows them
-        again in the new language.
+        again in the new language. ``others``: more values refused at once (a link's), each named in the
+        banner and beside its control.
         """
-        self.error = message
-        self._refusal = (field, message, exc)
+        self.error = "; ".join([message, *map(str, others)])
+        self._refusal = (field, message, exc, others)
         text = views.error_text(exc, self.language) if exc is not None else views.translate(message, self.language)
         self.panel.show_refusal(field, text)
+        texts = [text]
+        for other in others:
+            texts.append(views.error_text(other, self.language))
+            row = self.panel.row_of(other.field)
+            if row is not None and row is not self.panel.row_of(field):
+                row.set_message(html.escape(texts[-1]))
         colon = "：" if self.language == "zh" else ": "
         self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}{colon}</b>'
-                             f"{html.escape(text)}</div>")
+                             + "<br>".join(map(html.escape, texts)) + "</div>")
 
     @property
     def scenario(self) -> Scenario:

@@ -251,9 +251,10 @@ class CompareBarsPlot(_Labelled):
         if not np.isfinite(capex):
             return str(name)
         months = float(row.get("breakeven_months", float("nan")))
-        after = breakeven_text(months, self.lang)
-        parts = (f"{label('owned_capex', self.lang)} {_money(capex * usd_to_currency, currency)}",
-                 f"{label('owned_breakeven', self.lang)} {after}")
+        payback = (label("owned_never_beats", self.lang) if months == math.inf
+                   else f"{label('owned_breakeven', self.lang)} {breakeven_text(months, self.lang)}")
+        # plain text: update() escapes every "$" of the entry once
+        parts = (f"{label('owned_capex', self.lang)} {money(capex * usd_to_currency, currency)}", payback)
         return f"{name}（{'，'.join(parts)}）" if self.lang == "zh" else f"{name} ({', '.join(parts)})"
 
     def update(self, table: pd.DataFrame, currency: str = "USD", usd_to_currency: float = 1.0, *,

@@ -48,3 +48,27 @@ def test_what_if_cell_and_breakdown_csv_say_never():
     rows = [r for r in csv.reader(io.StringIO(breakdown_csv(estimate(NEVER)))) if r and r[0].startswith("owned_breakeven")]
     assert rows and all(r[1] == "never" for r in rows)
     assert "inf" not in breakdown_csv(estimate(NEVER)).lower().replace("infeasible", "")
+
+
+@pytest.mark.parametrize("lang, never_words, after_words", [
+    ("en", "buying never beats renting", "Buy beats renting after 26 months"),
+    ("zh", "自建始终不如租用划算", "自建胜过租用的时间 26 个月")])
+def test_compare_legend_reads_as_words_with_one_dollar_sign(lang, never_words, after_words):
+    """The legend of an owned slot: its capex once, as "$70.1M" on screen, and its payback in words.
+
+    By hand: 1,024 H100 at $33,810 each, x1.64 server overhead / (1 - 0.19) interconnect = $70,097,730 of capex
+    (Epoch AI's cost_analysis_standalone.py factors), shown as $70.1M; it pays back after 26.11 months against
+    renting at $3.995 per GPU-hour, shown as 26 months. A "$" reaches the legend escaped once (``\\$``, which
+    mathtext draws as "$"); escaped twice it drew a backslash before the amount.
+    """
+    from explorer.plots.analysis import CompareBarsPlot
+
+    plot = CompareBarsPlot(language=lang)
+    plot.update(compare({"A": NEVER, "B": PAYS_BACK}), draw=False)
+    never, pays_back = (t.get_text() for t in plot.legend.get_texts())
+    for entry in (never, pays_back):
+        shown = entry.replace(r"\$", "$")  # what mathtext draws
+        assert "\\" not in shown, entry
+        assert shown.count("$70.1M") == 1, shown
+    assert never_words in never and label("owned_breakeven", lang) not in never
+    assert after_words in pays_back

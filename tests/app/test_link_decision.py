@@ -20,6 +20,7 @@ from explorer.app import query
 from explorer.app.plan_view import LINK_KEYS, LINK_TEXT_MAX, PlanView
 from explorer.app.query import scenario_from_query
 from explorer.app.whatif import WhatIfView
+from explorer.text import label
 
 _KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif", "plan",
          "models")
@@ -203,3 +204,20 @@ def test_a_refusal_names_the_field_value_and_what_is_allowed():
         assert view.decision_items() == {"plan_budget": "3M"}
     finally:
         view.widget.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_value_a_link_leaves_out_is_named_in_the_banner_and_beside_its_box(make_app, lang):
+    """A link with three bad values (a model size, the Plan's budget and deadline) names all three, not the
+    first alone, and the model-size box shows its own refusal; the link's good value (2T tokens) applies."""
+    link = urlencode({"params": "-7", "tokens": "2T", "plan_budget": "-5", "plan_deadline": "abc", "lang": lang})
+    app = make_app(query_string=link)
+    assert app.scenario.tokens == 2e12 and app.scenario.params == Scenario().params
+    for key, value in (("params", "-7"), ("plan_budget", "-5"), ("plan_deadline", "abc")):
+        assert key in app.error
+        assert f"&#x27;{value}&#x27;" in app.banner.value or f"'{value}'" in app.banner.value, (key, app.banner.value)
+    assert app.banner.value.count("<br>") == 2  # one line each
+    assert "-7" in app.rows["params"].message.value
+    other = "en" if lang == "zh" else "zh"
+    app.controls["language"].value = other  # switched: still all three, in the other language
+    assert app.banner.value.count("<br>") == 2 and label("input_error", other) in app.banner.value
