@@ -13,7 +13,7 @@ Templates use :meth:`str.format` fields. Besides the standard format specs
 ``term``
     a word in the viewer's language: the ``term:<value>`` row of labels.csv, else the value.
 ``field``
-    a field by its label (labels.csv row ``<value>``, else ``field:<value>``, else ``term:<value>``); in plain
+    a field by its label (labels.csv row ``field:<value>``, else ``<value>``, else ``term:<value>``); in plain
     English (``str``, the CLI) the field's name.
 ``fields``
     a list of field names, each as ``field``.
@@ -196,7 +196,7 @@ class _Formatter(string.Formatter):
     def _field(self, name: str) -> str:
         if self.plain:
             return str(name)
-        for key in (str(name), f"field:{name}", f"term:{name}"):
+        for key in (f"field:{name}", str(name), f"term:{name}"):  # a field's own label first (the Plan's budget)
             if key in labels():
                 return _label(key, self.language)
         return str(name)

@@ -217,6 +217,8 @@ def test_every_value_a_link_leaves_out_is_named_in_the_banner_and_beside_its_box
         assert key in app.error
         assert f"&#x27;{value}&#x27;" in app.banner.value or f"'{value}'" in app.banner.value, (key, app.banner.value)
     assert app.banner.value.count("<br>") == 2  # one line each
+    plan_budget = {"en": "Plan: budget", "zh": "预算规划：预算"}[lang]  # not the Uncertainty tab's budget
+    assert plan_budget in app.banner.value
     assert "-7" in app.rows["params"].message.value
     other = "en" if lang == "zh" else "zh"
     app.controls["language"].value = other  # switched: still all three, in the other language
