@@ -339,9 +339,12 @@ def viewer_handshake(page_url: str, base_url: str | None = None, timeout: float 
 def run_async(coroutine):
     """Run ``coroutine`` to its end on a fresh event loop in a thread of its own, and return its result.
 
-    ``asyncio.run`` refuses to start when the test process's main thread already has a running loop, which some
-    in-process Jupyter tests leave behind (seen in a full run: "asyncio.run() cannot be called from a running
-    event loop"); a thread has no loop of its own until ``asyncio.run`` makes one.
+    ``asyncio.run`` refuses to start when the test process's main thread already has a running loop ("asyncio.run()
+    cannot be called from a running event loop"). Playwright's sync API leaves one: between its calls it marks its
+    dispatcher's loop as running in the thread that entered ``sync_playwright()`` (playwright/_impl/_greenlets.py,
+    ``wait_for_future``), and ``tests/conftest.py`` keeps one chromium open for the whole session, so every
+    in-process test after the first browser test sees it. A thread has no loop of its own until ``asyncio.run``
+    makes one.
     """
     import asyncio
     import concurrent.futures
