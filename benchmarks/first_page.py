@@ -3,6 +3,7 @@
     python benchmarks/first_page.py                     # 5 kernels, one at a time
     python benchmarks/first_page.py --kernels 8 --query "lang=zh"
     python benchmarks/first_page.py --profile /tmp/fp   # and py-spy samples of the notebook runs (raw)
+    python benchmarks/first_page.py --held both         # widget messages sent as they happen, and held, alternating
 
 Each kernel is forked from a template that imported voila.json's ``ForkProvisioner.preload`` modules, as
 ``make app`` starts them (:class:`explorer.hosting.provisioner.ForkProvisioner`). The benchmark then does what
@@ -27,6 +28,7 @@ time, but not immune to it (cache and frequency): record the load average, which
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import shutil
@@ -151,7 +153,7 @@ def one_kernel(km_factory, query: str, timeout: float, spy_dir: Path | None, ind
         km.shutdown_kernel(now=True)
 
 
-def run(kernels: int, query: str, timeout: float, spy_dir: Path | None) -> dict:
+def run(kernels: int, query: str, timeout: float, spy_dir: Path | None, held: tuple[bool, ...] = (True,)) -> dict:
     from jupyter_client import KernelManager
     from traitlets.config import Config
 
@@ -168,15 +170,31 @@ def run(kernels: int, query: str, timeout: float, spy_dir: Path | None) -> dict:
     if spy_dir is not None:
         spy_dir.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()
+    configs = {}
+    for hold in held:
+        configs[hold] = copy.deepcopy(config)  # Config(config) would share the ForkProvisioner section
+        configs[hold].ForkProvisioner.hold_widget_messages = hold
+    rows = []
     try:
-        rows = [one_kernel(lambda: KernelManager(kernel_name="python3", config=config), query, timeout, spy_dir, i)
-                for i in range(kernels)]
+        for i in range(kernels):
+            for hold in held:  # the modes alternate, so that both see the same machine
+                row = one_kernel(lambda: KernelManager(kernel_name="python3", config=configs[hold]), query, timeout,
+                                 spy_dir, len(rows))
+                rows.append({"held": hold, **row})
     finally:
         stop_templates()
-    median = {k: statistics.median(r[k] for r in rows) for k in rows[0] if k != "launched_by"}
-    return {"kernels": kernels, "query": query, "load_avg_before": [round(x, 2) for x in load],
-            "load_avg_after": [round(x, 2) for x in os.getloadavg()],
-            "median": median, "first_kernel": rows[0], "per_kernel": rows}
+    modes = {}
+    for hold in held:
+        mine = [r for r in rows if r["held"] == hold]
+        modes["held" if hold else "sent"] = {
+            "median": {k: statistics.median(r[k] for r in mine) for k in mine[0] if k not in ("launched_by", "held")},
+            "first_kernel": mine[0]}
+    out = {"kernels": kernels, "query": query, "load_avg_before": [round(x, 2) for x in load],
+           "load_avg_after": [round(x, 2) for x in os.getloadavg()], **modes, "per_kernel": rows}
+    if len(held) == 2:
+        sent, kept = modes["sent"]["median"], modes["held"]["median"]
+        out["ratio_sent_over_held"] = {k: round(sent[k] / kept[k], 2) for k in sent if kept[k]}
+    return out
 
 
 def main() -> None:
@@ -185,13 +203,17 @@ def main() -> None:
     parser.add_argument("--query", default="", help="the link's query string (QUERY_STRING), e.g. lang=zh")
     parser.add_argument("--timeout", type=float, default=300.0, help="for each step [s]")
     parser.add_argument("--profile", type=Path, help="write py-spy's raw samples of each kernel here (k<i>.txt)")
+    parser.add_argument("--held", choices=("both", "on", "off"), default="on",
+                        help="widget messages held until the page asks (ForkProvisioner.hold_widget_messages, "
+                             "make app's setting: on), sent as they happen (off), or both, alternating kernels")
     args = parser.parse_args()
     if args.kernels < 1:
         parser.error("--kernels must be at least 1")
     sys.path.insert(0, str(ROOT))
     out = {"machine_cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "command": " ".join(["python", "benchmarks/first_page.py", *sys.argv[1:]]),
-           "run": run(args.kernels, args.query, args.timeout, args.profile)}
+           "run": run(args.kernels, args.query, args.timeout, args.profile,
+                      {"both": (False, True), "on": (True,), "off": (False,)}[args.held])}
     print(json.dumps(out, indent=1))
 
 

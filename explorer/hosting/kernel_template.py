@@ -139,6 +139,9 @@ def become_kernel(request: dict) -> None:
     app = IPKernelApp.instance()  # what ipykernel_launcher's launch_new_instance does, with one step between
     app.initialize()
     register_with_shell(app.shell)
+    from explorer.hosting.held_widgets import hold_until_a_page_asks
+
+    hold_until_a_page_asks(app.kernel)  # when the server asks for it (ForkProvisioner.hold_widget_messages)
     app.start()
 
 

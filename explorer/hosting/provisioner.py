@@ -52,6 +52,8 @@ from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.provisioning import LocalProvisioner
 from traitlets import Bool, Float, List, Unicode
 
+from explorer.hosting import held_widgets
+
 __all__ = ["ForkProvisioner", "ForkedProcess", "KernelTemplate", "fork_supported", "stop_templates"]
 
 #: The modules every kernel of a Voila server imports: ipykernel, the widgets, and the numerical stack.
@@ -257,7 +259,8 @@ def _same_python(executable: str) -> bool:
 class ForkProvisioner(LocalProvisioner):
     """jupyter_client's local provisioner, but each ipykernel is forked from a warm template.
 
-    See the module docstring; configured as ``ForkProvisioner`` (``preload``, ``fork``, ``template_timeout``).
+    See the module docstring; configured as ``ForkProvisioner`` (``preload``, ``fork``, ``template_timeout``,
+    ``hold_widget_messages``).
     """
 
     preload = List(Unicode(), default_value=list(DEFAULT_PRELOAD), config=True,
@@ -266,6 +269,9 @@ class ForkProvisioner(LocalProvisioner):
     fork = Bool(True, config=True, help="Fork kernels from the template; False: launch every kernel normally.")
     template_timeout = Float(120.0, config=True, help="Seconds the template may take to import [s]; a slower "
                                                       "start falls back to normal launches.")
+    hold_widget_messages = Bool(True, config=True,
+                                help="Forked kernels publish no widget message until a page asks for the widgets "
+                                     "(explorer.hosting.held_widgets); False: every widget message is sent.")
     #: How the last kernel of this provisioner was started: "forked" or "launched" (and why)
     launched_by: str = ""
 
@@ -289,6 +295,7 @@ class ForkProvisioner(LocalProvisioner):
             try:
                 template = await asyncio.to_thread(template_for, tuple(self.preload), self.log, self.template_timeout)
                 env = dict(kwargs.get("env") or os.environ)
+                env[held_widgets.ENV] = "1" if self.hold_widget_messages else "0"
                 cwd = str(kwargs.get("cwd") or os.getcwd())
                 pid = await asyncio.to_thread(template.fork, cmd, env, cwd)
                 self.process = ForkedProcess(pid)

@@ -300,3 +300,96 @@ def test_an_idle_forked_kernel_is_culled_through_the_provisioner(forked_server):
     assert not ended(pid)
     wait_until(lambda: not cl.kernel_exists(forked_server.url, page.kernel_id), 120, "the idle kernel was not culled")
     wait_until(lambda: ended(pid), 60, "the culled kernel's process outlived it")
+
+
+# --- widget messages held until a page asks (explorer/hosting/held_widgets.py) ----------------------------------
+
+def _iopub_of(kc, msg_id: str, timeout: float = 120) -> list[dict]:
+    """The IOPub messages of one request, up to the kernel's idle status after it."""
+    found = []
+    deadline = time.monotonic() + timeout
+    while True:
+        msg = kc.get_iopub_msg(timeout=max(deadline - time.monotonic(), 0.1))
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        found.append(msg)
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            return found
+
+
+def _widget_messages(msgs: list[dict]) -> list[tuple[str, str]]:
+    """(message type, model name or method) of the comm messages among ``msgs``."""
+    out = []
+    for m in msgs:
+        if m["msg_type"] == "comm_open":
+            out.append(("comm_open", m["content"]["data"].get("state", {}).get("_model_name", "")))
+        elif m["msg_type"] == "comm_msg":
+            out.append(("comm_msg", m["content"]["data"].get("method", "")))
+    return out
+
+
+def _execute(kc, code: str) -> list[dict]:
+    msgs = _iopub_of(kc, kc.execute(code))
+    errors = [m["content"] for m in msgs if m["msg_type"] == "error"]
+    assert not errors, errors
+    return msgs
+
+
+def _request_states(kc) -> dict:
+    """What a page's widget manager does first: open the control comm and ask for every widget's state."""
+    import uuid
+
+    control = uuid.uuid4().hex
+    kc.session.send(kc.shell_channel.socket, "comm_open",
+                    {"comm_id": control, "target_name": "jupyter.widget.control", "data": {}},
+                    metadata={"version": "1.0.0"})
+    asked = kc.session.send(kc.shell_channel.socket, "comm_msg",
+                            {"comm_id": control, "data": {"method": "request_states"}})
+    for m in _iopub_of(kc, asked["header"]["msg_id"]):
+        if m["msg_type"] == "comm_msg" and m["content"]["comm_id"] == control:
+            return m["content"]["data"]["states"]
+    raise AssertionError("no reply to request_states")
+
+
+def _stdout(msgs: list[dict]) -> str:
+    return "".join(m["content"].get("text", "") for m in msgs if m["msg_type"] == "stream")
+
+
+def test_widget_messages_are_held_until_a_page_asks_then_sent(kernel):
+    """Before a page: a slider made, moved and relabelled sends nothing. The page's request_states gets its
+    state as it is now (5, 'x'); the page moves it (7); after that every message goes out as usual."""
+    _, kc = kernel()
+    before = _execute(kc, "import ipywidgets as w\ns = w.IntSlider(value=1)\ns.value = 5\ns.description = 'x'\n"
+                          "print(s.model_id)")
+    model_id = _stdout(before).strip()
+    assert _widget_messages(before) == []  # not a comm_open, not an update
+    states = _request_states(kc)
+    assert states[model_id]["state"]["value"] == 5 and states[model_id]["state"]["description"] == "x"
+    kc.session.send(kc.shell_channel.socket, "comm_msg", {"comm_id": model_id, "data": {
+        "method": "update", "state": {"value": 7}, "buffer_paths": []}})  # the page reaches the held widget
+    assert _stdout(_execute(kc, "print(s.value)")).strip() == "7"
+    after = _widget_messages(_execute(kc, "b = w.Button()\ns.value = 9"))
+    assert ("comm_open", "ButtonModel") in after and ("comm_msg", "update") in after
+
+
+def test_an_older_page_asking_which_widgets_exist_releases_them(kernel):
+    """A front end without the control comm asks comm_info first: the held widgets are listed and then talk."""
+    _, kc = kernel()
+    model_id = _stdout(_execute(kc, "import ipywidgets as w\nt = w.Text()\nprint(t.model_id)")).strip()
+    asked = kc.session.send(kc.shell_channel.socket, "comm_info_request", {"target_name": "jupyter.widget"})
+    reply = kc.get_shell_msg(timeout=120)
+    while reply["parent_header"].get("msg_id") != asked["header"]["msg_id"]:
+        reply = kc.get_shell_msg(timeout=120)
+    assert model_id in reply["content"]["comms"]
+    assert ("comm_msg", "update") in _widget_messages(_execute(kc, "t.value = 'now sent'"))
+
+
+def test_output_widgets_and_kernels_that_send_everything_are_not_held(kernel):
+    """An Output widget opens at once (nbclient captures a cell's output into it only when it sees it open);
+    ``hold_widget_messages = False`` sends every message as a kernel normally does."""
+    _, held = kernel()
+    assert _widget_messages(_execute(held, "import ipywidgets as w\no = w.Output()\ns = w.IntSlider()")) == [
+        ("comm_open", "OutputModel")]
+    _, sending = kernel({"hold_widget_messages": False})
+    sent = _widget_messages(_execute(sending, "import ipywidgets as w\ns = w.IntSlider()"))
+    assert sorted(sent) == [("comm_open", m) for m in ("IntSliderModel", "LayoutModel", "SliderStyleModel")]
