@@ -3,6 +3,7 @@
     python benchmarks/cpu_breakdown.py                          # 10 protocol clients at once, CPU per process
     python benchmarks/cpu_breakdown.py --profile                # and what the CPU is spent on (py-spy samples)
     python benchmarks/cpu_breakdown.py --viewers 10 --window 0 --profile --save
+    python benchmarks/cpu_breakdown.py --held off               # widget messages sent during the notebook run
 
 The server is started as ``make app`` starts it (``python -m explorer.hosting notebooks/explorer.ipynb`` with
 voila.json: forked kernels, a preheated pool of 4) with the pool held at 4 (``--DemandPool.enabled=False``;
@@ -142,8 +143,9 @@ def _pyspy(pid: int, out: Path, subprocesses: bool) -> subprocess.Popen:
     return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
 
 
-def run(viewers: int, window: float, profile: bool, demand: bool, keep: Path | None = None) -> dict:
-    options = [f"--ExplorerVoila.max_kernels={viewers + 10}"]
+def run(viewers: int, window: float, profile: bool, demand: bool, keep: Path | None = None,
+        held: bool = True) -> dict:
+    options = [f"--ExplorerVoila.max_kernels={viewers + 10}", f"--ForkProvisioner.hold_widget_messages={held}"]
     if not demand:
         options.append("--DemandPool.enabled=False")
     srv = _server("cpu-breakdown", *options, pool_size=DEFAULT_POOL_SIZE, ready_timeout=600)
@@ -216,6 +218,8 @@ def main() -> None:
     parser.add_argument("--demand", action="store_true", help="leave the demand-following pool on")
     parser.add_argument("--save", action="store_true", help="also write benchmarks/cpu_breakdown_<date>.json")
     parser.add_argument("--keep", type=Path, help="copy py-spy's raw samples (server.txt, kernels.txt) here")
+    parser.add_argument("--held", choices=("on", "off"), default="on",
+                        help="widget messages held until the page asks (make app's setting) or sent as they happen")
     parser.add_argument("--summarize", type=Path, help="only summarise the raw samples kept in this folder")
     args = parser.parse_args()
     if args.summarize:
@@ -226,7 +230,7 @@ def main() -> None:
         parser.error("--profile needs py-spy on the PATH (pip install py-spy)")
     out = {"machine_cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "command": " ".join(["python", "benchmarks/cpu_breakdown.py", *sys.argv[1:]]),
-           "run": run(args.viewers, args.window, args.profile, args.demand, args.keep)}
+           "run": run(args.viewers, args.window, args.profile, args.demand, args.keep, args.held == "on")}
     text = json.dumps(out, indent=1)
     print(text)
     if args.save:
