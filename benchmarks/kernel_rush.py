@@ -2,12 +2,15 @@
 
     python benchmarks/kernel_rush.py                        # 30 viewers within 10 s, 3 of them chromium
     python benchmarks/kernel_rush.py --viewers 10 --window 0 --browsers 0
-    python benchmarks/kernel_rush.py --rounds 2              # launched, forked, launched, forked
+    python benchmarks/kernel_rush.py --rounds 2              # launched, forked-sent, forked, twice
+    python benchmarks/kernel_rush.py --modes forked-sent forked   # today's change alone
 
 For each mode the server is started as ``make app`` starts it (``python -m explorer.hosting
 notebooks/explorer.ipynb`` with the project's voila.json: a preheated pool of 4, refilled at once), with one
 difference: ``launched`` selects jupyter_client's ``local-provisioner`` (a new Python process per kernel,
-the setting before issue 26), ``forked`` keeps voila.json's ``explorer-fork``. The rush starts once the
+the setting before issue 26), ``forked-sent`` keeps voila.json's ``explorer-fork`` but sends every widget
+message as it happens (``--ForkProvisioner.hold_widget_messages=False``, the setting before
+:mod:`explorer.hosting.held_widgets`), ``forked`` is ``make app`` as it is. The rush starts once the
 pool's kernels have run the notebook; the viewers arrive evenly within the window, each from the benchmark
 (:func:`benchmarks.bench_server.rush`: protocol clients timed to the widget handshake, chromium pages timed
 to the first frame with the summary and a chart drawn).
@@ -38,7 +41,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the package and the tests' sh
 from benchmarks.bench_server import DEFAULT_POOL_SIZE, RUSH_BROWSERS, _percentile, _server, rush  # noqa: E402
 import clients as cl  # noqa: E402
 
-MODES = {"launched": ("--KernelProvisionerFactory.default_provisioner_name=local-provisioner",), "forked": ()}
+#: Server options of each mode: kernels launched normally (before issue 26), forked with every widget message
+#: sent as it happens, and forked with widget messages held until the page asks (``make app``'s settings)
+MODES = {"launched": ("--KernelProvisionerFactory.default_provisioner_name=local-provisioner",),
+         "forked-sent": ("--ForkProvisioner.hold_widget_messages=False",), "forked": ()}
 
 
 def memory_mb(pid: int) -> dict[str, float]:
@@ -87,22 +93,26 @@ def main() -> None:
     parser.add_argument("--viewers", type=int, default=30)
     parser.add_argument("--window", type=float, default=10.0, help="arrivals spread evenly over this [s]")
     parser.add_argument("--browsers", type=int, default=RUSH_BROWSERS, help="viewers that are chromium pages")
-    parser.add_argument("--rounds", type=int, default=1, help="launched then forked, this many times")
+    parser.add_argument("--rounds", type=int, default=1, help="every mode in turn, this many times")
+    parser.add_argument("--modes", nargs="+", choices=list(MODES), default=list(MODES), help="in this order")
     parser.add_argument("--save", action="store_true", help="also write benchmarks/kernel_rush_<date>.json")
     args = parser.parse_args()
     out: dict = {"machine_cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                  "runs": []}
     for _ in range(args.rounds):
-        for mode in MODES:
+        for mode in args.modes:
             out["runs"].append(one(mode, args.viewers, args.window, args.browsers))
             print(json.dumps(out["runs"][-1]), file=sys.stderr, flush=True)
-    by_mode = {m: [r for r in out["runs"] if r["mode"] == m] for m in MODES}
+    by_mode = {m: [r for r in out["runs"] if r["mode"] == m] for m in args.modes}
     ratio = {}
-    for key in ("p50_s", "p95_s", "kernel_uss_mb_median", "kernel_pss_mb_median", "kernel_rss_mb_median",
-                "cpu_s_server_and_kernels"):
-        before = statistics.median(r[key] for r in by_mode["launched"])
-        after = statistics.median(r[key] for r in by_mode["forked"])
-        ratio[f"{key}_launched_over_forked"] = round(before / after, 2) if after else None
+    for before_mode in [m for m in args.modes if m != "forked"]:
+        if "forked" not in by_mode:
+            break
+        for key in ("p50_s", "p95_s", "kernel_uss_mb_median", "kernel_pss_mb_median", "kernel_rss_mb_median",
+                    "cpu_s_server_and_kernels"):
+            before = statistics.median(r[key] for r in by_mode[before_mode])
+            after = statistics.median(r[key] for r in by_mode["forked"])
+            ratio[f"{key}_{before_mode}_over_forked"] = round(before / after, 2) if after else None
     out["ratios"] = ratio
     text = json.dumps(out, indent=1)
     print(text)
