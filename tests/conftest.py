@@ -102,6 +102,14 @@ def run_cli(*args: str, cwd: str | Path | None = None) -> CliResult:
     return CliResult(code or 0, out.getvalue(), err.getvalue())
 
 
+def open_tab(app, key: str) -> None:
+    """Open the app's tab ``key`` (``"compare"``, ``"uncertainty"``, ...) as a viewer's click does: a tab built
+    when first shown (History, Compare, Uncertainty, What if, Plan, Models) is built then."""
+    from explorer.app.explorer_app import _TAB_KEYS
+
+    app.tabs.selected_index = _TAB_KEYS.index(key)
+
+
 def csv_from_link(html_text: str) -> list[dict]:
     """The rows of the CSV in the first ``data:text/csv`` download link of ``html_text`` (an app's HTML widget)."""
     url = re.search(r'href="data:text/csv;charset=utf-8;base64,([^"]+)"', html_text).group(1)

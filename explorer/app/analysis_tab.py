@@ -51,7 +51,7 @@ class AnalysisState:
 
 
 class AnalysisTab(LazyTab):
-    """An analysis tab: its widgets (built at once), one chart, and data computed only when needed.
+    """An analysis tab: its widgets (built when first shown, ``lazy``), one chart, and data computed only when needed.
 
     Subclasses set :attr:`key`, build :attr:`figure` and the widgets in ``_build``, and give
     ``_update`` (compute the data and move the artists, no draw), ``_plots`` (the plots relabelled after a
@@ -68,6 +68,9 @@ class AnalysisTab(LazyTab):
         Called with the figure after each draw.
     css_class : str
         The tab box's class.
+    lazy : bool
+        Build the widgets and the chart when the tab is first shown (or its chart exported); False: at once.
+        What the app reads before (a budget, the slots) is kept outside the widgets.
 
     Subclasses also take ``make_figure``, ``make_figure(width_in, height_in)`` -> a Figure on a widget canvas
     [in], which they call in ``_build``.
@@ -76,38 +79,50 @@ class AnalysisTab(LazyTab):
     key = ""
 
     def __init__(self, state: AnalysisState, language: str = "en", *, on_error: Callable[[object], object],
-                 after_draw: Callable[[Figure], None] = lambda fig: None, css_class: str = ""):
+                 after_draw: Callable[[Figure], None] = lambda fig: None, css_class: str = "", lazy: bool = True):
         self.state = state
         self.after_draw = after_draw
         self._data_stale = True
         self._relabel: set = set()
         self._layout: tuple | None = None
-        super().__init__(language, on_error=on_error, css_class=css_class, lazy=False)
-        self.figure.canvas.add_class("explorer-chart")
-        self.figure.canvas.add_class(f"explorer-{self.key}-chart")
-        self.charts[self.key] = ChartSurface.of(self.figure, self._redraw)
+        super().__init__(language, on_error=on_error, css_class=css_class, lazy=lazy)
 
     figure: Figure
 
+    def build(self) -> None:
+        """Make the tab's widgets and its chart (once), in the language and with the values set so far."""
+        if self.built:
+            return
+        super().build()
+        self.figure.canvas.add_class("explorer-chart")
+        self.figure.canvas.add_class(f"explorer-{self.key}-chart")
+        self.charts[self.key] = ChartSurface.of(self.figure, self._redraw)
+        self._data_stale = True
+
     @property
     def chart(self) -> ChartSurface:
-        """The tab's chart."""
+        """The tab's chart (the tab is built if it was not)."""
+        self.build()
         return self.charts[self.key]
 
     def mark_stale(self) -> None:
         """The result (or what the tab shows of it) changed: compute and draw again when shown."""
         self._data_stale = True
-        self.chart.stale = True
+        if self.built:
+            self.charts[self.key].stale = True
 
     def set_language(self, language: str) -> None:
-        """Relabel the widgets now; the chart is relabelled when it is next brought up to date."""
+        """Relabel the widgets now (a tab not built yet is built in it); the chart is relabelled when it is next
+        brought up to date."""
         self.language = language
-        self._relabel = set(self._plots())  # a switch costs nothing for a hidden chart
-        self._label_widgets()
+        if self.built:
+            self._relabel = set(self._plots())  # a switch costs nothing for a hidden chart
+            self._label_widgets()
         self.mark_stale()
 
     def bring_up_to_date(self) -> None:
-        """Compute the tab's data if they are stale (no draw: the chart is drawn when shown)."""
+        """Compute the tab's data if they are stale (no draw: the chart is drawn when shown); builds the tab first."""
+        self.build()
         if not self._data_stale:
             return
         self._data_stale = False

@@ -147,17 +147,21 @@ class AnalysisViews:
 
     @property
     def uncertainty_figure(self) -> Figure:
-        """The histogram and tornado's figure."""
+        """The histogram and tornado's figure (the tab is built if it was not)."""
+        self.uncertainty.build()
         return self.uncertainty.figure
 
     @property
     def figures(self) -> tuple[Figure, ...]:
-        """The Compare, by-lever and Uncertainty figures."""
+        """The Compare, by-lever and Uncertainty figures (their tabs are built if they were not)."""
+        for tab in self.tabs:
+            tab.build()
         return tuple(tab.figure for tab in self.tabs)
 
     @property
     def charts(self) -> dict[str, ChartSurface]:
-        """The three charts by key (``compare``, ``lever``, ``uncertainty``)."""
+        """The charts by key (``compare``, ``lever``, ``uncertainty``) of the tabs built so far (Compare and
+        Uncertainty are built when first shown)."""
         return {key: chart for tab in self.tabs for key, chart in tab.charts.items()}
 
     def what_changed_children(self, pin_button: w.Widget, dimension_canvas: w.Widget) -> list[w.Widget]:

@@ -42,7 +42,12 @@ class CompareView(AnalysisTab):
     Attributes
     ----------
     table : pandas.DataFrame or None
-        :func:`explorer.analysis.compare` of the pinned slots (None while none is).
+        :func:`explorer.analysis.compare` of the pinned slots (None while none is), computed when the tab is shown.
+
+    Notes
+    -----
+    The widgets are built when the tab is first shown (the slots live in the shared
+    :class:`~explorer.app.analysis_tab.AnalysisState`, so a link's slots are pinned before).
     """
 
     key = "compare"
@@ -114,17 +119,20 @@ class CompareView(AnalysisTab):
     def pin(self, slot: str, estimate: Estimate | None = None, name: str | None = None) -> None:
         """Pin ``estimate`` (default: the current result) to ``slot``; slot A becomes the app's baseline.
 
-        ``name`` (default: the name box's text, which is then emptied) names the
+        ``name`` (default: the name box's text, which is then emptied; blank before the tab is built) names the
         slot in the table, the chart and the CSV, after its letter; blank for none.
         """
         if slot not in SLOTS:
             raise ScenarioError("slot", slot, Message("allowed_choices", choices=list(SLOTS), field="slot"))
         estimate = estimate or self.state.estimate
         if name is None:
-            name, self.slot_name_box.value = self.slot_name_box.value, ""
+            name = ""
+            if self.built:
+                name, self.slot_name_box.value = self.slot_name_box.value, ""
         self.state.slot_names[slot] = clean_slot_name(name)
         self.state.slots[slot] = estimate
-        self.compare_message.value = ""
+        if self.built:
+            self.compare_message.value = ""
         self.mark_stale()
         self.on_slot(slot)
 
@@ -137,12 +145,14 @@ class CompareView(AnalysisTab):
             False when the slot was kept.
         """
         if slot == "A":
-            self.compare_message.value = (f'<div class="explorer-message">'
-                                          f'{html.escape(label("compare_slot_a_kept", self.language))}</div>')
+            if self.built:
+                self.compare_message.value = (f'<div class="explorer-message">'
+                                              f'{html.escape(label("compare_slot_a_kept", self.language))}</div>')
             return False
         self.state.slots[slot] = None
         self.state.slot_names[slot] = ""
-        self.compare_message.value = ""
+        if self.built:
+            self.compare_message.value = ""
         self.mark_stale()
         self.on_slot(slot)
         return True

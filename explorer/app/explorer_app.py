@@ -242,7 +242,8 @@ class ExplorerApp:
         self.breakdown.enable_blitting()
         self.waterfall.enable_blitting()
         # one figure per language, kept: a language switched back is shown, not built again
-        self.history = HistoryPlot(self.language, attach=attach_figure)
+        # built when its tab is first shown (or its figure read, HistoryPlot.ensure_built): not on the first screen
+        self.history = HistoryPlot(self.language, attach=attach_figure, deferred=True)
         widget_figure(0, 0, figure=self.history.figure)
         self.history.enable_blitting()
         #: each chart's figure, canvas and render flags, by tab key (see explorer.app.surface)
@@ -791,8 +792,11 @@ class ExplorerApp:
 
     @property
     def history_fig(self) -> Figure:
-        """The History chart's figure shown (it changes with the language; see :class:`HistoryPlot`)."""
-        return self.history.figure
+        """The History chart's figure shown (it changes with the language; see :class:`HistoryPlot`).
+
+        Reading it builds the chart if its tab was never shown (the app defers it: not on the first screen).
+        """
+        return self.history.ensure_built()
 
     def _render(self, *changed: str) -> None:
         """Render the visible chart now; render the others when their tab is opened.

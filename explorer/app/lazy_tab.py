@@ -1,7 +1,7 @@
 """A tab of the app built when it is first opened, whose callbacks show errors to the viewer.
 
-The What if, Plan and Models tabs (and the analysis tabs, built at once because the KPI range and a share
-link's budget need them before they are opened) share this preamble: an empty box until the tab is first
+The What if, Plan, Models, Compare and Uncertainty tabs (and "What changed", built at once: the app reads its
+toggle and places its widgets) share this preamble: an empty box until the tab is first
 shown, a ``_safely`` that runs a widget callback through :func:`~explorer.app.guard.errors_to_viewer`
 (skipped while the tab writes its own widgets, :meth:`LazyTab.muted`), and the tab's charts as
 :class:`~explorer.app.surface.ChartSurface` objects, drawn only while the tab is on screen.

@@ -57,7 +57,8 @@ class LeverView(AnalysisTab):
         self.verdicts: pd.DataFrame | None = None
         self._recipe_context: tuple = (None, None)
         self._dimension_canvas = None
-        super().__init__(state, language, on_error=on_error, after_draw=after_draw)
+        # built at once: the app reads its toggle (by dimension or by lever) and puts its widgets in its tab
+        super().__init__(state, language, on_error=on_error, after_draw=after_draw, lazy=False)
 
     def _build(self) -> None:
         self.mode = w.ToggleButtons(options=[("", "dimension"), ("", "lever")], value="dimension", layout=PLAIN)

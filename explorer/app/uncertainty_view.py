@@ -56,6 +56,11 @@ class UncertaintyView(AnalysisTab):
         Budget status of the current result (None without a budget).
     sensitivity_table : pandas.DataFrame or None
         The tornado's table.
+
+    Notes
+    -----
+    The widgets are built when the tab is first shown. Until then the budget and GPU cap (a link's) are kept
+    here, with the text their boxes will hold, and the status is computed from the model.
     """
 
     key = "uncertainty"
@@ -67,14 +72,16 @@ class UncertaintyView(AnalysisTab):
         self.gpu_cap: float | None = None
         self.status = None
         self.sensitivity_table = None
+        self._pending = {"budget": "", "cap": ""}  # what the boxes will hold when the tab is built
         e = state.estimate
         self._currency = (e.scenario.currency, e.usd_to_currency)
         super().__init__(state, language, on_error=on_error, after_draw=after_draw,
                          css_class="explorer-uncertainty-tab")
 
     def _build(self) -> None:
-        self.budget_box = w.Text(value="", continuous_update=False, style=INPUT_STYLE, layout=_INPUT)
-        self.cap_box = w.Text(value="", continuous_update=False, style=INPUT_STYLE, layout=_INPUT)
+        self.budget_box = w.Text(value=self._pending["budget"], continuous_update=False, style=INPUT_STYLE,
+                                 layout=_INPUT)
+        self.cap_box = w.Text(value=self._pending["cap"], continuous_update=False, style=INPUT_STYLE, layout=_INPUT)
         self.budget_box.add_class("explorer-budget-input")
         self.cap_box.add_class("explorer-gpu-cap-input")
         self.budget_box.observe(lambda _c: self._safely(self._on_budget), names="value")
@@ -116,10 +123,24 @@ class UncertaintyView(AnalysisTab):
         if currency == self._currency:
             return
         self._currency = currency
-        self.budget_box.description = label("budget_label", self.language) + f" ({currency[0]})"
+        if self.built:
+            self.budget_box.description = label("budget_label", self.language) + f" ({currency[0]})"
         if self.budget_usd is not None:
-            with self.muted():
-                self.budget_box.value = export.plain_decimal(round(self.budget_usd * currency[1], 2))
+            self._write("budget", export.plain_decimal(round(self.budget_usd * currency[1], 2)))
+
+    def _text(self, box: str) -> str:
+        """What the ``"budget"`` or ``"cap"`` box holds (or will hold, before the tab is built)."""
+        if not self.built:
+            return self._pending[box]
+        return (self.budget_box if box == "budget" else self.cap_box).value
+
+    def _write(self, box: str, text: str) -> None:
+        """Put ``text`` in the ``"budget"`` or ``"cap"`` box without reading it (kept until the tab is built)."""
+        if not self.built:
+            self._pending[box] = text
+            return
+        with self.muted():
+            (self.budget_box if box == "budget" else self.cap_box).value = text
 
     def _update(self) -> None:
         e = self.state.estimate
@@ -142,6 +163,8 @@ class UncertaintyView(AnalysisTab):
             self.status = None
         else:
             self.status = budget_status(e.scenario, self.budget_usd, simulation=sim, gpu_cap=self.gpu_cap)
+        if not self.built:  # written when the tab is shown
+            return
         note = label("uncertainty_note", self.language).format(n=APP_DRAWS)
         self.budget_status_html.value = (budget_html(self.status, sim, e.scenario.currency, e.usd_to_currency,
                                                      self.language)
@@ -154,12 +177,12 @@ class UncertaintyView(AnalysisTab):
         fx = self.state.estimate.usd_to_currency
         if self.budget_usd is not None:
             items["budget_usd"] = export.plain_decimal(self.budget_usd)  # exact: the box shows it back in its currency
-            typed = self.budget_box.value.strip()[:40]
+            typed = self._text("budget").strip()[:40]
             if typed and typed != export.plain_decimal(round(self.budget_usd * fx, 2)) \
                     and same_amount(typed, self.budget_usd * fx, parse_budget):
                 items["budget_text"] = typed
         if self.gpu_cap is not None:
-            typed = self.cap_box.value.strip()[:40]
+            typed = self._text("cap").strip()[:40]
             items["gpu_cap"] = (typed if same_amount(typed, self.gpu_cap, parse_gpu_cap)
                                 else export.plain_decimal(self.gpu_cap))
         return items
@@ -179,14 +202,13 @@ class UncertaintyView(AnalysisTab):
         if budget is None and cap is None:
             return refused
         fx = self.state.estimate.usd_to_currency
-        with self.muted():
-            if budget is not None:
-                typed = extras.get("budget_text", "")[:40]  # as typed (5M), if it is the same amount
-                self.budget_box.value = (typed if same_amount(typed, budget * fx, parse_budget)
-                                         else export.plain_decimal(round(budget * fx, 2)))
-            if cap is not None:
-                typed = extras.get("gpu_cap", "")[:40]
-                self.cap_box.value = typed if same_amount(typed, cap, parse_gpu_cap) else export.plain_decimal(cap)
+        if budget is not None:
+            typed = extras.get("budget_text", "")[:40]  # as typed (5M), if it is the same amount
+            self._write("budget", typed if same_amount(typed, budget * fx, parse_budget)
+                        else export.plain_decimal(round(budget * fx, 2)))
+        if cap is not None:
+            typed = extras.get("gpu_cap", "")[:40]
+            self._write("cap", typed if same_amount(typed, cap, parse_gpu_cap) else export.plain_decimal(cap))
         self.budget_usd, self.gpu_cap = budget, cap
         self.update_status()
         return refused

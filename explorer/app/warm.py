@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ipywidgets.widgets import widget as _widget
 
-from explorer.app.explorer_app import ExplorerApp
+from explorer.app.explorer_app import _TAB_KEYS, ExplorerApp
 from explorer.app.ipympl_private import page_connected
 from explorer.text import LANGUAGES
 
@@ -36,6 +36,10 @@ def warm_up() -> None:
             app = ExplorerApp(query_string="", language=language)
             # the page's first request: its chart drawn and sent as a PNG (no kernel here: nothing is sent)
             page_connected(app.breakdown.figure.canvas)
+            # the tabs built when first opened (History, Compare, Uncertainty): built and drawn once here, so a
+            # viewer opening one in a forked kernel finds its first-time work (label placement, fonts) done
+            for key in ("history", "compare", "uncertainty"):
+                app.tabs.selected_index = _TAB_KEYS.index(key)  # as a viewer's click
     finally:
         for model_id in set(_widget._instances) - before:
             made = _widget._instances.get(model_id)

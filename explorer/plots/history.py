@@ -534,6 +534,10 @@ class HistoryPlot:
         The trend to draw; default :func:`explorer.history.fit_trend` (frontier models, amortized method).
     figure : matplotlib.figure.Figure, optional
         Draw the first figure into this one (it is cleared); default: a new one of :attr:`SIZE_IN`.
+    deferred : bool
+        Build nothing yet: :attr:`figure` is a blank figure of the chart's size (to put on a canvas) until the
+        first :meth:`relayout` (or :meth:`ensure_built`) builds the chart in the language last set, with what
+        :meth:`mark` set meanwhile. The app defers it: its tab is not on the first screen.
 
     Attributes
     ----------
@@ -558,7 +562,8 @@ class HistoryPlot:
     SIZE_IN = (13.0, 7.8)
     DPI = 66
 
-    def __init__(self, language: str = "en", *, attach=None, fit=None, figure: Figure | None = None):
+    def __init__(self, language: str = "en", *, attach=None, fit=None, figure: Figure | None = None,
+                 deferred: bool = False):
         if language not in LANGUAGES:
             raise history._error("language", language, Message("allowed_choices", choices=list(LANGUAGES)))
         self.fit = fit
@@ -572,6 +577,11 @@ class HistoryPlot:
         self._shown = {"currency": "USD", "fx": 1.0, "cost_usd": None, "year": 0.0, "label": "",
                        "low_usd": None, "high_usd": None}
         self._marked = False  # a marker was set: a figure built or shown later gets it
+        if deferred:  # blank, the chart's size: built by the first relayout
+            self.figure = figure if figure is not None else Figure(figsize=self.SIZE_IN, dpi=self.DPI)
+            self.figures = {}
+            self._language = text_kwargs(language)[1]
+            return
         self.figure = self._draw(language, figure)
         self.figures = {self.handles.language: self.figure}
         self._language = self.handles.language
@@ -611,9 +621,18 @@ class HistoryPlot:
         return self._handles[id(self.figure)]
 
     @property
-    def language(self) -> str:
-        """Language of the figure shown."""
-        return self.handles.language
+    def built(self) -> bool:
+        """Whether the figure shown is the chart (not the blank one of a deferred plot)."""
+        return id(self.figure) in self._handles
+
+    @property
+    def language(self) -> str | None:
+        """Language of the figure shown (None before a deferred plot is built)."""
+        return self.handles.language if self.built else None
+
+    def ensure_built(self) -> Figure:
+        """Build the chart now if it was deferred (in the language last set, marked; no draw); return it."""
+        return self.figure if self.built else self.relayout()
 
     # ------------------------------------------------------------------ what it shows
     @property
@@ -637,6 +656,8 @@ class HistoryPlot:
             Units of ``currency`` per USD [currency/USD].
         """
         self._shown.update(currency=currency, fx=usd_to_currency)
+        if not self.built:  # applied when built
+            return
         _set_currency(self.handles, currency, usd_to_currency)
         if self._marked:  # the marker's label shows its cost in the new currency
             _set_marker(self.handles, self._shown["cost_usd"], self._shown["year"], self._shown["label"])
@@ -656,7 +677,8 @@ class HistoryPlot:
         _check_marker(cost_usd, year)
         self._shown.update(cost_usd=cost_usd, year=year, label=label)
         self._marked = True
-        _set_marker(self.handles, cost_usd, year, label)
+        if self.built:  # else applied when built
+            _set_marker(self.handles, cost_usd, year, label)
 
     def set_interval(self, low_usd: float | None, high_usd: float | None) -> None:
         """Show an error bar from ``low_usd`` to ``high_usd`` through the marker, in place (no draw).
@@ -668,7 +690,8 @@ class HistoryPlot:
             a finite amount > 0, or a hidden marker) hides the bar.
         """
         self._shown.update(low_usd=low_usd, high_usd=high_usd)
-        _set_interval(self.handles, low_usd, high_usd)
+        if self.built:  # else applied when built
+            _set_interval(self.handles, low_usd, high_usd)
 
     def mark(self, currency: str, usd_to_currency: float, cost_usd: float | None, year: float, label: str,
              interval_usd: tuple[float | None, float | None] = (None, None)) -> None:
@@ -693,7 +716,8 @@ class HistoryPlot:
         self._shown = {"currency": currency, "fx": usd_to_currency, "cost_usd": cost_usd, "year": year,
                        "label": label, "low_usd": low, "high_usd": high}
         self._marked = True
-        self._apply(self.figure)
+        if self.built:  # else applied when built (relayout)
+            self._apply(self.figure)
 
     def _apply(self, fig: Figure) -> None:
         """Show on ``fig`` what this plot shows (currency, marker, interval)."""
@@ -710,7 +734,8 @@ class HistoryPlot:
         a figure kept and shown again calls this before placing its marker, to
         show what a fresh build would.
         """
-        _reset_limits(self.handles)
+        if self.built:
+            _reset_limits(self.handles)
 
     # ------------------------------------------------------------------ languages
     def set_language(self, language: str) -> bool:
@@ -721,10 +746,10 @@ class HistoryPlot:
     def relayout(self) -> Figure:
         """Put the figure of the language last set on the canvas (built the first time), marked; return it (no draw)."""
         old = self.figure
-        if self.handles.language == self._language:
+        if self.built and self.handles.language == self._language:
             return old
         canvas = old.canvas
-        if self.handles.blitter is not None:  # only the cache keeps backgrounds, so at most its four are held
+        if self.built and self.handles.blitter is not None:  # only the cache keeps backgrounds, so at most its four are held
             self.handles.blitter.background = None
         fig = self.figures.get(self._language)
         if fig is None:
@@ -743,7 +768,7 @@ class HistoryPlot:
     def figure_for(self, language: str) -> Figure:
         """A figure in ``language`` with the last marker, for a file: the kept one, else one built for the file."""
         language = text_kwargs(language)[1]
-        if self.language == language:
+        if self.built and self.language == language:
             return self.figure
         fig = self.figures.get(language)
         if fig is None:
@@ -764,11 +789,15 @@ class HistoryPlot:
         """
         if cache is not None:
             self.backgrounds = cache
-        _enable_blitting(self.figure, self.handles, self.backgrounds)
+        if self.built:  # a deferred chart gets it when built (relayout)
+            _enable_blitting(self.figure, self.handles, self.backgrounds)
         self.blitting = True
 
     def redraw(self) -> None:
-        """Render the figure shown after :meth:`set_marker` or :meth:`mark`: a blit when enabled, else a full draw."""
+        """Render the figure shown after :meth:`set_marker` or :meth:`mark`: a blit when enabled, else a full draw
+        (nothing before a deferred chart is built)."""
+        if not self.built:
+            return
         blitter = self.handles.blitter
         if blitter is None:
             self.figure.canvas.draw()

@@ -8,6 +8,8 @@ import pytest
 
 from explorer import Scenario
 
+from conftest import open_tab
+
 
 def test_impossible_deadline_shows_message_and_keeps_last_good_result(app):
     app.set_scenario(Scenario())
@@ -74,6 +76,7 @@ def test_a_refusal_on_screen_follows_a_language_switch(app):
     assert "不可用" in app.rows["gpus"].message.value
     app.controls["language"].value = "en"
     assert app.banner.value == english
+    open_tab(app, "uncertainty")  # the budget box is built when its tab is first opened
     app.analysis.budget_box.value = "-5"
     assert "positive" in app.analysis.budget_message.value
     app.controls["language"].value = "zh"

@@ -80,15 +80,16 @@ def test_a_client_asking_hidden_charts_to_draw_costs_no_render(app):
 
 
 def test_analysis_charts_defer_until_their_tab_or_mode_is_shown(app):
-    compare = app.analysis.compare_plot.figure.canvas
+    assert not app.analysis.compare.built  # the Compare tab and its chart are built when it is first opened
     lever = app.analysis.lever_plot.figure.canvas
-    renders, sent = _instrument(compare)
     lever_renders, lever_sent = _instrument(lever)
-    _connect(compare)
     _connect(lever)
-    assert renders == [] and lever_renders == []
+    assert lever_renders == []
 
     app.tabs.selected_index = 3  # Compare
+    compare = app.analysis.compare_plot.figure.canvas
+    renders, sent = _instrument(compare)
+    _connect(compare)  # the page shows the new canvas and connects
     assert [kind for kind, _ in sent if kind == "binary"], "the compare chart gets its image when its tab opens"
     assert lever_renders == []  # still hidden
 
@@ -100,20 +101,45 @@ def test_analysis_charts_defer_until_their_tab_or_mode_is_shown(app):
 
 
 def _all_canvases(app):
+    """The canvases a new app has (Compare and Uncertainty get theirs when their tab is first opened)."""
     return {"breakdown": app.breakdown.figure.canvas, "waterfall": app.waterfall.figure.canvas,
-            "history": app.history_fig.canvas, "compare": app.analysis.compare_plot.figure.canvas,
-            "lever": app.analysis.lever_plot.figure.canvas, "uncertainty": app.analysis.uncertainty_figure.canvas}
+            "history": app.history_fig.canvas, "lever": app.analysis.lever_plot.figure.canvas}
 
 
-def test_each_action_sends_each_chart_at_most_one_image(make_app):
+def test_each_action_sends_each_chart_at_most_one_image(make_app, monkeypatch):
     """ipympl's page keeps one ``Image``: a second image sent before the first loaded replaces it, so a
     full image followed by a difference leaves only the difference (a blank chart, when the page had no
     image of it yet). Every action must send each chart at most one image, and whole when it is the first."""
+    from explorer.app.analysis_tab import AnalysisTab
+
     app = make_app(query_string="")
     canvases = _all_canvases(app)
     sent = {name: _instrument(canvas)[1] for name, canvas in canvases.items()}
     for canvas in canvases.values():
         _connect(canvas)
+    new: list[str] = []  # canvases of tabs built by the last action: the page connects to them after it
+    modes: dict[str, list] = {}  # the image mode of every image a canvas born in an action sent
+    build = AnalysisTab.build
+
+    def build_and_watch(tab):
+        was = tab.built
+        build(tab)
+        if not was:  # watched from its birth: what it sends before the page connects counts too
+            canvas = tab.figure.canvas
+            canvases[tab.key] = canvas
+            sent[tab.key] = _instrument(canvas)[1]
+            modes[tab.key] = []
+            send = canvas.send
+
+            def send_and_note(content, buffers=None):
+                if buffers:
+                    modes[tab.key].append(canvas._image_mode)
+                return send(content, buffers=buffers)
+
+            canvas.send = send_and_note
+            new.append(tab.key)
+
+    monkeypatch.setattr(AnalysisTab, "build", build_and_watch)
 
     def images() -> dict[str, int]:
         counts = {name: sum(kind == "binary" for kind, _ in log) for name, log in sent.items()}
@@ -139,7 +165,16 @@ def test_each_action_sends_each_chart_at_most_one_image(make_app):
     had_image = {name for name, count in on_connect.items() if count}
     for name, action in actions:
         action()
+        born = set(new)
+        while new:
+            _connect(canvases[new.pop()])
         counts = images()
+        for chart in born:
+            # a chart built by this action draws as it is built, then answers the page's first request: every
+            # image it sends is whole (the page keeps the last one), never a difference
+            assert modes[chart] and set(modes[chart]) == {"full"}, (name, chart, modes[chart])
+            had_image.add(chart)
+            counts.pop(chart)
         assert max(counts.values()) <= 1, (name, counts)
         for chart, count in counts.items():
             if count and chart not in had_image:  # the page has no image of it yet: this one must be whole

@@ -11,6 +11,7 @@ import pytest
 
 from explorer import Scenario, estimate
 from explorer.app.export import breakdown_csv
+from explorer.plots.fonts import text_kwargs
 
 from conftest import csv_from_link
 
@@ -80,10 +81,12 @@ def test_every_chart_can_be_downloaded_with_cjk_safe_captions(recwarn, make_app)
 def test_history_download_is_in_the_language_shown_even_before_its_tab_opened(recwarn, make_app):
 
     app = make_app(query_string="")
-    app.controls["language"].value = "zh"  # the History tab was drawn (and kept) in English only
+    app.controls["language"].value = "zh"  # the History tab was never opened: its chart is not built yet
     app.chart_links()
     assert not [w for w in recwarn if "missing from font" in str(w.message)]  # the marker label is Chinese
-    assert app.history_fig.history_handles.language == "en"  # the canvas' chart is untouched until its tab opens
+    assert not app.history.built  # the file's figure was built for the file: the canvas' chart waits for its tab
+    app.tabs.selected_index = 2
+    assert app.history.built and app.history_fig.history_handles.language == text_kwargs("zh")[1]  # en: no CJK font
 
 
 def test_csv_has_plain_decimals_exchange_rate_and_scenario(app):

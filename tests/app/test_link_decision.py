@@ -22,6 +22,8 @@ from explorer.app.query import scenario_from_query
 from explorer.app.whatif import WhatIfView
 from explorer.text import label
 
+from conftest import open_tab
+
 _KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif", "plan",
          "models")
 
@@ -76,11 +78,15 @@ def test_an_unopened_whatif_adds_nothing_and_the_default_tab_is_not_written(make
 
 def test_budget_and_gpu_cap_come_back_as_typed(make_app):
     app = make_app()
+    open_tab(app, "uncertainty")  # the boxes are built when their tab is first opened
     app.analysis.budget_box.value = "5M"
     app.analysis.cap_box.value = "4k"
+    open_tab(app, "breakdown")  # a link made elsewhere: the restored app opens on Breakdown
     keys = parse_qs(_link(app))
     assert keys["budget_usd"] == ["5000000"] and keys["budget_text"] == ["5M"] and keys["gpu_cap"] == ["4k"]
     restored = make_app(query_string=_link(app))
+    assert restored.analysis.budget_usd == 5e6 and restored.analysis.gpu_cap == 4000  # before the tab opens
+    open_tab(restored, "uncertainty")
     assert restored.analysis.budget_box.value == "5M" and restored.analysis.cap_box.value == "4k"
     assert restored.analysis.budget_usd == 5e6 and restored.analysis.gpu_cap == 4000
 
@@ -89,9 +95,11 @@ def test_a_typed_budget_that_disagrees_with_the_amount_is_not_shown(make_app):
     # budget_text is shown only when it reads as the same amount: a forged 9M beside 5000000 shows 5000000
     restored = make_app(query_string="budget_usd=5000000&budget_text=9M&gpu_cap=12&view=sideways&tab=nowhere"
                                      "&whatif=evil:1;pricing:spot,moon&whatif_sort=cheapest")
+    assert restored.analysis.mode.value == "dimension" and restored._tab_key() == "breakdown"
+    open_tab(restored, "uncertainty")
     assert restored.analysis.budget_box.value == "5000000" and restored.analysis.budget_usd == 5e6
     assert restored.analysis.cap_box.value == "12"
-    assert restored.analysis.mode.value == "dimension" and restored._tab_key() == "breakdown"
+    open_tab(restored, "breakdown")
     _tab(restored, "whatif")
     assert _picked(restored) == {"pricing": ("spot",)} and restored.whatif.sort.value == "total_usd"
     assert restored.error == ""
@@ -99,6 +107,7 @@ def test_a_typed_budget_that_disagrees_with_the_amount_is_not_shown(make_app):
 
 def test_budget_in_yuan_comes_back_as_typed(make_app):
     app = make_app(query_string="currency=CNY")
+    open_tab(app, "uncertainty")  # the link then opens on it too
     app.analysis.budget_box.value = "36M"
     restored = make_app(query_string=_link(app))
     assert restored.analysis.budget_box.value == "36M"

@@ -11,6 +11,8 @@ import pytest
 
 from explorer.scenario import Scenario
 
+from conftest import open_tab
+
 DEATH_LINKS = {
     "tokens=1e1000000": "tokens",
     "params=1e99999999999999999999": "params",
@@ -57,6 +59,7 @@ def test_a_number_box_refuses_text_past_any_number_beside_the_control(make_app, 
 @pytest.mark.parametrize("box", ["budget_box", "cap_box"])
 def test_the_budget_and_gpu_cap_boxes_refuse_text_past_any_number(make_app, box):
     app = make_app()
+    open_tab(app, "uncertainty")  # the boxes are built when their tab is first opened
     views = app.analysis
     for text in ("1e1000000", "9" * 60_000 + "x"):
         getattr(views, box).set_state({"value": text})

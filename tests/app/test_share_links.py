@@ -13,6 +13,7 @@ from explorer.app import ExplorerApp
 from explorer.app.export import breakdown_csv
 from explorer.app.query import query_from_scenario, scenario_fields_from_query
 from explorer.presets import presets
+from conftest import open_tab
 from strategies import examples
 
 
@@ -85,6 +86,7 @@ def test_share_link_restores_budget_cap_slots_and_names(make_app):
     app = make_app("lang=zh&currency=CNY")
     app.analysis.pin("B", estimate(Scenario(region="cn-ningxia", pricing="spot")), name="宁夏 spot")
     app.analysis.pin("C", estimate(Scenario(precision="fp8")), name="FP8")
+    open_tab(app, "uncertainty")  # the boxes are built when their tab is first opened (the link opens on it)
     app.analysis.budget_box.value = "70M"  # CNY
     app.analysis.cap_box.value = "4,096"
     app.controls["params"].value = 13e9
