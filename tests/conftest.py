@@ -241,6 +241,11 @@ def voila_url(server):
     return server.url
 
 
+#: How long a browser test's action or wait may take [ms]: generous, since it waits on a condition (a loaded
+#: 2-core machine rendered a page in 40 s); a test that is fast is not slowed by it.
+BROWSER_WAIT_MS = 120_000
+
+
 class ConsoleCheckedBrowser:
     """A playwright ``Browser`` whose pages fail the test on any console error or uncaught exception.
 
@@ -264,7 +269,12 @@ class ConsoleCheckedBrowser:
         self._allowed.append(pattern)
 
     def watch(self, page):
-        """Record ``page``'s console errors and uncaught exceptions; return the page."""
+        """Record ``page``'s console errors and uncaught exceptions; return the page.
+
+        Its actions wait up to :data:`BROWSER_WAIT_MS` for their element (playwright's default is 30 s): a
+        test waits on the condition it needs, and a machine under load may take longer to get there.
+        """
+        page.set_default_timeout(BROWSER_WAIT_MS)
         url = lambda: page.url  # noqa: E731 - the page's address when the error came
         page.on("console", lambda msg: self.errors.append(f"console error at {url()}: {msg.text}")
                 if msg.type == "error" else None)

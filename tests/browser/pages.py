@@ -22,7 +22,7 @@ def open_app(chromium, url, width=1400, height=1000):
     page.wait_for_selector(".explorer-summary p", timeout=120_000)
     page.wait_for_function(
         """() => [...document.querySelectorAll('.jupyter-matplotlib-figure canvas')]
-                 .some(c => c.offsetParent !== null && c.width > 0)""", timeout=60_000)
+                 .some(c => c.offsetParent !== null && c.width > 0)""", timeout=120_000)
     page.wait_for_timeout(500)
     return page, errors
 
@@ -37,7 +37,7 @@ def total(page) -> str:
 
 def wait_change(page, before: str):
     page.wait_for_function("s => document.querySelector('.explorer-summary').innerText !== s", arg=before,
-                           timeout=60_000)
+                           timeout=120_000)
     page.wait_for_timeout(300)
 
 

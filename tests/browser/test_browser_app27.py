@@ -50,7 +50,7 @@ def test_preset_then_size_moe_and_typed_rate(voila_url, chromium, width, lang):
     page.locator(".explorer-control-preset select").select_option(label=name)
     wait_change(page, before)
     # the preset's layers, width and sequence have no control: listed, with a reset
-    kept.wait_for(state="visible", timeout=60_000)
+    kept.wait_for(state="visible", timeout=120_000)
     assert "61" in kept.inner_text() and "7,168" in kept.inner_text()
     text = summary(page)
     assert ("671B-parameter MoE (37B active)" if lang == "en" else "671B 参数的 MoE 模型（激活 37B）") in text
@@ -59,7 +59,7 @@ def test_preset_then_size_moe_and_typed_rate(voila_url, chromium, width, lang):
     before = summary(page)
     type_into(page, "params", "7B")
     wait_change(page, before)
-    kept.wait_for(state="hidden", timeout=60_000)  # a new size clears the model's shape
+    kept.wait_for(state="hidden", timeout=120_000)  # a new size clears the model's shape
     text = summary(page)
     assert ("7B-parameter MoE" if lang == "en" else "7B 参数的 MoE 模型") in text
     page.screenshot(path=str(ARTIFACTS / f"app27-7b-{width}-{lang}.png"), full_page=False)

@@ -45,7 +45,7 @@ def _load_and_check(chromium, url: str, width: int, shot: str | None = None) -> 
         try:
             page.wait_for_function(
                 f"() => {{ const c = ({DRAWN})(); return c.length > 0 && c.every(x => x[2] >= {MIN_INKED}); }}",
-                timeout=30_000, polling=200)
+                timeout=120_000, polling=200)
         finally:
             charts = page.evaluate(DRAWN)
             if shot:
@@ -90,11 +90,11 @@ def test_what_if_tab_draws_its_table_and_heatmap(voila_url, chromium):
         page.goto(voila_url + "?lang=zh&params=70B&tokens=2T", timeout=120_000)
         page.wait_for_selector(".explorer-summary p", timeout=120_000)
         page.locator(".lm-TabBar-tab").nth(7).click()
-        page.wait_for_selector(".explorer-whatif-table tr.best", timeout=60_000)
+        page.wait_for_selector(".explorer-whatif-table tr.best", timeout=120_000)
         assert page.locator(".explorer-whatif-table tr").count() == 13  # header + 12 combinations
         page.wait_for_function(
             f"() => {{ const c = ({DRAWN})(); return c.length === 1 && c[0][2] >= {MIN_INKED}; }}",
-            timeout=30_000, polling=200)
+            timeout=120_000, polling=200)
     finally:
         page.close()
 
@@ -108,7 +108,7 @@ def test_phone_charts_that_scroll_sideways_say_so(voila_url, chromium, lang, wor
         page.locator(".lm-TabBar-tab").nth(2).click()  # History: 858 px wide, scrolls on a phone
         page.wait_for_function(
             "() => { const t = document.querySelector('.explorer-history-tab'); return t && t.offsetParent; }",
-            timeout=60_000)
+            timeout=120_000)
         hint = page.evaluate("""() => getComputedStyle(document.querySelector('.explorer-history-tab'), '::before')
                                 .content""")
         assert words in hint, hint
@@ -116,7 +116,7 @@ def test_phone_charts_that_scroll_sideways_say_so(voila_url, chromium, lang, wor
         assert page.evaluate("e => e.scrollWidth > e.clientWidth", box.element_handle())
         page.wait_for_function(  # the chart is still drawn below the hint
             f"() => {{ const c = ({DRAWN})(); return c.length === 1 && c[0][2] >= {MIN_INKED}; }}",
-            timeout=60_000, polling=200)
+            timeout=120_000, polling=200)
         box.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / f"issue17-scroll-hint-{lang}.png"))
     finally:

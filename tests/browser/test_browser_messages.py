@@ -20,7 +20,7 @@ def test_browser_abc_in_the_model_size_box_is_refused_in_chinese(voila_url, chro
     box.fill("abc")
     box.press("Enter")
     message = page.locator(".explorer-control-params .explorer-message")
-    message.wait_for(timeout=60_000)
+    message.wait_for(timeout=120_000)
     # the report was "模型规模 [参数量]：'abc' 不可用；允许：a number"
     assert message.inner_text().strip() == "模型规模 [参数量]：'abc' 不可用；允许：数字"
     assert page.locator(".explorer-summary").inner_text() == summary  # the last good result stays

@@ -38,17 +38,17 @@ def test_browser_plan_and_models_tabs(voila_url, chromium, width, lang):
     # Plan: opened, planned for 20M, the curve drawn, then loaded into the app
     page.get_by_text(t["plan"], exact=True).click()
     page.wait_for_selector(".explorer-plan-result table", timeout=120_000)
-    page.wait_for_function(DRAWN, arg=".explorer-plan-chart", timeout=60_000)
+    page.wait_for_function(DRAWN, arg=".explorer-plan-chart", timeout=120_000)
     first = page.locator(".explorer-plan-result").inner_text()
     drawn = page.evaluate(_IMAGE, ".explorer-plan-chart")
     box = page.locator(".explorer-plan-budget input")
     box.fill("20M")
     box.press("Enter")
     page.wait_for_function("s => document.querySelector('.explorer-plan-result').innerText !== s", arg=first,
-                           timeout=60_000)
+                           timeout=120_000)
     # the chart is drawn again for the new budget (its mark moves)
     page.wait_for_function(f"([sel, before]) => ({_IMAGE})(sel) !== before", arg=[".explorer-plan-chart", drawn],
-                           timeout=60_000)
+                           timeout=120_000)
     planned = page.locator(".explorer-plan-result").inner_text()
     _nothing_sticks_out(page, width)
     if width == 1400 and lang == "en":
@@ -68,7 +68,7 @@ def test_browser_plan_and_models_tabs(voila_url, chromium, width, lang):
     search.fill("DeepSeek")
     search.press("Enter")
     page.wait_for_function("() => document.querySelectorAll('.explorer-models-table tr[data-id]').length === 1",
-                           timeout=60_000)
+                           timeout=120_000)
     _nothing_sticks_out(page, width)
     before = summary(page)
     page.locator(".explorer-models-table tr[data-id='run:DeepSeek-V3'] button").click()
@@ -79,7 +79,7 @@ def test_browser_plan_and_models_tabs(voila_url, chromium, width, lang):
         search.fill("")
         search.press("Enter")
         page.wait_for_function("() => document.querySelectorAll('.explorer-models-table tr[data-id]').length > 50",
-                               timeout=60_000)
+                               timeout=120_000)
         page.wait_for_timeout(500)
         page.locator(".explorer-right .widget-tab").first.screenshot(path=str(ARTIFACTS / "models.png"))
     assert errors == [], errors
@@ -99,7 +99,7 @@ def test_browser_link_restores_tab_whatif_and_by_lever(voila_url, chromium):
     rows = page.locator(".explorer-whatif table tr").count()
     assert rows == 5, rows  # a header and 2 x 2 combinations
     page.get_by_text("What changed", exact=True).click()
-    page.wait_for_function(DRAWN, arg=".explorer-lever-chart", timeout=60_000)
+    page.wait_for_function(DRAWN, arg=".explorer-lever-chart", timeout=120_000)
     active = page.locator(".explorer-right .widget-toggle-buttons button.mod-active").all_inner_texts()
     assert any("By lever" in a for a in active), active
     assert errors == [], errors

@@ -20,7 +20,7 @@ def test_browser_seller_and_commitment_change_the_summary(voila_url, chromium, w
                             height=1000)
     page.get_by_text(label("group_pricing", lang), exact=True).first.click()
     seller = page.locator(".explorer-control-seller select")
-    seller.wait_for(state="visible", timeout=60_000)
+    seller.wait_for(state="visible", timeout=120_000)
     pricing = page.locator(".explorer-control-pricing select")
     start_total, before = total(page), summary(page)
     assert label("seller_specialist", lang) in before

@@ -101,7 +101,7 @@ def test_reveal_shows_the_answer(chromium, workshop_url):
     answer = page.get_by_text("1.003 times the reported")
     assert not answer.is_visible(), "the answer shows before the student opens it"
     page.get_by_text("Show the solution").first.click()
-    answer.wait_for(state="visible", timeout=60_000)
+    answer.wait_for(state="visible", timeout=120_000)
     page.close()
     assert not errors, errors
 
@@ -116,20 +116,20 @@ def test_student_answers_an_exercise_in_voila(chromium, workshop_url, lang):
     solution = page.get_by_text("1.003" if lang == "en" else "1.003 倍").first
     box.fill("3.15e20")
     check.click()
-    page.get_by_text("10³ times too small" if lang == "en" else "太小了 10³ 倍").wait_for(timeout=60_000)
+    page.get_by_text("10³ times too small" if lang == "en" else "太小了 10³ 倍").wait_for(timeout=120_000)
     assert not solution.is_visible()
     box.fill("3.15 × 10^23")
     check.click()
-    page.get_by_text("Correct" if lang == "en" else "正确").first.wait_for(timeout=60_000)
+    page.get_by_text("Correct" if lang == "en" else "正确").first.wait_for(timeout=120_000)
     assert not solution.is_visible(), "the solution opens only when the student asks"
     # the page's summary, under every check: lesson 1 has 2 exercises and 2 concept questions
     said = "This lesson: you answered 1 of 4 checks correctly." if lang == "en" else "本课：4 项检查中你已答对 1 项。"
     # one line, shown under each of the four checks: four widgets, each updated by its own message after the
     # check's verdict (a count read at once saw 0 of 4 on a loaded machine), so wait until all four say it
-    expect(page.get_by_text(said)).to_have_count(4, timeout=60_000)
-    page.get_by_text(said).first.wait_for(state="visible", timeout=60_000)
+    expect(page.get_by_text(said)).to_have_count(4, timeout=120_000)
+    page.get_by_text(said).first.wait_for(state="visible", timeout=120_000)
     page.get_by_text("Show the solution" if lang == "en" else "显示解答").first.click()
-    solution.wait_for(state="visible", timeout=60_000)
+    solution.wait_for(state="visible", timeout=120_000)
     page.screenshot(path=str(ARTIFACTS / f"workshop-exercise-{lang}.png"))
     page.close()
     assert not errors, errors
@@ -149,10 +149,10 @@ def test_student_answers_a_concept_question_in_voila(chromium, workshop_url, lan
     check = page.locator(".widget-vbox", has=letters).locator("button.mod-primary").first
     letters.locator("button", has_text="A").click()
     check.click()
-    page.get_by_text("same number of GPU-hours" if lang == "en" else "卡时数相同").wait_for(timeout=60_000)
+    page.get_by_text("same number of GPU-hours" if lang == "en" else "卡时数相同").wait_for(timeout=120_000)
     letters.locator("button", has_text="B").click()
     check.click()
-    page.get_by_text("Correct (B)" if lang == "en" else "正确（B）").wait_for(timeout=60_000)
+    page.get_by_text("Correct (B)" if lang == "en" else "正确（B）").wait_for(timeout=120_000)
     box = check.bounding_box()
     assert box["x"] + box["width"] <= 390, box  # the Check button is on screen on a phone
     page.screenshot(path=str(ARTIFACTS / f"workshop-concept-{lang}.png"))
@@ -169,10 +169,10 @@ def test_student_checks_a_capstone_plan_in_voila(chromium, workshop_url, lang):
     check = page.locator("button", has_text="Check my plan" if lang == "en" else "检查我的方案")
     hours.fill("223398000")  # 62,055 GPU-hours x 3600: GPU-seconds
     check.click()
-    page.get_by_text("GPU-seconds" if lang == "en" else "卡秒").wait_for(timeout=60_000)
+    page.get_by_text("GPU-seconds" if lang == "en" else "卡秒").wait_for(timeout=120_000)
     hours.fill("62,000")
     check.click()
-    page.get_by_text("matches your run" if lang == "en" else "与你的训练相符").wait_for(timeout=60_000)
+    page.get_by_text("matches your run" if lang == "en" else "与你的训练相符").wait_for(timeout=120_000)
     page.screenshot(path=str(ARTIFACTS / f"workshop-capstone-{lang}.png"), full_page=True)
     page.close()
     assert not errors, errors
@@ -214,6 +214,6 @@ def test_lesson_shows_session_ended_when_its_kernel_dies(chromium, workshop_url)
     mine = set(children(_SERVER["pid"])) - before
     assert len(mine) == 1, mine
     os.kill(mine.pop(), 9)
-    notice.wait_for(state="visible", timeout=60_000)
+    notice.wait_for(state="visible", timeout=120_000)
     assert "Reload" in notice.inner_text() and "重新加载" in notice.inner_text()
     page.close()

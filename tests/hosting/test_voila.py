@@ -32,7 +32,7 @@ def test_voila_refuses_template_and_theme_override(voila_url):
 
 
 def _total(page) -> str:
-    return page.locator(".explorer-summary").inner_text(timeout=60_000)
+    return page.locator(".explorer-summary").inner_text(timeout=120_000)
 
 
 def _canvas_data(page) -> str:
@@ -59,10 +59,10 @@ def test_browser_moves_slider_and_picks_accelerator(voila_url, chromium):
             if not request.url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")) else None)
     page.goto(voila_url, timeout=120_000)
     page.wait_for_selector(".explorer-summary p", timeout=120_000)
-    page.wait_for_selector(".jupyter-matplotlib-figure canvas", state="attached", timeout=60_000)
+    page.wait_for_selector(".jupyter-matplotlib-figure canvas", state="attached", timeout=120_000)
     page.wait_for_function(
         """() => [...document.querySelectorAll('.jupyter-matplotlib-figure canvas')]
-                 .some(c => c.offsetParent !== null && c.width > 0)""", timeout=60_000)
+                 .some(c => c.offsetParent !== null && c.width > 0)""", timeout=120_000)
     page.wait_for_timeout(500)
     summary0, canvas0 = _total(page), _canvas_data(page)
 
@@ -72,7 +72,7 @@ def test_browser_moves_slider_and_picks_accelerator(voila_url, chromium):
     for _ in range(25):
         handle.press("ArrowRight")
     page.wait_for_function("s => document.querySelector('.explorer-summary').innerText !== s", arg=summary0,
-                           timeout=60_000)
+                           timeout=120_000)
     page.wait_for_timeout(1500)  # let the last key presses arrive
     summary1 = _total(page)
     assert summary1 != summary0 and "7B parameters" in summary0 and "7B parameters" not in summary1
@@ -81,20 +81,20 @@ def test_browser_moves_slider_and_picks_accelerator(voila_url, chromium):
     page.get_by_text("Hardware", exact=True).click()
     page.locator(".explorer-control-gpu select").select_option(label="NVIDIA A100 SXM4 80GB")
     page.wait_for_function("() => document.querySelector('.explorer-summary').innerText.includes('A100')",
-                           timeout=60_000)
+                           timeout=120_000)
     summary2 = _total(page)
     assert "H100" in summary1 and "A100" in summary2
     assert summary2.split("costs")[1] != summary1.split("costs")[1]  # a new total
     page.wait_for_function("d => { const c = [...document.querySelectorAll('.jupyter-matplotlib-figure canvas')]"
                            ".filter(c => c.offsetParent !== null && c.width > 0); "
-                           "return c.length && c[0].toDataURL() !== d; }", arg=canvas0, timeout=60_000)
+                           "return c.length && c[0].toDataURL() !== d; }", arg=canvas0, timeout=120_000)
     assert _canvas_data(page) != canvas0
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "app.png"), full_page=True)
     # the buttons' icons come from the Font Awesome that ipywidgets bundles, not from a CDN
     page.get_by_text("What changed", exact=True).click()
     page.wait_for_function("() => [...document.fonts].some(f => f.family.includes('Awesome') && f.status === 'loaded')",
-                           timeout=30_000)
+                           timeout=120_000)
     assert errors == [], errors
     assert elsewhere == [], elsewhere
     page.close()
