@@ -47,6 +47,8 @@ __all__ = ["ExplorerApp"]
 _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
 #: In a running kernel, chart widths from the page are laid out at most this often, the latest one only [s].
 WIDTH_COALESCE_SECONDS = 0.25
+#: The banner names at most this many refused values (the last line says how many more, each beside its box).
+BANNER_LINES_MAX = 6
 #: The tabs, in order (their titles are ``tab_<key>`` in labels.csv).
 _TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif", "plan",
              "models")
@@ -510,6 +512,9 @@ class ExplorerApp:
             row = self.panel.row_of(other.field)
             if row is not None and row is not self.panel.row_of(field):
                 row.set_message(html.escape(texts[-1]))
+        if len(texts) > BANNER_LINES_MAX:  # a link can refuse ~50 values at once: the rest are named beside their boxes
+            texts = [*texts[:BANNER_LINES_MAX - 1],
+                     label("input_error_more", self.language).format(n=len(texts) - BANNER_LINES_MAX + 1)]
         colon = "：" if self.language == "zh" else ": "
         self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}{colon}</b>'
                              + "<br>".join(map(html.escape, texts)) + "</div>")

@@ -2,7 +2,7 @@
 
 Voila runs a notebook in a kernel before any page is connected to it (a preheated kernel even before anyone
 asks for the page). While the app is built, every widget sends its ``comm_open`` with its whole state, and
-many send updates as the app sets their values: 485 messages (504 KB) for the explorer's first page
+many send updates as the app sets their values: 489 messages (507 KB) for the explorer's first page
 (``python benchmarks/first_page.py``, 2 Dec 2026). Nobody reads them: the server's notebook runner
 (nbclient) only stores their states, and the page, once it connects, asks the kernel for every widget's
 current state in one message (ipywidgets 8's ``jupyter.widget.control`` comm, ``request_states``) and
@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-__all__ = ["ENV", "hold_until_a_page_asks", "held", "release"]
+__all__ = ["ENV", "hold_until_a_page_asks"]
 
 #: The kernel's environment variable that asks for held widget messages ("1").
 ENV = "EXPLORER_HOLD_WIDGET_MESSAGES"
@@ -39,12 +39,7 @@ _FRONT_END_MESSAGES = ("comm_open", "comm_msg", "comm_info_request")
 _state = {"held": False}
 
 
-def held() -> bool:
-    """Whether widget messages are being held back now (no page has spoken to this kernel yet)."""
-    return _state["held"]
-
-
-def release() -> None:
+def _release() -> None:
     """Let every widget comm publish from now on (a page is there)."""
     _state["held"] = False
 
@@ -60,7 +55,7 @@ def hold_until_a_page_asks(kernel: Any) -> bool:
     from ipykernel.comm import Comm
 
     class HeldComm(Comm):
-        """A widget's comm that publishes nothing while :func:`held`."""
+        """A widget's comm that publishes nothing while held (no page has spoken to this kernel yet)."""
 
         def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
             if _state["held"]:
@@ -85,7 +80,7 @@ def hold_until_a_page_asks(kernel: Any) -> bool:
 
 def _released_first(handler: Callable) -> Callable:
     def handle(*args: Any, **kwargs: Any):
-        release()
+        _release()
         return handler(*args, **kwargs)
 
     return handle

@@ -232,3 +232,23 @@ def test_every_value_a_link_leaves_out_is_named_in_the_banner_and_beside_its_box
     other = "en" if lang == "zh" else "zh"
     app.controls["language"].value = other  # switched: still all three, in the other language
     assert app.banner.value.count("<br>") == 2 and label("input_error", other) in app.banner.value
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_link_refusing_every_value_keeps_the_banner_short(make_app, lang):
+    """64 keys, every known one refused (43 numbers, the Plan's 6) and 15 unknown ones: the banner names six
+    lines' worth, the last one counting the rest, which are each named beside their own box."""
+    numeric = [k for k in query._FIELD_ORDER if query.field_spec(k).get("kind", "str") in ("int", "float")]
+    keys = {k: "-1" for k in numeric}  # below every number field's range (model size, tokens, GPUs... all > 0)
+    keys.update({k: "nope" for k in LINK_KEYS})
+    keys.update({f"junk{i}": "x" for i in range(64 - len(keys))})
+    assert len(keys) == 64
+    app = make_app(query_string=urlencode({**keys, "lang": lang}))
+    refused = app.error.count("'-1'") + app.error.count("'nope'")
+    assert refused == len(numeric) + len(LINK_KEYS)  # no number field takes -1, no Plan box takes "nope"
+    banner = app.banner.value
+    assert banner.count("<br>") == 5  # six lines
+    more = {"en": f"… and {refused - 5} more", "zh": f"另有 {refused - 5} 项"}[lang]
+    assert more in banner, banner
+    assert len(banner) < 2000
+    assert "-1" in app.rows[numeric[-1]].message.value  # the last refusal, past the banner's lines, is beside its box

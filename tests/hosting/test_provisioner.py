@@ -375,7 +375,9 @@ def test_widget_messages_are_held_until_a_page_asks_then_sent(kernel):
 def test_an_older_page_asking_which_widgets_exist_releases_them(kernel):
     """A front end without the control comm asks comm_info first: the held widgets are listed and then talk."""
     _, kc = kernel()
-    model_id = _stdout(_execute(kc, "import ipywidgets as w\nt = w.Text()\nprint(t.model_id)")).strip()
+    made = _execute(kc, "import ipywidgets as w\nt = w.Text()\nt.value = 'held'\nprint(t.model_id)")
+    model_id = _stdout(made).strip()
+    assert _widget_messages(made) == []  # held before the page asks: its release is what the rest tests
     asked = kc.session.send(kc.shell_channel.socket, "comm_info_request", {"target_name": "jupyter.widget"})
     reply = kc.get_shell_msg(timeout=120)
     while reply["parent_header"].get("msg_id") != asked["header"]["msg_id"]:
