@@ -129,8 +129,6 @@ def _browser_viewers(visits: list[tuple[str, float]], results, probe: str = _FIR
     async def main() -> None:
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
-            context = await browser.new_context(viewport={"width": 1400, "height": 1000})
-            await context.add_init_script(probe)
             results.put(("launched", 0.0))
             go = time.monotonic() + 1.0  # the protocol clients start at the same moment (see rush)
             results.put(("start", go))
@@ -138,6 +136,9 @@ def _browser_viewers(visits: list[tuple[str, float]], results, probe: str = _FIR
             async def viewer(url: str, delay: float) -> tuple[bool, float]:
                 await asyncio.sleep(max(go + delay - time.monotonic(), 0.0))
                 start, start_epoch = time.monotonic(), time.time()
+                # each viewer a browser of its own (its own cookies), as people arriving are
+                context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+                await context.add_init_script(probe)
                 page = await context.new_page()
                 try:
                     await page.goto(url, timeout=300_000)

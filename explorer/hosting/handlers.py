@@ -8,9 +8,10 @@ anonymous server needs:
   server already holds its cap of viewers' kernels or the client address its
   seats (in every mode: one notebook, or a directory, where every page starts
   a kernel), serves only the public notebooks in directory mode (404 for the
-  others), and sets the ``_xsrf`` cookie that the page's unload beacon and the
-  kernel websocket must send back: only the page that owns a kernel may shut
-  it down or connect to it.
+  others), and gives each page a seat cookie of its own (:data:`SEAT_COOKIE`,
+  scoped to the paths of the page's kernel) that the page's unload beacon and
+  the kernel websocket must send back: only the page that owns a kernel may
+  shut it down or connect to it.
 * :func:`error_page` is the server's one error page (any 4xx or 5xx a viewer
   meets, and the text in place of a failed cell's output): fixed, in the
   page's language (``?lang=zh``), naming no framework and giving no debugging
@@ -34,17 +35,20 @@ import logging
 import os
 import posixpath
 import re
+import secrets
 import time
 
 from pathlib import Path
 
 from jupyter_server.base.handlers import FileFindHandler
+from jupyter_server.utils import url_path_join
 from tornado import web
 from voila.request_info_handler import RequestInfoSocketHandler
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.tornado.handler import TornadoVoilaHandler
 
 from explorer.hosting import seats
+from explorer.hosting.seats import SEAT_COOKIE
 
 __all__ = ["ExplorerPageHandler", "NotFoundHandler", "ReadyLoggingRequestInfoHandler", "not_found_on_bad_path",
            "message_page", "OwnerShutdownHandler", "error_page", "page_language", "is_public", "ErrorPageMixin",
@@ -226,9 +230,18 @@ def static_page(notebook_file: str) -> str | None:
 
 
 class ExplorerPageHandler(TornadoVoilaHandler):
-    """Voila's page handler with a query limit, a kernel cap and the ``_xsrf`` cookie.
+    """Voila's page handler with a query limit, a kernel cap and a seat cookie per page.
 
     ``max_kernels`` comes from the handler's settings (``explorer_max_kernels``).
+
+    The seat cookie (:data:`SEAT_COOKIE`) holds a random token recorded with the page's kernel, and is scoped to
+    that kernel's two paths (its websocket, ``api/kernels/<id>``, and its unload beacon,
+    ``voila/api/shutdown/<id>``), so a browser sends it nowhere else and two pages never share one. Before,
+    the owner was the page's ``_xsrf`` token, one per browser: two pages opened at once by a browser without
+    the cookie were each given a new token, the second overwrote the first in the browser, and the first page's
+    websocket was refused (403) for good (Voila's page retries without the subprotocol after a failed first
+    socket, which the server refuses too). The page's parts are held back until the kernel is known, so the
+    cookie goes out with the response's headers.
     """
 
     def _viewer_kernels(self) -> int:
@@ -304,8 +317,8 @@ class ExplorerPageHandler(TornadoVoilaHandler):
             self.log.warning("Busy: %s holds %d seats, the most one address may", address, per_address)
             self._busy()
             return
-        self.xsrf_token  # sets the _xsrf cookie: the page's unload beacon sends it back to free the kernel
-        token = self._get_raw_xsrf_token()[1]
+        self.xsrf_token  # sets the _xsrf cookie: the unload beacon's form carries it (tornado's own check)
+        token = secrets.token_urlsafe(24)
         seats.PENDING[address] = seats.PENDING.get(address, 0) + 1
         kernel_id = None
         cell_error = html.escape(error_text("cell_error", page_language(self.get_argument("lang", None))))
@@ -317,10 +330,12 @@ class ExplorerPageHandler(TornadoVoilaHandler):
                         kernel_id = found.group(1)
                         seats.SEATS[kernel_id] = seats.Seat(address, token)
                         seats.PENDING[address] -= 1
+                        self._set_seat_cookie(kernel_id, token)
                 if CELL_ERROR_MARK in html_part:  # a failed cell: the fixed text, not the framework's advice
                     html_part = _CELL_ERROR.sub(cell_error, html_part).replace(CELL_ERROR_MARK, cell_error)
                 self.write(html_part)
-                self.flush()
+                if kernel_id is not None:  # held until then: the seat cookie goes with the headers
+                    self.flush()
         finally:
             seat = seats.SEATS.get(kernel_id) if kernel_id else None
             if seat is not None:  # the idle clock starts when the viewer has the page (a render can take a minute)
@@ -329,6 +344,16 @@ class ExplorerPageHandler(TornadoVoilaHandler):
                 seats.PENDING[address] -= 1
             if not seats.PENDING.get(address):
                 seats.PENDING.pop(address, None)
+
+    def _set_seat_cookie(self, kernel_id: str, token: str) -> None:
+        """The page's seat cookie, on the paths of its kernel's websocket and unload beacon only.
+
+        Two ``Set-Cookie`` headers of one name (tornado's ``set_cookie`` keeps one per name). The token is
+        URL-safe base64 and the kernel id hexadecimal, so neither needs quoting.
+        """
+        for path in (url_path_join(self.base_url, "api/kernels", kernel_id),
+                     url_path_join(self.base_url, "voila/api/shutdown", kernel_id)):
+            self.add_header("Set-Cookie", f"{SEAT_COOKIE}={token}; Path={path}; HttpOnly; SameSite=Strict")
 
     def should_use_rendered_notebook(self, notebook_data, pool_size, template_name, theme, request_args):
         """Voila's test, ignoring ``?template=`` and ``?theme=`` when overrides are off (they are ignored anyway)."""
@@ -352,8 +377,8 @@ class ExplorerPageHandler(TornadoVoilaHandler):
 class OwnerShutdownHandler(VoilaShutdownKernelHandler):
     """The unload beacon (``POST /voila/api/shutdown/<kernel>``), honoured only from the page that owns the kernel.
 
-    The page's ``_xsrf`` token was recorded with its seat; another viewer's
-    cookie (which passes tornado's own ``_xsrf`` check) gets 403.
+    The page's seat cookie (:data:`SEAT_COOKIE`) was recorded with its seat; a request without it, or with
+    another page's (and passing tornado's own ``_xsrf`` check), gets 403.
     """
 
     def write_error(self, status_code: int, **kwargs) -> None:
@@ -363,9 +388,8 @@ class OwnerShutdownHandler(VoilaShutdownKernelHandler):
 
     @web.authenticated
     async def post(self, kernel_id):
-        """Shut the kernel down if the request carries the ``_xsrf`` token of the page that holds it; else 403."""
-        seat = seats.SEATS.get(kernel_id)
-        if seat is None or seat.xsrf != self._get_raw_xsrf_token()[1]:
+        """Shut the kernel down if the request carries the seat cookie of the page that holds it; else 403."""
+        if not seats.owns(kernel_id, self.get_cookie(SEAT_COOKIE)):
             raise web.HTTPError(403, "not this page's kernel")
         seats.SEATS.pop(kernel_id, None)
         await super().post(kernel_id)

@@ -1,8 +1,8 @@
 """Who holds which kernel, and the warden that frees kernels nobody is using.
 
 A *seat* is a kernel handed to a viewer's page. The page handler records the
-client address and the page's ``_xsrf`` token for each seat; with them the
-server
+client address and the page's own token (sent to the page as its seat cookie,
+:data:`SEAT_COOKIE`) for each seat; with them the server
 
 * caps the seats one address may hold (:func:`seats_of`),
 * lets only the page that owns a kernel shut it down (the unload beacon),
@@ -29,6 +29,7 @@ so a queue of short messages never looks like one long one.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import ipaddress
 import json
 import logging
@@ -36,18 +37,22 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Seat", "SEATS", "client_address", "seats_of", "note_interaction", "Warden", "rss_mb", "own_memory_mb", "memory_for_limit_mb", "BusyClock",
+__all__ = ["SEAT_COOKIE", "owns", "Seat", "SEATS", "client_address", "seats_of", "note_interaction", "Warden", "rss_mb", "own_memory_mb", "memory_for_limit_mb", "BusyClock",
            "forget_gone"]
 
 
 @dataclass
 class Seat:
-    """A kernel handed to a page: the client ``address``, the page's ``xsrf`` token and when [monotonic s]."""
+    """A kernel handed to a page: the client ``address``, the page's ``token`` and when [monotonic s]."""
     address: str
-    xsrf: bytes
+    token: str
     since: float = field(default_factory=time.monotonic)
     last_interaction: float = field(default_factory=time.monotonic)
 
+
+#: The cookie a page gets with its kernel, holding its seat's token; scoped to that kernel's paths
+#: (:class:`explorer.hosting.handlers.ExplorerPageHandler`).
+SEAT_COOKIE = "explorer_seat"
 
 SEATS: dict[str, Seat] = {}  # kernel id -> its seat (one server process)
 PENDING: dict[str, int] = {}  # address -> page loads in progress whose kernel is not known yet
@@ -82,6 +87,14 @@ def client_address(request, trusted_proxies: list[str]) -> str:
 
 def is_exempt(address: str, exempt_networks: list[str]) -> bool:
     return bool(exempt_networks) and _in_networks(address, exempt_networks)
+
+
+def owns(kernel_id: str, token: str | None) -> bool:
+    """Whether ``token`` (a request's seat cookie) is the one recorded with ``kernel_id``'s seat."""
+    seat = SEATS.get(kernel_id)
+    if seat is None or not token:
+        return False
+    return hmac.compare_digest(seat.token.encode(), token.encode())
 
 
 def seats_of(address: str, live_kernels) -> int:

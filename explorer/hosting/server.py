@@ -3,8 +3,8 @@
 It runs exactly as ``voila`` does (same options, same ``voila.json``) with:
 
 * the guarded kernel websocket (:mod:`explorer.hosting.websocket`);
-* the page handler with a query limit, a cap on viewers' kernels and the
-  ``_xsrf`` cookie for the unload beacon (:mod:`explorer.hosting.handlers`);
+* the page handler with a query limit, a cap on viewers' kernels and a seat
+  cookie per page for its websocket and unload beacon (:mod:`explorer.hosting.handlers`);
 * a log line when a preheated kernel is ready for a viewer (Voila's own
   "pool is filled" comes when the kernels have only started);
 * the page without Voila's two icon-font stylesheets from cdn.jsdelivr.net

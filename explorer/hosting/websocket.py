@@ -18,9 +18,9 @@ grow until the OOM killer stopped it.
 * it drops messages beyond a rate (a token bucket) shared by all the
   connections of a kernel, so more sockets do not buy more messages;
 * it accepts a websocket to a kernel only from the page that owns it: the
-  request must carry the ``_xsrf`` cookie recorded with the kernel's seat
-  (:mod:`explorer.hosting.seats`), so knowing a kernel id is not enough
-  (HTTP 403 otherwise);
+  request must carry the seat cookie recorded with the kernel's seat
+  (:data:`explorer.hosting.seats.SEAT_COOKIE`, one per page), so knowing a
+  kernel id is not enough (HTTP 403 otherwise);
 * it refuses a connection beyond ``max_per_kernel`` websockets on one kernel
   or ``max_total`` on the server (HTTP 503), which bounds the server's ZMQ
   sockets and file descriptors (each connection opens four ZMQ sockets). A
@@ -46,7 +46,6 @@ entry back.
 
 from __future__ import annotations
 
-import hmac
 import json
 import time
 
@@ -160,11 +159,8 @@ def close_gone(live: set) -> None:
 
 
 def _owner_cookie_matches(handler, kernel_id: str) -> bool:
-    """Whether the request carries the ``_xsrf`` token recorded with ``kernel_id``'s seat."""
-    seat = seats.SEATS.get(kernel_id)
-    if seat is None or not handler.get_cookie(handler.settings.get("xsrf_cookie_name", "_xsrf")):
-        return False
-    return hmac.compare_digest(seat.xsrf, handler._get_raw_xsrf_token()[1])
+    """Whether the request carries the seat cookie recorded with ``kernel_id``'s seat (:func:`seats.owns`)."""
+    return seats.owns(kernel_id, handler.get_cookie(seats.SEAT_COOKIE))
 
 
 class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):

@@ -225,7 +225,7 @@ def test_only_the_page_that_owns_a_kernel_can_shut_it_down(guarded):
         xsrf = page.cookies["_xsrf"]
         body = urllib.parse.urlencode({"_xsrf": urllib.parse.unquote(xsrf)}).encode()
         request = urllib.request.Request(f"{guarded.url}voila/api/shutdown/{kernel_id}", data=body, method="POST",
-                                         headers={"Cookie": f"_xsrf={xsrf}"})
+                                         headers={"Cookie": page.cookie})  # _xsrf and the seat cookie
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status

@@ -46,7 +46,7 @@ def _release(server: Server, page: cl.Page) -> None:
         return
     body = urllib.parse.urlencode({"_xsrf": urllib.parse.unquote(xsrf)}).encode()
     request = urllib.request.Request(f"{server.url}voila/api/shutdown/{page.kernel_id}", data=body, method="POST",
-                                     headers={"Cookie": f"_xsrf={xsrf}"})
+                                     headers={"Cookie": page.cookie})  # _xsrf and the seat cookie
     try:
         urllib.request.urlopen(request, timeout=60).close()
     except (urllib.error.URLError, OSError):
