@@ -14,6 +14,7 @@ import re
 import signal
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ class Page:
     body: str
     seconds: float
     cookies: dict[str, str] = field(default_factory=dict)
+    set_cookies: list[str] = field(default_factory=list)  # the response's Set-Cookie headers, as sent
 
     @property
     def kernel_id(self) -> str | None:
@@ -71,10 +73,24 @@ def get_page(url: str, timeout: float = 180.0, headers: dict | None = None) -> P
     except urllib.error.HTTPError as exc:
         body, status, headers = exc.read().decode("utf-8", "replace"), exc.code, exc.headers
     cookies = {}
-    for raw in headers.get_all("Set-Cookie") or []:
+    set_cookies = headers.get_all("Set-Cookie") or []
+    for raw in set_cookies:
         name, _, rest = raw.partition("=")
         cookies[name.strip()] = rest.split(";", 1)[0]
-    return Page(status, body, time.monotonic() - start, cookies)
+    return Page(status, body, time.monotonic() - start, cookies, list(set_cookies))
+
+
+def beacon(base_url: str, kernel_id: str, cookie: str, xsrf: str, timeout: float = 60.0) -> int:
+    """What a page's unload beacon sends (``navigator.sendBeacon`` with a FormData holding ``_xsrf``), sent
+    with the ``Cookie`` header ``cookie``; the HTTP status (204: the kernel was shut down)."""
+    body = urllib.parse.urlencode({"_xsrf": urllib.parse.unquote(xsrf)}).encode()
+    request = urllib.request.Request(f"{base_url}voila/api/shutdown/{kernel_id}", data=body, method="POST",
+                                     headers={"Cookie": cookie})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
 
 
 def ws_url(base_url: str, kernel_id: str, session_id: str = "x") -> str:

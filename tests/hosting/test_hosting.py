@@ -151,12 +151,7 @@ def test_page_sets_the_xsrf_cookie_and_the_unload_beacon_frees_the_kernel(server
     xsrf = page.cookies.get("_xsrf")
     assert xsrf, "no _xsrf cookie: the unload beacon would get 403"
     assert _kernel_exists(server, page.kernel_id)
-    # what the page's beforeunload handler sends (navigator.sendBeacon with a FormData holding _xsrf)
-    body = urllib.parse.urlencode({"_xsrf": urllib.parse.unquote(xsrf)}).encode()
-    request = urllib.request.Request(f"{server.url}voila/api/shutdown/{page.kernel_id}", data=body, method="POST",
-                                     headers={"Cookie": page.cookie})  # _xsrf and the seat cookie
-    with urllib.request.urlopen(request, timeout=30) as response:
-        assert response.status == 204
+    assert cl.beacon(server.url, page.kernel_id, page.cookie, xsrf) == 204  # _xsrf and the seat cookie
     assert not _kernel_exists(server, page.kernel_id)
 
 

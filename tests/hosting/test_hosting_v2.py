@@ -7,9 +7,6 @@ Each test is one attack of the second review, with the server's limits set small
 from __future__ import annotations
 
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 import uuid
 
 import pytest
@@ -222,15 +219,7 @@ def test_only_the_page_that_owns_a_kernel_can_shut_it_down(guarded):
     owner, other = _page(guarded, "10.20.0.11"), _page(guarded, "10.20.0.12")
 
     def beacon(page: cl.Page, kernel_id: str) -> int:
-        xsrf = page.cookies["_xsrf"]
-        body = urllib.parse.urlencode({"_xsrf": urllib.parse.unquote(xsrf)}).encode()
-        request = urllib.request.Request(f"{guarded.url}voila/api/shutdown/{kernel_id}", data=body, method="POST",
-                                         headers={"Cookie": page.cookie})  # _xsrf and the seat cookie
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return response.status
-        except urllib.error.HTTPError as exc:
-            return exc.code
+        return cl.beacon(guarded.url, kernel_id, page.cookie, page.cookies["_xsrf"])  # _xsrf and the seat cookie
 
     assert beacon(other, owner.kernel_id) == 403
     assert _kernel_exists(guarded, owner.kernel_id)

@@ -13,9 +13,6 @@ Every wait is on a condition, with a generous deadline (the machine is shared); 
 from __future__ import annotations
 
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 import uuid
 
 import pytest
@@ -44,12 +41,9 @@ def _release(server: Server, page: cl.Page) -> None:
     xsrf = page.cookies.get("_xsrf")
     if not (xsrf and page.kernel_id):
         return
-    body = urllib.parse.urlencode({"_xsrf": urllib.parse.unquote(xsrf)}).encode()
-    request = urllib.request.Request(f"{server.url}voila/api/shutdown/{page.kernel_id}", data=body, method="POST",
-                                     headers={"Cookie": page.cookie})  # _xsrf and the seat cookie
     try:
-        urllib.request.urlopen(request, timeout=60).close()
-    except (urllib.error.URLError, OSError):
+        cl.beacon(server.url, page.kernel_id, page.cookie, xsrf)  # _xsrf and the seat cookie
+    except OSError:  # the server may be gone (urllib's URLError is an OSError)
         pass
 
 

@@ -13,11 +13,8 @@ kernel has started, so two page loads sent together both leave without a cookie,
 
 from __future__ import annotations
 
-import http.client
-import urllib.parse
-from urllib.parse import urlparse
-
 import pytest
+import websocket
 
 import clients as cl
 from conftest import BROWSER_WAIT_MS, Server
@@ -32,37 +29,10 @@ def cold_server():
     srv.stop()
 
 
-def _page_with_headers(url: str) -> tuple[str, list[str], dict[str, str]]:
-    """(kernel id, the raw Set-Cookie headers, name -> value) of one page load with no cookie."""
-    parts = urlparse(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=300)
-    try:
-        conn.request("GET", "/")
-        response = conn.getresponse()
-        body = response.read().decode()
-        raw = response.headers.get_all("Set-Cookie") or []
-    finally:
-        conn.close()
-    kernel_id = cl.Page(response.status, body, 0.0).kernel_id
-    jar = {c.split("=", 1)[0]: c.split("=", 1)[1].split(";", 1)[0] for c in raw}
-    return kernel_id, raw, jar
-
-
-def _beacon(url: str, kernel_id: str, cookie: str, xsrf: str) -> int:
-    parts = urlparse(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
-    try:
-        conn.request("POST", f"/voila/api/shutdown/{kernel_id}",
-                     body=urllib.parse.urlencode({"_xsrf": urllib.parse.unquote(xsrf)}),
-                     headers={"Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"})
-        return conn.getresponse().status
-    finally:
-        conn.close()
-
-
 def test_each_page_gets_a_seat_cookie_scoped_to_its_own_kernel(cold_server):
-    kernel_id, raw, _ = _page_with_headers(cold_server.url)
-    seat = [c for c in raw if c.startswith("explorer_seat=")]
+    page = cl.get_page(cold_server.url)  # no cookie sent
+    kernel_id = page.kernel_id
+    seat = [c for c in page.set_cookies if c.startswith("explorer_seat=")]
     paths = sorted(next(p.split("=", 1)[1] for p in c.split("; ") if p.lower().startswith("path=")) for c in seat)
     assert paths == [f"/api/kernels/{kernel_id}", f"/voila/api/shutdown/{kernel_id}"]  # sent nowhere else
     assert all("HttpOnly" in c and "SameSite=Strict" in c for c in seat)  # no script reads it, no other site sends it
@@ -72,8 +42,9 @@ def test_each_page_gets_a_seat_cookie_scoped_to_its_own_kernel(cold_server):
 def test_a_page_whose_xsrf_cookie_was_overwritten_by_another_page_still_owns_its_kernel(cold_server):
     """The browser's jar after two pages opened at once: the second page's ``_xsrf``, and each page's seat cookie
     on its own kernel's paths. The first page connects and can free its kernel; its seat cookie opens no other."""
-    first_kernel, _, first = _page_with_headers(cold_server.url)
-    second_kernel, _, second = _page_with_headers(cold_server.url)
+    first_page, second_page = cl.get_page(cold_server.url), cl.get_page(cold_server.url)  # neither sends a cookie
+    first_kernel, first = first_page.kernel_id, first_page.cookies
+    second_kernel, second = second_page.kernel_id, second_page.cookies
     assert first["_xsrf"] != second["_xsrf"]  # two pages without a cookie: two tokens, the browser keeps the last
     as_the_browser_sends = f"_xsrf={second['_xsrf']}; explorer_seat={first['explorer_seat']}"
     ws = cl.connect(cold_server.url, first_kernel, v1=True, cookie=as_the_browser_sends, timeout=120)
@@ -81,10 +52,11 @@ def test_a_page_whose_xsrf_cookie_was_overwritten_by_another_page_still_owns_its
         assert cl.widget_comm_ids(ws, v1=True, timeout=120)  # the first page's widgets answer it
     finally:
         ws.close()
-    with pytest.raises(Exception, match="403"):  # the first page's seat cookie on the second page's kernel
+    with pytest.raises(websocket.WebSocketBadStatusException) as refused:  # its seat cookie on the other kernel
         cl.connect(cold_server.url, second_kernel, v1=True, cookie=as_the_browser_sends, timeout=120)
-    assert _beacon(cold_server.url, second_kernel, as_the_browser_sends, second["_xsrf"]) == 403
-    assert _beacon(cold_server.url, first_kernel, as_the_browser_sends, second["_xsrf"]) == 204
+    assert refused.value.status_code == 403
+    assert cl.beacon(cold_server.url, second_kernel, as_the_browser_sends, second["_xsrf"]) == 403
+    assert cl.beacon(cold_server.url, first_kernel, as_the_browser_sends, second["_xsrf"]) == 204
     assert not cl.kernel_exists(cold_server.url, first_kernel)
     assert cl.kernel_exists(cold_server.url, second_kernel)
 
