@@ -16,9 +16,12 @@ memory for nobody the rest of the day. :class:`DemandPool` sets the size of each
   container's cgroup) has available, divided by what one kernel holds of its own (the median USS of this
   server's kernels, measured each time; ``kernel_mb`` before there is one), and never past ``max_size``
   (default: the server's ``max_kernels``, the number of viewers it would serve at once);
-* it grows only while the CPU has room (the 1-minute load average per core below ``max_load_per_core``,
-  1.0): pool kernels started during a rush run the notebook on the same cores as the rush's viewers and
-  slowed them (docs/deploy.md); it grows once the rush is served, for the next wave.
+* it grows only while the CPU has room: the machine's CPU was busy at most ``max_cpu_busy`` (0.5) of the
+  time since the last resize, and the 1-minute load average per core is below ``max_load_per_core`` (1.0).
+  Pool kernels started during a rush run the notebook on the same cores as the rush's viewers and slowed
+  them (docs/deploy.md); the pool grows once the rush is served, for the next wave. The load average alone
+  lags by several seconds: on a quiet machine it let a rush of 30 grow the pool from 4 to 23 during the
+  rush, which doubled the rush's p95 (``benchmarks/kernel_rush.py``).
 
 Arrivals are the page loads Voila's page handler asks the pool about (its ``get_pool_size`` call, once per
 page that starts a kernel; a viewer refused by the seat cap never gets there). Settings: section
@@ -37,6 +40,7 @@ import statistics
 import time
 from pathlib import Path
 
+import psutil
 from traitlets import Bool, Float, Int, validate
 from traitlets.config import LoggingConfigurable
 
@@ -132,6 +136,15 @@ def available_memory_mb() -> float:
     return max(min(found), 0.0) if found else 0.0
 
 
+def recent_cpu_busy() -> float:
+    """Share of the machine's CPU time spent busy since the previous call, in [0, 1] (0.0 at the first call).
+
+    :func:`psutil.cpu_percent` with no interval: all cores, read from ``/proc/stat``; in a container, the
+    node's CPU, like the load average.
+    """
+    return psutil.cpu_percent(interval=None) / 100.0
+
+
 def load_per_core() -> float:
     """The 1-minute load average per CPU core (runnable processes per core; 1.0: the cores are full)."""
     return os.getloadavg()[0] / (os.cpu_count() or 1)
@@ -143,7 +156,8 @@ class DemandPoolSettingError(ValueError):
 
 #: setting -> (lowest, highest, whether the lowest is allowed) of the DemandPool settings that are numbers
 _RANGES = {"interval": (0.0, math.inf, False), "window": (0.0, math.inf, False), "idle_after": (0.0, math.inf, False),
-           "memory_fraction": (0.0, 1.0, True), "max_load_per_core": (0.0, math.inf, True), "kernel_mb": (0.0, math.inf, False), "uss_refresh": (0.0, math.inf, True)}
+           "memory_fraction": (0.0, 1.0, True), "max_cpu_busy": (0.0, 1.0, True),
+           "max_load_per_core": (0.0, math.inf, True), "kernel_mb": (0.0, math.inf, False), "uss_refresh": (0.0, math.inf, True)}
 
 
 class DemandPool(LoggingConfigurable):
@@ -165,6 +179,9 @@ class DemandPool(LoggingConfigurable):
     max_load_per_core = Float(1.0, config=True, help="The pool grows only while the 1-minute load average per "
                                                      "core is below this; 0: never grows. Pool kernels started "
                                                      "during a rush compete with its viewers for the CPU.")
+    max_cpu_busy = Float(0.5, config=True, help="The pool grows only while the machine's CPU was busy at most "
+                                                "this share of the time since the last resize (read every "
+                                                "resize); 1: never stops growth. Half the cores left to viewers.")
     max_size = Int(-1, config=True, help="Largest pool per notebook [kernels]; 0: memory alone bounds it; "
                                          "-1 (default): the server's max_kernels.")
 
@@ -179,12 +196,13 @@ class DemandPool(LoggingConfigurable):
         return value
 
     def __init__(self, kernel_manager, *, clock=time.monotonic, memory=available_memory_mb, load=load_per_core,
-                 **kwargs):
+                 busy=recent_cpu_busy, **kwargs):
         super().__init__(**kwargs)
         self.km = kernel_manager
         self.clock = clock
         self.memory = memory
         self.load = load
+        self.busy = busy
         self._arrivals: dict[str, collections.deque] = collections.defaultdict(collections.deque)
         self._floors: dict[str, int] = {}
         self._sizes: dict[str, int] = {}
@@ -268,6 +286,7 @@ class DemandPool(LoggingConfigurable):
         Returns the sizes set, by notebook.
         """
         notebooks = set(getattr(self.km, "_pools", {})) | set(self._arrivals)
+        busy = self.busy()  # read at every resize: the share since the last one, not since the last arrival
         kernel_mb = None
         for notebook in sorted(n for n in notebooks if n is not None):
             floor = self._floors.setdefault(notebook, self._configured(notebook))
@@ -281,7 +300,7 @@ class DemandPool(LoggingConfigurable):
             target = pool_target(arrivals=arrivals, current=current, floor=floor, idle_s=idle_s,
                                  idle_after_s=self.idle_after, available_mb=self.memory(), kernel_mb=kernel_mb,
                                  memory_fraction=self.memory_fraction, max_size=self._max_size(),
-                                 cpu_busy=self.load() >= self.max_load_per_core)
+                                 cpu_busy=busy > self.max_cpu_busy or self.load() >= self.max_load_per_core)
             if target != current:
                 last = "none since" if math.isinf(idle_s) else f"last {idle_s:.0f} s ago"
                 self.log.info("Demand pool for %s: %d -> %d kernels (%d arrivals in %.0f s, %s; %.0f MB per kernel)",
