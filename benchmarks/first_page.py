@@ -4,6 +4,7 @@
     python benchmarks/first_page.py --kernels 8 --query "lang=zh"
     python benchmarks/first_page.py --profile /tmp/fp   # and py-spy samples of the notebook runs (raw)
     python benchmarks/first_page.py --held both         # widget messages sent as they happen, and held, alternating
+    python benchmarks/first_page.py --prebuilt both     # the app built in each kernel, and taken from the template
 
 Each kernel is forked from a template that imported voila.json's ``ForkProvisioner.preload`` modules, as
 ``make app`` starts them (:class:`explorer.hosting.provisioner.ForkProvisioner`). The benchmark then does what
@@ -153,7 +154,20 @@ def one_kernel(km_factory, query: str, timeout: float, spy_dir: Path | None, ind
         km.shutdown_kernel(now=True)
 
 
-def run(kernels: int, query: str, timeout: float, spy_dir: Path | None, held: tuple[bool, ...] = (True,)) -> dict:
+PREBUILD = "explorer.app.prebuilt:prebuild"
+
+
+def _mode_name(hold: bool, prebuilt: bool, prebuilt_modes: tuple[bool, ...]) -> str:
+    name = "held" if hold else "sent"
+    if len(prebuilt_modes) > 1 or not prebuilt:
+        name += ", app taken from the template" if prebuilt else ", app built in the kernel"
+    return name
+
+
+def run(kernels: int, query: str, timeout: float, spy_dir: Path | None, held: tuple[bool, ...] = (True,),
+        prebuilt: tuple[bool, ...] = (True,)) -> dict:
+    """Fork ``kernels`` kernels for each mode (widget messages ``held`` or not; the app ``prebuilt`` in the
+    template or not: voila.json's preload with or without :data:`PREBUILD`), the modes alternating."""
     from jupyter_client import KernelManager
     from traitlets.config import Config
 
@@ -172,28 +186,34 @@ def run(kernels: int, query: str, timeout: float, spy_dir: Path | None, held: tu
     load = os.getloadavg()
     configs = {}
     for hold in held:
-        configs[hold] = copy.deepcopy(config)  # Config(config) would share the ForkProvisioner section
-        configs[hold].ForkProvisioner.hold_widget_messages = hold
+        for taken in prebuilt:
+            configs[hold, taken] = copy.deepcopy(config)  # Config(config) would share the ForkProvisioner section
+            configs[hold, taken].ForkProvisioner.hold_widget_messages = hold
+            configs[hold, taken].ForkProvisioner.preload = [m for m in _preload() if taken or m != PREBUILD]
     rows = []
     try:
         for i in range(kernels):
-            for hold in held:  # the modes alternate, so that both see the same machine
-                row = one_kernel(lambda: KernelManager(kernel_name="python3", config=configs[hold]), query, timeout,
+            for mode in configs:  # the modes alternate, so that all see the same machine
+                row = one_kernel(lambda: KernelManager(kernel_name="python3", config=configs[mode]), query, timeout,
                                  spy_dir, len(rows))
-                rows.append({"held": hold, **row})
+                rows.append({"held": mode[0], "prebuilt": mode[1], **row})
     finally:
         stop_templates()
     modes = {}
-    for hold in held:
-        mine = [r for r in rows if r["held"] == hold]
-        modes["held" if hold else "sent"] = {
-            "median": {k: statistics.median(r[k] for r in mine) for k in mine[0] if k not in ("launched_by", "held")},
+    for hold, taken in configs:
+        mine = [r for r in rows if (r["held"], r["prebuilt"]) == (hold, taken)]
+        modes[_mode_name(hold, taken, prebuilt)] = {
+            "median": {k: statistics.median(r[k] for r in mine) for k in mine[0]
+                       if k not in ("launched_by", "held", "prebuilt")},
             "first_kernel": mine[0]}
     out = {"kernels": kernels, "query": query, "load_avg_before": [round(x, 2) for x in load],
            "load_avg_after": [round(x, 2) for x in os.getloadavg()], **modes, "per_kernel": rows}
-    if len(held) == 2:
-        sent, kept = modes["sent"]["median"], modes["held"]["median"]
+    if len(held) == 2 and len(prebuilt) == 1:
+        sent, kept = (modes[_mode_name(h, prebuilt[0], prebuilt)]["median"] for h in (False, True))
         out["ratio_sent_over_held"] = {k: round(sent[k] / kept[k], 2) for k in sent if kept[k]}
+    if len(prebuilt) == 2 and len(held) == 1:
+        built, taken = (modes[_mode_name(held[0], p, prebuilt)]["median"] for p in (False, True))
+        out["ratio_built_over_taken"] = {k: round(built[k] / taken[k], 2) for k in built if taken[k]}
     return out
 
 
@@ -206,6 +226,9 @@ def main() -> None:
     parser.add_argument("--held", choices=("both", "on", "off"), default="on",
                         help="widget messages held until the page asks (ForkProvisioner.hold_widget_messages, "
                              "make app's setting: on), sent as they happen (off), or both, alternating kernels")
+    parser.add_argument("--prebuilt", choices=("both", "on", "off"), default="on",
+                        help="the app built in the template and taken by the notebook (voila.json's preload, "
+                             "make app's setting: on), built by the notebook in each kernel (off), or both")
     args = parser.parse_args()
     if args.kernels < 1:
         parser.error("--kernels must be at least 1")
@@ -213,7 +236,8 @@ def main() -> None:
     out = {"machine_cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "command": " ".join(["python", "benchmarks/first_page.py", *sys.argv[1:]]),
            "run": run(args.kernels, args.query, args.timeout, args.profile,
-                      {"both": (False, True), "on": (True,), "off": (False,)}[args.held])}
+                      {"both": (False, True), "on": (True,), "off": (False,)}[args.held],
+                      {"both": (False, True), "on": (True,), "off": (False,)}[args.prebuilt])}
     print(json.dumps(out, indent=1))
 
 

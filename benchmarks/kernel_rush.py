@@ -3,14 +3,17 @@
     python benchmarks/kernel_rush.py                        # 30 viewers within 10 s, 3 of them chromium
     python benchmarks/kernel_rush.py --viewers 10 --window 0 --browsers 0
     python benchmarks/kernel_rush.py --rounds 2              # launched, forked-sent, forked, twice
-    python benchmarks/kernel_rush.py --modes forked-sent forked   # today's change alone
+    python benchmarks/kernel_rush.py --modes forked-sent forked   # held widget messages alone
+    python benchmarks/kernel_rush.py --modes forked-built forked  # the app taken from the template alone
 
 For each mode the server is started as ``make app`` starts it (``python -m explorer.hosting
 notebooks/explorer.ipynb`` with the project's voila.json: a preheated pool of 4, refilled at once), with one
 difference: ``launched`` selects jupyter_client's ``local-provisioner`` (a new Python process per kernel,
 the setting before issue 26), ``forked-sent`` keeps voila.json's ``explorer-fork`` but sends every widget
 message as it happens (``--ForkProvisioner.hold_widget_messages=False``, the setting before
-:mod:`explorer.hosting.held_widgets`), ``forked`` is ``make app`` as it is. The rush starts once the
+:mod:`explorer.hosting.held_widgets`), ``forked-built`` holds them but leaves the app's build to each kernel
+(voila.json's preload without ``explorer.app.prebuilt:prebuild``, the setting before
+:mod:`explorer.app.prebuilt`), ``forked`` is ``make app`` as it is. The rush starts once the
 pool's kernels have run the notebook; the viewers arrive evenly within the window, each from the benchmark
 (:func:`benchmarks.bench_server.rush`: protocol clients timed to the widget handshake, chromium pages timed
 to the first frame with the summary and a chart drawn).
@@ -41,10 +44,21 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the package and the tests' sh
 from benchmarks.bench_server import DEFAULT_POOL_SIZE, RUSH_BROWSERS, _percentile, _server, rush  # noqa: E402
 import clients as cl  # noqa: E402
 
+def _preload_without_prebuild() -> tuple[str, ...]:
+    """voila.json's preload without the app built in the template (the notebook builds it in each kernel).
+
+    One option per module: the server's command line takes a list as the option repeated.
+    """
+    preload = json.loads((ROOT / "voila.json").read_text())["ForkProvisioner"]["preload"]
+    return tuple(f"--ForkProvisioner.preload={m}" for m in preload if m != "explorer.app.prebuilt:prebuild")
+
+
 #: Server options of each mode: kernels launched normally (before issue 26), forked with every widget message
-#: sent as it happens, and forked with widget messages held until the page asks (``make app``'s settings)
+#: sent as it happens, forked and held with the app built by the notebook in each kernel (before
+#: :mod:`explorer.app.prebuilt`), and ``make app``'s settings: forked, held, the app taken from the template
 MODES = {"launched": ("--KernelProvisionerFactory.default_provisioner_name=local-provisioner",),
-         "forked-sent": ("--ForkProvisioner.hold_widget_messages=False",), "forked": ()}
+         "forked-sent": ("--ForkProvisioner.hold_widget_messages=False",),
+         "forked-built": _preload_without_prebuild(), "forked": ()}
 
 
 def memory_mb(pid: int) -> dict[str, float]:

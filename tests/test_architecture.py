@@ -275,16 +275,23 @@ def test_a_choice_binding_of_no_choice_field_needs_its_options(make_app, monkeyp
 
 
 def test_the_app_notebook_builds_the_app_then_applies_the_request():
-    """"notebooks/explorer.ipynb builds the app with an empty query string and then calls
-    app.apply_query(request_query_string())" (a preheated kernel runs it before the request arrives)."""
+    """"notebooks/explorer.ipynb builds the app with take_app() and then calls
+    app.apply_query(request_query_string())" (a preheated kernel runs it before the request arrives), and
+    take_app builds it with an empty query string (or takes the one the template built so)."""
+    import inspect
     import json
+
+    from explorer.app import prebuilt
 
     cells = json.loads((ROOT / "notebooks" / "explorer.ipynb").read_text(encoding="utf-8"))["cells"]
     code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
-    build = "ExplorerApp" + '(query_string="")'  # spelt in two parts: no test file builds an app but conftest
-    built, applied = code.find(build), code.find("app.apply_query(request_query_string())")
+    built, applied = code.find("app = take_app()"), code.find("app.apply_query(request_query_string())")
     assert 0 <= built < applied, code
-    assert f"builds the app with `{build}`" in _page()
+    assert "builds the app with `take_app()`" in _page()
+    empty = "ExplorerApp" + '(query_string="")'  # spelt in two parts: no test file builds an app but conftest
+    source = inspect.getsource(prebuilt)
+    # every app built there (prebuild's, take_app's and its fallback's) has the empty query string
+    assert source.count(empty) >= 2 and source.count(empty) == source.count("ExplorerApp" + "(")
 
 
 def test_one_error_to_viewer_wrapper():

@@ -220,6 +220,19 @@ class ExplorerApp:
         self.set_scenario(result.scenario, keep_preset=True)
         self._apply_link_decision(query_string)
 
+    def mark_today(self) -> None:
+        """Move the History chart's "current" marker to today, if the day has changed since it was placed.
+
+        For an app built well before it is shown (:mod:`explorer.app.prebuilt`); a preset's marker (its
+        release year) stays.
+        """
+        today = _today_year()
+        if self.marker_label or self.marker_year == today:
+            return
+        self.marker_year = today
+        self._mark_history(self.estimate)
+        self._render("history")
+
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
         """The control panel (one control per line of the binding table), set to ``s``."""

@@ -7,7 +7,8 @@ The server starts one template (:class:`explorer.hosting.provisioner.KernelTempl
 modules a kernel of the app would import (numpy, pandas, matplotlib, ipywidgets, ipympl, ipykernel, the
 app), runs the warm-ups named among them (``module:function``, e.g. the app's
 ``explorer.app.warm:warm_up``, which builds the app once so that every kernel finds its data read and its
-fonts loaded), freezes what it imported out of the garbage collector's reach (:func:`gc.freeze`, so that a collection
+fonts loaded, and ``explorer.app.prebuilt:prebuild``, which builds the app a forked kernel takes instead of
+building it), freezes what it imported out of the garbage collector's reach (:func:`gc.freeze`, so that a collection
 in a child does not write to the shared pages), and then waits on a Unix socket inherited from the server.
 For each request it forks: the child becomes a session of its own, takes the kernel's environment, working
 directory and arguments, and starts ipykernel as ``python -m ipykernel_launcher`` would, on its own
@@ -61,8 +62,8 @@ def preload(modules: list[str]) -> dict:
 
     An entry ``module:function`` is a warm-up: ``function()`` of that module is called, in its turn, with no
     arguments. It does once, in the template, the work each kernel would otherwise do first (data read,
-    fonts loaded, caches filled), and must leave no thread, socket or widget behind (the kernels inherit
-    what it leaves).
+    fonts loaded, caches filled), and must leave no thread or socket behind, nor a widget in ipywidgets'
+    registry (the kernels inherit what it leaves: a page gets the state of every registered widget).
     """
     for name in THREAD_LIMITS:
         os.environ.setdefault(name, "1")

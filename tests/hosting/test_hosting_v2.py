@@ -299,17 +299,20 @@ def test_slow_request_heads_are_timed_out(warden_server):
 
 @pytest.fixture(scope="module")
 def memory_server():
-    srv = Server("memory", "--ExplorerVoila.kernel_memory_mb=60", "--ExplorerVoila.warden_interval=1", pool_size=0)
+    srv = Server("memory", "--ExplorerVoila.kernel_memory_mb=20", "--ExplorerVoila.warden_interval=1", pool_size=0)
     yield srv
     srv.stop()
 
 
 def test_a_kernel_over_its_memory_limit_is_shut_down(memory_server):
-    """A limit below what the app needs (about 180 MB): the warden frees the kernel once it has run."""
+    """A limit below what a kernel of the app holds of its own (its USS, about 48 MB with the app taken from the
+    kernel template, benchmarks/kernel_rush.py; 60 MB was enough before): the warden frees the kernel once it
+    has run."""
     page = cl.get_page(memory_server.url)
     assert page.status == 200
-    assert _wait(lambda: not _kernel_exists(memory_server, page.kernel_id), 60)
-    assert "over the limit of 60 MB" in memory_server.log.read_text()
+    # a generous deadline: the page's kernel is forked, runs the notebook and is shut down, on a busy machine too
+    assert _wait(lambda: not _kernel_exists(memory_server, page.kernel_id), 300)
+    assert "over the limit of 20 MB" in memory_server.log.read_text()
 
 
 def test_a_malformed_widget_message_sends_the_page_no_traceback(guarded):

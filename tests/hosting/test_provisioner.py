@@ -402,3 +402,53 @@ def test_output_widgets_and_kernels_that_send_everything_are_not_held(kernel):
     _, sending = kernel({"hold_widget_messages": False})
     sent = _widget_messages(_execute(sending, "import ipywidgets as w\ns = w.IntSlider()"))
     assert sorted(sent) == [("comm_open", m) for m in ("IntSliderModel", "LayoutModel", "SliderStyleModel")]
+
+
+# --- the app built in the template and taken by each kernel (explorer/app/prebuilt.py) ------------------------
+
+APP_PRELOAD = [*SMALL_PRELOAD, "explorer.app", "explorer.app.prebuilt:prebuild"]
+_APP_STATE = ("from explorer.app.prebuilt import take_app\n"
+              "app = take_app()\n"
+              "print(app.summary.model_id, app.controls['params'].model_id, app.controls['params'].value)")
+
+
+def test_a_kernel_takes_the_app_its_template_built_and_a_page_can_use_it(kernel):
+    """take_app() in a forked kernel gives the template's app (its widgets held like any until a page asks):
+    the page's request_states gets its widgets, and a message to one of them reaches the app, which answers."""
+    km, kc = kernel({"preload": APP_PRELOAD})
+    assert km.provisioner.launched_by == "forked"  # building the app left no thread behind in the template
+    taken = _execute(kc, _APP_STATE + "\nprint(take_app() is app)")
+    summary, params, value, again = _stdout(taken).split()
+    assert _widget_messages(taken) == [] and again == "False"  # held; a second call builds a new app
+    states = _request_states(kc)
+    assert summary in states and params in states
+    assert "explorer-summary" in states[summary]["state"]["_dom_classes"]
+    new = float(value) * 2
+    kc.session.send(kc.shell_channel.socket, "comm_msg", {"comm_id": params, "data": {
+        "method": "update", "state": {"value": new}, "buffer_paths": []}})  # as the page's slider does
+    deadline = time.monotonic() + 120
+    while _request_states(kc)[summary]["state"]["value"] == states[summary]["state"]["value"]:
+        assert time.monotonic() < deadline, "the taken app's summary did not follow its control"
+        time.sleep(0.2)
+    assert float(_stdout(_execute(kc, "print(app.scenario.params)"))) == new
+
+
+def test_a_kernel_that_does_not_take_the_app_shows_none_of_its_widgets(kernel):
+    """The app put aside in the template is not in a kernel's widget registry or comm manager until taken:
+    a lesson's page, or a notebook of its own, gets none of its 270 widgets."""
+    _, kc = kernel({"preload": APP_PRELOAD})
+    own = _stdout(_execute(kc, "import ipywidgets as w, comm\ns = w.IntSlider()\n"
+                               "print(len(w.Widget.widgets), len(comm.get_comm_manager().comms))")).split()
+    states = _request_states(kc)
+    assert len(states) == int(own[0]) < 50 and int(own[1]) < 50
+    assert not any("explorer-summary" in s["state"].get("_dom_classes", ()) for s in states.values())
+
+
+def test_a_kernel_that_sends_everything_opens_the_taken_apps_widgets_with_their_state(kernel):
+    """Without held messages the taken app's widgets are opened as a new app's would be: a comm_open each,
+    with its state (JupyterLab's kind of front end learns of a widget only from that)."""
+    _, kc = kernel({"preload": APP_PRELOAD, "hold_widget_messages": False})
+    taken = _execute(kc, _APP_STATE)
+    summary = _stdout(taken).split()[0]
+    opened = {m["content"]["comm_id"]: m["content"]["data"]["state"] for m in taken if m["msg_type"] == "comm_open"}
+    assert len(opened) > 200 and "explorer-summary" in opened[summary]["_dom_classes"]
