@@ -203,6 +203,14 @@ def rush(url: str | list[str], viewers: int, window_s: float, browsers: int = 0,
     return {"protocol": sorted(s for ok, s in results if ok), "browser": sorted(s for ok, s in browser_results if ok)}
 
 
+def report(out: dict, name: str, save: bool) -> None:
+    """Print a benchmark's JSON document; with ``save``, also write it to ``benchmarks/<name>_<date>.json``."""
+    text = json.dumps(out, indent=1)
+    print(text)
+    if save:
+        (ROOT / "benchmarks" / f"{name}_{time.strftime('%Y-%m-%d', time.gmtime())}.json").write_text(text + "\n")
+
+
 def _percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")

@@ -42,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the package and the tests' shared helpers
 
-from benchmarks.bench_server import DEFAULT_POOL_SIZE, _percentile, _server, rush  # noqa: E402
+from benchmarks.bench_server import DEFAULT_POOL_SIZE, _percentile, _server, report, rush  # noqa: E402
 import clients as cl  # noqa: E402
 
 #: (category, substrings of a frame) for a server sample, the first match from the leaf wins
@@ -231,10 +231,7 @@ def main() -> None:
     out = {"machine_cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "command": " ".join(["python", "benchmarks/cpu_breakdown.py", *sys.argv[1:]]),
            "run": run(args.viewers, args.window, args.profile, args.demand, args.keep, args.held == "on")}
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.save:
-        (ROOT / "benchmarks" / f"cpu_breakdown_{time.strftime('%Y-%m-%d', time.gmtime())}.json").write_text(text + "\n")
+    report(out, "cpu_breakdown", args.save)
 
 
 if __name__ == "__main__":

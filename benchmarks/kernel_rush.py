@@ -41,7 +41,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the package and the tests' shared helpers
 
-from benchmarks.bench_server import DEFAULT_POOL_SIZE, RUSH_BROWSERS, _percentile, _server, rush  # noqa: E402
+from benchmarks.bench_server import DEFAULT_POOL_SIZE, RUSH_BROWSERS, _percentile, _server, report, rush  # noqa: E402
 import clients as cl  # noqa: E402
 
 def _preload_without_prebuild() -> tuple[str, ...]:
@@ -128,10 +128,7 @@ def main() -> None:
             after = statistics.median(r[key] for r in by_mode["forked"])
             ratio[f"{key}_{before_mode}_over_forked"] = round(before / after, 2) if after else None
     out["ratios"] = ratio
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.save:
-        (ROOT / "benchmarks" / f"kernel_rush_{time.strftime('%Y-%m-%d', time.gmtime())}.json").write_text(text + "\n")
+    report(out, "kernel_rush", args.save)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,14 @@
     python benchmarks/workshop_rush.py                 # POOL=15 (lesson 1 in en and zh), then cold
     python benchmarks/workshop_rush.py --pool 0        # cold only
     python benchmarks/workshop_rush.py --browsers 30   # every student a chromium page
+    python benchmarks/workshop_rush.py --launched      # also the default with kernels launched normally (before)
+    python benchmarks/workshop_rush.py --window 10     # the students arrive evenly within 10 s
 
 Starts the hardened server over ``notebooks`` as the Makefile does, waits until every pool kernel has run
-the lesson ("... waits for a viewer" in the log), then the students arrive at once, half opening
-``lessons/en/01``, half ``lessons/zh/01`` (:func:`benchmarks.bench_server.rush`, window 0 s).
+the lesson ("... waits for a viewer" in the log), then the students arrive at once (or evenly within
+``--window``), half opening ``lessons/en/01``, half ``lessons/zh/01`` (:func:`benchmarks.bench_server.rush`).
+Kernels are forked from the server's warm template (``make workshop``'s setting); ``--launched`` first
+measures each setting with every kernel launched normally (``local-provisioner``, before issue 26).
 
 * A protocol client is timed from its request to the page read and the widget handshake done (kernel
   websocket open, every widget's state received: what the page's widget manager does).
@@ -16,7 +20,8 @@ the lesson ("... waits for a viewer" in the log), then the students arrive at on
   on the same two cores as the server, which a class's laptops would not: a pessimistic figure.
 
 Prints one JSON document: p50/p95/max seconds (protocol and browser apart), how many rendered, and the
-kernels' memory.
+kernels' memory (RSS, and USS / PSS: what each holds of its own, read from ``smaps_rollup`` right after the
+rush); ``--save`` also writes ``benchmarks/workshop_rush_<date>.json``.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -34,7 +40,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the package and the tests' shared helpers
 
-from benchmarks.bench_server import _percentile, rush  # noqa: E402
+from benchmarks.bench_server import _percentile, report, rush  # noqa: E402
 import clients as cl  # noqa: E402
 from deploy.serve import free_port, wait_for_port  # noqa: E402
 
@@ -65,7 +71,7 @@ def check_buttons(path: str) -> int:
     return code.count("ws.exercise(") + code.count("ws.concept(")
 
 
-def serve(pool: int, max_kernels: int, log: Path) -> subprocess.Popen:
+def serve(pool: int, max_kernels: int, log: Path, launched: bool = False) -> subprocess.Popen:
     port = free_port()
     # every student of this benchmark comes from 127.0.0.1; in a class each laptop has its own address, so the
     # per-address seat cap (6) is lifted, as the tests' servers do (it turned 24 of 30 away, 2 Dec 2026)
@@ -76,6 +82,8 @@ def serve(pool: int, max_kernels: int, log: Path) -> subprocess.Popen:
                     f"--VoilaKernelManager.kernel_pools_config={json.dumps(pools)}"]
     else:
         options += ["--preheat_kernel=False"]
+    if launched:
+        options += ["--KernelProvisionerFactory.default_provisioner_name=local-provisioner"]
     out = open(log, "w")
     proc = subprocess.Popen([sys.executable, "-m", "explorer.hosting", "notebooks", "--Voila.ip=127.0.0.1",
                              f"--port={port}", "--no-browser", *options], cwd=ROOT, stdout=out,
@@ -85,10 +93,11 @@ def serve(pool: int, max_kernels: int, log: Path) -> subprocess.Popen:
     return proc
 
 
-def run(pool: int, students: int, max_kernels: int, browsers: int = 0) -> dict:
-    log = ROOT / "artifacts" / f"workshop-rush-pool{pool}.log"
+def run(pool: int, students: int, max_kernels: int, browsers: int = 0, window: float = 0.0,
+        launched: bool = False) -> dict:
+    log = ROOT / "artifacts" / f"workshop-rush-pool{pool}{'-launched' if launched else ''}.log"
     log.parent.mkdir(exist_ok=True)
-    proc = serve(pool, max_kernels, log)
+    proc = serve(pool, max_kernels, log, launched)
     try:
         if pool:
             deadline = time.monotonic() + 600
@@ -102,12 +111,18 @@ def run(pool: int, students: int, max_kernels: int, browsers: int = 0) -> dict:
         checks = {check_buttons(path) for path in LESSONS}
         assert len(checks) == 1, f"the lessons differ in their Check buttons: {checks}"
         probe = f"window.__checks = {checks.pop()};" + LESSON_RENDERED_PROBE
-        times = rush([base + "voila/render/" + path for path in LESSONS], students, 0.0, browsers,
+        times = rush([base + "voila/render/" + path for path in LESSONS], students, window, browsers,
                      probe=probe, handshake_fn=lambda url: cl.viewer_handshake(url, base, timeout=300.0))  # websocket at the root
         done = sorted(times["protocol"] + times["browser"])
-        kernels = [p for p in server.children(recursive=True) if "ipykernel" in " ".join(p.cmdline())]
-        rss = sorted(p.memory_info().rss / 2**20 for p in kernels)
-        out = {"pool_per_lesson": pool, "students": students, "browsers": browsers, "rendered": len(done),
+        kernels, memory = cl.children(server.pid), []  # the kernels, not their template
+        for pid in kernels:
+            try:
+                info = psutil.Process(pid).memory_full_info()
+            except psutil.NoSuchProcess:
+                continue
+            memory.append({"rss": info.rss / 2**20, "uss": info.uss / 2**20, "pss": info.pss / 2**20})
+        out = {"pool_per_lesson": pool, "kernels_launched": launched, "students": students, "window_s": window,
+               "browsers": browsers, "rendered": len(done),
                "p50_s": round(_percentile(done, 0.5), 2), "p95_s": round(_percentile(done, 0.95), 2),
                "max_s": round(max(done), 2) if done else None}
         for kind in ("protocol", "browser"):
@@ -115,9 +130,12 @@ def run(pool: int, students: int, max_kernels: int, browsers: int = 0) -> dict:
                 out[f"{kind}_rendered"] = len(times[kind])
                 out[f"{kind}_p50_s"] = round(_percentile(times[kind], 0.5), 2)
                 out[f"{kind}_p95_s"] = round(_percentile(times[kind], 0.95), 2)
-        return {**out, "kernels": len(kernels),
-                "kernels_rss_gb": round(sum(rss) / 1024, 2),
-                "kernel_rss_mb_median": round(rss[len(rss) // 2], 0) if rss else None}
+        out["kernels"] = len(memory)
+        for key in ("rss", "uss", "pss"):
+            values = [m[key] for m in memory]
+            out[f"kernels_{key}_gb"] = round(sum(values) / 1024, 2)
+            out[f"kernel_{key}_mb_median"] = round(statistics.median(values), 1) if values else None
+        return out
     finally:
         kids = psutil.Process(proc.pid).children(recursive=True)
         proc.terminate()
@@ -138,14 +156,22 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--cold", action="store_true", help="also measure without a pool")
     parser.add_argument("--browsers", type=int, default=0, help="students that are chromium pages (timed in the page)")
+    parser.add_argument("--window", type=float, default=0.0, help="arrivals spread evenly over this [s]; 0: at once")
+    parser.add_argument("--launched", action="store_true",
+                        help="also each setting with kernels launched normally (before issue 26), first")
+    parser.add_argument("--save", action="store_true", help="also write benchmarks/workshop_rush_<date>.json")
     args = parser.parse_args()
-    out = {"machine_cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    out = {"machine_cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "command": "python benchmarks/workshop_rush.py " + " ".join(sys.argv[1:])}
     max_kernels = 2 * args.students + 2 * args.pool + 2
-    if args.pool:
-        out["preheated"] = run(args.pool, args.students, max_kernels, args.browsers)
-    if args.cold or not args.pool:
-        out["cold"] = run(0, args.students, max_kernels, args.browsers)
-    print(json.dumps(out, indent=1))
+    for launched in ([True, False] if args.launched else [False]):  # before issue 26, then make workshop's
+        suffix = "_launched" if launched else ""
+        if args.pool:
+            out["preheated" + suffix] = run(args.pool, args.students, max_kernels, args.browsers, args.window,
+                                            launched)
+        if args.cold or not args.pool:
+            out["cold" + suffix] = run(0, args.students, max_kernels, args.browsers, args.window, launched)
+    report(out, "workshop_rush", args.save)
 
 
 if __name__ == "__main__":
