@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from typing import Callable
 
 import pandas as pd
@@ -18,6 +19,7 @@ from explorer import catalog
 from explorer.analysis import Simulation
 from explorer.analysis.budget import AT_RISK_PROBABILITY
 from explorer.app import export
+from explorer.app.bindings import BINDINGS
 from explorer.app.views import pricing_words
 from explorer.messages import Message
 from explorer.model import COST_DIMENSIONS, Estimate
@@ -26,7 +28,7 @@ from explorer.scenario import Scenario
 from explorer.text import breakeven_text, label, labels, money, quantity, readable_number
 
 __all__ = ["SLOTS", "SLOT_NAME_MAX", "AT_RISK", "scenario_line", "field_value_text", "differing_fields",
-           "differences_text", "slot_title", "clean_slot_name", "compare_html", "recipe_steps_html", "recipe_html",
+           "differences_text", "field_label", "slot_title", "clean_slot_name", "compare_html", "recipe_steps_html", "recipe_html",
            "budget_html"]
 
 #: The compare slots; slot A is the baseline of "What changed".
@@ -48,6 +50,9 @@ def _scenario_text(e: Estimate, language: str) -> str:
     return (f"{quantity(s.params)}{arch} · {quantity(s.tokens)} {label('term:tokens', language)} · {e.gpus:,} × "
             f"{catalog.accelerator(s.gpu).name} · {s.precision.upper()} · {pricing_words(e, language)}")
 
+
+#: Scenario fields in USD, shown in the page's currency (the money boxes of the control panel)
+_MONEY_FIELDS = frozenset(b.name for b in BINDINGS if b.money)
 
 #: Fields the scenario line of a slot always shows (:func:`_scenario_text`); other differences are listed.
 _IN_SCENARIO_TEXT = ("params", "architecture", "tokens", "gpu", "precision", "pricing", "seller", "gpus",
@@ -85,11 +90,40 @@ def differing_fields(scenarios: dict[str, Scenario]) -> list[str]:
     return [k for k in dicts[0] if any(d.get(k) != dicts[0].get(k) for d in dicts[1:])]
 
 
-def differences_text(scenario: Scenario, fields: list[str], language: str) -> str:
-    """What sets ``scenario`` apart, beyond :func:`_scenario_text`: ``Region: Ningxia · Training kind: LoRA``."""
+def field_label(name: str, language: str, currency: str = "USD") -> str:
+    """A scenario field's name and unit as a table shows them: ``Electricity [CNY/kWh]``, ``Layers``.
+
+    The control's label without its box hints ("blank = region"); a money field's unit in ``currency`` (USD or
+    CNY, the ``<name>_cny`` label); a field with no label, its name.
+    """
+    key = f"{name}_cny" if currency == "CNY" and name in _MONEY_FIELDS else name
+    if key not in labels():
+        return name
+    text = label(key, language)
+    bracketed = re.fullmatch(r"(.*?)\s*\[([^\[\]]*)\]", text)  # the name, then the unit and hints in brackets
+    if bracketed is None:
+        return text
+    head, inside = bracketed.groups()
+    units = [part.strip() for part in re.split("[;；]", inside) if not part.strip().startswith(("blank", "留空"))]
+    return f"{head} [{'; '.join(units)}]" if units else head
+
+
+def differences_text(scenario: Scenario, fields: list[str], language: str, currency: str = "USD",
+                     fx: float = 1.0) -> str:
+    """What sets ``scenario`` apart, beyond :func:`_scenario_text`: ``Region: Ningxia · MFU [0-1]: 0.3``.
+
+    Money fields are shown in ``currency``, at ``fx`` of it per USD [currency/USD], with their unit.
+    """
     values = scenario.to_dict()
-    return " · ".join(f"{label(k, language).split(' [')[0] if k in labels() else k}: {field_value_text(k, values[k], language)}"
-                      for k in fields if k not in _IN_SCENARIO_TEXT)
+    parts = []
+    for k in fields:
+        if k in _IN_SCENARIO_TEXT:
+            continue
+        value = values[k]
+        if k in _MONEY_FIELDS and isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = value * fx
+        parts.append(f"{field_label(k, language, currency)}: {field_value_text(k, value, language)}")
+    return " · ".join(parts)
 
 
 def slot_title(slot: str, name: str = "") -> str:
@@ -134,7 +168,7 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
     differ = differing_fields({n: slots[n].scenario for n in names})
     if any(k not in _IN_SCENARIO_TEXT for k in differ):  # what else differs: region, training kind, overrides
         rows.append((label("compare_differs", language),
-                     [differences_text(slots[n].scenario, differ, language) for n in names], "desc"))
+                     [differences_text(slots[n].scenario, differ, language, currency, fx) for n in names], "desc"))
     rows += [(label(f"dim_{d}", language), [cash(table.loc[n, f"{d}_usd"]) for n in names], "")
              for d in COST_DIMENSIONS]
     rows += [
@@ -209,7 +243,7 @@ def _changes_text(before: Scenario, after: Scenario, language: str) -> str:
         if a[k] != b[k]:
             value = b[k].upper() if k == "precision" and isinstance(b[k], str) else (
                 label(f"arch_{b[k]}", language) if k == "architecture" else field_value_text(k, b[k], language))
-            parts.append(f"{label(k, language).split(' [')[0] if k in labels() else k}: {value}")
+            parts.append(f"{field_label(k, language)}: {value}")
     return " · ".join(parts)
 
 

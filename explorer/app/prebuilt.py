@@ -46,7 +46,9 @@ def prebuild() -> None:
     try:
         app = ExplorerApp(query_string="")
     finally:
-        made = [_widget._instances[model_id] for model_id in set(_widget._instances) - before]
+        # in the order they were made (the registry is a dict): taken, they are opened in that order, children
+        # first, so the kernel's registry and the page's widget state come in the order of a freshly built app
+        made = [widget for model_id, widget in _widget._instances.items() if model_id not in before]
         for widget in made:
             _widget._instances.pop(widget.model_id, None)
             _retire_comm(widget)

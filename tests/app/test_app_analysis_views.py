@@ -362,8 +362,28 @@ def test_slots_that_differ_only_in_region_and_kind_say_so(app):
     row = re.search(r"<th>Also differs</th>(.*?)</tr>", page).group(1)
     cells = re.findall(r"<td>(.*?)</td>", row)
     assert "US average" in cells[0] or "us" in cells[0].lower(), cells
-    assert "Ningxia" in cells[1] and "Continual pre-training" in cells[1] and "MFU: 0.3" in cells[1], cells
-    assert "Pre-training" in cells[0] and "MFU: default" in cells[0], cells
+    assert "Ningxia" in cells[1] and "Continual pre-training" in cells[1] and "MFU [0-1]: 0.3" in cells[1], cells
+    assert "Pre-training" in cells[0] and "MFU [0-1]: default" in cells[0], cells
+
+
+@pytest.mark.parametrize("language, differs, unit, note", [
+    ("en", "Also differs", "Electricity [CNY/kWh]", r"at ([\d.]+) CNY/USD"),
+    ("zh", "其他不同之处", "电价 [元/千瓦时]", r"汇率 ([\d.]+) ")])
+def test_also_differs_names_each_fields_unit_and_shows_money_in_the_pages_currency(app, language, differs, unit, note):
+    """An override of the electricity price, 0.10 USD/kWh, on a page shown in yuan: the row says the unit (it used
+    to cut it) and the yuan, 0.10 times the rate the table's own note states (it used to show the dollars)."""
+    app.controls["language"].value = language
+    app.controls["currency"].value = "CNY"
+    app.tabs.selected_index = TABS["compare"]
+    app.analysis.pin("B", estimate(Scenario(currency="CNY", electricity_usd_per_kwh=0.1, pue=1.2)), name="")
+    page = app.analysis.compare_html.value
+    fx = float(re.search(note, page).group(1))
+    row = re.search(rf"<th>{differs}</th>(.*?)</tr>", page).group(1)
+    cells = re.findall(r"<td>(.*?)</td>", row)
+    shown = re.search(re.escape(unit) + r": ([\d.]+)", cells[1])
+    assert shown and float(shown.group(1)) == pytest.approx(0.1 * fx, rel=0.01), cells
+    assert f"{unit}: " in cells[0], cells  # slot A: the region's price ("default")
+    assert "PUE: 1.2" in cells[1] and "blank" not in row and "留空" not in row, cells  # a hint is not a unit
 
 
 def test_recipe_says_every_step_and_each_number_names_its_basis(app):

@@ -6,6 +6,8 @@ Each test is one attack of the second review, with the server's limits set small
 
 from __future__ import annotations
 
+import re
+import threading
 import time
 import uuid
 
@@ -307,12 +309,24 @@ def memory_server():
 def test_a_kernel_over_its_memory_limit_is_shut_down(memory_server):
     """A limit below what a kernel of the app holds of its own (its USS, about 48 MB with the app taken from the
     kernel template, benchmarks/kernel_rush.py; 60 MB was enough before): the warden frees the kernel once it
-    has run."""
-    page = cl.get_page(memory_server.url)
-    assert page.status == 200
-    # a generous deadline: the page's kernel is forked, runs the notebook and is shut down, on a busy machine too
-    assert _wait(lambda: not _kernel_exists(memory_server, page.kernel_id), 300)
-    assert "over the limit of 20 MB" in memory_server.log.read_text()
+    has run, or while it starts: a forked kernel holds about 41 MB of its own before its first reply).
+
+    The page is asked for in a thread of its own and not waited for: a kernel freed before it has run the notebook
+    leaves its page unanswered (Voila's page task ends with "Kernel died before replying to kernel_info").
+    """
+    threading.Thread(target=lambda: _ignore_errors(cl.get_page, memory_server.url, timeout=300), daemon=True).start()
+    freed = re.compile(r"Freeing kernel (\S+): \d+ MB, over the limit of 20 MB")
+    # a generous deadline: the page's kernel is forked, starts, and is shut down, on a busy machine too
+    assert _wait(lambda: freed.search(memory_server.log.read_text()), 300), "no kernel freed"
+    kernel_id = freed.search(memory_server.log.read_text()).group(1)
+    assert _wait(lambda: not _kernel_exists(memory_server, kernel_id), 300)
+
+
+def _ignore_errors(call, *args, **kwargs):
+    try:
+        call(*args, **kwargs)
+    except Exception:  # noqa: BLE001 - the page's answer is not what the test checks
+        pass
 
 
 def test_a_malformed_widget_message_sends_the_page_no_traceback(guarded):

@@ -258,10 +258,16 @@ def test_voila_pool_kernels_are_forked_and_serve_viewers(forked_server):
 
 
 def _summary_and_slider(states: dict) -> tuple[str, str, dict]:
-    """(summary HTML comm id, first float slider's comm id, its state) of one viewer's app."""
+    """(summary HTML comm id, the training tokens slider's comm id, its state) of one viewer's app.
+
+    The tokens slider is the log slider with the largest value (1e12 by default; the model size's is 7e9): moved to
+    its low end it changes the summary. (The first float slider in the states, picked before, could be one that
+    changes nothing in the default scenario: in a kernel that took the template's app, the states did not come in
+    the order the widgets were built in.)
+    """
     summary = next(c for c, s in states.items() if "explorer-summary" in s["state"].get("_dom_classes", ()))
-    slider = next(c for c, s in states.items() if s["state"].get("_model_name") in ("FloatSliderModel",
-                                                                                    "FloatLogSliderModel"))
+    slider = max((c for c, s in states.items() if s["state"].get("_model_name") == "FloatLogSliderModel"),
+                 key=lambda c: states[c]["state"]["value"])
     return summary, slider, states[slider]["state"]
 
 
