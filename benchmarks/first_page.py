@@ -64,8 +64,18 @@ def _cells() -> list[str]:
     return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
 
 
-def _preload() -> list[str]:
-    return json.loads((ROOT / "voila.json").read_text())["ForkProvisioner"]["preload"]
+#: The preload entry that builds the app in the template (:mod:`explorer.app.prebuilt`)
+PREBUILD = "explorer.app.prebuilt:prebuild"
+
+#: --held and --prebuilt: the modes each choice measures
+_CHOICES = {"both": (False, True), "on": (True,), "off": (False,)}
+
+
+def voila_preload(prebuilt: bool = True) -> list[str]:
+    """voila.json's ``ForkProvisioner.preload``; without :data:`PREBUILD` when not ``prebuilt`` (the notebook
+    then builds the app in each kernel, the setting before :mod:`explorer.app.prebuilt`)."""
+    preload = json.loads((ROOT / "voila.json").read_text())["ForkProvisioner"]["preload"]
+    return [m for m in preload if prebuilt or m != PREBUILD]
 
 
 def _frame_bytes(msg: dict) -> int:
@@ -154,9 +164,6 @@ def one_kernel(km_factory, query: str, timeout: float, spy_dir: Path | None, ind
         km.shutdown_kernel(now=True)
 
 
-PREBUILD = "explorer.app.prebuilt:prebuild"
-
-
 def _mode_name(hold: bool, prebuilt: bool, prebuilt_modes: tuple[bool, ...]) -> str:
     name = "held" if hold else "sent"
     if len(prebuilt_modes) > 1 or not prebuilt:
@@ -177,7 +184,7 @@ def run(kernels: int, query: str, timeout: float, spy_dir: Path | None, held: tu
 
     config = Config()
     config.KernelProvisionerFactory.default_provisioner_name = "explorer-fork"
-    config.ForkProvisioner.preload = _preload()
+    config.ForkProvisioner.preload = voila_preload()
     config.KernelManager.transport = "ipc"  # as voila.json; the sockets' paths are absolute (the kernel's cwd differs)
     config.KernelManager.ip = str(Path(tempfile.mkdtemp(prefix="first-page-")) / "kernel")
     KernelProvisionerFactory.instance(config=config)  # the factory is a singleton: configured once, here
@@ -189,7 +196,7 @@ def run(kernels: int, query: str, timeout: float, spy_dir: Path | None, held: tu
         for taken in prebuilt:
             configs[hold, taken] = copy.deepcopy(config)  # Config(config) would share the ForkProvisioner section
             configs[hold, taken].ForkProvisioner.hold_widget_messages = hold
-            configs[hold, taken].ForkProvisioner.preload = [m for m in _preload() if taken or m != PREBUILD]
+            configs[hold, taken].ForkProvisioner.preload = voila_preload(taken)
     rows = []
     try:
         for i in range(kernels):
@@ -236,8 +243,7 @@ def main() -> None:
     out = {"machine_cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "command": " ".join(["python", "benchmarks/first_page.py", *sys.argv[1:]]),
            "run": run(args.kernels, args.query, args.timeout, args.profile,
-                      {"both": (False, True), "on": (True,), "off": (False,)}[args.held],
-                      {"both": (False, True), "on": (True,), "off": (False,)}[args.prebuilt])}
+                      _CHOICES[args.held], _CHOICES[args.prebuilt])}
     print(json.dumps(out, indent=1))
 
 

@@ -42,15 +42,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the package and the tests' shared helpers
 
 from benchmarks.bench_server import DEFAULT_POOL_SIZE, RUSH_BROWSERS, _percentile, _server, report, rush  # noqa: E402
+from benchmarks.first_page import voila_preload  # noqa: E402
 import clients as cl  # noqa: E402
+
 
 def _preload_without_prebuild() -> tuple[str, ...]:
     """voila.json's preload without the app built in the template (the notebook builds it in each kernel).
 
     One option per module: the server's command line takes a list as the option repeated.
     """
-    preload = json.loads((ROOT / "voila.json").read_text())["ForkProvisioner"]["preload"]
-    return tuple(f"--ForkProvisioner.preload={m}" for m in preload if m != "explorer.app.prebuilt:prebuild")
+    return tuple(f"--ForkProvisioner.preload={m}" for m in voila_preload(prebuilt=False))
 
 
 #: Server options of each mode: kernels launched normally (before issue 26), forked with every widget message

@@ -28,8 +28,8 @@ from explorer.scenario import Scenario
 from explorer.text import breakeven_text, label, labels, money, quantity, readable_number
 
 __all__ = ["SLOTS", "SLOT_NAME_MAX", "AT_RISK", "scenario_line", "field_value_text", "differing_fields",
-           "differences_text", "field_label", "slot_title", "clean_slot_name", "compare_html", "recipe_steps_html", "recipe_html",
-           "budget_html"]
+           "differences_text", "field_label", "slot_title", "clean_slot_name", "compare_html", "recipe_steps_html",
+           "recipe_html", "budget_html"]
 
 #: The compare slots; slot A is the baseline of "What changed".
 SLOTS = ("A", "B", "C", "D")
@@ -120,7 +120,7 @@ def differences_text(scenario: Scenario, fields: list[str], language: str, curre
         if k in _IN_SCENARIO_TEXT:
             continue
         value = values[k]
-        if k in _MONEY_FIELDS and isinstance(value, (int, float)) and not isinstance(value, bool):
+        if k in _MONEY_FIELDS and value is not None:  # None: the catalog's, said as "default"
             value = value * fx
         parts.append(f"{field_label(k, language, currency)}: {field_value_text(k, value, language)}")
     return " · ".join(parts)

@@ -157,7 +157,8 @@ class DemandPoolSettingError(ValueError):
 #: setting -> (lowest, highest, whether the lowest is allowed) of the DemandPool settings that are numbers
 _RANGES = {"interval": (0.0, math.inf, False), "window": (0.0, math.inf, False), "idle_after": (0.0, math.inf, False),
            "memory_fraction": (0.0, 1.0, True), "max_cpu_busy": (0.0, 1.0, True),
-           "max_load_per_core": (0.0, math.inf, True), "kernel_mb": (0.0, math.inf, False), "uss_refresh": (0.0, math.inf, True)}
+           "max_load_per_core": (0.0, math.inf, True), "kernel_mb": (0.0, math.inf, False),
+           "uss_refresh": (0.0, math.inf, True)}
 
 
 class DemandPool(LoggingConfigurable):

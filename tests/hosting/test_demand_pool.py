@@ -138,8 +138,8 @@ def test_the_pool_grows_with_arrivals_and_shrinks_when_idle():
         km = FakeKernelManager(floor=2)
         km.fill_if_needed(notebook_name="app.ipynb")
         now = [1000.0]
-        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 10000.0, load=lambda: 0.5, busy=lambda: 0.1, window=60, idle_after=120,
-                          kernel_mb=100, max_size=0)
+        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 10000.0, load=lambda: 0.5, busy=lambda: 0.1,
+                          window=60, idle_after=120, kernel_mb=100, max_size=0)
         for _ in range(7):  # seven page loads: Voila's handler asks the pool's size once for each
             km.get_pool_size("app.ipynb")
         assert pool.arrivals("app.ipynb") == (7, 0.0)
@@ -162,8 +162,8 @@ def test_a_busy_cpu_stops_growth_but_not_the_return_to_the_floor():
         km = FakeKernelManager(floor=2)
         km.fill_if_needed(notebook_name="app.ipynb")
         now, load = [0.0], [3.0]  # 3 runnable processes per core: a rush is on
-        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 10000.0, load=lambda: load[0], busy=lambda: 0.1, kernel_mb=100,
-                          max_size=0, idle_after=120)
+        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 10000.0, load=lambda: load[0], busy=lambda: 0.1,
+                          kernel_mb=100, max_size=0, idle_after=120)
         for _ in range(6):
             pool.arrived("app.ipynb")
         assert await pool.resize() == {} and len(km._pools["app.ipynb"]) == 2  # no kernel added
@@ -254,8 +254,8 @@ def test_the_budget_bounds_growth_and_kernels_still_starting_are_shut_down_once_
         km.starting = {}  # the next kernels stay starting until the test finishes them
         now = [0.0]
         # 0.5 * 450 MB / 150 MB = 1 more kernel per resize
-        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 450.0, load=lambda: 0.5, busy=lambda: 0.1, kernel_mb=150, max_size=0,
-                          idle_after=10)
+        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 450.0, load=lambda: 0.5, busy=lambda: 0.1,
+                          kernel_mb=150, max_size=0, idle_after=10)
         for _ in range(5):
             pool.arrived("app.ipynb")
         assert await pool.resize() == {"app.ipynb": 2}  # k2
