@@ -51,7 +51,7 @@ import string
 from typing import Any, Mapping
 
 from explorer.tables import read_rows
-from explorer.text import label, labels, readable_number, short_repr
+from explorer.text import label, labels, power_of_ten, readable_number, short_repr
 
 __all__ = ["Message", "render", "table", "message_ids"]
 
@@ -175,6 +175,8 @@ class _Formatter(string.Formatter):
             return self._join(_term(v, lang) for v in value)
         if spec == "num":
             return self._num(value)
+        if spec == "sci":
+            return power_of_ten(float(value))
         if spec == "value":
             return self._value(value)
         if spec == "msg":

@@ -2,15 +2,20 @@
 
 Each rule is a least-squares line in log-log space over a small sourced table in
 ``explorer/data`` (every row with its source), evaluated with its input clipped to
-the table's range, so that a default never leaves the data it rests on:
+the table's range (the team only from below), so that a default leaves the data it
+rests on only where the estimate says so:
 
-- **Team** (``team_sizes.csv``, pre-training rows): listed authors of a published
-  run against its training compute, ``ln(authors) = a + b ln(C)``; the default
-  headcount is those authors x ``team_fte_per_author`` (Cottier et al. 2024 [1]_
-  section 2.5.1: the median full-time-equivalent share per listed contributor,
-  20%). Continual pre-training, full fine-tuning and LoRA reuse a base model, so
-  they take the team of one sourced project of their kind instead (a LoRA, for
-  which no team was found, takes the full fine-tune's).
+- **Team** (``team_sizes.csv``, pre-training rows of large-scale runs, at least
+  ``team_fit_min_flop``): listed authors of a published run against its training
+  compute, ``ln(authors) = a + b ln(C)``; the default headcount is those authors x
+  ``team_fte_per_author`` (Cottier et al. 2024 [1]_ section 2.5.1: the mean
+  full-time-equivalent share per listed contributor, 28.5%, since their team cost is
+  a sum over contributors). A run smaller than the data takes the team of the
+  smallest (said in the assumption); a run larger than the data follows the line
+  beyond it, and the estimate warns (:func:`team_beyond_data`). Continual
+  pre-training, full fine-tuning and LoRA reuse a base model, so they take the team
+  of one sourced project of their kind instead (a LoRA, for which no team was
+  found, takes the full fine-tune's).
 - **Project months** (the rows with a project length): ``ln(months) = a + b ln(C)``
   for pre-training, the project of the kind otherwise; the model never pays people
   for less than the run itself, nor, by default, for more than ``project_months_max``.
@@ -33,7 +38,7 @@ import numpy as np
 from explorer import catalog
 
 __all__ = ["Fit", "team_fit", "months_fit", "moe_fit", "team_headcount", "project_months", "moe_active_fraction",
-           "team_source", "months_source", "moe_source", "reference_project"]
+           "team_source", "months_source", "moe_source", "reference_project", "team_beyond_data"]
 
 #: The training kind whose sourced project stands in for a kind without one.
 _STAND_IN = {"lora": "full_finetune"}
@@ -42,15 +47,17 @@ _STAND_IN = {"lora": "full_finetune"}
 class Fit:
     """A line ``ln(y) = intercept + slope ln(x)`` fitted by least squares, used with x clipped to the data [x]."""
 
-    def __init__(self, x, y, what: str):
+    def __init__(self, x, y, what: str, extrapolate_up: bool = False):
         self.x, self.y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
         self.slope, self.intercept = (float(v) for v in np.polyfit(np.log(self.x), np.log(self.y), 1))
         self.lo, self.hi = float(self.x.min()), float(self.x.max())
         self.what = what
+        self.extrapolate_up = extrapolate_up
 
     def __call__(self, x):
-        """The fitted value at ``x`` clipped to the data's range [y]."""
-        return np.exp(self.intercept + self.slope * np.log(np.clip(np.asarray(x, dtype=float), self.lo, self.hi)))
+        """The fitted value at ``x`` clipped to the data's range (from below only with ``extrapolate_up``) [y]."""
+        upper = np.inf if self.extrapolate_up else self.hi
+        return np.exp(self.intercept + self.slope * np.log(np.clip(np.asarray(x, dtype=float), self.lo, upper)))
 
     def __repr__(self) -> str:
         return f"Fit({self.what}: ln y = {self.intercept:.4g} + {self.slope:.4g} ln x, x in [{self.lo:.3g}, {self.hi:.3g}])"
@@ -62,9 +69,20 @@ def _rows(name: str):
 
 @functools.cache
 def team_fit() -> Fit:
-    """Listed authors against training compute [FLOP] over the pre-training rows of ``team_sizes.csv``."""
-    rows = [r for r in _rows("team_sizes.csv") if r["training_kind"] == "pretrain"]
-    return Fit([float(r["train_flop"]) for r in rows], [float(r["authors"]) for r in rows], "authors vs FLOP")
+    """Listed authors against training compute [FLOP] over the large-scale pre-training rows of ``team_sizes.csv``.
+
+    The rows of at least ``team_fit_min_flop`` (1e23 FLOP, Epoch AI's large-scale models); the line is followed
+    beyond the largest run (the estimate warns, :func:`team_beyond_data`) and held at the smallest below it.
+    """
+    floor = catalog.default("team_fit_min_flop")
+    rows = [r for r in _rows("team_sizes.csv") if r["training_kind"] == "pretrain" and float(r["train_flop"]) >= floor]
+    return Fit([float(r["train_flop"]) for r in rows], [float(r["authors"]) for r in rows], "authors vs FLOP",
+               extrapolate_up=True)
+
+
+def team_beyond_data(train_flop, training_kind: str) -> bool:
+    """Whether the default team of a run of ``train_flop`` [FLOP] is extrapolated past the largest published run."""
+    return training_kind == "pretrain" and float(np.max(train_flop)) > team_fit().hi
 
 
 @functools.cache
@@ -116,13 +134,13 @@ def team_source(training_kind: str) -> str:
     share = catalog.default("team_fte_per_author")
     if training_kind == "pretrain":
         f = team_fit()
-        return (f"Rule: {share:.0%} (Cottier et al. 2024, median FTE share per listed contributor) x authors = "
+        return (f"Rule: {share:.1%} (Cottier et al. 2024, mean FTE share per listed contributor) x authors = "
                 f"exp({f.intercept:.3f} + {f.slope:.3f} ln FLOP), the least-squares line over the authors and compute "
-                f"of {len(f.x)} published pre-training runs (team_sizes.csv), compute clipped to "
-                f"{f.lo:.3g}-{f.hi:.3g} FLOP")
+                f"of {len(f.x)} published large-scale pre-training runs of {f.lo:.3g}-{f.hi:.3g} FLOP (team_sizes.csv); a "
+                f"smaller run takes the team at {f.lo:.3g} FLOP, a larger one follows the line beyond the data")
     row = reference_project(training_kind)
     stand_in = " (no LoRA team found: the full fine-tune's)" if training_kind in _STAND_IN else ""
-    return (f"Rule: {share:.0%} (Cottier et al. 2024) x the {row['authors']} authors of {row['project']}"
+    return (f"Rule: {share:.1%} (Cottier et al. 2024) x the {row['authors']} authors of {row['project']}"
             f"{stand_in}; {row['source']}")
 
 

@@ -59,6 +59,18 @@ def _significant(x: float, digits: int) -> str:
     return f"{x:.0f}" if "e" in text else text
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def power_of_ten(x: float, digits: int = 3) -> str:
+    """A large or small number as a person writes it, ``3.8×10²⁵`` (no e-notation, in any language)."""
+    if not math.isfinite(x) or x == 0:
+        return _significant(x, digits) if math.isfinite(x) else str(x)
+    mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
 def money(x: float, currency: str = "USD", digits: int = 3) -> str:
     """An amount with its currency symbol, e.g. ``$8.06M`` or ``¥57.1M``."""
     if x is None or (isinstance(x, float) and math.isnan(x)):

@@ -106,7 +106,7 @@ def _atoms(s: Scenario) -> dict[str, dict[str, float]]:
         DATA: dict(per_1m=s.data_usd_per_1m_tokens, fixed=f["data_fixed_usd"], checkpoints=s.checkpoints_kept,
                    storage=f["storage_usd_per_gb_month"]),
         TEAM: dict(per_month=x["team_usd_per_month"], months=x["project_months"],
-                   months_max=x["project_months_max"], share_max=x["people_share_max"]),
+                   months_max=x["project_months_max"]),
         EXPERIMENTS: dict(mult=x["experiments_multiplier"]),
         TRAINING_KIND: dict(flop_factor=x["flop_per_param_token"], trainable=trainable),
     }
@@ -157,7 +157,6 @@ def _compose(a: Mapping[str, Mapping[str, np.ndarray]]) -> dict:
         team_usd_per_month=a[TEAM]["per_month"],
         project_months=a[TEAM]["months"],
         project_months_max=a[TEAM]["months_max"],
-        people_share_max=a[TEAM]["share_max"],
         checkpoints_kept=d["checkpoints"],
         storage_usd_per_gb_month=d["storage"],
         experiments_multiplier=a[EXPERIMENTS]["mult"],

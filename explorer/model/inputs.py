@@ -98,8 +98,6 @@ COMPUTE_INPUTS: tuple[InputSpec, ...] = (
               "wall-clock months; NaN = the run's wall-clock months."),
     InputSpec("project_months_max", _inf, "months", "Most months of team and storage, applied after the run's "
               "length (a default project's bound); inf = none."),
-    InputSpec("people_share_max", _nan, "1", "Largest share of the total the team may cost (a default team of an "
-              "adaptation): people = min(team, s / (1 - s) x the other five dimensions); NaN = no cap."),
     InputSpec("checkpoints_kept", 0.0, "1", "Checkpoints stored."),
     InputSpec("storage_usd_per_gb_month", 0.0, "USD/GB-month", "Storage price."),
     InputSpec("experiments_multiplier", 1.0, "x", "Total development compute relative to the final run, >= 1."),

@@ -145,13 +145,13 @@ def _pick(value, name: str, used: list[Assumption], fallbacks: dict | None = Non
     return default(name)
 
 
-def _team(s: Scenario, train_flop: float, used: list[Assumption], fallbacks: dict) -> dict:
+def _team(s: Scenario, train_flop: float, used: list[Assumption], fallbacks: dict, warnings: list[Message]) -> dict:
     """The team and the project's months: the scenario's, else the defaults that follow the run (explorer.rules).
 
     Returns ``headcount`` [people], ``project_months`` [months] (the run's own length is applied in
-    compute), ``project_months_max`` [months] (``project_months_max`` when the months are a default, else
-    inf) and ``people_share_max`` [1] (``people_share_max_adaptation`` for a default team of an adaptation,
-    else NaN: no cap). ``train_flop`` is the final run's compute [FLOP].
+    compute) and ``project_months_max`` [months] (``project_months_max`` when the months are a default, else
+    inf). ``train_flop`` is the final run's compute [FLOP]. A default team extrapolated past the largest
+    published run is warned about (``team_beyond_data``).
     """
     kind = s.training_kind
     fte = float(rules.team_headcount(train_flop, kind))
@@ -165,10 +165,10 @@ def _team(s: Scenario, train_flop: float, used: list[Assumption], fallbacks: dic
         months = float(rules.project_months(train_flop, kind))
         cap = _pick(None, "project_months_max", [])
         used.append(_named("project_months", months, "months", rules.months_source(kind)))
-    share = math.nan
-    if s.team_headcount is None and kind != "pretrain":
-        share = _pick(None, "people_share_max_adaptation", used)
-    return dict(headcount=headcount, project_months=months, project_months_max=cap, people_share_max=share)
+    if s.team_headcount is None and rules.team_beyond_data(train_flop, kind):
+        warnings.append(Message("team_beyond_data", flop=float(train_flop), largest=rules.team_fit().hi,
+                                people=fte))
+    return dict(headcount=headcount, project_months=months, project_months_max=cap)
 
 
 def _where(reg) -> dict:
@@ -619,7 +619,8 @@ def resolve(s: Scenario) -> Resolved:
                                _source("assumption_source_active_fraction", fraction=s.active_fraction_effective)))
     flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0
     attention = float(F.attention_flop_per_token(*shape))
-    team = _team(s, float(F.train_flop(flop_factor, s.active_params_effective, s.tokens, attention)), used, fallbacks)
+    team = _team(s, float(F.train_flop(flop_factor, s.active_params_effective, s.tokens, attention)), used, fallbacks,
+                 warnings)
     months = team["project_months"]
     loaded = s.team_loaded_usd_per_year or 0.0
     pay_name = "team_loaded_usd_per_year_ai_lab" if s.team_pay_basis == "ai_lab" else "team_loaded_usd_per_year"
@@ -659,7 +660,6 @@ def resolve(s: Scenario) -> Resolved:
         team_usd_per_month=team["headcount"] * loaded / 12.0,
         project_months=months,
         project_months_max=team["project_months_max"],
-        people_share_max=team["people_share_max"],
         checkpoints_kept=s.checkpoints_kept,
         storage_usd_per_gb_month=storage,
         experiments_multiplier=s.experiments_multiplier_effective,

@@ -232,10 +232,7 @@ def _at(n, f, owned, flop, ideal, state_bytes):
     hidden_usd = restart_loss_usd + experiments_usd + storage_usd
     data_usd = np.broadcast_to(f["data_usd"], np.broadcast(f["data_usd"], flop).shape)
     others_usd = compute_usd + energy_usd + data_usd + hardware_usd + hidden_usd
-    share = f["people_share_max"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        people_cap_usd = np.where(np.isnan(share), np.inf, share / (1.0 - share) * others_usd)
-    people_usd = np.minimum(f["team_usd_per_month"] * months, people_cap_usd)
+    people_usd = f["team_usd_per_month"] * months
     total = others_usd + people_usd
     return dict(
         goodput=good, gpu_hours=gpu_hours, wall_days=wall_days, energy_kwh=energy_kwh,

@@ -11,10 +11,13 @@ DeepSeek-V3 (arXiv 2412.19437).
 
 import math
 
-FTE_PER_AUTHOR = 0.20  # Cottier et al. 2024 section 2.5.1: median FTE share per listed contributor
-AI_LAB_USD_PER_YEAR = 388_000.0  # defaults.csv team_loaded_usd_per_year_ai_lab (Cottier et al. 2024)
+# Cottier et al. 2024 section 2.5.1 and development_cost.ipynb: FTE share per listed contributor log-normal, 90% CI
+# 5-80%; its mean exp(mu + sigma^2 / 2), mu = ln 0.2, sigma = ln 16 / 3.29 = 0.8428: 0.2853 (their cost is a sum)
+FTE_PER_AUTHOR = 0.285
+# the mean loaded pay of the same notebook: salary 196,227 x overhead 1.3237 + equity 184,506 = 444,245 (rounded)
+AI_LAB_USD_PER_YEAR = 444_000.0
 MONTHS_MAX = 60.0  # defaults.csv project_months_max: 5 years
-ADAPTATION_SHARE_MAX = 0.49  # top of Cottier et al. 2024's 29-49% R&D-staff share
+LARGE_SCALE_FLOP = 1e23  # Epoch AI's large-scale models: the pre-training team is fitted over these runs
 DAYS_PER_MONTH = 365.25 / 12
 
 #: (training FLOP, listed authors) of published pre-training runs
@@ -55,10 +58,16 @@ def at(points, x):
     return math.exp(a + b * math.log(min(max(x, lo), hi)))
 
 
+def large_scale():
+    """The pre-training rows the team is fitted over."""
+    return [(c, n) for c, n in PRETRAIN if c >= LARGE_SCALE_FLOP]
+
+
 def team(train_flop, kind="pretrain"):
-    """Default team [people]."""
+    """Default team [people]: the line over large-scale runs, held at the smallest below them, followed above."""
     if kind == "pretrain":
-        return FTE_PER_AUTHOR * at(PRETRAIN, train_flop)
+        a, b = line(large_scale())
+        return FTE_PER_AUTHOR * math.exp(a + b * math.log(max(train_flop, min(c for c, _ in large_scale()))))
     return FTE_PER_AUTHOR * ADAPTATION[kind][0]
 
 

@@ -116,9 +116,9 @@ def test_people_are_paid_over_the_project_not_the_run():
     e = estimate(Scenario())
     # the default scenario says nothing is missing; it says that people are its largest cost, from a default team
     assert [w.id for w in e.warnings] == ["people_largest_default"], e.warnings
-    # the team and months that follow the run's compute (tests/model/team_by_hand.py) x $388k (Cottier et al.) / 12
+    # the team and months that follow the run's compute (tests/model/team_by_hand.py) x $444k (Cottier et al.) / 12
     C = e.train_flop
-    assert e.cost_usd["people"] == pytest.approx(H.team(C) * 388_000 * H.months(C) / 12, rel=1e-9)
+    assert e.cost_usd["people"] == pytest.approx(H.team(C) * H.AI_LAB_USD_PER_YEAR * H.months(C) / 12, rel=1e-9)
     long_run = Scenario(params=70e9, tokens=2e12, gpus=64)  # a run longer than the default project
     e = estimate(long_run)
     assert e.project_months == pytest.approx(e.wall_days / 30.4375)

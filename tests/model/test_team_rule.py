@@ -36,10 +36,11 @@ def test_team_table_holds_the_sourced_counts_and_the_fit_is_the_hand_least_squar
     assert [c for c, _ in table] == pytest.approx([c for c, _ in sorted(H.PRETRAIN)], rel=1e-3)
     assert [n for _, n in table] == [n for _, n in sorted(H.PRETRAIN)]
     assert all(r["source"] for r in _table("team_sizes.csv"))
-    a, b = H.line(H.PRETRAIN)
+    a, b = H.line(H.large_scale())
     f = rules.team_fit()
+    assert len(f.x) == 8  # GPT-3 to Llama 3.1 405B: the runs of at least 1e23 FLOP
     assert (f.intercept, f.slope) == pytest.approx((a, b), rel=1e-6)
-    assert 0.2 < b < 0.4  # authors grow with compute, far slower than it (about x2 per 10x)
+    assert 0.5 < b < 0.9  # authors grow with compute, slower than it (about x5 per 10x among large-scale runs)
     a, b = H.line(H.MONTHS)
     assert (rules.months_fit().intercept, rules.months_fit().slope) == pytest.approx((a, b), rel=1e-6)
 
@@ -64,22 +65,23 @@ def test_default_scenario_team_and_months_follow_its_compute():
     assert "project_months_max" in sources["project_months"]
 
 
-def test_a_bigger_run_gets_a_bigger_team_within_the_data():
+def test_a_bigger_run_gets_a_bigger_team_and_the_line_goes_on_beyond_the_data():
     small = estimate(Scenario(params=1e9, tokens=100e9)).fallbacks["team_headcount"]
     big = estimate(Scenario(params=405e9, tokens=15.6e12, gpus=16384)).fallbacks["team_headcount"]
-    assert small < 2.8 < big  # 2.8 = the fixed team every scenario got before
-    # clipped to the table: beyond Llama 3.1 405B's compute the team stops growing
-    assert rules.team_headcount(1e30, "pretrain") == pytest.approx(H.team(3.8e25))
-    assert rules.team_headcount(1e10, "pretrain") == pytest.approx(H.team(2.3e19))
+    assert small < 10 < big
+    # held at the smallest large-scale run (GPT-3, 3.14e23 FLOP) below it; followed beyond Llama 3.1 405B (warned)
+    assert rules.team_headcount(1e10, "pretrain") == pytest.approx(H.team(3.14e23))
+    assert rules.team_headcount(1e27, "pretrain") == pytest.approx(H.team(1e27))
+    assert rules.team_headcount(1e27, "pretrain") > 5 * rules.team_headcount(3.8e25, "pretrain")
 
 
 def test_lora_of_70b_on_1b_tokens_no_longer_gets_a_751k_team():
     e = estimate(Scenario(params=70e9, tokens=1e9, training_kind="lora", gpus=8))
     c = e.cost_usd
-    assert c["people"] < 751_000 / 100
-    # Alpaca's 8 authors x 20% x 0.46 months would cost more than the run: held to 49% of the total
-    assert H.team(0, "lora") * H.AI_LAB_USD_PER_YEAR / 12 * 0.46 > c["total"]
-    assert c["people"] == pytest.approx(H.ADAPTATION_SHARE_MAX * c["total"], rel=1e-9)
+    # Alpaca's 8 authors x 28.5% over its 0.46 months (at least the run): a small sourced team, not a share cap
+    assert c["people"] == pytest.approx(
+        H.team(0, "lora") * H.AI_LAB_USD_PER_YEAR / 12 * max(0.46, e.wall_days / H.DAYS_PER_MONTH), rel=1e-9)
+    assert c["people"] < 751_000 / 10
     # a typed team is used as typed
     typed = estimate(Scenario(params=70e9, tokens=1e9, training_kind="lora", gpus=8, team_headcount=1.0))
     assert typed.cost_usd["people"] == pytest.approx(
@@ -88,15 +90,16 @@ def test_lora_of_70b_on_1b_tokens_no_longer_gets_a_751k_team():
 
 def test_full_finetune_of_7b_on_1b_tokens():
     e = estimate(Scenario(params=7e9, tokens=1e9, training_kind="full_finetune", gpus=8))
-    assert e.cost_usd["people"] / e.total_usd <= H.ADAPTATION_SHARE_MAX + 1e-12  # was $751,592 of $751,724
+    # was $751,592 of $751,724: now Alpaca's team over its 0.46 months
+    assert e.cost_usd["people"] == pytest.approx(
+        H.team(0, "full_finetune") * H.AI_LAB_USD_PER_YEAR / 12 * max(0.46, e.wall_days / H.DAYS_PER_MONTH), rel=1e-9)
 
 
 def test_continual_pretraining_takes_meditrons_team():
     e = estimate(presets()["continual_34b"].scenario)
     months = max(4.3, e.wall_days / H.DAYS_PER_MONTH)
-    assert e.cost_usd["people"] == pytest.approx(min(
-        H.team(0, "continual_pretrain") * H.AI_LAB_USD_PER_YEAR / 12 * months,
-        H.ADAPTATION_SHARE_MAX / (1 - H.ADAPTATION_SHARE_MAX) * (e.total_usd - e.cost_usd["people"])), rel=1e-9)
+    assert e.cost_usd["people"] == pytest.approx(
+        H.team(0, "continual_pretrain") * H.AI_LAB_USD_PER_YEAR / 12 * months, rel=1e-9)
 
 
 def test_a_59000_year_run_does_not_pay_people_for_its_length():
@@ -119,8 +122,8 @@ def test_default_people_cost_is_monotone_in_compute_and_bounded(kind, params, t1
     assert a.train_flop <= b.train_flop
     if math.isfinite(a.total_usd) and math.isfinite(b.total_usd):
         assert b.cost_usd["people"] >= a.cost_usd["people"] * (1 - 1e-9)
-    # bounded: the largest team of the data for at most project_months_max, at an AI lab's pay
-    bound = max(H.team(1e30), H.team(0, "continual_pretrain")) * H.AI_LAB_USD_PER_YEAR / 12 * H.MONTHS_MAX
+    # bounded: the run's team by hand for at most project_months_max, at an AI lab's pay
+    bound = H.team(b.train_flop, kind) * H.AI_LAB_USD_PER_YEAR / 12 * H.MONTHS_MAX
     if b.feasible:
         assert b.cost_usd["people"] <= bound * (1 + 1e-9)
     else:  # a run that cannot happen prints no money (issue 25 item 4)
@@ -130,11 +133,14 @@ def test_default_people_cost_is_monotone_in_compute_and_bounded(kind, params, t1
 
 @SETTINGS
 @given(scenarios())
-def test_default_team_of_an_adaptation_is_at_most_its_stated_share(s):
+def test_default_team_of_an_adaptation_is_its_sourced_project(s):
     e = estimate(s)
     c = e.cost_usd
-    if s.training_kind != "pretrain" and s.team_headcount is None and math.isfinite(c["total"]) and c["total"] > 0:
-        assert c["people"] <= H.ADAPTATION_SHARE_MAX * c["total"] * (1 + 1e-9)
+    if s.training_kind != "pretrain" and s.team_headcount is None and s.project_months is None and e.feasible:
+        months = max(H.months(0, s.training_kind), e.wall_days / H.DAYS_PER_MONTH)
+        pay = s.team_loaded_usd_per_year or e.fallbacks["team_loaded_usd_per_year"]
+        assert c["people"] == pytest.approx(H.team(0, s.training_kind) * pay / 12 * min(months, H.MONTHS_MAX),
+                                            rel=1e-9)
 
 
 @SETTINGS
@@ -178,8 +184,8 @@ def test_70b_moe_gets_a_share_between_mixtral_and_scout_and_a_warning():
 
 
 def test_presets_keep_their_sourced_teams_and_active_parameters():
-    # team_headcount typed in presets.csv (authors x 20%) stays; DeepSeek-V3 keeps its 37B active
-    assert presets()["llama31_405b"].scenario.team_headcount == pytest.approx(554 * 0.2)
+    # team_headcount typed in presets.csv (authors x 28.5%) stays; DeepSeek-V3 keeps its 37B active
+    assert presets()["llama31_405b"].scenario.team_headcount == pytest.approx(554 * 0.285, abs=0.05)
     # GPT-3 and OPT-175B type their sourced project lengths (Cottier et al. 2024), not the fitted line
     assert (presets()["gpt3"].scenario.project_months, presets()["opt175b"].scenario.project_months) == (8.3, 6.3)
     assert presets()["deepseek_v3"].scenario.active_params_effective == 37e9
