@@ -51,7 +51,7 @@ def test_typed_text_in_the_browser_is_read_as_a_number(make_app, typed, expected
 def test_optional_boxes_take_readable_numbers_too(make_app):
     a = make_app()
     # the value in use, readable: an AI lab's loaded pay (Cottier et al. 2024), the default pay basis
-    assert a.controls["team_loaded_usd_per_year"].placeholder.endswith("388,000")
+    assert a.controls["team_loaded_usd_per_year"].placeholder.endswith("444,000")  # the means of its distributions
     a.controls["team_pay_basis"].value = "industry"
     assert a.controls["team_loaded_usd_per_year"].placeholder.endswith("189,000")  # BLS
     a.controls["team_loaded_usd_per_year"].value = "250k"
