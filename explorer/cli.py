@@ -353,8 +353,9 @@ def _basis_line(e: Estimate) -> str:
     estimated = (" (estimated)" if "cloud price" in e.estimated
                  else " (derived)" if "cloud price (derived)" in e.estimated else "")
     typed = " (typed)" if s.rate_usd_per_gpu_hour is not None else ""
+    as_of = f", prices as of {prices.check_price_date(s.price_date)}" if s.price_date else ", newest prices"
     return (f"{s.pricing} from {_seller_words(s)}: {e.rate_usd_per_gpu_hour * e.usd_to_currency:.3g} "
-            f"{s.currency}/GPU-hour{estimated}{typed}")
+            f"{s.currency}/GPU-hour{estimated}{typed}{'' if typed else as_of}")
 
 
 def _owned_lines(e: Estimate, cur: str, fx: float) -> list[str]:

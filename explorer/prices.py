@@ -93,7 +93,7 @@ from explorer.messages import Message
 __all__ = ["BASES", "CLOUD_BASES", "COMMITMENTS", "SELLER_GROUPS", "DEFAULT_SELLER", "PROVIDERS", "WINDOW_DAYS",
            "MIN_PROVIDERS", "REFERENCE", "BASIS_MARKET", "RATIO_BASES", "Quote", "quote", "sellers", "seller_name",
            "seller_date", "split_basis", "market_prices", "within_provider_ratios", "basis_ratio",
-           "committed_discount", "check_basis", "check_seller"]
+           "committed_discount", "check_basis", "check_seller", "check_price_date", "WINDOW_DAYS_MAX"]
 
 #: The cloud price bases, in display order: the specialists' (the default seller), then the hyperscalers'.
 CLOUD_BASES: tuple[str, ...] = ("on_demand", "reserved_1y", "reserved_3y", "spot", "hyperscaler_on_demand",
@@ -108,6 +108,10 @@ DEFAULT_SELLER = "specialist"
 #: A provider's latest price counts when it is at most this many days older than the accelerator's newest price
 #: on the same basis.
 WINDOW_DAYS = 365
+#: ... widened up to this many days when fewer than :data:`MIN_PROVIDERS` providers' first-hand prices fall in
+#: :data:`WINDOW_DAYS` (issue 37: in December 2026 the providers' own pages stored for H100 SXM are DigitalOcean's
+#: of May 2026 and Epoch AI's archived copies of February-March 2025).
+WINDOW_DAYS_MAX = 730
 #: Fewer providers than this on a basis, and the price is derived from within-provider ratios (rule 2). Three: a
 #: median of three is the fewest that one provider's premium cannot set (issue 25).
 MIN_PROVIDERS = 3
@@ -274,52 +278,107 @@ def _date(text: str) -> _dt.date:
     return _dt.date.fromisoformat(text)
 
 
+def check_price_date(text: str | None) -> str:
+    """The last day a price date ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` covers (ISO), "" for None or "" (newest).
+
+    Raises
+    ------
+    ScenarioError
+        Text that is not such a date, or one before the first price of the table or after today.
+    """
+    if not text:
+        return ""
+    first = min(r["price_date"] for r in catalog.read_csv("cloud_prices.csv"))
+    allowed = Message("allowed_price_date", first=first[:7])
+    if not isinstance(text, str) or len(text) > 10:
+        raise ScenarioError("price_date", text, allowed)
+    try:
+        parts = [int(x) for x in text.split("-")]
+        if len(parts) == 1 and len(text) == 4:
+            day = _dt.date(parts[0], 12, 31)
+        elif len(parts) == 2 and len(text) == 7:
+            _dt.date(parts[0], parts[1], 1)  # a month that exists
+            nxt = _dt.date(parts[0] + parts[1] // 12, parts[1] % 12 + 1, 1)
+            day = nxt - _dt.timedelta(days=1)
+        elif len(parts) == 3 and len(text) == 10:
+            day = _dt.date(*parts)
+        else:
+            raise ValueError(text)
+    except (ValueError, OverflowError):
+        raise ScenarioError("price_date", text, allowed) from None
+    if day.isoformat() < first or day.year > _dt.date.today().year:
+        raise ScenarioError("price_date", text, allowed)
+    return day.isoformat()
+
+
 @functools.cache
-def _series(accelerator: str, basis: str) -> dict[str, tuple[tuple[_dt.date, float], ...]]:
-    """Each provider's prices of ``accelerator`` on ``basis`` by date: provider -> ((date, median that day), ...)."""
+def _rows(as_of: str = "") -> tuple[dict, ...]:
+    """The rows of the price table dated on or before ``as_of`` (ISO; "" for every row)."""
+    return tuple(r for r in catalog.read_csv("cloud_prices.csv") if not as_of or r["price_date"] <= as_of)
+
+
+@functools.cache
+def _series(accelerator: str, basis: str, as_of: str = "",
+            first_hand: bool = True) -> dict[str, tuple[tuple[_dt.date, float], ...]]:
+    """Each provider's prices of ``accelerator`` on ``basis`` by date: provider -> ((date, median that day), ...).
+
+    Only rows dated on or before ``as_of``; only first-hand rows (the provider's own page, live or archived) when
+    ``first_hand``.
+    """
     kind, column = BASIS_MARKET[basis]
     days: dict[str, dict[_dt.date, list[float]]] = {}
-    for r in catalog.read_csv("cloud_prices.csv"):
+    for r in _rows(as_of):
         if r["accelerator"] != accelerator or r["provider_kind"] != kind or not r[column]:
+            continue
+        if first_hand and r["source_kind"] != "first-hand":
             continue
         days.setdefault(r["provider"], {}).setdefault(_date(r["price_date"]), []).append(float(r[column]))
     return {p: tuple(sorted((d, statistics.median(v)) for d, v in by_day.items())) for p, by_day in days.items()}
 
 
 @functools.cache
-def market_prices(accelerator: str, basis: str) -> tuple[tuple[str, float, str], ...]:
+def market_prices(accelerator: str, basis: str, as_of: str = "",
+                  first_hand: bool = True) -> tuple[tuple[str, float, str], ...]:
     """Each provider's latest price on ``basis`` within the window: (provider, USD/GPU-hour, date), sorted by price.
 
-    The window: :data:`WINDOW_DAYS` before the accelerator's newest price on the same basis.
+    The window: :data:`WINDOW_DAYS` before the accelerator's newest price on the same basis (as of ``as_of``),
+    widened up to :data:`WINDOW_DAYS_MAX` until :data:`MIN_PROVIDERS` providers are in it. First-hand prices only
+    when ``first_hand`` (the default: a market median rests on the providers' own pages).
     """
     if basis not in BASIS_MARKET:
         return ()
-    series = _series(accelerator, basis)
+    series = _series(accelerator, basis, as_of, first_hand)
     if not series:
         return ()
-    newest = max(s[-1][0] for s in series.values())
-    out = [(p, s[-1][1], s[-1][0].isoformat()) for p, s in series.items() if (newest - s[-1][0]).days <= WINDOW_DAYS]
+    latest = sorted(((p, s[-1][1], s[-1][0]) for p, s in series.items()), key=lambda x: x[2], reverse=True)
+    newest = latest[0][2]
+    age = [(newest - d).days for *_, d in latest]
+    window = WINDOW_DAYS
+    if len(latest) >= MIN_PROVIDERS and age[MIN_PROVIDERS - 1] > WINDOW_DAYS:
+        window = min(age[MIN_PROVIDERS - 1], WINDOW_DAYS_MAX)
+    out = [(p, v, d.isoformat()) for (p, v, d), a in zip(latest, age) if a <= window]
     return tuple(sorted(out, key=lambda x: (x[1], x[0])))
 
 
 @functools.cache
-def within_provider_ratios(accelerator: str, basis: str,
-                           reference: str = REFERENCE) -> tuple[tuple[str, float, str, str], ...]:
+def within_provider_ratios(accelerator: str, basis: str, reference: str = REFERENCE,
+                           as_of: str = "") -> tuple[tuple[str, float, str, str], ...]:
     """Within-provider price ratios of ``accelerator`` to ``reference`` on ``basis`` [1].
 
     For each provider whose latest price of ``accelerator`` counts on the basis
-    (:func:`market_prices`) and who lists ``reference`` on the same basis: that
-    price over the provider's price of ``reference`` at the nearest date (the
-    later one on a tie).
+    (:func:`market_prices`, first-hand or transcribed: a ratio of two prices of
+    one provider sets no level, the reference's first-hand median does) and who
+    lists ``reference`` on the same basis: that price over the provider's price
+    of ``reference`` at the nearest date (the later one on a tie), as of ``as_of``.
 
     Returns
     -------
     tuple of (provider, ratio, accelerator's date, reference's date)
         Sorted by ratio.
     """
-    ref = _series(reference, basis)
+    ref = _series(reference, basis, as_of, False)
     out = []
-    for provider, price, day in market_prices(accelerator, basis):
+    for provider, price, day in market_prices(accelerator, basis, as_of, False):
         if provider not in ref:
             continue
         d = _date(day)
@@ -328,29 +387,29 @@ def within_provider_ratios(accelerator: str, basis: str,
     return tuple(sorted(out, key=lambda x: (x[1], x[0])))
 
 
-def _median_quote(accelerator: str, basis: str) -> Quote | None:
-    prices = market_prices(accelerator, basis)
+def _median_quote(accelerator: str, basis: str, as_of: str = "") -> Quote | None:
+    prices = market_prices(accelerator, basis, as_of)
     if not prices:
         return None
     value = statistics.median(p for _, p, _ in prices)
     listed = ", ".join(f"{p} {v:.2f} ({d})" for p, v, d in prices)
     n = len(prices)
-    rule = f"median of {n} provider{'s' if n > 1 else ''}' latest prices: {listed}" if n > 1 else \
-        f"one provider's latest price: {listed}"
+    rule = f"median of {n} provider{'s' if n > 1 else ''}' latest first-hand prices: {listed}" if n > 1 else \
+        f"one provider's latest first-hand price: {listed}"
     return Quote(accelerator, basis, value, rule, tuple(p for p, _, _ in prices), max(d for *_, d in prices))
 
 
-def _derived_quote(accelerator: str, basis: str) -> Quote | None:
+def _derived_quote(accelerator: str, basis: str, as_of: str = "") -> Quote | None:
     """Rule 2: the reference's price on ``basis`` x the median within-provider ratio; None without a ratio."""
-    ref = _median_quote(REFERENCE, basis)
+    ref = _median_quote(REFERENCE, basis, as_of)
     if ref is None:
         return None
-    own = market_prices(accelerator, basis)
+    own = market_prices(accelerator, basis, as_of)
     # committed-use discounts differ by provider and chip (AWS's A100 3-year list is 65% off, Google's H100 56%): a
     # chip's own committed list is better evidence than an on-demand ratio carried over to a committed basis
     search = (basis,) if own and basis.startswith("hyperscaler_reserved") else RATIO_BASES[basis]
     for ratio_basis in search:
-        ratios = within_provider_ratios(accelerator, ratio_basis)
+        ratios = within_provider_ratios(accelerator, ratio_basis, REFERENCE, as_of)
         if ratios:
             break
     else:
@@ -368,18 +427,20 @@ def _derived_quote(accelerator: str, basis: str) -> Quote | None:
 
 
 @functools.cache
-def basis_ratio(numerator: str = "on_demand", denominator: str = "hyperscaler_on_demand") -> float:
+def basis_ratio(numerator: str = "on_demand", denominator: str = "hyperscaler_on_demand", as_of: str = "") -> float:
     """Median over accelerators priced on both bases of the ratio of their market medians [1]."""
     ratios = []
     for acc in catalog.accelerators():
-        a, b = _median_quote(acc, numerator), _median_quote(acc, denominator)
+        a, b = _median_quote(acc, numerator, as_of), _median_quote(acc, denominator, as_of)
         if a and b:
             ratios.append(a.usd_per_gpu_hour / b.usd_per_gpu_hour)
+    if not ratios and as_of:  # no chip was priced on both bases by then: today's ratio
+        return basis_ratio(numerator, denominator)
     return statistics.median(ratios) if ratios else math.nan
 
 
 @functools.cache
-def committed_discount(basis: str) -> float:
+def committed_discount(basis: str, as_of: str = "") -> float:
     """Median discount of a committed ``basis`` off on-demand, over its seller group's offers listing both [1].
 
     One offer: a provider, accelerator, date and location whose row lists an
@@ -392,7 +453,7 @@ def committed_discount(basis: str) -> float:
     """
     kind, column = BASIS_MARKET[basis]
     seen, discounts = set(), []
-    for r in catalog.read_csv("cloud_prices.csv"):
+    for r in _rows(as_of):
         if r["provider_kind"] != kind or not r[column] or not r["on_demand_usd_per_gpu_hour"]:
             continue
         key = (r["accelerator"], r["provider"], r["location"], r["on_demand_usd_per_gpu_hour"], r[column])
@@ -410,9 +471,9 @@ def _ref_peak(acc: catalog.Accelerator) -> float:
     return next(iter(acc.peak_tflops.values()))
 
 
-def _peer_quote(acc: catalog.Accelerator, basis: str) -> Quote | None:
+def _peer_quote(acc: catalog.Accelerator, basis: str, as_of: str = "") -> Quote | None:
     peers = [(a, q) for a in catalog.accelerators().values() if a.id != acc.id
-             for q in [_own_quote(a.id, basis)] if q is not None and not q.estimated]
+             for q in [_own_quote(a.id, basis, as_of)] if q is not None and not q.estimated]
     if not peers:
         return None
     peer, q = min(peers, key=lambda aq: (aq[0].vendor != acc.vendor, aq[0].is_tpu != acc.is_tpu,
@@ -425,18 +486,18 @@ def _peer_quote(acc: catalog.Accelerator, basis: str) -> Quote | None:
 
 
 @functools.cache
-def _own_quote(accelerator: str, basis: str) -> Quote | None:
+def _own_quote(accelerator: str, basis: str, as_of: str = "") -> Quote | None:
     """The accelerator's price from its own listings (rules 1-3); None when it has none to start from."""
-    q = _median_quote(accelerator, basis)
+    q = _median_quote(accelerator, basis, as_of)
     if accelerator != REFERENCE and (q is None or len(q.providers) < MIN_PROVIDERS):
-        q = _derived_quote(accelerator, basis) or q
+        q = _derived_quote(accelerator, basis, as_of) or q
     if q is not None or basis not in ("on_demand", "hyperscaler_on_demand"):
         return q
     other = "hyperscaler_on_demand" if basis == "on_demand" else "on_demand"
-    o = _median_quote(accelerator, other)
+    o = _median_quote(accelerator, other, as_of)
     if o is None:
         return None
-    ratio = basis_ratio() if basis == "on_demand" else 1.0 / basis_ratio()
+    ratio = basis_ratio(as_of=as_of) if basis == "on_demand" else 1.0 / basis_ratio(as_of=as_of)
     rule = (f"estimate: no {basis} price; its {other} price {o.usd_per_gpu_hour:.2f} x {ratio:.3f}, the median "
             f"{basis}/{other} ratio over accelerators priced on both ({o.rule})")
     return Quote(accelerator, basis, o.usd_per_gpu_hour * ratio, rule, o.providers, o.date, True)
@@ -453,10 +514,10 @@ def _capped(q: Quote, on_demand: Quote) -> Quote:
     return q
 
 
-def _latest(accelerator: str, provider: str, column: str) -> tuple[float, str] | None:
+def _latest(accelerator: str, provider: str, column: str, as_of: str = "") -> tuple[float, str] | None:
     """A provider's latest price of ``accelerator`` in ``column``: (median of its rows that day, date), or None."""
     by_day: dict[str, list[float]] = {}
-    for r in catalog.read_csv("cloud_prices.csv"):
+    for r in _rows(as_of):
         if r["accelerator"] == accelerator and _slug(r["provider"]) == provider and r[column]:
             by_day.setdefault(r["price_date"], []).append(float(r[column]))
     if not by_day:
@@ -465,14 +526,14 @@ def _latest(accelerator: str, provider: str, column: str) -> tuple[float, str] |
     return statistics.median(by_day[day]), day
 
 
-def _provider_quote(accelerator: str, commitment: str, provider: str) -> Quote:
+def _provider_quote(accelerator: str, commitment: str, provider: str, as_of: str = "") -> Quote:
     """One named provider's own price (rules 5-6 for what it does not list); NaN and "unknown" without on-demand."""
     name, kind, _ = PROVIDERS[provider]
     acc_name = catalog.accelerator(accelerator).name
-    od = _latest(accelerator, provider, _COLUMNS["on_demand"])
+    od = _latest(accelerator, provider, _COLUMNS["on_demand"], as_of)
     if od is None:
         rule = f"unknown: {name} lists no on-demand price for {acc_name} in the price table"
-        own = _latest(accelerator, provider, _COLUMNS[commitment]) if commitment in _COLUMNS else None
+        own = _latest(accelerator, provider, _COLUMNS[commitment], as_of) if commitment in _COLUMNS else None
         if own is None:
             return Quote(accelerator, commitment, math.nan, rule, (), "", seller=provider)
         return Quote(accelerator, commitment, own[0], f"{name}'s latest {commitment} price {own[0]:.2f} ({own[1]})",
@@ -486,13 +547,13 @@ def _provider_quote(accelerator: str, commitment: str, provider: str) -> Quote:
         return Quote(accelerator, "spot", od[0] * (1 - discount),
                      f"{name}'s on-demand {od[0]:.2f} ({od[1]}) less the spot discount {discount:.0%}", (name,),
                      od[1], True, seller=provider)
-    own = _latest(accelerator, provider, _COLUMNS[commitment])
+    own = _latest(accelerator, provider, _COLUMNS[commitment], as_of)
     if own is not None:
         q = Quote(accelerator, commitment, own[0], f"{name}'s latest {commitment} price {own[0]:.2f} ({own[1]})",
                   (name,), own[1], seller=provider)
     else:
         group_basis = commitment if kind == "specialist" else f"hyperscaler_{commitment}"
-        d = committed_discount(group_basis)
+        d = committed_discount(group_basis, as_of)
         q = Quote(accelerator, commitment, od[0] * (1 - d),
                   f"estimate: {name} lists no {commitment} price for {acc_name}; its on-demand {od[0]:.2f} "
                   f"({od[1]}) less {d:.0%}, the median {commitment} discount over {kind} offers listing both",
@@ -500,30 +561,30 @@ def _provider_quote(accelerator: str, commitment: str, provider: str) -> Quote:
     return _capped(q, od_q)
 
 
-def _group_quote(accelerator: str, basis: str) -> Quote:
+def _group_quote(accelerator: str, basis: str, as_of: str = "") -> Quote:
     """The price of a seller group's basis (:data:`BASIS_MARKET` or ``spot``), before any cap."""
     acc = catalog.accelerator(accelerator)
     if basis == "spot":
-        od = quote(accelerator, "on_demand")
+        od = quote(accelerator, "on_demand", as_of=as_of)
         discount = catalog.default("spot_discount")
         rule = f"on_demand {od.usd_per_gpu_hour:.2f} less the spot discount {discount:.0%} ({od.rule})"
         return Quote(accelerator, basis, od.usd_per_gpu_hour * (1 - discount), rule, od.providers, od.date, True,
                      od.derived)
     if basis in ("hyperscaler_reserved_1y", "hyperscaler_reserved_3y"):
-        od = quote(accelerator, "hyperscaler_on_demand")
-        q = _own_quote(accelerator, basis)
+        od = quote(accelerator, "hyperscaler_on_demand", as_of=as_of)
+        q = _own_quote(accelerator, basis, as_of)
         if q is None:
-            d = committed_discount(basis)
+            d = committed_discount(basis, as_of)
             rule = (f"estimate: hyperscaler_on_demand {od.usd_per_gpu_hour:.2f} less {d:.0%}, the median {basis} "
                     f"discount over hyperscaler offers listing both ({od.rule})")
             q = Quote(accelerator, basis, od.usd_per_gpu_hour * (1 - d), rule, od.providers, od.date, True,
                       od.derived)
         return _capped(q, od)
     if basis in ("reserved_1y", "reserved_3y"):
-        od = quote(accelerator, "on_demand")
-        q = _median_quote(accelerator, basis)
+        od = quote(accelerator, "on_demand", as_of=as_of)
+        q = _median_quote(accelerator, basis, as_of)
         if q is None or len(q.providers) < MIN_PROVIDERS:
-            d = committed_discount(basis)
+            d = committed_discount(basis, as_of)
             listed = f"; listed by {len(q.providers)} specialist(s) only: {q.rule}" if q is not None else ""
             rule = (f"estimate: specialist on_demand {od.usd_per_gpu_hour:.2f} less {d:.0%}, the median {basis} "
                     f"discount over specialist offers listing both (fewer than {MIN_PROVIDERS} specialists list "
@@ -531,7 +592,7 @@ def _group_quote(accelerator: str, basis: str) -> Quote:
             q = Quote(accelerator, basis, od.usd_per_gpu_hour * (1 - d), rule, od.providers, od.date, True,
                       od.derived)
         return _capped(q, od)
-    q = _own_quote(accelerator, basis) or _peer_quote(acc, basis)
+    q = _own_quote(accelerator, basis, as_of) or _peer_quote(acc, basis, as_of)
     if q is None:
         return Quote(accelerator, basis, math.nan, f"no {basis} price for {acc.name} and no accelerator to "
                      "estimate it from")
@@ -539,7 +600,7 @@ def _group_quote(accelerator: str, basis: str) -> Quote:
 
 
 @functools.cache
-def quote(accelerator: str, basis: str = "on_demand", seller: str | None = None) -> Quote:
+def quote(accelerator: str, basis: str = "on_demand", seller: str | None = None, as_of: str = "") -> Quote:
     """The price of ``accelerator`` on ``basis`` from ``seller``, by the rule in this module's docstring.
 
     Parameters
@@ -552,6 +613,10 @@ def quote(accelerator: str, basis: str = "on_demand", seller: str | None = None)
     seller : str, optional
         Who sells (:func:`sellers`): ``specialist`` (the default), ``hyperscaler``
         or a provider id. Must be None or a group with a ``hyperscaler_`` basis.
+    as_of : str, optional
+        Price the market as it was on this day (ISO ``YYYY-MM-DD``, from
+        :func:`check_price_date`): only rows dated on or before it count. ""
+        (the default): the newest prices.
 
     Returns
     -------
@@ -580,12 +645,38 @@ def quote(accelerator: str, basis: str = "on_demand", seller: str | None = None)
     catalog.accelerator(accelerator)
     commitment, who = split_basis(basis, seller)
     if who in PROVIDERS:
-        return _provider_quote(accelerator, commitment, who)
+        return _provider_quote(accelerator, commitment, who, as_of)
     if who == "hyperscaler" and commitment == "spot":
-        od = quote(accelerator, "hyperscaler_on_demand")
+        od = quote(accelerator, "hyperscaler_on_demand", as_of=as_of)
         discount = catalog.default("spot_discount")
         rule = f"hyperscaler_on_demand {od.usd_per_gpu_hour:.2f} less the spot discount {discount:.0%} ({od.rule})"
         return Quote(accelerator, "spot", od.usd_per_gpu_hour * (1 - discount), rule, od.providers, od.date, True,
                      od.derived, seller=who)
     group_basis = commitment if who == "specialist" else f"hyperscaler_{commitment}"
-    return dataclasses.replace(_group_quote(accelerator, group_basis), seller=who)
+    return dataclasses.replace(_floored(_group_quote(accelerator, group_basis, as_of), as_of), seller=who)
+
+
+def _floored(q: Quote, as_of: str = "") -> Quote:
+    """A price of a seller group that sells no such chip, no lower than the lowest price its own sellers list.
+
+    Nobody rents a chip for less than its cheapest listed price on any basis: a TPU, sold by Google alone, priced
+    at Google's TPU/H100 ratio x the specialists' H100 median, came out below Google's own 3-year commitment
+    (issue 37: TPU v6e 1.07 against 1.22). Applies only where no provider of the basis's seller group lists the
+    chip at all; spot is left alone (spot prices may lie below any list).
+    """
+    if not (q.derived or q.estimated) or q.basis == "spot" or not math.isfinite(q.usd_per_gpu_hour):
+        return q
+    kind = BASIS_MARKET[q.basis][0] if q.basis in BASIS_MARKET else DEFAULT_SELLER
+    mine = [r for r in _rows(as_of) if r["accelerator"] == q.accelerator]
+    if any(r["provider_kind"] == kind for r in mine):
+        return q
+    listed = [(float(r[c]), r["provider"], r["price_date"], c) for r in mine if r["source_kind"] == "first-hand"
+              for c in _COLUMNS.values() if r[c]]
+    if not listed:
+        return q
+    low = min(listed)
+    if q.usd_per_gpu_hour >= low[0]:
+        return q
+    rule = (f"{low[0]:.2f}, the lowest price its sellers list ({low[1]}, {low[3]}, {low[2]}): the rule gave "
+            f"{q.usd_per_gpu_hour:.2f} ({q.rule})")
+    return dataclasses.replace(q, usd_per_gpu_hour=low[0], rule=rule)

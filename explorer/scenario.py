@@ -167,6 +167,8 @@ class Scenario:
     # pricing
     pricing: str = _choice("on_demand", PRICING_MODES)
     seller: str = _choice("specialist", SELLERS)
+    # the cloud prices as of this day (YYYY, YYYY-MM or YYYY-MM-DD; None: the newest), explorer.prices.quote
+    price_date: str | None = field(default=None, metadata={"kind": "str", "optional": True})
     rate_usd_per_gpu_hour: float | None = _num(None, 0.0, 1000.0, optional=True)
     spot_discount: float | None = _num(None, 0.0, 0.99, optional=True)
     spot_preemption_per_gpu_hour: float | None = _num(None, 0.0, 1e-1, optional=True)
@@ -228,6 +230,7 @@ class Scenario:
                                 Message("allowed_at_most_params", params=self.params))
         if (self.n_layers is None) != (self.d_model is None):
             raise ScenarioError("n_layers", self.n_layers, Message("allowed_shape_pair"))
+        prices.check_price_date(self.price_date)
         if self.pricing.startswith("hyperscaler_") and self.seller not in prices.SELLER_GROUPS:
             raise ScenarioError("seller", self.seller, Message("allowed_choices", choices=list(prices.SELLER_GROUPS),
                                                                field="seller"))

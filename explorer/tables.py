@@ -41,6 +41,10 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
                          "types": {"on_demand_usd_per_gpu_hour": "float", "committed_1y_usd_per_gpu_hour": "float",
                                    "committed_3y_usd_per_gpu_hour": "float"}},
     "price_index.csv": {"id": "id", "source": ("source",), "types": {"ppi_pcu518210518210": "float!"}},
+    # outside figures the default prices are checked against (tests/data/test_market_checks.py); read by no code
+    "market_checks.csv": {"id": "id", "source": ("source",),
+                          "types": {"low_usd_per_gpu_hour": "float", "high_usd_per_gpu_hour": "float",
+                                    "central_usd_per_gpu_hour": "float", "date": "date!"}},
     "precisions.csv": {"id": "id", "source": ("source",),
                        "types": {"weight_bytes": "float!", "activation_bytes": "float"}},
     "regions.csv": {

@@ -346,7 +346,7 @@ def _owned_summary(scenario: Scenario, r, v: Mapping[str, float], gpus: int) -> 
     used = HOURS_PER_MONTH * t["utilization"]
     breakeven = {}
     for basis in CLOUD_BASES:
-        rent = prices.quote(acc.id, basis).usd_per_gpu_hour
+        rent = prices.quote(acc.id, basis, as_of=prices.check_price_date(scenario.price_date)).usd_per_gpu_hour
         breakeven[basis] = float(F.breakeven_months(t["capital_usd_per_gpu"], rent * used,
                                                     hosting_life * HOURS_PER_MONTH + energy_per_hour * used,
                                                     t["financing_rate"]))

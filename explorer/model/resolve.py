@@ -308,7 +308,7 @@ def _estimated_price(acc, attribute: str, what: str, unit: str, used, estimated,
 def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
     """The rate on the scenario's cloud price basis (explorer.prices), its assumption and any estimate warning."""
     basis = "on_demand" if s.pricing == "spot" and s.spot_discount is not None else s.pricing
-    q = prices_module.quote(acc.id, basis, s.seller)
+    q = prices_module.quote(acc.id, basis, s.seller, prices_module.check_price_date(s.price_date))
     rate = q.usd_per_gpu_hour
     if math.isnan(rate):
         warnings.append(Message("cloud_price_unknown", gpu=acc.name) if s.seller in prices_module.SELLER_GROUPS else
@@ -670,7 +670,8 @@ def resolve(s: Scenario) -> Resolved:
     fallbacks["checkpoint_interval_hours"] = None  # the optimal interval, found for each cluster size
     factors.pop("mfu_base_name")
     factors.update(
-        on_demand_usd_per_gpu_hour=prices_module.quote(acc.id, "on_demand").usd_per_gpu_hour,
+        on_demand_usd_per_gpu_hour=prices_module.quote(
+            acc.id, "on_demand", as_of=prices_module.check_price_date(s.price_date)).usd_per_gpu_hour,
         owned_reference=_owned_reference(s, acc, owned),
         failure_rate_base_per_gpu_hour=base_failure, spot_failures_per_gpu_hour=spot_failures,
         electricity_usd_per_kwh=region_price, storage_usd_per_gb_month=storage_price, data_fixed_usd=data_fixed,

@@ -12,7 +12,8 @@ commit 263c40a, 2026-04-01). The script rewrites, in ``explorer/data/``:
   hardware and chip count from ``data/All ML Systems - full view.csv``;
 * the Epoch rows of ``cloud_prices.csv``: every dated cloud price of ``data/Hardware prices.csv`` (on-demand,
   1-year and 3-year committed use) for a chip the catalog knows (:data:`HARDWARE`), its provider classed as
-  hyperscaler or specialist (:data:`HYPERSCALERS`); the rows of other sources in that file are kept as they are.
+  hyperscaler or specialist (:data:`HYPERSCALERS`), first-hand or secondary by its source (:func:`source_kind`);
+  the rows of other sources in that file are kept as they are.
 
 With ``--check`` it writes nothing and exits 1 when a rebuilt table differs from the committed one (the way to
 see what a newer Epoch commit changes). Numbers are written with 10 significant digits. It runs offline on the
@@ -88,6 +89,15 @@ def frontier(epoch: Path) -> str:
     return _write(rows, list(rows[0]))
 
 
+def source_kind(url: str) -> str:
+    """``first-hand`` for the provider's own page (live or an archived copy), ``secondary`` for another's table.
+
+    Epoch's price sources are archived copies of the providers' pricing pages (web.archive.org), a few live
+    provider pages, and a third party's table of cloud GPU prices on GitHub (the-full-stack), which is secondary.
+    """
+    return "secondary" if "github.com" in url else "first-hand"
+
+
 def prices(epoch: Path, committed: str) -> str:
     """The text of ``cloud_prices.csv`` with its Epoch rows rebuilt and its other rows as in ``committed``."""
     reader = csv.DictReader(io.StringIO(committed))
@@ -105,7 +115,7 @@ def prices(epoch: Path, committed: str) -> str:
                "committed_3y_usd_per_gpu_hour": cloud[2], "epoch_hardware_model": r["Hardware model"],
                # Epoch's instance description on one line, cut at 60 characters (one holds a whole URL)
                "offer": " ".join(r["Cloud GPU description"].split("\n"))[:60].strip(),
-               "source": PRICE_SOURCE + r["Price source"]}
+               "source": PRICE_SOURCE + r["Price source"], "source_kind": source_kind(r["Price source"])}
         # one row per provider, date, place and price: Epoch lists some instance sizes (and the 16 and 32 GB V100)
         # at the same rate per chip
         content = tuple(row[k] for k in ("accelerator", "provider", "price_date", "location",
