@@ -17,7 +17,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test test-fast bench clean workshop lessons kit hub lab lint docs
+.PHONY: app test test-fast bench clean workshop lessons kit hub lab lint docs figures
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -135,3 +135,8 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info deploy/jupyterhub/node_modules docs/_build
+
+# The README's figures that depend on prices and people, written from the model (scripts/figures.py; issue 37):
+# run after a data change; tests/test_figures.py fails while one is stale
+figures: $(STAMP)
+	$(BIN)/python scripts/figures.py

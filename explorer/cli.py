@@ -353,9 +353,11 @@ def _basis_line(e: Estimate) -> str:
     estimated = (" (estimated)" if "cloud price" in e.estimated
                  else " (derived)" if "cloud price (derived)" in e.estimated else "")
     typed = " (typed)" if s.rate_usd_per_gpu_hour is not None else ""
-    as_of = f", prices as of {prices.check_price_date(s.price_date)}" if s.price_date else ", newest prices"
-    return (f"{s.pricing} from {_seller_words(s)}: {e.rate_usd_per_gpu_hour * e.usd_to_currency:.3g} "
-            f"{s.currency}/GPU-hour{estimated}{typed}{'' if typed else as_of}")
+    # the date the prices are from: the one asked for, else the newest (a named seller's words give its own date)
+    as_of = "" if typed else (f" at prices as of {prices.check_price_date(s.price_date)}" if s.price_date
+                              else " at the newest prices" if s.seller in prices.SELLER_GROUPS else "")
+    return (f"{s.pricing} from {_seller_words(s)}{as_of}: {e.rate_usd_per_gpu_hour * e.usd_to_currency:.3g} "
+            f"{s.currency}/GPU-hour{estimated}{typed}")
 
 
 def _owned_lines(e: Estimate, cur: str, fx: float) -> list[str]:

@@ -615,8 +615,9 @@ def quote(accelerator: str, basis: str = "on_demand", seller: str | None = None,
         or a provider id. Must be None or a group with a ``hyperscaler_`` basis.
     as_of : str, optional
         Price the market as it was on this day (ISO ``YYYY-MM-DD``, from
-        :func:`check_price_date`): only rows dated on or before it count. ""
-        (the default): the newest prices.
+        :func:`check_price_date`): only rows dated on or before it count; an
+        accelerator first listed later is priced as of its first listing
+        (marked estimated). "" (the default): the newest prices.
 
     Returns
     -------
@@ -653,7 +654,14 @@ def quote(accelerator: str, basis: str = "on_demand", seller: str | None = None,
         return Quote(accelerator, "spot", od.usd_per_gpu_hour * (1 - discount), rule, od.providers, od.date, True,
                      od.derived, seller=who)
     group_basis = commitment if who == "specialist" else f"hyperscaler_{commitment}"
-    return dataclasses.replace(_floored(_group_quote(accelerator, group_basis, as_of), as_of), seller=who)
+    q = dataclasses.replace(_floored(_group_quote(accelerator, group_basis, as_of), as_of), seller=who)
+    first = min((r["price_date"] for r in catalog.read_csv("cloud_prices.csv") if r["accelerator"] == accelerator),
+                default="")
+    if as_of and math.isnan(q.usd_per_gpu_hour) and first > as_of:  # listed only later: its first prices
+        later = quote(accelerator, basis, seller, first)
+        return dataclasses.replace(later, rule=f"nothing listed by {as_of}: as of its first listing, {first}: "
+                                               f"{later.rule}", estimated=True)
+    return q
 
 
 def _floored(q: Quote, as_of: str = "") -> Quote:

@@ -82,8 +82,8 @@ def test_a_changed_price_reaches_the_estimate_the_attribution_and_the_blank_box(
     price = prices.quote("h100-sxm", "on_demand").usd_per_gpu_hour
     real = prices.quote
 
-    def doubled(accelerator, basis="on_demand", seller=None):  # issue 27: quote takes the seller too
-        q = real(accelerator, basis, seller)
+    def doubled(accelerator, basis="on_demand", seller=None, as_of=""):  # the seller (issue 27), the date (37)
+        q = real(accelerator, basis, seller, as_of)
         if accelerator == "h100-sxm" and basis == "on_demand" and seller in (None, "specialist"):
             q = dataclasses.replace(q, usd_per_gpu_hour=2 * q.usd_per_gpu_hour)
         return q

@@ -51,14 +51,15 @@ def test_what_if_cell_and_breakdown_csv_say_never():
 
 
 @pytest.mark.parametrize("lang, never_words, after_words", [
-    ("en", "buying never beats renting", "Buy beats renting after 26 months"),
-    ("zh", "自建始终不如租用划算", "自建胜过租用的时间 26 个月")])
+    ("en", "buying never beats renting", "Buy beats renting after 36 months"),
+    ("zh", "自建始终不如租用划算", "自建胜过租用的时间 36 个月")])
 def test_compare_legend_reads_as_words_with_one_dollar_sign(lang, never_words, after_words):
     """The legend of an owned slot: its capex once, as "$70.1M" on screen, and its payback in words.
 
     By hand: 1,024 H100 at $33,810 each, x1.64 server overhead / (1 - 0.19) interconnect = $70,097,730 of capex
-    (Epoch AI's cost_analysis_standalone.py factors), shown as $70.1M; it pays back after 26.11 months against
-    renting at $3.995 per GPU-hour, shown as 26 months. A "$" reaches the legend escaped once (``\\$``, which
+    (Epoch AI's cost_analysis_standalone.py factors), shown as $70.1M; it pays back after 68,455 / ((2.99 - 0.321
+    hosting - 0.085 electricity) x 730.5 hours) = 36.3 months against renting at $2.99 per GPU-hour (the specialists'
+    first-hand median, issue 37), shown as 36 months. A "$" reaches the legend escaped once (``\\$``, which
     mathtext draws as "$"); escaped twice it drew a backslash before the amount.
     """
     from explorer.plots.analysis import CompareBarsPlot

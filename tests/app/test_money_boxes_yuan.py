@@ -86,11 +86,13 @@ def test_chinese_labels_name_yuan_and_refusals_stay_beside_the_box(make_app):
 
 def test_placeholders_in_yuan_and_rounded(make_app):
     app = make_app("gpu=h100-sxm&pricing=reserved_1y")
-    used = app.estimate.fallbacks["rate_usd_per_gpu_hour"]  # 2.8010919540229886 USD: a dated median
-    assert app.controls["rate_usd_per_gpu_hour"].placeholder == "blank = 2.8"
+    # 2.99 x 0.61 / 0.87 = 2.0964 USD: the specialists' first-hand H100 median less Oblivus's 1-year discount
+    used = app.estimate.fallbacks["rate_usd_per_gpu_hour"]
+    assert used == pytest.approx(2.99 * 0.61 / 0.87, rel=1e-9)
+    assert app.controls["rate_usd_per_gpu_hour"].placeholder == "blank = 2.1"
     app.controls["currency"].value = "CNY"
-    assert app.controls["rate_usd_per_gpu_hour"].placeholder == "blank = 19.8"  # 2.8011 x 7.084 = 19.843
-    assert used * FX == pytest.approx(19.843, abs=5e-4)
+    assert app.controls["rate_usd_per_gpu_hour"].placeholder == "blank = 14.9"  # 2.0964 x 7.084 = 14.851
+    assert used * FX == pytest.approx(14.851, abs=5e-4)
 
 
 @pytest.mark.parametrize("x, digits, text", [(2.69943, 3, "2.7"), (33810.4, 3, "33,810"), (0.0806, 3, "0.0806"),

@@ -26,6 +26,8 @@ def _sample(name: str):
         return "a100-80gb"
     if name == "region":
         return next(r for r in catalog.regions() if r != default)
+    if name == "price_date":
+        return "2024-06"  # a month of the price table (explorer.prices.check_price_date)
     if spec.get("kind") == "choice":
         return next(c for c in spec["choices"] if c != default)
     lo, hi = spec["min"], spec["max"]

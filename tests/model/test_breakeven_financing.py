@@ -46,14 +46,14 @@ def test_break_even_rises_with_the_financing_rate(capital, rent, running, r1, r2
 
 
 def test_the_default_owned_cluster_breaks_even_later_at_8_percent():
-    # the issue's case (34.3 months at the old specialist H100 median of 3.14): at today's 3.995 (explorer.prices) the
-    # monthly margin is (3.995 - 0.406 running: all-in 1.968 less capital 68,455 / 43,830 h) x 730.5 h = 2,622 USD,
-    # and 68,455 / 2,622 = 26.1 months at 0%
+    # the issue's case (34.3 months at the old specialist H100 median of 3.14): at today's first-hand median 2.99
+    # (explorer.prices, issue 37) the monthly margin is (2.99 - 0.406 running: all-in 1.968 less capital 68,455 /
+    # 43,830 h) x 730.5 h = 1,888 USD, and 68,455 / 1,888 = 36.3 months at 0%
     at0 = estimate(Scenario(pricing="owned", financing_rate=0.0)).owned
     at8 = estimate(Scenario(pricing="owned", financing_rate=0.08)).owned
     for basis, months in at0["breakeven_months"].items():
         assert at8["breakeven_months"][basis] > months, basis
-    assert at0["breakeven_months"]["on_demand"] == pytest.approx(68455 / ((3.995 - 0.406) * 730.5), abs=0.5)
+    assert at0["breakeven_months"]["on_demand"] == pytest.approx(68455 / ((2.99 - 0.406) * 730.5), abs=0.5)
     # at 8% the undiscounted savings are worth less: hand, with the same margin m = capital / n0
     capital, n0 = at0["capital_usd_per_gpu"], at0["breakeven_months"]["on_demand"]
     i = 1.08 ** (1 / 12) - 1
@@ -63,14 +63,18 @@ def test_the_default_owned_cluster_breaks_even_later_at_8_percent():
 
 def test_break_even_against_the_amortization_rules_life():
     # straight line over 5 years: 60 months; Epoch's rule writes the value off at ln(10) x 0.14 = 0.3224 a year:
-    # 12 / 0.3224 = 37.2 months. At 8% the spot break-even (rent 2.00 USD/GPU-hour, about 74 months) comes after
-    # Epoch's life; the on-demand one (about 29 months at 3.995) before it
+    # 12 / 0.3224 = 37.2 months. At 8% the spot break-even (rent 1.50 USD/GPU-hour) comes after 125 months, the on-demand
+    # one comes after Epoch's life but within the straight line's: at 2.99 (issue 37) the margin is 1,888 USD a month
+    # (above), and at 8% a year -ln(1 - 68,455 x i / 1,888) / ln(1 + i), i = 1.08^(1/12) - 1, = 41.4 months
     sl = estimate(Scenario(pricing="owned", financing_rate=0.08)).owned
     ep = estimate(Scenario(pricing="owned", financing_rate=0.08, amortization="epoch")).owned
     assert sl["life_months"] == pytest.approx(60.0)
     assert ep["life_months"] == pytest.approx(12 / (math.log(10) * 0.14), rel=1e-9)
     assert ep["breakeven_months"]["spot"] > ep["life_months"] and not ep["breakeven_within_life"]["spot"]
-    assert ep["breakeven_within_life"]["on_demand"]
-    assert sl["breakeven_within_life"]["on_demand"]
+    i = 1.08 ** (1 / 12) - 1
+    assert sl["breakeven_months"]["on_demand"] == pytest.approx(
+        -math.log(1 - 68455 * i / ((2.99 - 0.406) * 730.5)) / math.log(1 + i), abs=0.5)
+    assert not ep["breakeven_within_life"]["on_demand"]  # 41.4 > 37.2 months
+    assert sl["breakeven_within_life"]["on_demand"]  # 41.4 <= 60 months
     for o in (sl, ep):
         assert o["breakeven_within_life"] == {b: m <= o["life_months"] for b, m in o["breakeven_months"].items()}

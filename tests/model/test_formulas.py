@@ -264,15 +264,16 @@ def _cloud(pricing, **kw):
     return estimate(Scenario(**{**base, **kw, "pricing": pricing}))
 
 
-#: H100 SXM prices by basis, from the providers' listed prices: specialist on-demand median of RunPod 3.09, Hyperstack
-#: 3.20, Nebius 3.85, Lambda 4.14, Spheron 5.07, CoreWeave 6.155 (2026-06 to 2026-09; tests/model/test_money.py) =
-#: 3.995; hyperscaler on-demand median of AWS 12.29, Google 11.06, Oracle 10.00 = 11.06 (Epoch AI price DB, 2025-03);
+#: H100 SXM prices by basis, from the providers' listed prices: specialist on-demand median of the providers' own pages
+#: (issue 37): DigitalOcean 2.99 (2026-05-28) and, the window widened to reach three providers, Epoch AI's archived
+#: copies of 2025-03-03: Cudo 2.45, Oblivus 2.94, RunPod 2.99, CR8DL 3.95 = 2.99 (tests/model/test_money.py);
+#: hyperscaler on-demand median of AWS 12.29, Google 11.06, Oracle 10.00 = 11.06 (Epoch AI price DB, 2025-03);
 #: hyperscaler committed use: Google's listed 7.67 (1y) and 4.86 (3y); specialist committed use (issue 27): no
 #: specialist lists an H100 committed price from three providers, so the specialist on-demand median less the
 #: discount of the one specialist offer in the data that lists both, Oblivus Cloud's V100 of 2024-02-26: 0.87 on
 #: demand, 0.61 (1y) and 0.43 (3y).
-H100 = {"on_demand": 3.995, "hyperscaler_on_demand": 11.06, "hyperscaler_reserved_1y": 7.67,
-        "hyperscaler_reserved_3y": 4.86, "reserved_1y": 3.995 * 0.61 / 0.87, "reserved_3y": 3.995 * 0.43 / 0.87}
+H100 = {"on_demand": 2.99, "hyperscaler_on_demand": 11.06, "hyperscaler_reserved_1y": 7.67,
+        "hyperscaler_reserved_3y": 4.86, "reserved_1y": 2.99 * 0.61 / 0.87, "reserved_3y": 2.99 * 0.43 / 0.87}
 
 
 def test_on_demand_compute_cost():
@@ -293,11 +294,13 @@ def test_listed_prices_per_basis(mode):
 
 @pytest.mark.parametrize("mode", ["hyperscaler_reserved_1y", "hyperscaler_reserved_3y"])
 def test_committed_discount_where_no_committed_price_is_listed(mode):
-    # H200: AWS lists on-demand only (H200 10.60 against its own H100 12.29, 2025-03-17): no committed list, so the
-    # H100's committed price times AWS's H200/H100 ratio (explorer.prices rule 2, ratio from the nearest basis)
+    # H200: the hyperscalers list on-demand only, so the H100's committed price times the median H200/H100 ratio
+    # within each provider's own list (explorer.prices rule 2, ratio from the nearest basis, transcriptions
+    # included since issue 37): AWS's latest H200 7.912 (2026-08-06) over its H100 at the nearest date, 6.88
+    # (2026-11-09), and Oracle's 12.25 over 10.00 (2026-04-14)
     assert not prices.market_prices("h200", mode)
     e = _cloud(mode, gpu="h200")
-    assert e.cost_usd["compute"] == approx(e.gpu_hours * H100[mode] * 10.60 / 12.29)
+    assert e.cost_usd["compute"] == approx(e.gpu_hours * H100[mode] * (7.912 / 6.88 + 12.25 / 10.00) / 2)
     # no price and no ratio on any basis (Gaudi 2): the hyperscaler on-demand estimate less the median discount
     rate = prices.quote("gaudi2", "hyperscaler_on_demand").usd_per_gpu_hour * (1 - prices.committed_discount(mode))
     assert prices.quote("gaudi2", mode).usd_per_gpu_hour == approx(rate)

@@ -137,6 +137,7 @@ SAMPLES: dict[str, dict] = {
     "electricity_price_unknown": dict(region="Japan (Tokyo)"),
     "team_pay_us_default": dict(usd=444_000.0, country="Japan"),
     "team_beyond_data": dict(people=1620.0, largest=3.8e25, flop=1e27),
+    "allowed_price_date": dict(first="2017-11"),
     "moe_active_defaulted": dict(share=0.204, active=14.3e9, params=70e9),
     "people_largest": dict(share=0.61, headcount=8.0, months=7.14),
     "people_largest_default": dict(share=0.75, headcount=4.09, months=7.14),

@@ -60,14 +60,15 @@ def test_published_runs_replay_within_the_published_cloud_estimates(pricing, rec
 
 
 def test_the_default_basis_is_the_specialist_cloud_median_of_listed_prices():
-    # Each specialist cloud's latest listed H100 SXM on-demand price within a year of the newest (2025-09-25 on; the
-    # Epoch AI database's 2025-03 prices fall out): RunPod's Community and Secure Cloud 2.69 and 3.49 and Lambda's
-    # 1x and 8x 4.29 and 3.99 (each provider's median that day), Nebius 3.85 (2026-09-25), Hyperstack 3.20
-    # (2026-08-26), CoreWeave $49.24 per 8 GPUs (2026-09-20), Spheron 5.07 (2026-06-03) -> median (3.85 + 4.14) / 2
-    listed = [(2.69 + 3.49) / 2, (4.29 + 3.99) / 2, 3.85, 3.20, 49.24 / 8, 5.07]
+    # Each specialist cloud's latest H100 SXM on-demand price read on its own page (issue 37; transcriptions and
+    # marketplaces set no median): DigitalOcean's docs, 8x droplet $23.92/h / 8 = 2.99 (2026-05-28); fewer than three
+    # providers within a year of it, so the window reaches back to the third provider: Epoch AI's archived copies
+    # of 2025-03-03, Cudo 2.45, Oblivus 2.94, RunPod 2.99, CR8DL 3.95 (Lambda's 3.29 of 2025-02-28 is three days
+    # older) -> median 2.99
+    listed = [23.92 / 8, 2.45, 2.94, 2.99, 3.95]
     q = prices.quote("h100-sxm", "on_demand")
     assert q.usd_per_gpu_hour == pytest.approx(statistics.median(listed))
-    assert not q.estimated and len(q.providers) == 6
+    assert not q.estimated and len(q.providers) == 5
     assert Scenario().pricing == "on_demand"
     # Google Cloud's pre-cut $11.06 list is on the hyperscaler basis, not the default
     assert prices.quote("h100-sxm", "hyperscaler_on_demand").usd_per_gpu_hour >= 10.0

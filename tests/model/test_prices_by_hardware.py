@@ -17,6 +17,7 @@ import pytest
 from explorer import Scenario, attribute, catalog, compare, estimate, prices
 from explorer.analysis import what_if
 from explorer.app.views import summary_text
+from tests.test_figures import load_figures
 
 BAND = (0.75, 1.35)
 #: basis -> (provider_kind, price column) of cloud_prices.csv (the bases' definitions in explorer/prices.py's docstring)
@@ -27,26 +28,11 @@ LISTS = {"on_demand": ("specialist", "on_demand_usd_per_gpu_hour"),
          "hyperscaler_reserved_1y": ("hyperscaler", "committed_1y_usd_per_gpu_hour"),
          "hyperscaler_reserved_3y": ("hyperscaler", "committed_3y_usd_per_gpu_hour")}
 
-#: Accelerators whose USD per peak 16-bit FLOP lies outside the band on some basis, and why. "sellers": the
-#: providers' own lists put it outside the band too (checked below); "estimate": no provider lists it on that basis
-#: and its price is an estimate from another accelerator or basis (checked below).
-EXPLAINED = {
-    "p100": ("sellers", "2016 chip without tensor cores: 21 TFLOP/s FP16, priced per GPU, ~10x H100 per FLOP"),
-    "v100": ("sellers", "2018 generation: 125 TFLOP/s; Oblivus and Google list it at 0.21-0.25 of their H100"),
-    "a100-40gb": ("sellers", "2020 generation: Lambda lists it at 1.99 beside its H100 at 4.14 for 0.32 of its FLOP/s"),
-    "a100-80gb": ("sellers", "2020 generation: RunPod, Hyperstack, Spheron, CoreWeave and Lambda list it at "
-                             "0.33-0.67 of their H100 for 0.32 of its FLOP/s"),
-    "gb200": ("sellers", "Blackwell NVL72: 2.53x H100's 16-bit peak for 1.7x CoreWeave's H100 price"),
-    "mi300x": ("sellers", "AMD: Oracle lists it at 0.60 of its H100 for 1.32x the 16-bit peak"),
-    "tpu-v2": ("sellers", "2017 TPU priced by Google per chip"),
-    "tpu-v3": ("sellers", "2018 TPU priced by Google per chip"),
-    "tpu-v5e": ("sellers", "Google prices its inference TPU at 0.60x H100 per FLOP"),
-    "tpu-v6e": ("sellers", "Google lists Trillium at 2.70 against its H100 at 11.06 for 0.93x the peak"),
-    "mi250x": ("estimate", "no listing: MI300X's price per FLOP (the nearest AMD chip)"),
-    "mi325x": ("estimate", "no listing: MI300X's price per FLOP (the nearest AMD chip)"),
-    "tpu-v5p": ("estimate", "no listing on these bases: nearest priced TPU per FLOP"),
-    "ascend-910b": ("estimate", "no listing: the nearest priced GPU per FLOP"),
-}
+#: Accelerators whose USD per peak 16-bit FLOP lies outside the band on some basis, and why: the table the README
+#: shows (scripts/figures.py, OUTSIDE_BAND_WHY). "sellers": the providers' own lists put it outside the band too;
+#: "estimate": no provider lists it on that basis and its price is an estimate; "floor": no seller of the basis's
+#: group sells it, so its own sellers' cheapest listed price (each kind checked below).
+EXPLAINED = load_figures().OUTSIDE_BAND_WHY
 
 
 def _date(text: str) -> dt.date:
@@ -121,6 +107,8 @@ def test_usd_per_peak_flop_relative_to_h100_is_in_band_or_explained(basis):
             own = [r * peak("h100-sxm") / peak(acc) for b in LISTS for r in sellers_ratios(acc, b)]
             own += [r * peak("h100-sxm") / peak(acc) for r in _hyperscaler_or_specialist_only(acc)]
             assert own and any(not BAND[0] <= r <= BAND[1] for r in own), (acc, basis, why, own)
+        elif kind == "floor":  # no seller of the basis's group lists it: its own sellers' cheapest listed price
+            assert "the lowest price its sellers list" in prices.quote(acc, list_basis).rule, (acc, basis, why)
         else:
             assert prices.quote(acc, list_basis).estimated, (acc, basis, why)
 

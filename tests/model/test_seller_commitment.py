@@ -63,8 +63,8 @@ def test_the_law_holds_for_every_pair_exhaustively():
 
 
 # ------------------------------------------------------------------ figures by hand from cloud_prices.csv
-#: The specialist H100 SXM on-demand median (tests/model/test_money.py lists the six providers): 3.995.
-H100_SPECIALIST_ON_DEMAND = (3.85 + (4.29 + 3.99) / 2) / 2
+#: The specialist H100 SXM on-demand median of the providers' own pages (tests/model/test_money.py lists the five): 2.99.
+H100_SPECIALIST_ON_DEMAND = 23.92 / 8  # DigitalOcean's 8x droplet, the middle of 2.45, 2.94, 2.99, 2.99, 3.95
 #: The one specialist offer listing on-demand and committed prices on one row: Oblivus Cloud, V100, 2024-02-26.
 OBLIVUS_V100 = (0.87, 0.61, 0.43)
 
@@ -74,7 +74,7 @@ def test_the_specialists_committed_price_is_their_on_demand_less_the_listed_disc
     assert prices.committed_discount("reserved_1y") == pytest.approx(1 - c1 / od)
     assert prices.committed_discount("reserved_3y") == pytest.approx(1 - c3 / od)
     q1 = prices.quote("h100-sxm", "reserved_1y")
-    assert q1.usd_per_gpu_hour == pytest.approx(H100_SPECIALIST_ON_DEMAND * c1 / od)  # 2.80, was 7.67 before issue 27
+    assert q1.usd_per_gpu_hour == pytest.approx(H100_SPECIALIST_ON_DEMAND * c1 / od)  # 2.10 (2.80 before issue 37, 7.67 before 27)
     assert q1.estimated and q1.seller == "specialist"
     assert prices.quote("h100-sxm", "reserved_3y").usd_per_gpu_hour == pytest.approx(H100_SPECIALIST_ON_DEMAND * c3 / od)
 
