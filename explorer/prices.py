@@ -93,7 +93,7 @@ from explorer.messages import Message
 __all__ = ["BASES", "CLOUD_BASES", "COMMITMENTS", "SELLER_GROUPS", "DEFAULT_SELLER", "PROVIDERS", "WINDOW_DAYS",
            "MIN_PROVIDERS", "REFERENCE", "BASIS_MARKET", "RATIO_BASES", "Quote", "quote", "sellers", "seller_name",
            "seller_date", "split_basis", "market_prices", "within_provider_ratios", "basis_ratio",
-           "committed_discount", "check_basis", "check_seller", "check_price_date", "WINDOW_DAYS_MAX"]
+           "committed_discount", "check_basis", "check_seller", "check_price_date", "price_date_range", "WINDOW_DAYS_MAX"]
 
 #: The cloud price bases, in display order: the specialists' (the default seller), then the hyperscalers'.
 CLOUD_BASES: tuple[str, ...] = ("on_demand", "reserved_1y", "reserved_3y", "spot", "hyperscaler_on_demand",
@@ -288,7 +288,7 @@ def check_price_date(text: str | None) -> str:
     """
     if not text:
         return ""
-    first = min(r["price_date"] for r in catalog.read_csv("cloud_prices.csv"))
+    first = price_date_range()[0]
     allowed = Message("allowed_price_date", first=first[:7])
     if not isinstance(text, str) or len(text) > 10:
         raise ScenarioError("price_date", text, allowed)
@@ -309,6 +309,13 @@ def check_price_date(text: str | None) -> str:
     if day.isoformat() < first or day.year > _dt.date.today().year:
         raise ScenarioError("price_date", text, allowed)
     return day.isoformat()
+
+
+@functools.cache
+def price_date_range() -> tuple[str, str]:
+    """The first and the newest date of the price table (ISO)."""
+    days = [r["price_date"] for r in catalog.read_csv("cloud_prices.csv")]
+    return min(days), max(days)
 
 
 @functools.cache
@@ -655,12 +662,13 @@ def quote(accelerator: str, basis: str = "on_demand", seller: str | None = None,
                      od.derived, seller=who)
     group_basis = commitment if who == "specialist" else f"hyperscaler_{commitment}"
     q = dataclasses.replace(_floored(_group_quote(accelerator, group_basis, as_of), as_of), seller=who)
-    first = min((r["price_date"] for r in catalog.read_csv("cloud_prices.csv") if r["accelerator"] == accelerator),
-                default="")
-    if as_of and math.isnan(q.usd_per_gpu_hour) and first > as_of:  # listed only later: its first prices
-        later = quote(accelerator, basis, seller, first)
-        return dataclasses.replace(later, rule=f"nothing listed by {as_of}: as of its first listing, {first}: "
-                                               f"{later.rule}", estimated=True)
+    if as_of and math.isnan(q.usd_per_gpu_hour):  # nothing listed by then: as of the first day it has a price
+        for day in sorted({r["price_date"] for r in catalog.read_csv("cloud_prices.csv")
+                           if r["accelerator"] in (accelerator, REFERENCE) and r["price_date"] > as_of}):
+            later = quote(accelerator, basis, seller, day)
+            if math.isfinite(later.usd_per_gpu_hour):
+                return dataclasses.replace(later, rule=f"nothing listed by {as_of}: as of the first day it has a "
+                                                       f"price, {day}: {later.rule}", estimated=True)
     return q
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from explorer import catalog
+from explorer import catalog, prices
 from explorer.app import views
 from explorer.presets import presets
 from explorer.scenario import (AMORTIZATION_RULES, FACILITIES, PAY_BASES, PRICING_MODES, RECOVERY_MODES, SELLERS,
@@ -69,6 +69,16 @@ def fixed(*options: tuple[str, Any]) -> Options:
 def _precisions(_language: str, v: Mapping[str, Any]) -> list:
     """Only the precisions the accelerator has: the dropdown never shows one the results cannot use."""
     return [(p.upper(), p) for p in catalog.accelerator(v.get("gpu") or "h100-sxm").precisions]
+
+
+def _price_dates(language: str, v: Mapping[str, Any]) -> list:
+    """The newest prices, then each year of the price table (prices as of its last day; explorer.prices), and a
+    month or day the scenario holds (from a link or a file)."""
+    first, last = (int(d[:4]) for d in prices.price_date_range())
+    years = [str(y) for y in range(last, first - 1, -1)]
+    held = v.get("price_date")
+    return ([(label("price_date_newest", language), None)] + ([(held, held)] if held and held not in years else [])
+            + [(y, y) for y in years])
 
 
 def _presets(language: str, _v: Mapping[str, Any]) -> list:
@@ -144,6 +154,7 @@ BINDINGS: tuple[Binding, ...] = (
             options=labelled("pricing", tuple(p for p in PRICING_MODES if not p.startswith("hyperscaler_")))),
     Binding("seller", "choice", "pricing", visible=lambda v: v.get("pricing") != "owned",
             options=lambda lang, _v: [(views.seller_words(s, lang), s) for s in SELLERS]),
+    Binding("price_date", "choice", "pricing", visible=lambda v: v.get("pricing") != "owned", options=_price_dates),
     Binding("rate_usd_per_gpu_hour", "optional", "pricing", visible=lambda v: v.get("pricing") != "owned", money=True),
     Binding("spot_discount", "optional", "pricing", visible=_is("pricing", "spot")),
     Binding("spot_preemption_per_gpu_hour", "optional", "pricing", visible=_is("pricing", "spot")),

@@ -279,8 +279,12 @@ class ControlPanel:
                     value = _tidy(value * self.money_rate)
                 if b.kind == "optional":
                     row.widget.value = number_text(value)
-                elif value is None:
+                elif value is None and b.kind != "choice":  # a choice's None is one of its options (price_date)
                     continue  # gpus or deadline: the other one sizes the cluster
+                elif b.kind == "choice" and value not in [v for _, v in row.widget.options]:
+                    # a value the options hold only once chosen (a link's price date by month)
+                    row.widget.options = b.option_list(self.language, {**self.values(), b.name: value})
+                    row.widget.value = value
                 elif b.kind == "log":
                     row.twin.value = value  # the twin moves its slider (within the slider's range)
                 else:

@@ -13,7 +13,7 @@ import os
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
-from explorer import catalog
+from explorer import catalog, prices
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.scenario import Scenario, field_spec
@@ -44,6 +44,12 @@ def _clamp(name: str, text: str) -> Any:
     if kind == "choice":
         if text not in spec["choices"]:
             raise KeyError(name)
+        return text
+    if name == "price_date":  # YYYY, YYYY-MM or YYYY-MM-DD within the price table (explorer.prices)
+        try:
+            prices.check_price_date(text)
+        except ScenarioError:
+            raise KeyError(name) from None
         return text
     if kind == "str":
         known = catalog.accelerators() if name == "gpu" else catalog.regions()
@@ -118,9 +124,15 @@ def refused_fields_from_query(query: str) -> list[ScenarioError]:
         if key not in _FIELD_ORDER:
             continue
         spec = field_spec(key)
+        text = values[-1].strip()
+        if key == "price_date" and text not in ("", "none", "null"):  # a date the price table does not cover
+            try:
+                prices.check_price_date(text)
+            except ScenarioError as exc:
+                refused.append(exc)
+            continue
         if spec.get("kind", "str") not in ("int", "float"):
             continue
-        text = values[-1].strip()
         try:
             value = parse_number(text)  # as _clamp reads it: 7B, 1e1000000 (past the float range: refused)
         except NumberError as exc:

@@ -315,8 +315,10 @@ def basis_words(s, language: str) -> str:
     words = label(f"pricing_{s.pricing}", language)
     if s.pricing == "owned":
         return words
-    return f"{words}，{seller_words(s.seller, language)}" if language == "zh" else \
-        f"{words}, {seller_words(s.seller, language)}"
+    parts = [words, seller_words(s.seller, language)]
+    if s.price_date:  # the market of another day than the newest
+        parts.append(label("prices_as_of", language).format(date=prices.check_price_date(s.price_date)))
+    return ("，" if language == "zh" else ", ").join(parts)
 
 
 def pricing_words(e: Estimate, language: str) -> str:
