@@ -132,6 +132,9 @@ class Accelerator:
         empty where none was measured.
     purchase_source : str
         Source and date of ``purchase_usd``.
+    purchase_date : str
+        Date of ``purchase_usd`` as its source gives it (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``; a TPU's: its
+        release year, when Epoch AI takes it as acquired); "" where the source gives none.
 
     Cloud prices are not here: :func:`explorer.prices.quote` derives them per
     price basis from ``cloud_prices.csv``.
@@ -153,6 +156,7 @@ class Accelerator:
     purchase_basis: str = "chip"
     mfu_default: str = "mfu_dense"
     purchase_source: str = ""
+    purchase_date: str = ""
 
     @property
     def is_tpu(self) -> bool:
@@ -240,6 +244,7 @@ def _accelerator(row: Mapping[str, str]) -> Accelerator:
         purchase_basis=row["purchase_basis"],
         mfu_default=row["mfu_default"],
         purchase_source=row["purchase_price_basis_source_date"],
+        purchase_date=row["purchase_date"],
     )
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "min_gpus_for_memory",
     "energy_kwh",
     "EPOCH_AMORTIZATION_PER_YEAR",
+    "epoch_value_usd",
     "AMORTIZATION_RULES",
     "capital_recovery_factor",
     "cluster_capital_usd",
@@ -493,6 +494,42 @@ def cluster_capital_usd(purchase_usd, server_overhead, network_fraction):
     68455
     """
     return np.asarray(purchase_usd, float) * server_overhead / (1.0 - np.asarray(network_fraction, float))
+
+
+def epoch_value_usd(purchase_usd, years_since_acquisition):
+    """The value of hardware after ``years_since_acquisition`` of price-performance progress [USD].
+
+    Epoch AI's ``depreciate_by_hardware_progress``: the acquisition price falls by
+    ``EPOCH_AMORTIZATION_PER_YEAR / ln 10`` = 0.14 orders of magnitude a year, the
+    trend of ML GPU price-performance (Hobbhahn & Besiroglu 2022, "Trends in
+    machine learning hardware", Epoch AI), so a run is charged for the hardware at
+    its value when the run starts, not at its price when it was bought.
+
+    Parameters
+    ----------
+    purchase_usd : array_like
+        Price at acquisition [USD].
+    years_since_acquisition : array_like
+        Years from acquisition to the start of the run [years]; negative for a
+        TPU used before its public release (Epoch's convention: its value rises).
+
+    Returns
+    -------
+    numpy.ndarray
+        Value at the start of the run [USD].
+
+    References
+    ----------
+    Cottier et al. 2024, "The rising costs of training frontier AI models" (arXiv 2405.21015), and
+    github.com/epoch-research/training-cost-trends cost_analysis_standalone.py.
+
+    Examples
+    --------
+    >>> round(float(epoch_value_usd(10_000.0, 1.0)))  # 10^-0.14 = 0.724
+    7244
+    """
+    return np.asarray(purchase_usd, dtype=float) * 10.0 ** (
+        -EPOCH_AMORTIZATION_PER_YEAR / math.log(10.0) * np.asarray(years_since_acquisition, dtype=float))
 
 
 def owned_hourly_usd(purchase_usd, server_overhead, network_fraction, years, hosting_usd_per_gpu_hour=0.0,

@@ -8,6 +8,7 @@ result. Nothing here computes a result.
 
 from __future__ import annotations
 
+import datetime as _dt
 import functools
 import math
 from dataclasses import dataclass, field
@@ -387,6 +388,12 @@ def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None, fall
             fallbacks["hosting_usd_per_gpu_hour"] = hosting if math.isfinite(hosting) else None
         if s.hosting_usd_per_gpu_hour is not None:
             hosting = s.hosting_usd_per_gpu_hour
+        elif s.amortization == "epoch":  # Epoch AI's amortized costs count capital and energy, no hosting
+            hosting = 0.0
+            if fallbacks is not None:
+                fallbacks["hosting_usd_per_gpu_hour"] = 0.0
+            used.append(Assumption("assumption_hosting", {"gpu": acc.id}, hosting, "USD/GPU-hour",
+                                   _source("assumption_source_epoch_no_hosting")))
         else:
             used.append(Assumption("assumption_hosting", {"gpu": acc.id}, hosting, "USD/GPU-hour",
                                    _source("assumption_source_hosting", colo=colo,
@@ -394,6 +401,8 @@ def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None, fall
     utilization = _pick(s.owned_utilization, "owned_utilization", used, fallbacks)
     financing = _pick(s.financing_rate, "financing_rate", used, fallbacks)
     epoch = s.amortization == "epoch"
+    if epoch and not typed and purchase is not None and acc.purchase_date:
+        purchase = _epoch_value(s, acc, purchase, used)
     used.append(_named("amortization", s.amortization, "",
                        _source("assumption_source_epoch_amortization") if epoch else
                        _source("assumption_source_straight_line", years=years)))
@@ -403,6 +412,36 @@ def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None, fall
                 accelerator_usd_per_gpu_hour=float(a), hardware_usd_per_gpu_hour=float(h),
                 hosting_usd_per_gpu_hour=hosting, years=years, utilization=utilization, financing_rate=financing,
                 amortization=s.amortization)
+
+
+def _day(text: str, day_of_year: str) -> _dt.date:
+    """A date of ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``: a year or a month is taken at ``day_of_year``'s place."""
+    parts = text.split("-")
+    if len(parts) == 3:
+        return _dt.date.fromisoformat(text)
+    if len(parts) == 2:
+        return _dt.date(int(parts[0]), int(parts[1]), 15)
+    return _dt.date.fromisoformat(f"{parts[0]}-{day_of_year}")
+
+
+def _epoch_value(s: Scenario, acc, purchase: float, used: list[Assumption]) -> float:
+    """Epoch AI's value of the accelerator when the run starts [USD]: its dated price less hardware progress.
+
+    As cost_analysis_standalone.py does (Cottier et al. 2024): a GPU is acquired at its price's date, at the earliest
+    90 days after its release year's middle, and a run starts no earlier than that; a TPU (not sold) is acquired at
+    its release. The run starts at the scenario's price date, else at the newest price of the price table.
+    """
+    start = _dt.date.fromisoformat(prices_module.check_price_date(s.price_date) or prices_module.price_date_range()[1])
+    acquired = _day(acc.purchase_date, "07-01")
+    if not acc.is_tpu:
+        acquired = max(acquired, _dt.date(acc.year, 7, 1) + _dt.timedelta(days=90))
+        start = max(start, acquired)
+    years = (start - acquired).days / 365.25
+    value = float(F.epoch_value_usd(purchase, years))
+    used.append(Assumption("assumption_epoch_value", {"gpu": acc.id, "start": start.isoformat()}, value, "USD",
+                           _source("assumption_source_epoch_value", price=purchase, acquired=acquired.isoformat(),
+                                   years=years)))
+    return value
 
 
 def _prices(s: Scenario, acc, used, warnings, estimated=None, fallbacks: dict | None = None) -> dict:

@@ -7,6 +7,7 @@ n = -ln(1 - 1200 i / 100) / ln(1 + i) = 12.529 months.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import pytest
@@ -63,18 +64,24 @@ def test_the_default_owned_cluster_breaks_even_later_at_8_percent():
 
 def test_break_even_against_the_amortization_rules_life():
     # straight line over 5 years: 60 months; Epoch's rule writes the value off at ln(10) x 0.14 = 0.3224 a year:
-    # 12 / 0.3224 = 37.2 months. At 8% the spot break-even (rent 1.50 USD/GPU-hour) comes after 125 months, the on-demand
-    # one comes after Epoch's life but within the straight line's: at 2.99 (issue 37) the margin is 1,888 USD a month
-    # (above), and at 8% a year -ln(1 - 68,455 x i / 1,888) / ln(1 + i), i = 1.08^(1/12) - 1, = 41.4 months
+    # 12 / 0.3224 = 37.2 months. On the straight line at 8% the on-demand break-even comes within its 60 months: at
+    # 2.99 (issue 37) the margin is 1,888 USD a month (above), and -ln(1 - 68,455 x i / 1,888) / ln(1 + i),
+    # i = 1.08^(1/12) - 1, = 41.4 months. Epoch's rule charges the H100 at its value when the run starts (since
+    # issue 37): $33,810 of 2024-02-21 less 0.14 orders of magnitude a year to 2026-11-09 (the table's newest price),
+    # x 1.64 / 0.81, no hosting; its spot margin (1.495 - 0.085 energy) x 730.5 h then pays it back at 8% well
+    # within Epoch's 37.2 months
     sl = estimate(Scenario(pricing="owned", financing_rate=0.08)).owned
     ep = estimate(Scenario(pricing="owned", financing_rate=0.08, amortization="epoch")).owned
     assert sl["life_months"] == pytest.approx(60.0)
     assert ep["life_months"] == pytest.approx(12 / (math.log(10) * 0.14), rel=1e-9)
-    assert ep["breakeven_months"]["spot"] > ep["life_months"] and not ep["breakeven_within_life"]["spot"]
     i = 1.08 ** (1 / 12) - 1
     assert sl["breakeven_months"]["on_demand"] == pytest.approx(
         -math.log(1 - 68455 * i / ((2.99 - 0.406) * 730.5)) / math.log(1 + i), abs=0.5)
-    assert not ep["breakeven_within_life"]["on_demand"]  # 41.4 > 37.2 months
     assert sl["breakeven_within_life"]["on_demand"]  # 41.4 <= 60 months
+    years = (dt.date(2026, 11, 9) - dt.date(2024, 2, 21)).days / 365.25
+    capital = 33_810 * 10 ** (-0.14 * years) * 1.64 / 0.81
+    spot = -math.log(1 - capital * i / ((2.99 * 0.5 - 0.0847) * 730.5)) / math.log(1 + i)
+    assert ep["breakeven_months"]["spot"] == pytest.approx(spot, abs=0.5)  # 30.6 months
+    assert ep["breakeven_within_life"]["spot"] and ep["breakeven_within_life"]["on_demand"]
     for o in (sl, ep):
         assert o["breakeven_within_life"] == {b: m <= o["life_months"] for b, m in o["breakeven_months"].items()}

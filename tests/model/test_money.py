@@ -8,6 +8,7 @@ al. 2024's range for R&D staff, and hand arithmetic (annuities, medians).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import statistics
@@ -155,9 +156,12 @@ def test_owned_terms_against_hand_arithmetic():
     # 8% a year over 5 years: annuity 0.08 / (1 - 1.08^-5) = 0.250456 a year instead of 0.2
     assert estimate(base.replace(financing_rate=0.08)).rate_usd_per_gpu_hour / rate == pytest.approx(
         0.08 / (1 - 1.08 ** -5) / 0.2, rel=1e-6)
-    # Epoch AI: ln(10) x 0.14 = 0.32236 of the value a year, against 1/5 straight line -> 1.61x
+    # Epoch AI: ln(10) x 0.14 = 0.32236 of the value a year, against 1/5 straight line -> 1.61x, of the value when
+    # the run starts (issue 37): $33,810 of 2024-02-21 less 0.14 orders of magnitude a year to the table's newest
+    # price, 2026-11-09 (2.716 years: x 0.417)
     epoch = estimate(base.replace(amortization="epoch")).rate_usd_per_gpu_hour
-    assert epoch / rate == pytest.approx(math.log(10) * 0.14 / 0.2, rel=1e-6)
+    years = (dt.date(2026, 11, 9) - dt.date(2024, 2, 21)).days / 365.25
+    assert epoch / rate == pytest.approx(math.log(10) * 0.14 / 0.2 * 10 ** (-0.14 * years), rel=1e-6)
     # 80% utilisation spreads the same capital and hosting over fewer hours: 1 / 0.8
     assert estimate(base.replace(owned_utilization=0.8)).rate_usd_per_gpu_hour / rate == pytest.approx(1.25)
 
