@@ -13,6 +13,7 @@ A generated block sits between ``<!-- figures:NAME -->`` and ``<!-- /figures:NAM
 * ``people``: the default team and people cost beside Cottier et al.'s method;
 * ``bases``: each price basis and what it gives for an H100 SXM, with the providers and dates behind it;
 * ``seller``, ``owned``: the CLI's price line for one named seller, and its owned-hardware lines;
+* ``epoch``: the Epoch amortization option against Epoch AI's own amortized costs;
 * ``per_flop``: USD per peak 16-bit FLOP relative to H100 on each basis, with the reason for each entry outside
   0.75-1.35x (:data:`OUTSIDE_BAND_WHY`, which tests/model/test_prices_by_hardware.py checks);
 * ``replay``: six published runs replayed (their own size, tokens, hardware and GPU count, every other value a
@@ -26,13 +27,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import math
 import re
 import statistics
 import sys
 from pathlib import Path
 
 from explorer import Scenario, catalog, estimate, prices, rules
-from explorer.analysis.runs import run_scenario
+from explorer.analysis.runs import models_table, run_scenario
 from explorer.cli import main as cli_main
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -241,8 +243,38 @@ def per_flop_block() -> str:
     return "\n".join(lines)
 
 
+def epoch_ratios() -> list[float]:
+    """Every Epoch frontier model the explorer replays, owned by Epoch's rule at its publication month, over
+    Epoch's own amortized hardware and energy cost [1]."""
+    rows = {r["id"]: r for r in catalog.read_csv("epoch_frontier.csv")}
+    out = []
+    for _, m in models_table().iterrows():
+        if m["id"] in rows and not m["missing"]:
+            r = rows[m["id"]]
+            s = run_scenario(m["id"]).replace(pricing="owned", amortization="epoch",
+                                              price_date=r["publication_date"][:7])
+            e = estimate(s)
+            if math.isfinite(e.final_run_usd):
+                out.append(e.final_run_usd / float(r["amortized_hardware_energy_cost_usd"]))
+    return out
+
+
+def epoch_block() -> str:
+    """The ``epoch`` paragraph: the Epoch amortization option and how near it lands to Epoch's own points."""
+    ratios = epoch_ratios()
+    return ("`--amortization epoch` follows Epoch AI's method (Cottier et al. 2024, `cost_analysis_standalone.py`): the "
+            "accelerator at its value when the run starts (its dated purchase price less 0.14 orders of magnitude a "
+            "year of hardware progress, to `--price-date` or the price table's newest date), written off at 0.322 a "
+            "year, with no hosting. Replayed so at each run's publication month, the "
+            f"{len(ratios)} Epoch frontier models the explorer can replay land at a median "
+            f"{statistics.median(ratios):.2f}× Epoch's own amortized hardware and energy costs (middle half "
+            f"{statistics.quantiles(ratios, n=4)[0]:.2f}–{statistics.quantiles(ratios, n=4)[2]:.2f}×; 2.33× before "
+            "issue 37); the rest is the explorer's own GPU-hours.")
+
+
 BLOCKS = {"cli": cli_block, "gpt3": gpt3_block, "people": people_block, "bases": bases_block,
-          "per_flop": per_flop_block, "seller": seller_block, "owned": owned_block, "replay": replay_block}
+          "per_flop": per_flop_block, "seller": seller_block, "owned": owned_block, "epoch": epoch_block,
+          "replay": replay_block}
 
 
 def render(text: str) -> str:
