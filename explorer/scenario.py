@@ -207,6 +207,8 @@ class Scenario:
     usd_to_cny: float | None = _num(None, 0.01, 1000.0, optional=True)
 
     def __post_init__(self) -> None:
+        if self.price_date == "":  # an empty box or the dropdown's "newest prices": the newest
+            object.__setattr__(self, "price_date", None)
         for f in dataclasses.fields(self):
             object.__setattr__(self, f.name, _check_field(f, getattr(self, f.name)))
         self._check_combinations()

@@ -77,7 +77,8 @@ def _price_dates(language: str, v: Mapping[str, Any]) -> list:
     first, last = (int(d[:4]) for d in prices.price_date_range())
     years = [str(y) for y in range(last, first - 1, -1)]
     held = v.get("price_date")
-    return ([(label("price_date_newest", language), None)] + ([(held, held)] if held and held not in years else [])
+    # "" for the newest: a dropdown whose value is None shows nothing (the Scenario reads "" as None)
+    return ([(label("price_date_newest", language), "")] + ([(held, held)] if held and held not in years else [])
             + [(y, y) for y in years])
 
 

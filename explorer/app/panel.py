@@ -279,8 +279,10 @@ class ControlPanel:
                     value = _tidy(value * self.money_rate)
                 if b.kind == "optional":
                     row.widget.value = number_text(value)
-                elif value is None and b.kind != "choice":  # a choice's None is one of its options (price_date)
+                elif value is None and b.kind != "choice":
                     continue  # gpus or deadline: the other one sizes the cluster
+                elif value is None:  # a choice left to its default: its "" option (price_date: the newest prices)
+                    row.widget.value = ""
                 elif b.kind == "choice" and value not in [v for _, v in row.widget.options]:
                     # a value the options hold only once chosen (a link's price date by month)
                     row.widget.options = b.option_list(self.language, {**self.values(), b.name: value})

@@ -12,18 +12,23 @@ def test_a_link_prices_gpt3s_v100_at_mid_2020(make_app):
     # the hyperscalers' on-demand median (AWS 3.90 of 2019-08-05; Azure (3.06 + 2.75) / 2 of 2020-03-09) x the
     # specialist/hyperscaler ratio, floored at the cheapest price its sellers list: Azure's 3-year 1.16
     assert app.estimate.rate_usd_per_gpu_hour == pytest.approx(1.16)
-    assert "prices as of 2020-06-30" in app.summary.value
+    assert "as of 2020-06-30" in app.summary.value
 
 
 def test_newest_prices_and_a_year_from_the_dropdown(make_app):
     app = make_app()
     newest = app.estimate.rate_usd_per_gpu_hour
-    assert app.controls["price_date"].value is None and newest == pytest.approx(23.92 / 8)  # DigitalOcean's, mid
+    # the dropdown shows "Newest prices" (its value "", which the Scenario reads as None)
+    assert app.controls["price_date"].value == "" and app.controls["price_date"].label == "Newest prices"
+    assert newest == pytest.approx(23.92 / 8)  # DigitalOcean's, the middle of the five first-hand prices
     app.controls["price_date"].value = "2024"
     assert app.estimate.scenario.price_date == "2024"
     assert app.estimate.rate_usd_per_gpu_hour != pytest.approx(newest)
-    app.controls["price_date"].value = None
+    app.controls["price_date"].value = ""
     assert app.estimate.scenario.price_date is None and app.estimate.rate_usd_per_gpu_hour == pytest.approx(newest)
+    app.controls["price_date"].value = "2024"
+    app.apply_query("preset=gpt3")  # a preset without a date goes back to the newest prices
+    assert app.estimate.scenario.price_date is None and app.controls["price_date"].value == ""
 
 
 @pytest.mark.parametrize("bad", ["2020-13", "1999", "20x0", "2020-06-31"])
