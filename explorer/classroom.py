@@ -18,11 +18,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 
 __all__ = ["RECORD_ENV", "RECORDS", "MAX_RECORD_BYTES", "STUCK_TRIES", "recording_on", "record_check",
-           "read_records", "read_class", "class_table", "stuck", "notebook_stem"]
+           "read_records", "read_own_records", "read_class", "class_table", "stuck", "notebook_stem"]
 
 RECORD_ENV = "WORKSHOP_RECORD_CHECKS"
 RECORDS = Path(".llm-cost-explorer") / "checks.jsonl"   # under a student's home
@@ -108,11 +109,49 @@ def read_records(path: Path) -> list[dict]:
     path = Path(path)
     try:
         with open(path, "rb") as f:
-            size = f.seek(0, os.SEEK_END)
-            f.seek(max(0, size - 4 * MAX_RECORD_BYTES))
-            text = f.read().decode("utf-8", errors="replace")
+            return _parse(_tail(f))
     except OSError:
         return []
+
+
+def read_own_records(home: Path, owner: int) -> list[dict]:
+    """The records in one student's home as :func:`read_records` gives them, read safely by a privileged reader.
+
+    The class hub reads every home as root, for the teacher's class view. A student owns their home and could
+    put there, instead of their record file, a link to another student's file or folder (to show that student's
+    passes as theirs), a FIFO (to hang the reader) or a hard link. So: ``home`` itself, the
+    ``.llm-cost-explorer`` folder and ``checks.jsonl`` are each opened without following a link, each must be
+    owned by ``owner`` (the student's uid), and the file must be a regular file with one link. Anything else
+    reads as no record. ``home``'s parents must be writable by root only (the hub's homes folder).
+    """
+    nofollow = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    opened: list[int] = []
+    try:
+        fd = os.open(home, nofollow | os.O_DIRECTORY)
+        opened.append(fd)
+        fd = os.open(RECORDS.parent.name, nofollow | os.O_DIRECTORY, dir_fd=opened[-1])
+        opened.append(fd)
+        fd = os.open(RECORDS.name, nofollow | getattr(os, "O_NONBLOCK", 0), dir_fd=opened[-1])
+        opened.append(fd)
+        stats = [os.fstat(f) for f in opened]
+        if any(st.st_uid != owner for st in stats) or not stat.S_ISREG(stats[-1].st_mode) or stats[-1].st_nlink != 1:
+            return []
+        with os.fdopen(os.dup(opened[-1]), "rb") as f:
+            return _parse(_tail(f))
+    except OSError:
+        return []
+    finally:
+        for f in opened:
+            os.close(f)
+
+
+def _tail(f) -> str:
+    size = f.seek(0, os.SEEK_END)
+    f.seek(max(0, size - 4 * MAX_RECORD_BYTES))
+    return f.read(4 * MAX_RECORD_BYTES).decode("utf-8", errors="replace")
+
+
+def _parse(text: str) -> list[dict]:
     out = []
     for line in text.splitlines():
         try:
