@@ -91,7 +91,7 @@ def student_python() -> Path:
     The project's venv may sit on an interpreter no other account can run (a pyenv build under /root, 0700, as
     on the project's CI machine). So the students get a venv of their own (no pip, nothing installed) made from
     the first interpreter of this Python version that ``nobody`` can run: the venv's own, then the system's.
-    Its ``.pth`` puts this checkout and the project venv's packages on the path: the same packages, compiled for
+    Its ``etc`` and ``share`` are the project venv's (JupyterLab's extension, assets and kernel), its ``.pth`` puts this checkout and the project venv's packages on the path: the same packages, compiled for
     the same Python version, and this checkout's ``explorer``. One line and exit when nothing fits.
     """
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
@@ -106,6 +106,8 @@ def student_python() -> Path:
                    capture_output=True, timeout=120)
     site = runtime / "lib" / version / "site-packages"
     packages = Path(sysconfig.get_paths()["purelib"])
+    for shared in ("etc", "share"):  # Jupyter's config (server extensions) and data (JupyterLab, kernels)
+        (runtime / shared).symlink_to(Path(sys.prefix) / shared)
     (site / "_workshop.pth").write_text(f"{ROOT}\nimport site; site.addsitedir({str(packages)!r})\n", encoding="utf-8")
     for path in [runtime, *runtime.rglob("*")]:
         if not path.is_symlink():
