@@ -63,7 +63,7 @@ def roster_names(path: Path) -> list[str]:
         text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
         raise ValueError(f"WORKSHOP_ROSTER: cannot read {str(path)!r} ({e.__class__.__name__}): "
-                         "give a text file with one student's name per line") from None
+                         "give a text file with one student's name per line / 无法读取名单文件") from None
     names, seen = [], {}
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -74,11 +74,11 @@ def roster_names(path: Path) -> list[str]:
             raise ValueError(f"WORKSHOP_ROSTER {path}, line {number}: {e}") from None
         if name in seen:
             raise ValueError(f"WORKSHOP_ROSTER {path}, line {number}: {line.strip()!r} is already on line "
-                             f"{seen[name]} (add a second name or an initial to tell them apart)")
+                             f"{seen[name]} (add a second name or an initial to tell them apart) / 名单中姓名重复")
         seen[name] = number
         names.append(name)
     if not names:
-        raise ValueError(f"WORKSHOP_ROSTER {path} has no name: one student's name per line")
+        raise ValueError(f"WORKSHOP_ROSTER {path} has no name: one student's name per line / 名单为空")
     return names
 
 
@@ -86,7 +86,8 @@ def class_size(environ=os.environ) -> int:
     """WORKSHOP_CLASS_SIZE (30); ValueError with one line when it is not a whole number from 1 to 200."""
     raw = environ.get("WORKSHOP_CLASS_SIZE", str(CLASS_SIZE)).strip()
     if not raw.isdigit() or not 1 <= int(raw) <= CLASS_SIZE_MAX:
-        raise ValueError(f"WORKSHOP_CLASS_SIZE must be a whole number from 1 to {CLASS_SIZE_MAX} (it is {raw!r})")
+        raise ValueError(f"WORKSHOP_CLASS_SIZE must be a whole number from 1 to {CLASS_SIZE_MAX} (it is {raw!r}) "
+                         f"/ 班级人数须为 1 到 {CLASS_SIZE_MAX} 的整数")
     return int(raw)
 
 

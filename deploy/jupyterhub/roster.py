@@ -89,7 +89,7 @@ def issue_codes(roster_file: Path, private: Path, reissue: str = "") -> dict[str
         account = account_name(name)
         if account in accounts:
             raise ValueError(f"WORKSHOP_ROSTER: {accounts[account]!r} and {name!r} would share the account "
-                             f"{account}: add an initial to one of them")
+                             f"{account}: add an initial to one of them / 两个姓名对应同一账户，请为其一加上首字母")
         accounts[account] = name
     again = clean_name(reissue) if reissue else ""
     if again and again not in names:
