@@ -124,8 +124,8 @@ def read_own_records(home: Path, owner: int) -> list[dict]:
     put there, instead of their record file, a link to another student's file or folder (to show that student's
     passes as theirs), a FIFO (to hang the reader) or a hard link. So: ``home`` itself, the
     ``.llm-cost-explorer`` folder and ``checks.jsonl`` are each opened without following a link, each must be
-    owned by ``owner`` (the student's uid), and the file must be a regular file with one link. Anything else
-    reads as no record. ``home``'s parents must be writable by root only (the hub's homes folder).
+    owned by ``owner`` (the student's uid), and the file must be a regular file (a hard link to another student's
+    file is that student's: not owned by ``owner``). Anything else reads as no record. ``home``'s parents must be writable by root only (the hub's homes folder).
     """
     nofollow = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     opened: list[int] = []
@@ -137,7 +137,7 @@ def read_own_records(home: Path, owner: int) -> list[dict]:
         fd = os.open(RECORDS.name, nofollow | getattr(os, "O_NONBLOCK", 0), dir_fd=opened[-1])
         opened.append(fd)
         stats = [os.fstat(f) for f in opened]
-        if any(st.st_uid != owner for st in stats) or not stat.S_ISREG(stats[-1].st_mode) or stats[-1].st_nlink != 1:
+        if any(st.st_uid != owner for st in stats) or not stat.S_ISREG(stats[-1].st_mode):
             return []
         with os.fdopen(os.dup(opened[-1]), "rb") as f:
             return _parse(_tail(f))

@@ -124,9 +124,21 @@ def test_the_class_view_shows_each_students_own_records_only(hub, students):
     assert ("02_memory", "E1", True) in [(r["lesson"], r["check"], r["passed"]) for r in by_account[bob]["records"]]
     assert by_account[alice]["records"] == [], "Bob's records, reached through Alice's link, are not hers"
     assert by_account[bob]["name"] == "bob"
-    # a student cannot read the class view
+    # a student cannot read the class view, with her login or her server's token
     _, bob_session, _ = students["bob"]
     assert bob_session.get(f"{url}/hub/class-records", timeout=60).status_code == 403
+    assert requests.get(f"{url}/hub/class-records", headers={"Authorization": f"token {alice_token}"},
+                        timeout=60).status_code == 403
+    # the teacher's class_view.ipynb, run in the teacher's own JupyterLab, shows the same
+    teacher_account = account(url, teacher)
+    teacher.get(f"{url}/hub/spawn", timeout=120)
+    wait_ready(url, teacher, teacher_account)
+    shown = json.loads(execute(url, teacher_account, server_token(url, teacher, teacher_account), (
+        "import json, os\nnb = json.load(open(os.path.expanduser('~/class_view.ipynb')))\nns = {}\n"
+        "for cell in nb['cells']:\n    if cell['cell_type'] == 'code':\n        exec(''.join(cell['source']), ns)\n"
+        "print(json.dumps({'records': ns['records'], 'rows': list(ns['table'].index)}))")))
+    assert shown["records"]["alice"] == [] and "teacher" not in shown["rows"], shown
+    assert ("02_memory", "E1", True) in [(r["lesson"], r["check"], r["passed"]) for r in shown["records"]["bob"]]
 
 
 def _error(r) -> str:
