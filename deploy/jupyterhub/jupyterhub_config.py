@@ -161,12 +161,13 @@ c.WorkshopAuthenticator.throttle_settings = {"addr_free": max(10, CLASS_SIZE)}
 if os.environ.get("WORKSHOP_ADMIN_PASSWORD"):
     c.Authenticator.admin_users = {account_name(TEACHER)}
 c.Authenticator.allow_all = True  # WorkshopAuthenticator.authenticate is the gate: the roster, or the class cap
+STUDENT_COMMENT = "llm-cost-explorer workshop student"  # marks the accounts this hub made (and may remove)
 # an account per student, made at the first login: no password (the hub logs them in), no login shell, its home
 # made by the pre-spawn hook below (root's, then given to the student, 0700)
 c.WorkshopAuthenticator.create_system_users = True
 c.WorkshopAuthenticator.add_user_cmd = ["useradd", "--no-create-home", "--home-dir", f"{HOMES}/USERNAME",
                                         "--shell", "/usr/sbin/nologin", "--user-group",
-                                        "--comment", "llm-cost-explorer workshop student"]
+                                        "--comment", STUDENT_COMMENT]
 ClassRecordsHandler.homes = HOMES
 
 # one JupyterLab per student, a process of the student's own account, opened on the lesson index
@@ -200,6 +201,8 @@ def prepare_home(spawner) -> None:
     """
     account = spawner.user.name
     user = pwd.getpwnam(account)
+    if user.pw_gecos != STUDENT_COMMENT:  # an account of the machine's own that happens to have this name
+        raise RuntimeError(f"{account} is an account this hub did not make: the hub will not run a server as it")
     home = HOMES / account
     if user.pw_dir != str(home):
         subprocess.run(["usermod", "--home", str(home), account], check=True, capture_output=True, timeout=60)

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -147,6 +149,29 @@ def test_the_state_is_the_hubs_and_the_homes_are_not_listed(hub_config):
     ran = subprocess.run([str(python), "-c", "import explorer, jupyterlab"], user=65534, group=65534,
                          extra_groups=[], cwd="/", capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stderr
+
+
+def test_a_students_home_is_made_theirs_alone_at_each_start(hub_config):
+    config, state = hub_config
+    prepare = config.Spawner.pre_spawn_hook
+    account = "ws-home-test-0a0a0a"
+    subprocess.run(["useradd", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
+                    "--user-group", "--comment", "llm-cost-explorer workshop student", account], check=True)
+    try:
+        spawner = SimpleNamespace(user=SimpleNamespace(name=account, admin=False), environment={})
+        prepare(spawner)
+        home = state / "homes" / account
+        entry = pwd.getpwnam(account)
+        assert entry.pw_dir == str(home)  # an account made by a hub with another state folder, moved here
+        assert (home.stat().st_uid, home.stat().st_mode & 0o777) == (entry.pw_uid, 0o700)
+        os.chmod(home, 0o755)  # the student opened it up: the next start closes it again
+        prepare(spawner)
+        assert home.stat().st_mode & 0o777 == 0o700 and "WORKSHOP_TEACHER" not in spawner.environment
+    finally:
+        subprocess.run(["userdel", account], capture_output=True)
+    # an account of the machine's own (not made by the hub) never gets a server
+    with pytest.raises(RuntimeError, match="did not make"):
+        prepare(SimpleNamespace(user=SimpleNamespace(name="root", admin=False), environment={}))
 
 
 def test_lessons_are_copied_once_open_unmodified_and_without_news(tmp_path):
