@@ -10,7 +10,9 @@ themselves (a copy made by root could be sent through such a link to any file on
   over the student's edits, and made to open unmodified (the kernel's ``language_info`` and a trust signature in
   the student's own database, as ``jupyter trust`` run by the student would put it);
 * the teacher (``WORKSHOP_TEACHER=1``, set by the hub for its admin) gets ``class_view.ipynb``;
-* JupyterLab's "news" pop-up and update check are turned off in the student's own settings, once.
+* JupyterLab's "news" pop-up and update check are turned off in the student's own settings, once;
+* at most :data:`MAX_TASKS` processes and threads for the student; JupyterLab's terminal runs bash (the account's
+  own shell is ``nologin``: nobody logs in to it but through the hub).
 
 A failed copy is reported on stderr (the hub's log) and JupyterLab starts anyway.
 """
@@ -75,7 +77,21 @@ def set_up_home(home: Path, teacher: bool = False) -> None:
             path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
 
 
+# Tasks (processes and threads) one student may run. A JupyterLab holds about 20, a kernel about 10 plus one
+# OpenBLAS thread per core: 8 open lessons on a 64-core machine stay under 700. A fork bomb stops here instead
+# of taking the machine, and the class, down with it (Linux counts this per account, so per student); a class of
+# 30 at the limit, 30 × 1024, stays under Linux's usual pid_max of 32768.
+MAX_TASKS = 1024
+
+
 def main() -> None:
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+    limit = MAX_TASKS if hard == resource.RLIM_INFINITY else min(MAX_TASKS, hard)
+    resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
+    if os.environ.get("SHELL", "").endswith("nologin"):  # the account has no login shell; JupyterLab's terminal
+        os.environ["SHELL"] = "/bin/bash"                 # is a shell in the student's own server, as their account
     try:
         set_up_home(Path.home(), teacher=os.environ.get("WORKSHOP_TEACHER") == "1")
     except Exception as e:  # noqa: BLE001 - a failed copy must not keep the student out of JupyterLab

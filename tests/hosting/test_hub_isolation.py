@@ -100,6 +100,10 @@ def test_alice_reaches_nothing_of_bob_or_the_hub(hub, students):
     secrets = {PASSWORD, ADMIN_PASSWORD, cookie.read_text().strip()}
     assert not [k for k, v in env.items() if v in secrets or any(x in v for x in secrets)], sorted(env)
     assert not [k for k in env if "PASSWORD" in k or k == "CONFIGPROXY_AUTH_TOKEN"], sorted(env)
+    # her own account, no root, a bounded number of tasks (a fork bomb stops at her own limit)
+    me = json.loads(execute(url, alice, alice_token, "import json, os, resource, pwd\nprint(json.dumps("
+                            "[os.getuid(), pwd.getpwuid(os.getuid()).pw_name, resource.getrlimit(resource.RLIMIT_NPROC)]))"))
+    assert me[0] != 0 and me[1] == alice and me[2] == [1024, 1024], me
 
 
 def test_the_class_view_shows_each_students_own_records_only(hub, students):
