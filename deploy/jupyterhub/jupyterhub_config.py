@@ -32,6 +32,7 @@ It listens on 127.0.0.1 only: put it behind nginx with TLS for a room (docs/work
 
 import os
 import pwd
+import shutil
 import stat
 import subprocess
 import sys
@@ -101,10 +102,18 @@ def student_python() -> Path:
     if base is None:
         sys.exit(f"no {version} that every account can run ({', '.join(map(str, candidates))}): install Debian's "
                  f"{version} (apt-get install {version}) / 学生账户无法运行 {version}")
-    runtime = STATE / "runtime"
-    subprocess.run([str(base), "-m", "venv", "--without-pip", "--clear", str(runtime)], check=True,
-                   capture_output=True, timeout=120)
+    runtime = STATE / "runtime"  # a venv made by hand (what `python -m venv --without-pip` makes, without needing
+    if runtime.is_symlink() or runtime.is_file():  # Debian's python3-venv): pyvenv.cfg, bin/python, site-packages
+        runtime.unlink()
+    elif runtime.exists():
+        shutil.rmtree(runtime)  # rebuilt at each start; its links are removed, never followed
     site = runtime / "lib" / version / "site-packages"
+    site.mkdir(parents=True)
+    (runtime / "bin").mkdir()
+    (runtime / "pyvenv.cfg").write_text(f"home = {base.parent}\ninclude-system-site-packages = false\n",
+                                        encoding="utf-8")
+    for name in ("python", "python3", version):
+        (runtime / "bin" / name).symlink_to(base)
     packages = Path(sysconfig.get_paths()["purelib"])
     for shared in ("etc", "share"):  # Jupyter's config (server extensions) and data (JupyterLab, kernels)
         (runtime / shared).symlink_to(Path(sys.prefix) / shared)
