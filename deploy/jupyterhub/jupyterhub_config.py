@@ -86,14 +86,33 @@ def _as_nobody(argv: list[str]) -> subprocess.CompletedProcess:
         return subprocess.CompletedProcess(argv, 126, "", f"{e.strerror}: {e.filename}")
 
 
-def student_python() -> Path:
-    """The Python the students' servers and kernels run: ``<state>/runtime/bin/python``, rebuilt at each start.
+def _link_tree(src: Path, dst: Path, ignore=None) -> None:
+    """``src`` copied to ``dst`` as hard links (1 s for the venv's 46,000 files), or as copies across file systems."""
+    def link(a, b):
+        try:
+            os.link(a, b)
+        except OSError:
+            shutil.copy2(a, b)
+    shutil.copytree(src, dst, symlinks=True, copy_function=link, ignore=ignore)
+
+
+def student_python() -> tuple[Path, Path]:
+    """(the Python the students' servers and kernels run, the checkout they read), rebuilt at each start.
 
     The project's venv may sit on an interpreter no other account can run (a pyenv build under /root, 0700, as
-    on the project's CI machine). So the students get a venv of their own (no pip, nothing installed) made from
-    the first interpreter of this Python version that ``nobody`` can run: the venv's own, then the system's.
-    Its ``etc`` and ``share`` are the project venv's (JupyterLab's extension, assets and kernel), its ``.pth`` puts this checkout and the project venv's packages on the path: the same packages, compiled for
-    the same Python version, and this checkout's ``explorer``. One line and exit when nothing fits.
+    on the project's CI machine). So the students get a venv of their own, ``<state>/runtime`` (made by hand:
+    ``pyvenv.cfg``, ``bin/python``, no pip), on the first interpreter of this Python version that ``nobody`` can
+    run: the venv's own, then the system's; the same packages, compiled for the same Python version.
+
+    * When every account can read this checkout and the project venv, the runtime points at them: its ``etc`` and
+      ``share`` are the venv's (JupyterLab's extension, assets and kernel), its ``.pth`` puts this checkout and
+      the venv's packages on the path;
+    * otherwise (a checkout under /root, 0700) it holds its own copy, hard-linked where it can: the venv's
+      ``etc``, ``share`` and packages, and of the checkout what a student uses (``explorer``, the lessons, the
+      fact-check, ``student_start.py``, the class view) in ``<state>/runtime/app``. ``WORKSHOP_STUDENT_COPY=1``
+      makes the copy in any case.
+
+    One line and exit when even that cannot be used.
     """
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     candidates = [Path(getattr(sys, "_base_executable", sys.executable)).resolve(),
@@ -102,35 +121,68 @@ def student_python() -> Path:
     if base is None:
         sys.exit(f"no {version} that every account can run ({', '.join(map(str, candidates))}): install Debian's "
                  f"{version} (apt-get install {version}) / 学生账户无法运行 {version}")
-    runtime = STATE / "runtime"  # a venv made by hand (what `python -m venv --without-pip` makes, without needing
-    if runtime.is_symlink() or runtime.is_file():  # Debian's python3-venv): pyvenv.cfg, bin/python, site-packages
-        runtime.unlink()
-    elif runtime.exists():
-        shutil.rmtree(runtime)  # rebuilt at each start; its links are removed, never followed
-    site = runtime / "lib" / version / "site-packages"
-    site.mkdir(parents=True)
-    (runtime / "bin").mkdir()
-    (runtime / "pyvenv.cfg").write_text(f"home = {base.parent}\ninclude-system-site-packages = false\n",
-                                        encoding="utf-8")
-    for name in ("python", "python3", version):
-        (runtime / "bin" / name).symlink_to(base)
     packages = Path(sysconfig.get_paths()["purelib"])
-    for shared in ("etc", "share"):  # Jupyter's config (server extensions) and data (JupyterLab, kernels)
-        (runtime / shared).symlink_to(Path(sys.prefix) / shared)
-    (site / "_workshop.pth").write_text(f"{ROOT}\nimport site; site.addsitedir({str(packages)!r})\n", encoding="utf-8")
-    for path in [runtime, *runtime.rglob("*")]:
-        if not path.is_symlink():
-            os.chmod(path, 0o755 if path.is_dir() else 0o644 | (path.stat().st_mode & 0o111))
-    python = runtime / "bin" / "python"
-    reach = _as_nobody([str(python), "-c", f"import os, explorer, jupyterhub, ipykernel; os.stat({str(HOMES)!r})"])
-    if reach.returncode:
-        sys.exit(f"a student's account cannot use {packages} or {ROOT} or reach {HOMES} "
-                 f"({(reach.stderr.strip().splitlines() or ['?'])[-1]}): put the checkout and its venv where every "
-                 "account can read them (chmod o+rx on each folder of the path) / 学生账户无法访问项目目录或虚拟环境")
-    return python
+    runtime, python = STATE / "runtime", STATE / "runtime" / "bin" / "python"
+    site = runtime / "lib" / version / "site-packages"
+
+    def build(copy: bool) -> Path:
+        if runtime.is_symlink() or runtime.is_file():
+            runtime.unlink()
+        elif runtime.exists():
+            shutil.rmtree(runtime)  # rebuilt at each start; its links are removed, never followed
+        (runtime / "bin").mkdir(parents=True)
+        (runtime / "pyvenv.cfg").write_text(f"home = {base.parent}\ninclude-system-site-packages = false\n",
+                                            encoding="utf-8")
+        for name in ("python", "python3", version):
+            (runtime / "bin" / name).symlink_to(base)
+        if not copy:
+            site.mkdir(parents=True)
+            for shared in ("etc", "share"):  # Jupyter's config (server extensions) and data (JupyterLab, kernels)
+                (runtime / shared).symlink_to(Path(sys.prefix) / shared)
+            (site / "_workshop.pth").write_text(f"{ROOT}\nimport site; site.addsitedir({str(packages)!r})\n",
+                                                encoding="utf-8")
+            checkout = ROOT
+        else:
+            for shared in ("etc", "share"):
+                if (Path(sys.prefix) / shared).is_dir():
+                    _link_tree(Path(sys.prefix) / shared, runtime / shared)
+            # the packages, less the editable install of this checkout (the app's copy stands in for it)
+            _link_tree(packages, site, ignore=lambda d, names: [n for n in names if n.startswith("__editable__")])
+            checkout = runtime / "app"
+            _link_tree(ROOT / "explorer", checkout / "explorer",
+                       ignore=shutil.ignore_patterns("__pycache__"))
+            _link_tree(ROOT / "notebooks" / "lessons", checkout / "notebooks" / "lessons",
+                       ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+            (checkout / "deploy" / "jupyterhub").mkdir(parents=True)
+            for name in ("notebooks/claims.ipynb", "deploy/jupyterhub/student_start.py",
+                         "deploy/jupyterhub/class_view.ipynb"):
+                shutil.copy2(ROOT / name, checkout / name)
+            (site / "_workshop.pth").write_text(f"{checkout}\n", encoding="utf-8")
+        for path in [runtime, *runtime.rglob("*")]:  # readable by every account (whatever the umask)
+            if path.is_symlink():
+                continue
+            if path.is_dir():
+                os.chmod(path, 0o755)
+            elif path.stat().st_nlink == 1:  # a hard link shares its mode with the project's file: left alone
+                os.chmod(path, 0o644 | (path.stat().st_mode & 0o111))
+        return checkout
+
+    copy = os.environ.get("WORKSHOP_STUDENT_COPY") == "1"
+    for attempt in ((copy,) if copy else (False, True)):
+        checkout = build(attempt)
+        reach = _as_nobody([str(python), "-c", (
+            "import os, explorer, jupyterhub, jupyterlab, ipykernel\n"
+            f"os.stat({str(HOMES)!r})\n"
+            f"open({str(checkout / 'deploy/jupyterhub/student_start.py')!r}).close()\n"
+            f"open({str(checkout / 'notebooks/lessons/index.ipynb')!r}).close()")])
+        if reach.returncode == 0:
+            return python, checkout
+    sys.exit(f"a student's account cannot use the copy of the project in {runtime} or reach {HOMES} "
+             f"({(reach.stderr.strip().splitlines() or ['?'])[-1]}): every folder above {STATE} must let every "
+             "account through (chmod o+x) / 学生账户无法访问课堂服务器的目录")
 
 
-PYTHON = student_python()
+PYTHON, STUDENT_CHECKOUT = student_python()
 
 c.JupyterHub.bind_url = f"http://127.0.0.1:{os.environ.get('WORKSHOP_HUB_PORT', '8000')}"
 c.JupyterHub.hub_ip = "127.0.0.1"
@@ -181,7 +233,7 @@ ClassRecordsHandler.homes = HOMES
 
 # one JupyterLab per student, a process of the student's own account, opened on the lesson index
 c.JupyterHub.spawner_class = "localprocess"
-c.Spawner.cmd = [str(PYTHON), str(HERE / "student_start.py")]  # sets the home up, then jupyterhub-singleuser
+c.Spawner.cmd = [str(PYTHON), str(STUDENT_CHECKOUT / "deploy" / "jupyterhub" / "student_start.py")]  # sets the home up, then jupyterhub-singleuser
 c.Spawner.default_url = "/lab/tree/lessons/index.ipynb"
 # Nothing of the hub's environment beyond this (JupyterHub's env_keep is only JUPYTERHUB_SINGLEUSER_APP)
 c.Spawner.environment = {"PATH": f"{PYTHON.parent}{os.pathsep}/usr/local/bin:/usr/bin:/bin", "MPLBACKEND": "Agg",

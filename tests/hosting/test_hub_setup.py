@@ -151,6 +151,23 @@ def test_the_state_is_the_hubs_and_the_homes_are_not_listed(hub_config):
     assert ran.returncode == 0, ran.stderr
 
 
+def test_a_checkout_students_cannot_reach_is_served_from_a_copy():
+    """A lecturer's checkout under /root (0700): the students get a copy of what they use, in the hub's state."""
+    config, state = _hub_config(WORKSHOP_STUDENT_COPY="1")  # as if nobody could read this checkout
+    try:
+        python, start = map(Path, config.Spawner.cmd)
+        assert start == state / "runtime" / "app" / "deploy" / "jupyterhub" / "student_start.py"
+        ran = subprocess.run([str(python), "-c", "import explorer, jupyterlab, sys; print(explorer.__file__); "
+                              "print(*[p for p in sys.path if p.startswith(" + repr(str(ROOT)) + ")])"],
+                             user=65534, group=65534, extra_groups=[], cwd="/", capture_output=True, text=True,
+                             timeout=120)
+        assert ran.returncode == 0, ran.stderr
+        assert ran.stdout.split("\n")[:2] == [str(state / "runtime" / "app" / "explorer" / "__init__.py"), ""]
+        assert (state / "runtime" / "app" / "notebooks" / "lessons" / "index.ipynb").exists()
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+
+
 def test_a_students_home_is_made_theirs_alone_at_each_start(hub_config):
     config, state = hub_config
     prepare = config.Spawner.pre_spawn_hook
