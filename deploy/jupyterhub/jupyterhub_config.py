@@ -43,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parents[1]))  # this checkout's explorer (class_records.py reads records with it)
 from names import account_name  # noqa: E402 - next to this file
-from passwords import class_size, problem, roster_names  # noqa: E402
+from passwords import USER_TOOLS, class_size, problem, roster_names  # noqa: E402
 
 if problem():  # JupyterHub would stop with a traceback, or start unsafe; say the rule in one line instead
     sys.exit(problem())
@@ -179,7 +179,8 @@ def student_python() -> tuple[Path, Path]:
             return python, checkout
     sys.exit(f"a student's account cannot use the copy of the project in {runtime} or reach {HOMES} "
              f"({(reach.stderr.strip().splitlines() or ['?'])[-1]}): every folder above {STATE} must let every "
-             "account through (chmod o+x) / 学生账户无法访问课堂服务器的目录")
+             "account through (chmod o+x), or set WORKSHOP_HUB_STATE to a folder that does, e.g. /srv/workshop-hub "
+             "/ 学生账户无法访问课堂服务器的目录")
 
 
 PYTHON, STUDENT_CHECKOUT = student_python()
@@ -226,14 +227,16 @@ STUDENT_COMMENT = "llm-cost-explorer workshop student"  # marks the accounts thi
 # an account per student, made at the first login: no password (the hub logs them in), no login shell, its home
 # made by the pre-spawn hook below (root's, then given to the student, 0700)
 c.WorkshopAuthenticator.create_system_users = True
-c.WorkshopAuthenticator.add_user_cmd = ["useradd", "--no-create-home", "--home-dir", f"{HOMES}/USERNAME",
+c.WorkshopAuthenticator.add_user_cmd = [shutil.which("useradd", path=USER_TOOLS),
+                                        "--no-create-home", "--home-dir", f"{HOMES}/USERNAME",
                                         "--shell", "/usr/sbin/nologin", "--user-group",
                                         "--comment", STUDENT_COMMENT]
 ClassRecordsHandler.homes = HOMES
 
 # one JupyterLab per student, a process of the student's own account, opened on the lesson index
 c.JupyterHub.spawner_class = "localprocess"
-c.Spawner.cmd = [str(PYTHON), str(STUDENT_CHECKOUT / "deploy" / "jupyterhub" / "student_start.py")]  # sets the home up, then jupyterhub-singleuser
+# student_start.py sets the home up, as the student, then starts jupyterhub-singleuser
+c.Spawner.cmd = [str(PYTHON), str(STUDENT_CHECKOUT / "deploy" / "jupyterhub" / "student_start.py")]
 c.Spawner.default_url = "/lab/tree/lessons/index.ipynb"
 # Nothing of the hub's environment beyond this (JupyterHub's env_keep is only JUPYTERHUB_SINGLEUSER_APP)
 c.Spawner.environment = {"PATH": f"{PYTHON.parent}{os.pathsep}/usr/local/bin:/usr/bin:/bin", "MPLBACKEND": "Agg",
@@ -266,7 +269,8 @@ def prepare_home(spawner) -> None:
         raise RuntimeError(f"{account} is an account this hub did not make: the hub will not run a server as it")
     home = HOMES / account
     if user.pw_dir != str(home):
-        subprocess.run(["usermod", "--home", str(home), account], check=True, capture_output=True, timeout=60)
+        subprocess.run([shutil.which("usermod", path=USER_TOOLS), "--home", str(home), account], check=True,
+                       capture_output=True, timeout=60)
     try:
         os.mkdir(home, 0o700)
     except FileExistsError:

@@ -21,6 +21,7 @@ the first problem as one line (nothing when all is fine), so that the Makefile c
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -35,6 +36,7 @@ ADMIN_DISTINCT = 10  # refuses 32 × "a" (accepted in issue 42) and other patter
 CLASS_SIZE = 30      # make workshop's default class (CLASS=30)
 CLASS_SIZE_MAX = 200  # one machine of 2-8 cores serves far fewer JupyterLabs (about 125 MB each, issue 42)
 COMMON = HERE / "common-passwords.txt"
+USER_TOOLS = "/usr/sbin:/usr/bin:/sbin:/bin"  # where Debian puts useradd (not always on a user's PATH)
 
 
 def common_passwords() -> frozenset[str]:
@@ -97,6 +99,10 @@ def problem(environ=os.environ, euid: int | None = None) -> str:
     if euid != 0:
         return ("the class hub gives each student an OS account of their own and must run as root: "
                 "sudo -E make hub / 课堂服务器需要以 root 运行（为每个学生创建系统账户）")
+    missing = [tool for tool in ("useradd", "usermod") if not shutil.which(tool, path=USER_TOOLS)]
+    if missing:
+        return (f"{' and '.join(missing)} not found: the hub makes an OS account per student with them "
+                "(Debian's passwd package) / 未找到 useradd：请安装 passwd 软件包")
     roster, trusted = environ.get("WORKSHOP_ROSTER", ""), environ.get("WORKSHOP_TRUSTED_ROOM", "") == "1"
     user, admin = environ.get("WORKSHOP_PASSWORD", ""), environ.get("WORKSHOP_ADMIN_PASSWORD", "")
     if roster and trusted:

@@ -1,11 +1,14 @@
 """The class server (`make hub`): three students log in, open lesson 1 in JupyterLab and run it to the end.
 
-Starts JupyterHub with deploy/jupyterhub/jupyterhub_config.py on free ports of 127.0.0.1, with its state
-in a temporary folder. Each student logs in with the workshop password through the login form (as a
-browser does), the hub starts their JupyterLab with the lessons copied into their home, the student opens
+Starts JupyterHub with deploy/jupyterhub/jupyterhub_config.py on free ports of 127.0.0.1, as root (the hub
+makes an OS account per student), with its state in a new folder under /tmp. Each student logs in with the
+class password through the login form (as a browser does; the trusted-room login), the hub starts their
+JupyterLab as their own account with the lessons copied into their home (0700, theirs), the student opens
 lesson 1 in JupyterLab (the lab page and the notebook's contents), starts its kernel and runs every code
 cell in order over the kernel websocket (Run All), with one wrong answer typed in exercise 1 first.
 Needs the `hub` extra and configurable-http-proxy from npm (`make hub` installs both; so does .ci/run).
+The helpers here (running_hub, login, execute, ...) serve the other test_hub_*.py files; the accounts a hub
+made are removed when it stops.
 """
 
 from __future__ import annotations
