@@ -227,6 +227,15 @@ def test_a_hard_link_to_another_students_record_is_not_hers(tmp_path):
     assert len(classroom.read_own_records(bob, 54321)) == 1
 
 
+def test_the_class_view_off_the_hub_says_so_in_one_line(monkeypatch):
+    monkeypatch.delenv("JUPYTERHUB_API_URL", raising=False)
+    monkeypatch.delenv("JUPYTERHUB_API_TOKEN", raising=False)
+    with pytest.raises(ValueError, match=r"^not on the class hub [^\n]*WORKSHOP_HOMES[^\n]*$"):
+        classroom.fetch_class()
+    with pytest.raises(ValueError, match=r"^the hub did not answer the class view at http://127\.0\.0\.1:9/hub/"):
+        classroom.fetch_class("http://127.0.0.1:9/hub/api", "token", timeout=5)
+
+
 def test_notebook_stem_reads_jupyterlabs_session_name():
     assert classroom.notebook_stem({"JPY_SESSION_NAME": "/home/ada/lessons/en/03_architecture_scaling.ipynb"}) \
         == "03_architecture_scaling"
