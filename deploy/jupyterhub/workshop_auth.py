@@ -166,6 +166,8 @@ class WorkshopAuthenticator(LocalAuthenticator):
             who = ("this name", "此姓名") if kind == "name" else ("this address", "此地址")
             self._say(429, f"too many failed logins for {who[0]}: wait {seconds} s and try again",
                       f"{who[1]}登录失败次数过多：请等待 {seconds} 秒后再试")
+        # checked on the hub's event loop, not in a thread: a roster code costs 40 ms (scrypt), and in a trusted
+        # room the read-check-write of accounts.json (the class cap) must not race another login
         if self._accepted(name, account, secret):
             self.throttle.succeeded(account)
             return {"name": account}

@@ -102,9 +102,20 @@ def running_hub(log_name: str, **env: str):
             os.killpg(proc.pid, 9)
             proc.wait(timeout=30)
         for account in accounts_of(state):
-            subprocess.run(["pkill", "-KILL", "-u", account], capture_output=True, timeout=30)
+            _kill_processes_of(pwd.getpwnam(account).pw_uid)
             subprocess.run(["userdel", account], capture_output=True, timeout=60)
         shutil.rmtree(state, ignore_errors=True)
+
+
+def _kill_processes_of(uid: int) -> None:
+    """SIGKILL every process of the account (a server the hub failed to stop), read from /proc."""
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            uids = next(line for line in status.read_text().splitlines() if line.startswith("Uid:")).split()[1:]
+            if str(uid) in uids:
+                os.kill(int(status.parent.name), 9)
+        except (OSError, StopIteration, ValueError):
+            continue
 
 
 def accounts_of(state: Path) -> list[str]:
