@@ -69,8 +69,8 @@ _root_dir(STATE, 0o711)
 _root_dir(PRIVATE, 0o700)
 _root_dir(HOMES, 0o711)
 for old in ("jupyterhub.sqlite", "jupyterhub_cookie_secret", "jupyterhub.pid", "proxy.pid"):
-    if (STATE / old).is_file():  # the state of a hub before issue 42 sat beside the homes, readable by all
-        os.replace(STATE / old, PRIVATE / old)
+    if (STATE / old).is_file():  # the state of a hub before issue 42 sat beside the homes, readable by all: set
+        os.replace(STATE / old, PRIVATE / f"{old}.before-issue-42")  # aside, private (its users had no accounts)
 for old_home in HOMES.iterdir():  # its homes were root's, 0755: no student account may read them
     if not old_home.name.startswith("ws-") and old_home.is_dir() and not old_home.is_symlink():
         os.chmod(old_home, 0o700)

@@ -32,7 +32,7 @@ from traitlets import Dict, Integer, Unicode
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from names import account_name, clean_name  # noqa: E402 - next to this file
+from names import ACCOUNT, account_name, clean_name  # noqa: E402 - next to this file
 from roster import _write_private, check_code, load  # noqa: E402
 
 
@@ -115,6 +115,13 @@ class WorkshopAuthenticator(LocalAuthenticator):
     @property
     def private(self) -> Path:
         return Path(self.private_dir)
+
+    async def add_user(self, user):
+        """Make the OS account of a ``ws-`` name only: never one for a name the hub's database or admin page holds
+        otherwise (``root``, ``alice`` of an older hub), which would then be a system account made by a web form."""
+        if not ACCOUNT.match(user.name):
+            raise ValueError(f"{user.name!r} is not a workshop account (ws-...): no OS account is made for it")
+        await super().add_user(user)
 
     def get_handlers(self, app):
         """The login page, and ``/hub/class-records`` for the teacher's class view (``class_records.py``)."""
