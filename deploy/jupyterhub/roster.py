@@ -4,7 +4,7 @@
 without a code gets one, and the new codes are written to ``<state>/hub/codes-to-print.txt`` (root only, 0600)
 for the lecturer to print and cut into slips; the hub keeps only ``<state>/hub/roster.json`` (0600) with a salted
 scrypt hash of each code. A code lost: ``python deploy/jupyterhub/roster.py --state .hub --reissue "li.wei"``
-prints a new one (the old one stops working at the hub's next start). A name added to the roster file gets its
+prints a new one (the old one stops working at once: the hub reads ``roster.json`` at each login). A name added to the roster file gets its
 code at the next start.
 
 * a code is 10 characters from 31 that cannot be misread (no 0/o, 1/l/i), shown as ``abcde-fghjk``: 31¹⁰ ≈ 2⁴⁹·⁵
