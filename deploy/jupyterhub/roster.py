@@ -1,7 +1,7 @@
 """The class roster: one login code per student, issued once, kept by the hub only as a hash.
 
 ``make hub WORKSHOP_ROSTER=names.txt`` (or the config itself) calls :func:`issue_codes`: each name of the roster
-without a code gets one, and the new codes are written to ``<state>/hub/codes-to-print.txt`` (root only, 0600)
+without a code gets one, and the new codes are added to ``<state>/hub/codes-to-print.txt`` (root only, 0600)
 for the lecturer to print and cut into slips; the hub keeps only ``<state>/hub/roster.json`` (0600) with a salted
 scrypt hash of each code. A code lost: ``python deploy/jupyterhub/roster.py --state .hub --reissue "li.wei"``
 prints a new one (the old one stops working at once: the hub reads ``roster.json`` at each login). A name added to the roster file gets its
@@ -25,6 +25,7 @@ import json
 import os
 import secrets
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -105,12 +106,18 @@ def issue_codes(roster_file: Path, private: Path, reissue: str = "") -> dict[str
         issued[name] = code
     private.mkdir(mode=0o700, parents=True, exist_ok=True)
     _write_private(private / "roster.json", json.dumps(new, ensure_ascii=False, indent=1))
-    if issued:
-        sheet = ["Login codes for the class hub · 课堂服务器登录码", "Cut along the lines; each student gets one slip. "
-                 "Type the name as written here. · 沿线剪开，每人一张；姓名按此处输入。", ""]
+    if issued:  # added to the sheet, never over it: codes not yet printed exist nowhere else
+        sheet_path = private / "codes-to-print.txt"
+        try:
+            sheet = [sheet_path.read_text(encoding="utf-8").rstrip("\n"), ""]
+        except OSError:
+            sheet = ["Login codes for the class hub · 课堂服务器登录码", "Cut along the lines; each student gets one slip. "
+                     "Type the name as written here. · 沿线剪开，每人一张；姓名按此处输入。", ""]
+        sheet.append(f"== issued {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC (a later code for a name replaces "
+                     "an earlier one) ==")
         for name, code in issued.items():
             sheet += ["-" * 48, f"name · 姓名:      {name}", f"code · 登录码:    {code}", ""]
-        _write_private(private / "codes-to-print.txt", "\n".join(sheet) + "\n")
+        _write_private(sheet_path, "\n".join(sheet) + "\n")
     return issued
 
 

@@ -105,6 +105,8 @@ def test_roster_codes_are_issued_once_kept_as_hashes_and_bound_to_the_name(tmp_p
     assert list(issue_codes(names, private)) == ["dana li"]
     again = issue_codes(names, private, reissue="li.wei")  # a lost code: a new one, the old one no longer works
     assert list(again) == ["li.wei"] and not check_code(load(private)[account_name("li.wei")], issued["li.wei"])
+    sheet = (private / "codes-to-print.txt").read_text(encoding="utf-8")  # every code issued, none written over
+    assert all(code in sheet for code in [*issued.values(), *again.values()]) and sheet.count("== issued") == 3
     assert typed_code(" AbCde-FGHJK ") == "abcdefghjk"
 
 
