@@ -3,8 +3,10 @@
 #                (make app POOL=30: a preheated kernel for each of 30 viewers arriving at once)
 #   make test  - create .venv, install with the test extra, run the whole test suite
 #   make test-fast - the tests without servers or browsers, a tenth of the hypothesis examples
-#   make hub      - a JupyterHub for the class on http://127.0.0.1:8000 (WORKSHOP_PASSWORD=... make hub;
-#                class password 8+ characters, optional WORKSHOP_ADMIN_PASSWORD 32+; ports 8000, 8081, 8001)
+#   make hub      - a JupyterHub for the class on http://127.0.0.1:8000, as root (an OS account per student):
+#                WORKSHOP_ROSTER=names.txt make hub (a login code per student, printed for you), or
+#                WORKSHOP_TRUSTED_ROOM=1 WORKSHOP_PASSWORD=... make hub (one class password, any name);
+#                optional WORKSHOP_ADMIN_PASSWORD 32+ for the teacher; ports 8000, 8081, 8001 (docs/workshop.md)
 #   make workshop - serve the workshop lessons and the claims notebook read-only on http://127.0.0.1:8867
 #                (sized for CLASS=30 by default: 15 preheated kernels for lesson 1 in each language, cap 60)
 #   make kit      - the lecturer's kit in build/kit: lecturer notes per lesson, answer key and handout (en, zh),
@@ -87,8 +89,9 @@ $(HUB_STAMP): $(STAMP) pyproject.toml
 $(PROXY): deploy/jupyterhub/package.json
 	npm install --prefix deploy/jupyterhub --no-audit --no-fund --silent
 	touch $(PROXY)
-# The password rule (deploy/jupyterhub/passwords.py, JupyterHub's own): the class password WORKSHOP_PASSWORD has
-# 8 or more characters; the teacher's WORKSHOP_ADMIN_PASSWORD (optional) 32 or more, and differs from it.
+# The login rules (deploy/jupyterhub/passwords.py): root; WORKSHOP_ROSTER (a readable file, one name per line, no
+# name twice) or WORKSHOP_TRUSTED_ROOM=1 with a class password WORKSHOP_PASSWORD of 8+ characters, 5+ different
+# ones, not a common password; the teacher's WORKSHOP_ADMIN_PASSWORD (optional) 32+, 10+ different, not the class's.
 # Checked before anything is installed or started: a wrong one stops `make hub` with one line.
 ifneq ($(filter hub,$(MAKECMDGOALS)),)
 HUB_PASSWORD_PROBLEM := $(shell $(PYTHON) deploy/jupyterhub/passwords.py)
@@ -97,7 +100,7 @@ $(error $(HUB_PASSWORD_PROBLEM))
 endif
 endif
 hub: $(HUB_STAMP) $(PROXY)
-	@echo "Class server: http://127.0.0.1:$${WORKSHOP_HUB_PORT:-8000}/ (any user name, the workshop password)"
+	@echo "Class server: http://127.0.0.1:$${WORKSHOP_HUB_PORT:-8000}/ ($(if $(WORKSHOP_ROSTER),the names of $(WORKSHOP_ROSTER) and their codes: print $${WORKSHOP_HUB_STATE:-.hub}/hub/codes-to-print.txt,any name and the class password))"
 	$(BIN)/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py
 # JupyterLab for analysts (optional extra `lab`), opened on the starter notebook; LAB_PORT to change the port
 LAB_PORT ?= 8888

@@ -16,7 +16,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -26,14 +25,12 @@ DIRTY = """path => { for (const w of window.jupyterapp.shell.widgets('main')) {
 
 
 def _copies(root: Path) -> None:
-    import traitlets.config
+    sys.path.insert(0, str(ROOT / "deploy/jupyterhub"))
+    from student_start import set_up_home  # the hub's home copy, run as the student at each start
 
     shutil.copytree(ROOT / "notebooks/lessons", root / "plain", ignore=shutil.ignore_patterns("src", "*.py"))
-    config, hub = traitlets.config.Config(), ROOT / "deploy/jupyterhub/jupyterhub_config.py"
-    os.environ.update(WORKSHOP_PASSWORD="class-password", WORKSHOP_HUB_STATE=str(root / "state"))
-    exec(compile(hub.read_text(), str(hub), "exec"), {"get_config": lambda: config, "__file__": str(hub)})
-    config.Spawner.pre_spawn_hook(SimpleNamespace(home_dir_template=str(root / "home_{username}"),
-                                                  user=SimpleNamespace(name="ada")))
+    (root / "home_ada").mkdir()
+    set_up_home(root / "home_ada")
     shutil.move(str(root / "home_ada" / "lessons"), str(root / "hooked"))
 
 

@@ -6,8 +6,11 @@ passed, and the time. Recording is on only where :data:`RECORD_ENV` is ``"1"`` (
 ``jupyterhub_config.py`` and ``z2jh-values.yaml`` set it) and never in a Voila kernel, so the public read-only
 app and a student's own laptop write nothing. A failed write is ignored: it never fails the exercise.
 
-The lecturer's notebook (``deploy/jupyterhub/class_view.ipynb``) calls :func:`read_class` over the homes'
-root and shows :func:`class_table` (students × checks) and :func:`stuck` (tried :data:`STUCK_TRIES` times or
+Each home is its student's alone on the class hub (0700, an OS account each), so a student can write their own
+record and no one else's; the hub reads every home as root (:func:`read_own_records`: no link followed, every
+part owned by that student) and gives the records to its admin only. The lecturer's notebook
+(``deploy/jupyterhub/class_view.ipynb``) gets them with :func:`fetch_class` (or :func:`read_class` over a folder of
+homes it may read) and shows :func:`class_table` (students × checks) and :func:`stuck` (tried :data:`STUCK_TRIES` times or
 more, never passed). A record file is bounded (:data:`MAX_RECORD_BYTES`): beyond it the older half is dropped.
 
 This module imports nothing of the package (pandas only inside the two table functions).
@@ -18,11 +21,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 
 __all__ = ["RECORD_ENV", "RECORDS", "MAX_RECORD_BYTES", "STUCK_TRIES", "recording_on", "record_check",
-           "read_records", "read_class", "class_table", "stuck", "notebook_stem"]
+           "read_records", "read_own_records", "read_class", "fetch_class", "class_table", "stuck", "notebook_stem"]
 
 RECORD_ENV = "WORKSHOP_RECORD_CHECKS"
 RECORDS = Path(".llm-cost-explorer") / "checks.jsonl"   # under a student's home
@@ -108,11 +112,49 @@ def read_records(path: Path) -> list[dict]:
     path = Path(path)
     try:
         with open(path, "rb") as f:
-            size = f.seek(0, os.SEEK_END)
-            f.seek(max(0, size - 4 * MAX_RECORD_BYTES))
-            text = f.read().decode("utf-8", errors="replace")
+            return _parse(_tail(f))
     except OSError:
         return []
+
+
+def read_own_records(home: Path, owner: int) -> list[dict]:
+    """The records in one student's home as :func:`read_records` gives them, read safely by a privileged reader.
+
+    The class hub reads every home as root, for the teacher's class view. A student owns their home and could
+    put there, instead of their record file, a link to another student's file or folder (to show that student's
+    passes as theirs), a FIFO (to hang the reader) or a hard link. So: ``home`` itself, the
+    ``.llm-cost-explorer`` folder and ``checks.jsonl`` are each opened without following a link, each must be
+    owned by ``owner`` (the student's uid), and the file must be a regular file (a hard link to another student's
+    file is that student's: not owned by ``owner``). Anything else reads as no record. ``home``'s parents must be writable by root only (the hub's homes folder).
+    """
+    nofollow = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    opened: list[int] = []
+    try:
+        fd = os.open(home, nofollow | os.O_DIRECTORY)
+        opened.append(fd)
+        fd = os.open(RECORDS.parent.name, nofollow | os.O_DIRECTORY, dir_fd=opened[-1])
+        opened.append(fd)
+        fd = os.open(RECORDS.name, nofollow | getattr(os, "O_NONBLOCK", 0), dir_fd=opened[-1])
+        opened.append(fd)
+        stats = [os.fstat(f) for f in opened]
+        if any(st.st_uid != owner for st in stats) or not stat.S_ISREG(stats[-1].st_mode):
+            return []
+        with os.fdopen(os.dup(opened[-1]), "rb") as f:
+            return _parse(_tail(f))
+    except OSError:
+        return []
+    finally:
+        for f in opened:
+            os.close(f)
+
+
+def _tail(f) -> str:
+    size = f.seek(0, os.SEEK_END)
+    f.seek(max(0, size - 4 * MAX_RECORD_BYTES))
+    return f.read(4 * MAX_RECORD_BYTES).decode("utf-8", errors="replace")
+
+
+def _parse(text: str) -> list[dict]:
     out = []
     for line in text.splitlines():
         try:
@@ -127,12 +169,45 @@ def read_records(path: Path) -> list[dict]:
 
 
 def read_class(root: Path) -> dict[str, list[dict]]:
-    """Every student's records: ``{home directory name: records}`` for each home under ``root`` (sorted)."""
+    """Every student's records: ``{home directory name: records}`` for each home under ``root`` (sorted).
+
+    For a folder of homes the caller may read (a copy, or a machine of one account); on the class hub, where
+    each home is its student's alone, the teacher's view uses :func:`fetch_class`.
+    """
     root = Path(root)
     if not root.is_dir():
         raise ValueError(f"homes root: {str(root)!r} is not a directory; pass the folder holding one home per "
-                         "student (the hub's .hub/homes, or WORKSHOP_HOMES)")
+                         "student, or use fetch_class() on the class hub")
     return {home.name: read_records(home / RECORDS) for home in sorted(root.iterdir()) if home.is_dir()}
+
+
+def fetch_class(api_url: str | None = None, token: str | None = None, timeout: float = 60.0) -> dict[str, list[dict]]:
+    """Every student's records as the class hub reads them for its admin: ``{student's name: records}``.
+
+    The hub (``deploy/jupyterhub/class_records.py``) reads each student's home as root, link-safe, and answers
+    its admin only. ``api_url`` and ``token`` default to the teacher's server's ``JUPYTERHUB_API_URL`` and
+    ``JUPYTERHUB_API_TOKEN``. ValueError with one line when not on the hub or not allowed; a record the hub
+    sends is checked again as :func:`read_records` checks a file.
+    """
+    import urllib.error
+    import urllib.request
+
+    api_url = api_url or os.environ.get("JUPYTERHUB_API_URL", "")
+    token = token or os.environ.get("JUPYTERHUB_API_TOKEN", "")
+    if not api_url or not token:
+        raise ValueError("not on the class hub (no JUPYTERHUB_API_URL / JUPYTERHUB_API_TOKEN): set WORKSHOP_HOMES "
+                         "to a folder of homes and use read_class")
+    url = api_url.rstrip("/").removesuffix("/api") + "/class-records"
+    request = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - the hub's own URL
+            answer = json.loads(response.read().decode("utf-8"))
+    except urllib.error.HTTPError as e:
+        raise ValueError(f"the hub refused the class view ({e.code}): log in as the hub's admin (teacher)") from None
+    except (OSError, ValueError) as e:
+        raise ValueError(f"the hub did not answer the class view at {url}: {e}") from None
+    return {str(s.get("name") or s.get("account")): _parse("\n".join(json.dumps(r) for r in s.get("records", [])))
+            for s in answer.get("students", [])}
 
 
 def _tries(records_by_student: dict[str, list[dict]]) -> dict[tuple[str, str], dict[str, tuple[int, bool]]]:

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from types import SimpleNamespace
+import shutil
 
-from test_hub_setup import _hub_config
+from test_hub_setup import _hub_config, set_up_home
 
 
-def test_the_hub_records_checks_and_gives_the_admin_the_class_view(tmp_path):
-    config = _hub_config(tmp_path)
+def test_the_hub_records_checks_and_gives_the_teacher_the_class_view(tmp_path):
+    config, state = _hub_config()
+    shutil.rmtree(state, ignore_errors=True)
     env = config.Spawner.environment
-    assert env["WORKSHOP_RECORD_CHECKS"] == "1" and Path(env["WORKSHOP_HOMES"]).name == "homes"
-    hook = config.Spawner.pre_spawn_hook
-    for name, admin in (("teacher", True), ("ada", False)):
-        hook(SimpleNamespace(home_dir_template=str(tmp_path / "homes" / "{username}"),
-                             user=SimpleNamespace(name=name, admin=admin)))
-    assert (tmp_path / "homes" / "teacher" / "class_view.ipynb").exists()
-    assert not (tmp_path / "homes" / "ada" / "class_view.ipynb").exists()
+    assert env["WORKSHOP_RECORD_CHECKS"] == "1" and "WORKSHOP_HOMES" not in env
+    for name, teacher in (("teacher", True), ("ada", False)):
+        (tmp_path / name).mkdir()
+        set_up_home(tmp_path / name, teacher=teacher)
+    assert (tmp_path / "teacher" / "class_view.ipynb").exists()
+    assert not (tmp_path / "ada" / "class_view.ipynb").exists()

@@ -178,6 +178,64 @@ def test_the_lecturers_notebook_shows_the_class(tmp_path, monkeypatch):
     assert ns["stuck_now"].values.tolist() == [["ada", "01_flops_to_dollars · E2", 3]]
 
 
+def _own_record(home: Path) -> None:
+    record_check("02_memory", "en", "E1", True, home=home, environ=ON)
+
+
+def test_the_hub_reads_a_students_own_record(tmp_path):
+    home = tmp_path / "ada"
+    home.mkdir()
+    _own_record(home)
+    assert [(r["lesson"], r["passed"]) for r in classroom.read_own_records(home, os.getuid())] == [("02_memory", True)]
+    assert classroom.read_own_records(home, os.getuid() + 1) == []  # owned by someone else: not hers
+    assert classroom.read_own_records(tmp_path / "nobody", os.getuid()) == []
+
+
+@pytest.mark.parametrize("trick", ["folder link", "file link", "fifo", "home link"])
+def test_a_record_planted_by_a_link_a_fifo_or_a_hard_link_reads_as_none(tmp_path, trick):
+    """Alice, in her own home, points the hub's reader at Bob's record (his passes shown as hers) or hangs it."""
+    bob, alice = tmp_path / "bob", tmp_path / "alice"
+    bob.mkdir()
+    _own_record(bob)
+    alice.mkdir()
+    folder = alice / RECORDS.parent
+    if trick == "folder link":
+        folder.symlink_to(bob / RECORDS.parent)
+    elif trick == "home link":
+        alice.rmdir()
+        alice.symlink_to(bob)
+    else:
+        folder.mkdir()
+        if trick == "file link":
+            (alice / RECORDS).symlink_to(bob / RECORDS)
+        else:
+            os.mkfifo(alice / RECORDS)  # an open for reading would wait for a writer: the hub would hang
+    assert classroom.read_own_records(alice, os.getuid()) == []
+    assert len(classroom.read_own_records(bob, os.getuid())) == 1  # Bob's own, read as ever
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs two owners (root; CI is)")
+def test_a_hard_link_to_another_students_record_is_not_hers(tmp_path):
+    bob, alice = tmp_path / "bob", tmp_path / "alice"
+    bob.mkdir()
+    _own_record(bob)
+    for path in (bob, bob / RECORDS.parent, bob / RECORDS):
+        os.chown(path, 54321, 54321)  # Bob's account
+    (alice / RECORDS.parent).mkdir(parents=True)
+    os.link(bob / RECORDS, alice / RECORDS)
+    assert classroom.read_own_records(alice, os.getuid()) == []
+    assert len(classroom.read_own_records(bob, 54321)) == 1
+
+
+def test_the_class_view_off_the_hub_says_so_in_one_line(monkeypatch):
+    monkeypatch.delenv("JUPYTERHUB_API_URL", raising=False)
+    monkeypatch.delenv("JUPYTERHUB_API_TOKEN", raising=False)
+    with pytest.raises(ValueError, match=r"^not on the class hub [^\n]*WORKSHOP_HOMES[^\n]*$"):
+        classroom.fetch_class()
+    with pytest.raises(ValueError, match=r"^the hub did not answer the class view at http://127\.0\.0\.1:9/hub/"):
+        classroom.fetch_class("http://127.0.0.1:9/hub/api", "token", timeout=5)
+
+
 def test_notebook_stem_reads_jupyterlabs_session_name():
     assert classroom.notebook_stem({"JPY_SESSION_NAME": "/home/ada/lessons/en/03_architecture_scaling.ipynb"}) \
         == "03_architecture_scaling"
