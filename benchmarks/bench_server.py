@@ -53,7 +53,7 @@ RUSH_BROWSERS = 3  # real chromium pages among the viewers of a rush; the rest a
 DEFAULT_POOL_SIZE = json.loads((ROOT / "voila.json").read_text())["VoilaConfiguration"]["default_pool_size"]
 
 
-def _server(name: str, *options: str, pool_size: int, notebook: str = "notebooks/explorer.ipynb",
+def _server(name: str, *options: str, pool_size: int, notebook: str = "explorer/notebooks/explorer.ipynb",
             ready_timeout: float = 120.0):
     import pytest  # the Server helper reports start-up failures through pytest.fail
 

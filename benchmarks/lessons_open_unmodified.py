@@ -28,7 +28,7 @@ DIRTY = """path => { for (const w of window.jupyterapp.shell.widgets('main')) {
 def _copies(root: Path) -> None:
     import traitlets.config
 
-    shutil.copytree(ROOT / "notebooks/lessons", root / "plain", ignore=shutil.ignore_patterns("src", "*.py"))
+    shutil.copytree(ROOT / "explorer/notebooks/lessons", root / "plain", ignore=shutil.ignore_patterns("src", "*.py"))
     config, hub = traitlets.config.Config(), ROOT / "deploy/jupyterhub/jupyterhub_config.py"
     os.environ.update(WORKSHOP_PASSWORD="class-password", WORKSHOP_HUB_STATE=str(root / "state"))
     exec(compile(hub.read_text(), str(hub), "exec"), {"get_config": lambda: config, "__file__": str(hub)})

@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = Path(__file__).with_name("nginx.conf.in")
-NOTEBOOK = "notebooks/explorer.ipynb"
+NOTEBOOK = "explorer/notebooks/explorer.ipynb"
 
 # Defaults for a public deployment; docs/deploy.md says why each is what it is.
 DEFAULTS = dict(

@@ -166,7 +166,7 @@ class Server:
     """A hardened Voila server (``python -m explorer.hosting``) on 127.0.0.1, as `make app` starts it."""
 
     def __init__(self, name: str, *options: str, pool_size: int | None = None,
-                 notebook: str = "notebooks/explorer.ipynb", ready_timeout: float = 120.0,
+                 notebook: str = "explorer/notebooks/explorer.ipynb", ready_timeout: float = 120.0,
                  env: dict[str, str] | None = None):
         self.port = 0  # the OS picks a free port when the server binds it; read back from the log
         self.url = ""

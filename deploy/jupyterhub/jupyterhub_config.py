@@ -5,7 +5,7 @@
   an admin who can see every student's server (the rule is checked first, deploy/jupyterhub/passwords.py);
 * each student gets a JupyterLab server as a local process of the hub's user (no system accounts),
   with a home of their own under ``$WORKSHOP_HUB_STATE/homes/<name>`` into which the lessons
-  (``notebooks/lessons``) and the fact-check (``notebooks/claims.ipynb``) are copied at the first start;
+  (``explorer/notebooks/lessons``) and the fact-check (``explorer/notebooks/claims.ipynb``) are copied at the first start;
   their own edits are never overwritten;
 * servers idle for an hour are stopped by jupyterhub-idle-culler (their files stay); inside JupyterLab, a
   kernel idle for 20 minutes is shut down (an open lesson left behind holds 0.1-0.3 GB: docs/workshop.md);
@@ -123,12 +123,12 @@ def copy_lessons(spawner) -> None:
     copied = []
     lessons = home / "lessons"
     if not lessons.exists():
-        shutil.copytree(ROOT / "notebooks" / "lessons", lessons,
+        shutil.copytree(ROOT / "explorer" / "notebooks" / "lessons", lessons,
                         ignore=shutil.ignore_patterns("*.py", "src", "__pycache__", ".ipynb_checkpoints"))
         copied += sorted(lessons.rglob("*.ipynb"))
     claims = home / "claims.ipynb"  # the lessons link ../claims.ipynb from the index
     if not claims.exists():
-        shutil.copy2(ROOT / "notebooks" / "claims.ipynb", claims)
+        shutil.copy2(ROOT / "explorer" / "notebooks" / "claims.ipynb", claims)
         copied.append(claims)
     view = home / "class_view.ipynb"  # the lecturer's class view, for the admin only
     if getattr(spawner.user, "admin", False) and not view.exists():
