@@ -17,10 +17,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test test-fast bench clean workshop lessons kit hub lab lint docs figures
+.PHONY: app test test-fast bench clean workshop lessons kit hub lab lint docs figures constraints
 
-PIP_INSTALL = $(BIN)/pip install --quiet
-$(STAMP): pyproject.toml
+# Every install is constrained to the versions CI ran (constraints.txt; `make constraints` regenerates it)
+PIP_INSTALL = $(BIN)/pip install --quiet -c constraints.txt
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(PIP_INSTALL) -e '.[test]'
@@ -69,7 +70,7 @@ kit: $(STAMP)
 # The class server: JupyterHub with JupyterLab, the lessons copied to each student's home (deploy/jupyterhub/)
 HUB_STAMP := $(VENV)/.hub-installed
 PROXY := deploy/jupyterhub/node_modules/.bin/configurable-http-proxy
-$(HUB_STAMP): $(STAMP) pyproject.toml
+$(HUB_STAMP): $(STAMP) pyproject.toml constraints.txt
 	$(PIP_INSTALL) -e '.[hub]'
 	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
 	touch $(HUB_STAMP)
@@ -130,3 +131,15 @@ clean:
 figures: $(STAMP)
 	$(BIN)/python scripts/figures.py
 
+# constraints.txt, the exact versions CI runs: a fresh venv with the test and hub extras at the newest versions
+# pyproject.toml allows, frozen (pip freeze --exclude-editable). Then run `make test` and commit the file.
+CONSTRAINTS_VENV := build/constraints-venv
+constraints:
+	rm -rf $(CONSTRAINTS_VENV)
+	$(PYTHON) -m venv $(CONSTRAINTS_VENV)
+	$(CONSTRAINTS_VENV)/bin/pip install --quiet --upgrade pip
+	$(CONSTRAINTS_VENV)/bin/pip install --quiet -e '.[test,hub]'
+	$(CONSTRAINTS_VENV)/bin/pip uninstall --quiet -y rfc3987-syntax || true
+	{ sed -n '/^#/p' constraints.txt; $(CONSTRAINTS_VENV)/bin/pip freeze --exclude-editable; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf $(CONSTRAINTS_VENV)

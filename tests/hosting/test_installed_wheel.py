@@ -2,7 +2,7 @@
 
 One run, in a temporary folder outside the checkout (removed at the end): a tools venv builds the wheel and
 the sdist (``python -m build``) and checks them (``twine check``); a second, fresh venv gets the wheel alone
-(``pip install``), and ``llm-cost-explorer app --port 0`` started
+(``pip install -c constraints.txt``: the versions CI runs), and ``llm-cost-explorer app --port 0`` started
 from that folder serves the app until a viewer's page renders and its widgets answer over the websocket
 (:func:`clients.viewer_handshake`). The two venvs are apart so that no build tool can stand in for a
 dependency the wheel forgot. It needs the package registry (pip) and takes about 1-2 minutes, most of it pip.
@@ -91,7 +91,7 @@ def test_the_installed_wheel_serves_the_app(workdir):
 
     step = time.monotonic()
     _run(sys.executable, "-m", "venv", venv, cwd=workdir)
-    _run(venv / "bin" / "pip", "install", "--quiet", wheel, cwd=cwd)
+    _run(venv / "bin" / "pip", "install", "--quiet", "-c", ROOT / "constraints.txt", wheel, cwd=cwd)
     times["install"] = time.monotonic() - step
     where = _run(venv / "bin" / "python", "-c", "import explorer; print(explorer.__file__)", cwd=cwd).strip()
     assert Path(where).is_relative_to(venv), where  # the installed package, not the checkout
