@@ -74,7 +74,7 @@ _CHOICES = {"both": (False, True), "on": (True,), "off": (False,)}
 def voila_preload(prebuilt: bool = True) -> list[str]:
     """voila.json's ``ForkProvisioner.preload``; without :data:`PREBUILD` when not ``prebuilt`` (the notebook
     then builds the app in each kernel, the setting before :mod:`explorer.app.prebuilt`)."""
-    preload = json.loads((ROOT / "voila.json").read_text())["ForkProvisioner"]["preload"]
+    preload = json.loads((ROOT / "explorer" / "hosting" / "voila.json").read_text())["ForkProvisioner"]["preload"]
     return [m for m in preload if prebuilt or m != PREBUILD]
 
 
