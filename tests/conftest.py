@@ -330,7 +330,7 @@ def pytest_collection_modifyitems(config, items):
     belong to no Python module, so it would shuffle the cells of every notebook together. This hook runs after
     the shuffle (randomly reorders in a hook wrapper, before other implementations): each notebook keeps the
     place of its first cell in the shuffled order and its cells run in the notebook's order. It is in this
-    conftest, so it applies when ``tests`` is collected (``make test``); ``pytest notebooks`` alone needs
+    conftest, so it applies when ``tests`` is collected (``make test``); ``pytest explorer/notebooks`` alone needs
     ``-p no:randomly``.
     """
     notebooks: dict = {}

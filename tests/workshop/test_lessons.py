@@ -1,6 +1,6 @@
 """The workshop notebooks: built from their MyST text sources, in step across languages, in the Pythia shape.
 
-The notebooks themselves are executed by ``pytest --nbval-lax notebooks`` (``make test``).
+The notebooks themselves are executed by ``pytest --nbval-lax explorer`` (``make test``).
 """
 
 from __future__ import annotations
