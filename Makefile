@@ -11,7 +11,7 @@
 #                (sized for CLASS=30 by default: 15 preheated kernels for lesson 1 in each language, cap 60)
 #   make kit      - the lecturer's kit in build/kit: lecturer notes per lesson, answer key and handout (en, zh),
 #                the lessons as a static site to read before class (CLASS_URL=... the class server, for the handout)
-#   make lab   - install the lab extra and open JupyterLab on notebooks/analyst.ipynb (the API tour)
+#   make lab   - install the lab extra and open JupyterLab on explorer/notebooks/analyst.ipynb (the API tour)
 #   make lint  - ruff and import-linter (rules and layers in pyproject.toml; .ci/run runs it before the tests)
 #   make docs  - install the docs extra and build the API reference into docs/_build/html (warnings fail)
 PYTHON ?= python3
@@ -19,71 +19,61 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test test-fast bench clean workshop lessons kit hub lab lint docs figures
+.PHONY: app test test-fast bench clean workshop lessons kit hub lab lint docs figures constraints
 
-$(STAMP): pyproject.toml
+# Every install is constrained to the versions CI ran (constraints.txt; `make constraints` regenerates it)
+PIP_INSTALL = $(BIN)/pip install --quiet -c constraints.txt
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(PIP_INSTALL) -e '.[test]'
 	# optional extra of jsonschema; costs about 2 s in every Jupyter process
 	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
 	touch $(STAMP)
 
-# voila.json's pool of 4 follows demand (explorer/hosting/demand_pool.py: it grows with the page loads of the last
-# minute, within half the free memory and while the CPU has room, back to 4 after 5 idle minutes). POOL=30 makes 30 the floor (a class
-# arriving at once, preheated before it does; docs/deploy.md) and refills the pool a minute after use
+# The app, the workshop and JupyterLab are the package's own commands (explorer/hosting/commands.py), so an
+# installed wheel serves them as a checkout does: `llm-cost-explorer app | workshop | lab --help`.
+# app: voila.json's pool of 4 follows demand (explorer/hosting/demand_pool.py: it grows with the page loads of the
+# last minute, within half the free memory and while the CPU has room, back to 4 after 5 idle minutes). POOL=30
+# makes 30 the floor (a class arriving at once, preheated before it does; docs/deploy.md) and refills the pool a
+# minute after use
 POOL ?=
 app: $(STAMP)
-	$(BIN)/python -m explorer.hosting notebooks/explorer.ipynb --Voila.ip=127.0.0.1 --port=8866 --no-browser \
-		$(if $(POOL),--pool_size=$(POOL) --VoilaKernelManager.fill_delay=60)
+	$(BIN)/llm-cost-explorer app --port 8866 $(if $(POOL),--pool $(POOL))
 
 # Lessons and the claims notebook, read-only, as the app is served (hardened Voila, voila.json) but over
-# the notebooks directory, sized for a class of CLASS students (30 by default; CLASS=2 to try it on a laptop):
-#   POOL        = ceil(CLASS / 2) preheated kernels for each lesson in FIRST (lesson 1 in English and in Chinese),
-#                 so a class opening lesson 1 at once, in either language, is served from the pool;
+# explorer/notebooks, sized for a class of CLASS students (30 by default; CLASS=2 to try it on a laptop):
+#   POOL        = ceil(CLASS / 2) preheated kernels for lesson 1 in English and in Chinese, so a class opening
+#                 lesson 1 at once, in either language, is served from the pool;
 #   MAX_KERNELS = 2 x CLASS kernels held by viewers (a student keeps the last lesson open while opening the
 #                 next; kernels waiting in the pool do not count). Memory: about 0.2 GB per kernel (docs/workshop.md).
 # POOL= or MAX_KERNELS= overrides either; POOL=0 preheats nothing at start. Either way every lesson's pool follows
-# demand (explorer/hosting/demand_pool.py): it grows with the page loads of the last minute, within half the
-# free memory and while the CPU has room, and goes back to its size above after 5 idle minutes, so POOL is an optimisation, not a requirement.
+# demand (explorer/hosting/demand_pool.py), so POOL is an optimisation, not a requirement. A used pool kernel is
+# replaced after FILL_DELAY s (600): late arrivals find one, and the rush is not slowed by refills.
 WORKSHOP_PORT ?= 8867
-FIRST ?= lessons/en/01_flops_to_dollars.ipynb lessons/zh/01_flops_to_dollars.ipynb
 CLASS ?= 30
-ifneq ($(filter workshop,$(MAKECMDGOALS)),)
-ifeq ($(shell echo '$(CLASS)' | grep -Ex '[1-9][0-9]{0,2}'),)
-$(error CLASS must be the number of students, 1 to 999 (got '$(CLASS)'): make workshop CLASS=30)
-endif
-endif
-WORKSHOP_POOL = $(if $(POOL),$(POOL),$(shell echo $$(( ($(CLASS) + 1) / 2 ))))
-MAX_KERNELS ?= $(shell echo $$(( 2 * $(CLASS) )))
-# a used pool kernel is replaced after FILL_DELAY s: late arrivals find one, and the rush is not slowed by refills
+MAX_KERNELS ?=
 FILL_DELAY ?= 600
-comma := ,
-WORKSHOP_POOLS = {"default": {"pool_size": 0}$(foreach nb,$(FIRST),$(comma) "$(nb)": {"pool_size": $(WORKSHOP_POOL)})}
 workshop: $(STAMP)
-	@echo "Workshop index: http://127.0.0.1:$(WORKSHOP_PORT)/voila/render/lessons/index.ipynb"
-	@echo "Sized for a class of $(CLASS): $(WORKSHOP_POOL) preheated kernels per first lesson, at most $(MAX_KERNELS) viewers' kernels"
-	$(BIN)/python -m explorer.hosting notebooks --Voila.ip=127.0.0.1 --port=$(WORKSHOP_PORT) --no-browser \
-		--ExplorerVoila.max_kernels=$(MAX_KERNELS) \
-		--preheat_kernel=True --VoilaKernelManager.fill_delay=$(FILL_DELAY) \
-		'--VoilaKernelManager.kernel_pools_config=$(WORKSHOP_POOLS)'
+	$(BIN)/llm-cost-explorer workshop --port $(WORKSHOP_PORT) --class '$(CLASS)' --fill-delay $(FILL_DELAY) \
+		$(if $(POOL),--pool $(POOL)) $(if $(MAX_KERNELS),--max-kernels $(MAX_KERNELS))
 
-# Build the lesson notebooks from their text sources, notebooks/lessons/src/*.md (tests/workshop/test_lessons.py checks it)
+# Build the lesson notebooks from their text sources, explorer/notebooks/lessons/src/*.md (tests/workshop/test_lessons.py checks it)
 lessons: $(STAMP)
-	$(BIN)/python notebooks/lessons/build_lessons.py
+	$(BIN)/python explorer/notebooks/lessons/build_lessons.py
 
-# The lecturer's kit, from the lesson notebooks and their checkers (notebooks/lessons/build_kit.py, docs/workshop.md):
+# The lecturer's kit, from the lesson notebooks and their checkers (explorer/notebooks/lessons/build_kit.py, docs/workshop.md):
 # lecturer notes per lesson, a one-page answer key, a student handout (en, zh) and a static site of the lessons
 KIT_OUT ?= build/kit
 CLASS_URL ?=
 kit: $(STAMP)
-	$(BIN)/python notebooks/lessons/build_kit.py --out $(KIT_OUT) $(if $(CLASS_URL),--class-url '$(CLASS_URL)')
+	$(BIN)/python explorer/notebooks/lessons/build_kit.py --out $(KIT_OUT) $(if $(CLASS_URL),--class-url '$(CLASS_URL)')
 
 # The class server: JupyterHub with JupyterLab, the lessons copied to each student's home (deploy/jupyterhub/)
 HUB_STAMP := $(VENV)/.hub-installed
 PROXY := deploy/jupyterhub/node_modules/.bin/configurable-http-proxy
-$(HUB_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/pip install --quiet -e '.[hub]'
+$(HUB_STAMP): $(STAMP) pyproject.toml constraints.txt
+	$(PIP_INSTALL) -e '.[hub]'
 	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
 	touch $(HUB_STAMP)
 $(PROXY): deploy/jupyterhub/package.json
@@ -105,12 +95,12 @@ hub: $(HUB_STAMP) $(PROXY)
 # JupyterLab for analysts (optional extra `lab`), opened on the starter notebook; LAB_PORT to change the port
 LAB_PORT ?= 8888
 lab: $(STAMP)
-	$(BIN)/pip install --quiet -e '.[lab,test]'
+	$(PIP_INSTALL) -e '.[lab,test]'
 	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
-	$(BIN)/jupyter lab notebooks/analyst.ipynb --ServerApp.ip=127.0.0.1 --port=$(LAB_PORT)
+	$(BIN)/llm-cost-explorer lab --dir explorer/notebooks --port $(LAB_PORT)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest tests notebooks explorer --doctest-modules --nbval-lax --nbval-current-env -p no:cacheprovider
+	$(BIN)/python -m pytest tests explorer --doctest-modules --nbval-lax --nbval-current-env -p no:cacheprovider
 
 # A quick loop while editing: no servers or browsers, a tenth of each property test's examples (the "fast"
 # hypothesis profile, tests/conftest.py); `make test` is what CI runs
@@ -126,7 +116,7 @@ lint: $(STAMP)
 # The API reference: Sphinx with numpydoc over the package's docstrings (docs/conf.py, docs/api/)
 DOCS_STAMP := $(VENV)/.docs-installed
 $(DOCS_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/pip install --quiet -e '.[docs]'
+	$(PIP_INSTALL) -e '.[docs]'
 	$(BIN)/pip uninstall --quiet -y rfc3987-syntax || true
 	touch $(DOCS_STAMP)
 docs: $(DOCS_STAMP)
@@ -143,3 +133,16 @@ clean:
 # run after a data change; tests/test_figures.py fails while one is stale
 figures: $(STAMP)
 	$(BIN)/python scripts/figures.py
+
+# constraints.txt, the exact versions CI runs: a fresh venv with the test and hub extras at the newest versions
+# pyproject.toml allows, frozen (pip freeze --exclude-editable). Then run `make test` and commit the file.
+CONSTRAINTS_VENV := build/constraints-venv
+constraints:
+	rm -rf $(CONSTRAINTS_VENV)
+	$(PYTHON) -m venv $(CONSTRAINTS_VENV)
+	$(CONSTRAINTS_VENV)/bin/pip install --quiet --upgrade pip
+	$(CONSTRAINTS_VENV)/bin/pip install --quiet -e '.[test,hub]'
+	$(CONSTRAINTS_VENV)/bin/pip uninstall --quiet -y rfc3987-syntax || true
+	{ sed -n '/^#/p' constraints.txt; $(CONSTRAINTS_VENV)/bin/pip freeze --exclude-editable; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf $(CONSTRAINTS_VENV)

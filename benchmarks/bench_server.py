@@ -50,10 +50,10 @@ for _path in (ROOT, ROOT / "tests"):  # the package, and the tests' shared helpe
 from benchmarks.run import register  # noqa: E402
 
 RUSH_BROWSERS = 3  # real chromium pages among the viewers of a rush; the rest are protocol clients
-DEFAULT_POOL_SIZE = json.loads((ROOT / "voila.json").read_text())["VoilaConfiguration"]["default_pool_size"]
+DEFAULT_POOL_SIZE = json.loads((ROOT / "explorer" / "hosting" / "voila.json").read_text())["VoilaConfiguration"]["default_pool_size"]
 
 
-def _server(name: str, *options: str, pool_size: int, notebook: str = "notebooks/explorer.ipynb",
+def _server(name: str, *options: str, pool_size: int, notebook: str = "explorer/notebooks/explorer.ipynb",
             ready_timeout: float = 120.0):
     import pytest  # the Server helper reports start-up failures through pytest.fail
 

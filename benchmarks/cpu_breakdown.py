@@ -5,7 +5,7 @@
     python benchmarks/cpu_breakdown.py --viewers 10 --window 0 --profile --save
     python benchmarks/cpu_breakdown.py --held off               # widget messages sent during the notebook run
 
-The server is started as ``make app`` starts it (``python -m explorer.hosting notebooks/explorer.ipynb`` with
+The server is started as ``make app`` starts it (``python -m explorer.hosting explorer/notebooks/explorer.ipynb`` with
 voila.json: forked kernels, a preheated pool of 4) with the pool held at 4 (``--DemandPool.enabled=False``;
 ``--demand`` keeps it on), so that every viewer past the pool pays the whole start. Once the pool's kernels
 have run the notebook, ``--viewers`` protocol clients arrive within ``--window`` seconds

@@ -10,7 +10,7 @@ Each kernel is forked from a template that imported voila.json's ``ForkProvision
 ``make app`` starts them (:class:`explorer.hosting.provisioner.ForkProvisioner`). The benchmark then does what
 Voila and a viewer's page do, over the kernel protocol:
 
-1. runs the code cells of ``notebooks/explorer.ipynb`` (the app is built and displayed), with the link's
+1. runs the code cells of ``explorer/notebooks/explorer.ipynb`` (the app is built and displayed), with the link's
    query in ``QUERY_STRING`` as a kernel started for a request finds it;
 2. the page's widget handshake: a ``jupyter.widget.control`` comm and its ``request_states`` (ipywidgets 8
    answers with every widget's state in one message, which the page builds its models from).
@@ -43,7 +43,7 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK = ROOT / "notebooks" / "explorer.ipynb"
+NOTEBOOK = ROOT / "explorer" / "notebooks" / "explorer.ipynb"
 
 
 def _cpu_s(pid: int) -> float:
@@ -74,7 +74,7 @@ _CHOICES = {"both": (False, True), "on": (True,), "off": (False,)}
 def voila_preload(prebuilt: bool = True) -> list[str]:
     """voila.json's ``ForkProvisioner.preload``; without :data:`PREBUILD` when not ``prebuilt`` (the notebook
     then builds the app in each kernel, the setting before :mod:`explorer.app.prebuilt`)."""
-    preload = json.loads((ROOT / "voila.json").read_text())["ForkProvisioner"]["preload"]
+    preload = json.loads((ROOT / "explorer" / "hosting" / "voila.json").read_text())["ForkProvisioner"]["preload"]
     return [m for m in preload if prebuilt or m != PREBUILD]
 
 

@@ -7,7 +7,7 @@
     python benchmarks/kernel_rush.py --modes forked-built forked  # the app taken from the template alone
 
 For each mode the server is started as ``make app`` starts it (``python -m explorer.hosting
-notebooks/explorer.ipynb`` with the project's voila.json: a preheated pool of 4, refilled at once), with one
+explorer/notebooks/explorer.ipynb`` with the project's voila.json: a preheated pool of 4, refilled at once), with one
 difference: ``launched`` selects jupyter_client's ``local-provisioner`` (a new Python process per kernel,
 the setting before issue 26), ``forked-sent`` keeps voila.json's ``explorer-fork`` but sends every widget
 message as it happens (``--ForkProvisioner.hold_widget_messages=False``, the setting before

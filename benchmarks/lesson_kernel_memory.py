@@ -61,8 +61,8 @@ def main() -> None:
     parser.add_argument("--lang", default="en", choices=["en", "zh"])
     args = parser.parse_args()
     os.environ.setdefault("MPLBACKEND", "Agg")
-    lessons = ROOT / "notebooks" / "lessons"
-    notebooks = [lessons / args.lang / f"{stem}.ipynb" for stem in STEMS] + [ROOT / "notebooks" / "claims.ipynb"]
+    lessons = ROOT / "explorer" / "notebooks" / "lessons"
+    notebooks = [lessons / args.lang / f"{stem}.ipynb" for stem in STEMS] + [ROOT / "explorer" / "notebooks" / "claims.ipynb"]
     rows = [measure(nb) for nb in notebooks]
     print(json.dumps({"date": datetime.date.today().isoformat(), "python": sys.version.split()[0],
                       "machine": platform.machine(), "kernels": rows,

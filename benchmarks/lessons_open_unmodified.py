@@ -28,7 +28,7 @@ def _copies(root: Path) -> None:
     sys.path.insert(0, str(ROOT / "deploy/jupyterhub"))
     from student_start import set_up_home  # the hub's home copy, run as the student at each start
 
-    shutil.copytree(ROOT / "notebooks/lessons", root / "plain", ignore=shutil.ignore_patterns("src", "*.py"))
+    shutil.copytree(ROOT / "explorer/notebooks/lessons", root / "plain", ignore=shutil.ignore_patterns("src", "*.py"))
     (root / "home_ada").mkdir()
     set_up_home(root / "home_ada")
     shutil.move(str(root / "home_ada" / "lessons"), str(root / "hooked"))

@@ -66,7 +66,7 @@ LESSON_RENDERED_PROBE = """
 
 def check_buttons(path: str) -> int:
     """Check buttons a lesson shows in Voila: one per ``ws.exercise`` and ``ws.concept`` call in its code cells."""
-    cells = json.loads((ROOT / "notebooks" / path).read_text())["cells"]
+    cells = json.loads((ROOT / "explorer" / "notebooks" / path).read_text())["cells"]
     code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
     return code.count("ws.exercise(") + code.count("ws.concept(")
 
@@ -85,7 +85,7 @@ def serve(pool: int, max_kernels: int, log: Path, launched: bool = False) -> sub
     if launched:
         options += ["--KernelProvisionerFactory.default_provisioner_name=local-provisioner"]
     out = open(log, "w")
-    proc = subprocess.Popen([sys.executable, "-m", "explorer.hosting", "notebooks", "--Voila.ip=127.0.0.1",
+    proc = subprocess.Popen([sys.executable, "-m", "explorer.hosting", "explorer/notebooks", "--Voila.ip=127.0.0.1",
                              f"--port={port}", "--no-browser", *options], cwd=ROOT, stdout=out,
                             stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     proc.port = port

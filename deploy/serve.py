@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = Path(__file__).with_name("nginx.conf.in")
-NOTEBOOK = "notebooks/explorer.ipynb"
+NOTEBOOK = "explorer/notebooks/explorer.ipynb"
 
 # Defaults for a public deployment; docs/deploy.md says why each is what it is.
 DEFAULTS = dict(
@@ -112,7 +112,9 @@ def voila_command(port: int, extra: list[str] = (), root: Path = ROOT, exempt: t
 
     A checkout with the hardened server (``explorer/hosting``: guarded kernel websocket, kernel
     cap, ``_xsrf`` cookie) runs ``python -m explorer.hosting``; otherwise plain ``voila``.
-    Both read ``voila.json`` from ``root``, the working directory.
+    Both read ``voila.json`` from ``root``, the working directory; since issue 40 the hardened server also reads
+    the one in its package (``explorer/hosting/voila.json``), and the notebook is under ``explorer/notebooks``
+    (a checkout from before serves its ``notebooks/explorer.ipynb``).
     """
     hardened = (Path(root) / "explorer" / "hosting" / "__main__.py").exists()
     program = [sys.executable, "-m", "explorer.hosting"] if hardened else [find_voila()]
@@ -121,7 +123,8 @@ def voila_command(port: int, extra: list[str] = (), root: Path = ROOT, exempt: t
         # nginx on this machine names the client in X-Real-IP: seats are counted per client address
         proxied = ["--ExplorerVoila.trusted_proxies=127.0.0.1",
                    *[f"--ExplorerVoila.exempt_networks={net}" for net in exempt]]
-    return [*program, NOTEBOOK, "--Voila.ip=127.0.0.1", f"--port={port}", "--no-browser",
+    notebook = NOTEBOOK if (Path(root) / NOTEBOOK).exists() else "notebooks/explorer.ipynb"
+    return [*program, notebook, "--Voila.ip=127.0.0.1", f"--port={port}", "--no-browser",
             "--Voila.port_retries=0", *proxied, *extra]
 
 

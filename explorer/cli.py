@@ -20,6 +20,7 @@ from typing import Sequence
 
 from explorer import catalog, prices
 from explorer.errors import ScenarioError, short_repr
+from explorer.hosting import commands
 from explorer.messages import Message, render
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate
 from explorer.text import (LANGUAGES, MAX_NUMBER_CHARS, NumberError, label, parse_number, quantity,
@@ -117,8 +118,13 @@ def _scenario_options(p: argparse.ArgumentParser, *, repeat: bool = False) -> No
         target.add_argument("--" + dest.replace("_", "-"), **options)
 
 
+def _prog() -> str:
+    """The name the user typed: ``llm-cost-explorer`` (the installed command) or ``python -m explorer``."""
+    return "llm-cost-explorer" if os.path.basename(sys.argv[0]) == "llm-cost-explorer" else "python -m explorer"
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m explorer", description="LLM training-cost explorer.")
+    parser = _Parser(prog=_prog(), description="LLM training-cost explorer.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     est = sub.add_parser("estimate", help="estimate the cost of one training run")
@@ -172,6 +178,7 @@ def _parser() -> argparse.ArgumentParser:
     for command in (est, pln, cmp_, att, sim, cat, hist):
         command.add_argument("--lang", choices=LANGUAGES, default="en",
                              help="language of warnings and errors: en (default) or zh")
+    commands.register(sub, parser.prog)  # app, workshop, lab: the package's notebooks served
     return parser
 
 
@@ -514,7 +521,12 @@ def _plan_command(args: argparse.Namespace) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for bad input)."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if getattr(args, "serve", None):  # app, workshop, lab: options they do not know go to the server
+        return args.serve(args, extra)
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "estimate":
             result = estimate(_scenario_from_args(args))

@@ -166,7 +166,7 @@ class Server:
     """A hardened Voila server (``python -m explorer.hosting``) on 127.0.0.1, as `make app` starts it."""
 
     def __init__(self, name: str, *options: str, pool_size: int | None = None,
-                 notebook: str = "notebooks/explorer.ipynb", ready_timeout: float = 120.0,
+                 notebook: str = "explorer/notebooks/explorer.ipynb", ready_timeout: float = 120.0,
                  env: dict[str, str] | None = None):
         self.port = 0  # the OS picks a free port when the server binds it; read back from the log
         self.url = ""
@@ -330,7 +330,7 @@ def pytest_collection_modifyitems(config, items):
     belong to no Python module, so it would shuffle the cells of every notebook together. This hook runs after
     the shuffle (randomly reorders in a hook wrapper, before other implementations): each notebook keeps the
     place of its first cell in the shuffled order and its cells run in the notebook's order. It is in this
-    conftest, so it applies when ``tests`` is collected (``make test``); ``pytest notebooks`` alone needs
+    conftest, so it applies when ``tests`` is collected (``make test``); ``pytest explorer/notebooks`` alone needs
     ``-p no:randomly``.
     """
     notebooks: dict = {}

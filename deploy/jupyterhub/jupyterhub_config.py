@@ -149,13 +149,11 @@ def student_python() -> tuple[Path, Path]:
             # the packages, less the editable install of this checkout (the app's copy stands in for it)
             _link_tree(packages, site, ignore=lambda d, names: [n for n in names if n.startswith("__editable__")])
             checkout = runtime / "app"
+            # the package holds the lessons and the fact-check (explorer/notebooks, issue 40)
             _link_tree(ROOT / "explorer", checkout / "explorer",
-                       ignore=shutil.ignore_patterns("__pycache__"))
-            _link_tree(ROOT / "notebooks" / "lessons", checkout / "notebooks" / "lessons",
                        ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
             (checkout / "deploy" / "jupyterhub").mkdir(parents=True)
-            for name in ("notebooks/claims.ipynb", "deploy/jupyterhub/student_start.py",
-                         "deploy/jupyterhub/class_view.ipynb"):
+            for name in ("deploy/jupyterhub/student_start.py", "deploy/jupyterhub/class_view.ipynb"):
                 shutil.copy2(ROOT / name, checkout / name)
             (site / "_workshop.pth").write_text(f"{checkout}\n", encoding="utf-8")
         for path in [runtime, *runtime.rglob("*")]:  # readable by every account (whatever the umask)
@@ -174,7 +172,7 @@ def student_python() -> tuple[Path, Path]:
             "import os, explorer, jupyterhub, jupyterlab, ipykernel\n"
             f"os.stat({str(HOMES)!r})\n"
             f"open({str(checkout / 'deploy/jupyterhub/student_start.py')!r}).close()\n"
-            f"open({str(checkout / 'notebooks/lessons/index.ipynb')!r}).close()")])
+            f"open({str(checkout / 'explorer/notebooks/lessons/index.ipynb')!r}).close()")])
         if reach.returncode == 0:
             return python, checkout
     sys.exit(f"a student's account cannot use the copy of the project in {runtime} or reach {HOMES} "

@@ -6,7 +6,7 @@ The hub's spawner runs this (``Spawner.cmd``) as the student's own OS account, i
 writes is written as the student, so a link the student left in their home can lead it nowhere they could not go
 themselves (a copy made by root could be sent through such a link to any file on the machine):
 
-* the lessons (``notebooks/lessons``) and the fact-check (``notebooks/claims.ipynb``) are copied once, never
+* the lessons (``explorer/notebooks/lessons``) and the fact-check (``explorer/notebooks/claims.ipynb``) are copied once, never
   over the student's edits, and made to open unmodified (the kernel's ``language_info`` and a trust signature in
   the student's own database, as ``jupyter trust`` run by the student would put it);
 * the teacher (``WORKSHOP_TEACHER=1``, set by the hub for its admin) gets ``class_view.ipynb``;
@@ -57,12 +57,12 @@ def set_up_home(home: Path, teacher: bool = False) -> None:
     copied = []
     lessons = home / "lessons"
     if not lessons.exists() and not lessons.is_symlink():
-        shutil.copytree(ROOT / "notebooks" / "lessons", lessons,
+        shutil.copytree(ROOT / "explorer" / "notebooks" / "lessons", lessons,
                         ignore=shutil.ignore_patterns("*.py", "src", "__pycache__", ".ipynb_checkpoints"))
         copied += sorted(lessons.rglob("*.ipynb"))
     claims = home / "claims.ipynb"  # the lessons link ../claims.ipynb from the index
     if not claims.exists() and not claims.is_symlink():
-        shutil.copy2(ROOT / "notebooks" / "claims.ipynb", claims)
+        shutil.copy2(ROOT / "explorer" / "notebooks" / "claims.ipynb", claims)
         copied.append(claims)
     view = home / "class_view.ipynb"
     if teacher and not view.exists() and not view.is_symlink():

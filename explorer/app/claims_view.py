@@ -1,4 +1,4 @@
-"""The fact-check page (``notebooks/claims.ipynb``): every claim of the two source articles with its verdict.
+"""The fact-check page (``explorer/notebooks/claims.ipynb``): every claim of the two source articles with its verdict.
 
 The page is in one language at a time: English, or Chinese with ``?lang=zh`` in the
 address (Voila) or with the language buttons at its top (both Voila and JupyterLab).

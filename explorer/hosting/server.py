@@ -1,6 +1,9 @@
 """``python -m explorer.hosting``: Voila with the hardening a public server needs.
 
-It runs exactly as ``voila`` does (same options, same ``voila.json``) with:
+It runs exactly as ``voila`` does (same options) with:
+
+* the project's settings, ``explorer/hosting/voila.json`` (shipped in the package), read after any
+  ``voila.json`` of the working directory or the Jupyter config path, which override it key by key;
 
 * the guarded kernel websocket (:mod:`explorer.hosting.websocket`);
 * the page handler with a query limit, a cap on viewers' kernels and a seat
@@ -56,12 +59,14 @@ caps viewers' kernels (0: no cap); ``max_body_bytes`` caps a request body
 from __future__ import annotations
 
 import functools
+import os
 import resource
 from pathlib import Path
 
 import voila.handler
 import zmq
 
+from jupyter_core.paths import jupyter_config_path
 from jupyter_server.base.handlers import FileFindHandler
 from tornado import httputil
 from tornado.ioloop import IOLoop
@@ -102,6 +107,7 @@ ZMQ_SOCKETS_PER_WEBSOCKET = 4  # shell, control, stdin, iopub (jupyter_server's 
 FDS_PER_WEBSOCKET = 9  # those 4 ZMQ sockets (2 descriptors each) and the TCP socket (deploy/capacity.py: 9)
 FDS_PER_KERNEL = 12  # the server's side of one kernel (deploy/capacity.py: 4-10), with room for the query socket
 PAGE_TEMPLATE_DIR = Path(__file__).with_name("templates")  # searched before Voila's lab template
+CONFIG_DIR = Path(__file__).parent  # voila.json: the project's settings, in the package (last, lowest priority)
 _NOT_OFFERED = (r"/login", r"/logout")
 
 #: The labextensions a page loads by default: Voila's widget manager and the widgets' own (controls),
@@ -164,6 +170,11 @@ class ExplorerVoila(Voila):
                                  "('*' crosses folders); any other notebook is a 404. Default: the workshop's "
                                  "lessons, their index and glossary, and the claims page (not analyst.ipynb, "
                                  "which runs code for analysts, nor explorer.ipynb, served by `make app`).")
+
+    @default("config_file_paths")
+    def _config_file_paths_default(self):
+        """Voila's (the working directory, then the Jupyter config path), then the package's ``voila.json``."""
+        return [os.getcwd(), *jupyter_config_path(), str(CONFIG_DIR)]
 
     @default("kernel_websocket_connection_class")
     def _default_connection_class(self):

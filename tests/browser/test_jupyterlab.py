@@ -1,6 +1,6 @@
 """Issue 17: JupyterLab as a home, in a real browser.
 
-Opens notebooks/analyst.ipynb in JupyterLab (the optional ``lab`` extra),
+Opens explorer/notebooks/analyst.ipynb in JupyterLab (the optional ``lab`` extra),
 runs all cells from the menu, and finds every cell executed, no error output,
 the charts drawn as images and the embedded app's chart drawn on its canvas.
 Skipped when JupyterLab is not installed (``pip install -e '.[lab]'``).
@@ -29,7 +29,7 @@ def lab_url(tmp_path_factory):
     if shutil.which("jupyter-lab", path=os.path.dirname(sys.executable)) is None:
         pytest.skip("JupyterLab is not installed (pip install -e '.[lab]')")
     root = tmp_path_factory.mktemp("lab")  # a copy: JupyterLab saves the notebook it runs
-    shutil.copy(ROOT / "notebooks" / "analyst.ipynb", root / "analyst.ipynb")
+    shutil.copy(ROOT / "explorer" / "notebooks" / "analyst.ipynb", root / "analyst.ipynb")
     ARTIFACTS.mkdir(exist_ok=True)
     log_path = ARTIFACTS / "jupyterlab.log"
     log = open(log_path, "w")
@@ -108,7 +108,7 @@ def test_analyst_notebook_runs_all_in_jupyterlab_and_draws(lab_url, chromium):
         _run_all_cells(page)
         # from the file, not the page: JupyterLab renders a long notebook's cells as they come into view, and a
         # count read from the page before they all were found 2 of 11 (a quiet full run, 00a5e9d)
-        notebook = json.loads((ROOT / "notebooks" / "analyst.ipynb").read_text())
+        notebook = json.loads((ROOT / "explorer" / "notebooks" / "analyst.ipynb").read_text())
         code_cells = sum(cell["cell_type"] == "code" for cell in notebook["cells"])
         try:
             page.wait_for_function(

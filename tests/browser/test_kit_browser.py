@@ -1,7 +1,7 @@
 """The lecturer's kit in a real browser: every page opens from disk without errors or requests, fits a phone,
 and the answer key prints on one A4 page in each language.
 
-Builds the kit into a temporary folder (``notebooks/lessons/build_kit.py``), opens its pages as ``file://`` in
+Builds the kit into a temporary folder (``explorer/notebooks/lessons/build_kit.py``), opens its pages as ``file://`` in
 Debian's chromium at 1400, 768 and 390 px and saves screenshots under ``artifacts/kit-*.png``.
 """
 
@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
-sys.path.insert(0, str(ROOT / "notebooks" / "lessons"))
+sys.path.insert(0, str(ROOT / "explorer" / "notebooks" / "lessons"))
 import build_kit  # noqa: E402
 
 pytestmark = [pytest.mark.browser]

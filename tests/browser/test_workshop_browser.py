@@ -17,7 +17,7 @@ from conftest import Server
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
-STEMS = sorted(p.stem for p in (ROOT / "notebooks" / "lessons" / "en").glob("[0-9][0-9]_*.ipynb"))
+STEMS = sorted(p.stem for p in (ROOT / "explorer" / "notebooks" / "lessons" / "en").glob("[0-9][0-9]_*.ipynb"))
 INDEX = "voila/render/lessons/index.ipynb"
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -27,7 +27,7 @@ _SERVER: dict = {}
 @pytest.fixture(scope="module")
 def workshop_url():
     """The hardened server over ``notebooks`` (as `make workshop` starts it), no preheated kernels."""
-    srv = Server("workshop", notebook="notebooks", pool_size=0, ready_timeout=90.0)
+    srv = Server("workshop", notebook="explorer/notebooks", pool_size=0, ready_timeout=90.0)
     _SERVER["pid"] = srv.proc.pid
     yield srv.url
     srv.stop()

@@ -208,7 +208,7 @@ def test_kernel_cap_shows_a_busy_page_and_culling_frees_the_seats(small_server):
 def test_odd_urls_get_404_or_403_never_500(server, path, allowed):
     page = cl.get_page(server.url + path, timeout=30)
     assert page.status in allowed, (path, page.status)
-    assert "Traceback" not in page.body and "notebooks/explorer.ipynb" not in page.body
+    assert "Traceback" not in page.body and "explorer/notebooks/explorer.ipynb" not in page.body
 
 
 def test_a_query_with_too_many_keys_gets_a_readable_400(server):

@@ -143,7 +143,7 @@ LESSON = "lessons/en/01_flops_to_dollars.ipynb"  # a lesson with code (the index
 @pytest.fixture(scope="module")
 def workshop():
     srv = Server("v3-workshop", "--ExplorerVoila.seats_per_address=2", "--ExplorerVoila.max_kernels=4",
-                 "--preheat_kernel=False", notebook="notebooks", ready_timeout=90.0)
+                 "--preheat_kernel=False", notebook="explorer/notebooks", ready_timeout=90.0)
     yield srv
     srv.stop()
 

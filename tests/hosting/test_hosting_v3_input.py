@@ -26,7 +26,7 @@ from explorer.text import label
 pytestmark = pytest.mark.server
 
 LONG = "1" * 60_000 + "a"
-LESSON1 = "notebooks/lessons/en/01_flops_to_dollars.ipynb"
+LESSON1 = "explorer/notebooks/lessons/en/01_flops_to_dollars.ipynb"
 
 
 # ------------------------------------------------------------------ helpers

@@ -163,7 +163,7 @@ def test_a_checkout_students_cannot_reach_is_served_from_a_copy():
                              timeout=120)
         assert ran.returncode == 0, ran.stderr
         assert ran.stdout.split("\n")[:2] == [str(state / "runtime" / "app" / "explorer" / "__init__.py"), ""]
-        assert (state / "runtime" / "app" / "notebooks" / "lessons" / "index.ipynb").exists()
+        assert (state / "runtime" / "app" / "explorer" / "notebooks" / "lessons" / "index.ipynb").exists()
     finally:
         shutil.rmtree(state, ignore_errors=True)
 
@@ -208,7 +208,7 @@ def test_lessons_are_copied_once_open_unmodified_and_without_news(tmp_path):
     assert notary.check_signature(nb)
     assert notary.check_signature(nbformat.read(home / "claims.ipynb", as_version=4))
     # the committed cells, unchanged
-    committed = json.loads((ROOT / "notebooks" / "lessons" / "en" / "01_flops_to_dollars.ipynb").read_text())
+    committed = json.loads((ROOT / "explorer" / "notebooks" / "lessons" / "en" / "01_flops_to_dollars.ipynb").read_text())
     assert [c["source"] for c in nb.cells] == [
         "".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in committed["cells"]]
     settings = home / ".jupyter/lab/user-settings/@jupyterlab/apputils-extension/notification.jupyterlab-settings"
@@ -241,8 +241,8 @@ def _post_start() -> str:
 
 def test_z2jh_post_start_run_twice_leaves_one_lessons_folder(tmp_path):
     srv, home = tmp_path / "srv", tmp_path / "home"
-    shutil.copytree(ROOT / "notebooks" / "lessons", srv / "lessons", ignore=shutil.ignore_patterns("src", "*.py"))
-    shutil.copy2(ROOT / "notebooks" / "claims.ipynb", srv / "claims.ipynb")
+    shutil.copytree(ROOT / "explorer" / "notebooks" / "lessons", srv / "lessons", ignore=shutil.ignore_patterns("src", "*.py"))
+    shutil.copy2(ROOT / "explorer" / "notebooks" / "claims.ipynb", srv / "claims.ipynb")
     home.mkdir()
     script = _post_start()
     assert script.count("/srv/") == 2  # the lessons and the fact-check, from the image

@@ -1,13 +1,12 @@
 """`make workshop` for a room: a kernel cap in directory mode, and preheated kernels for the first lesson.
 
-Starts the hardened server over ``notebooks`` (as `make workshop` does) on a free port and opens pages
+Starts the hardened server over ``explorer/notebooks`` (as `make workshop` does) on a free port and opens pages
 over plain HTTP. Each page that renders holds a kernel until the server ends.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import time
 import urllib.error
@@ -29,7 +28,7 @@ class Server(conftest.Server):
     """The hardened server over the ``notebooks`` directory, as `make workshop` starts it."""
 
     def __init__(self, *options: str, name: str):
-        super().__init__(name, *options, notebook="notebooks", ready_timeout=90.0)
+        super().__init__(name, *options, notebook="explorer/notebooks", ready_timeout=90.0)
 
     def get(self, path: str) -> tuple[int, str]:
         url = f"http://127.0.0.1:{self.port}/voila/render/{path}"
@@ -81,34 +80,55 @@ def test_preheated_first_lesson_is_served_and_pool_kernels_are_not_viewers():
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _make_n(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["make", "-n", "--no-print-directory", "workshop", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+def _workshop_options(*make_args: str) -> list[str]:
+    """The server options `make workshop ...` starts the server with, less the directory, address and port.
+
+    `make -n` prints the `llm-cost-explorer workshop ...` line it would run; the CLI's own parser reads it and
+    :func:`explorer.hosting.commands.server_argv` gives what that command passes to the server.
+    """
+    import shlex
+
+    from explorer import cli
+    from explorer.hosting import commands
+
+    out = subprocess.run(["make", "-n", "--no-print-directory", "workshop", *make_args], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120).stdout
+    line = next(ln for ln in out.replace("\\\n", " ").splitlines() if "llm-cost-explorer workshop" in ln)
+    words = shlex.split(line)
+    args, extra = cli._parser().parse_known_args(words[words.index("workshop"):])
+    assert not extra, extra
+    return [a for a in commands.server_argv(args)[1:] if not a.startswith(("--Voila.ip", "--port", "--no-browser"))]
+
+
+def _pools(options: list[str]) -> dict:
+    prefix = "--VoilaKernelManager.kernel_pools_config="
+    return json.loads(next(o for o in options if o.startswith(prefix))[len(prefix):])
 
 
 def test_make_workshop_is_sized_from_the_class():
     """CLASS=30 (the default): 15 preheated kernels per language of lesson 1, a cap of 2 × 30 viewers' kernels."""
     for args in ((), ("CLASS=30",)):
-        out = _make_n(*args).stdout
-        assert "--ExplorerVoila.max_kernels=60" in out, out
-        pools = json.loads(re.search(r"kernel_pools_config=(\{.*\})'", out).group(1))
-        assert pools == {"default": {"pool_size": 0}, LESSON1: {"pool_size": 15},
-                         LESSON1.replace("/en/", "/zh/"): {"pool_size": 15}}
-    out = _make_n("CLASS=7").stdout
-    assert "--ExplorerVoila.max_kernels=14" in out and '"pool_size": 4}' in out
-    out = _make_n("CLASS=12", "MAX_KERNELS=50", "POOL=0").stdout
-    assert "--ExplorerVoila.max_kernels=50" in out
+        options = _workshop_options(*args)
+        assert "--ExplorerVoila.max_kernels=60" in options, options
+        assert _pools(options) == {"default": {"pool_size": 0}, LESSON1: {"pool_size": 15},
+                                   LESSON1.replace("/en/", "/zh/"): {"pool_size": 15}}
+        assert "--VoilaKernelManager.fill_delay=600" in options
+    options = _workshop_options("CLASS=7")
+    assert "--ExplorerVoila.max_kernels=14" in options and {c["pool_size"] for c in _pools(options).values()} == {0, 4}
+    options = _workshop_options("CLASS=12", "MAX_KERNELS=50", "POOL=0")
+    assert "--ExplorerVoila.max_kernels=50" in options
     # POOL=0: nothing preheated at start, but the pools stay on so that they can follow demand (demand_pool.py)
-    assert "--preheat_kernel=True" in out and "--preheat_kernel=False" not in out
-    pools = json.loads(re.search(r"kernel_pools_config=(\{.*\})'", out).group(1))
-    assert {nb: c["pool_size"] for nb, c in pools.items()} == {"default": 0, LESSON1: 0,
-                                                               LESSON1.replace("/en/", "/zh/"): 0}
+    assert "--preheat_kernel=True" in options and "--preheat_kernel=False" not in options
+    assert {nb: c["pool_size"] for nb, c in _pools(options).items()} == {"default": 0, LESSON1: 0,
+                                                                         LESSON1.replace("/en/", "/zh/"): 0}
 
 
-def test_a_bad_class_size_stops_with_one_line():
-    result = _make_n("CLASS=thirty")
-    out = (result.stdout + result.stderr).strip()
-    assert result.returncode != 0 and len(out.splitlines()) == 1 and "CLASS must be the number of students" in out
+@pytest.mark.parametrize("size", ["thirty", "0", "1000", "-3", "2.5"])
+def test_a_bad_class_size_stops_with_one_line(size):
+    result = conftest.run_cli("workshop", "--class", size)
+    assert result.returncode == 2 and result.stdout == "", result
+    assert len(result.stderr.strip().splitlines()) == 1 and "--class" in result.stderr
+    assert "1 to 999" in result.stderr
 
 
 def test_a_burst_never_overshoots_the_cap():
@@ -140,17 +160,6 @@ def test_index_and_glossary_hold_no_kernel():
         assert len(children(server.proc.pid)) == 1
     finally:
         server.stop()
-
-
-def _workshop_options(*make_args: str) -> list[str]:
-    """The server options `make workshop ...` passes (after ``notebooks``), less the address and port."""
-    import shlex
-
-    line = next(ln for ln in _make_n(*make_args).stdout.replace("\\\n", " ").splitlines()
-                if "explorer.hosting" in ln)
-    args = shlex.split(line)
-    args = args[args.index("notebooks") + 1:]
-    return [a for a in args if not a.startswith(("--Voila.ip", "--port", "--no-browser"))]
 
 
 def test_a_class_of_30_then_15_on_lesson_2_get_no_busy_page():

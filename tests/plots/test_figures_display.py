@@ -49,7 +49,7 @@ def test_analyst_notebook_runs_and_every_chart_cell_draws():
     nbformat = pytest.importorskip("nbformat")
     from nbclient import NotebookClient
 
-    nb = nbformat.read(ROOT / "notebooks" / "analyst.ipynb", as_version=4)
+    nb = nbformat.read(ROOT / "explorer" / "notebooks" / "analyst.ipynb", as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert errors == []

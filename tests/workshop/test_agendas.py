@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SRC = ROOT / "notebooks" / "lessons" / "src"
+SRC = ROOT / "explorer" / "notebooks" / "lessons" / "src"
 GUIDE = (ROOT / "docs" / "workshop.md").read_text(encoding="utf-8")
 
 

@@ -1,4 +1,4 @@
-"""The fact-check page (notebooks/claims.ipynb, explorer/app/claims_view.py) in English and Chinese.
+"""The fact-check page (explorer/notebooks/claims.ipynb, explorer/app/claims_view.py) in English and Chinese.
 
 The browser test serves the notebooks directory as `make workshop` does and opens the page in
 Chinese at 390 px in Debian's chromium (the ``chromium`` fixture fails on any console error).
@@ -49,7 +49,7 @@ def test_language_buttons_switch_every_word():
 def workshop():
     from conftest import Server
 
-    srv = Server("claims-page", notebook="notebooks", pool_size=0)
+    srv = Server("claims-page", notebook="explorer/notebooks", pool_size=0)
     yield srv
     srv.stop()
 

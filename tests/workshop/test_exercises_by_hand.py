@@ -19,7 +19,7 @@ import pytest
 from explorer import catalog
 from workshop_run import run
 
-SRC = Path(__file__).resolve().parents[2] / "notebooks" / "lessons" / "src"
+SRC = Path(__file__).resolve().parents[2] / "explorer" / "notebooks" / "lessons" / "src"
 
 
 def _given(ex) -> list[float]:

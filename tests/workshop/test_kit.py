@@ -20,7 +20,7 @@ import pytest
 from workshop_run import run
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS_DIR = ROOT / "notebooks" / "lessons"
+LESSONS_DIR = ROOT / "explorer" / "notebooks" / "lessons"
 sys.path.insert(0, str(LESSONS_DIR))
 import build_kit  # noqa: E402
 from build_lessons import EXTRAS, LESSONS  # noqa: E402

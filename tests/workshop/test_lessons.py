@@ -1,6 +1,6 @@
 """The workshop notebooks: built from their MyST text sources, in step across languages, in the Pythia shape.
 
-The notebooks themselves are executed by ``pytest --nbval-lax notebooks`` (``make test``).
+The notebooks themselves are executed by ``pytest --nbval-lax explorer`` (``make test``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = ROOT / "notebooks" / "lessons"
+LESSONS = ROOT / "explorer" / "notebooks" / "lessons"
 
 
 def _builder():
@@ -32,10 +32,10 @@ def _nb(lang: str, stem: str) -> dict:
 
 
 def test_committed_notebooks_equal_the_generated_ones():
-    """Edit notebooks/lessons/src/*.md and run `make lessons`; never edit the .ipynb files by hand."""
+    """Edit explorer/notebooks/lessons/src/*.md and run `make lessons`; never edit the .ipynb files by hand."""
     stale = [str(p.relative_to(ROOT)) for p, text in BUILD.outputs().items()
              if not p.exists() or p.read_text(encoding="utf-8") != text]
-    assert not stale, f"regenerate with `python notebooks/lessons/build_lessons.py`: {stale}"
+    assert not stale, f"regenerate with `python explorer/notebooks/lessons/build_lessons.py`: {stale}"
 
 
 def test_six_lessons_and_the_capstone_in_both_languages_and_nothing_else():

@@ -200,7 +200,7 @@ def test_lesson_4_failure_panel_first_shows_the_figures_its_prose_cites(lang):
     l4 = run(lang, "04_buying_compute")["ws"]
     failures, restart, out = l4.panels[1].children
     assert failures.value == pytest.approx(19.7) and restart.value == pytest.approx(2.4)  # defaults.csv
-    src = (Path(__file__).resolve().parents[2] / "notebooks" / "lessons" / "src"
+    src = (Path(__file__).resolve().parents[2] / "explorer" / "notebooks" / "lessons" / "src"
            / f"04_buying_compute.{lang}.md").read_text(encoding="utf-8")
 
     def shown_hours() -> float:  # the GPU-hours row of the panel, e.g. "GPU-hours35,724,701"

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = ROOT / "notebooks" / "lessons"
+LESSONS = ROOT / "explorer" / "notebooks" / "lessons"
 
 # what a student may well write in an exercise cell: the names the lessons used as helpers before v2
 SHADOW = "t = 2e12\nW = 0.0508\ne = 2.718\nanswer = 42\npanel = table = money = reveal = None\n"

@@ -1,8 +1,8 @@
-"""Build the workshop notebooks from their text sources in ``notebooks/lessons/src/``.
+"""Build the workshop notebooks from their text sources in ``explorer/notebooks/lessons/src/``.
 
 Run from the repository root after editing a source (``make lessons``)::
 
-    python notebooks/lessons/build_lessons.py
+    python explorer/notebooks/lessons/build_lessons.py
 
 Each lesson is a Jupytext MyST markdown file per language, ``src/NN_name.en.md`` and
 ``src/NN_name.zh.md``: the prose is plain markdown, each code cell a ```` ```{code-cell} ````
@@ -13,7 +13,7 @@ opens a source as a notebook (right click, *Open With*, *Jupytext Notebook*) and
 ``src/glossary.csv`` the bilingual glossary's terms (a row naming a ``label`` takes its term and
 definition from the ``glossary_<label>`` rows of ``explorer/data/labels.csv``, which the app shows).
 
-This script writes ``notebooks/lessons/{en,zh}/NN_name.ipynb``, ``{en,zh}/capstone.ipynb``,
+This script writes ``explorer/notebooks/lessons/{en,zh}/NN_name.ipynb``, ``{en,zh}/capstone.ipynb``,
 ``index.ipynb`` and ``glossary.ipynb``: nbformat 4.5, no outputs, the kernelspec, a ``lang`` key for a lesson's
 language and stable cell ids. ``tests/workshop/test_lessons.py`` fails when a committed notebook
 differs from what this script writes, and when the two languages of a lesson differ in their
@@ -37,7 +37,7 @@ KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": 
 LESSONS = tuple(sorted({p.name.split(".")[0] for p in SRC.glob("[0-9][0-9]_*.en.md")}))
 # pages in each language that are not numbered lessons: src/<name>.<lang>.md -> <lang>/<name>.ipynb
 EXTRAS = ("capstone",)
-LABELS = HERE.parents[1] / "explorer" / "data" / "labels.csv"
+LABELS = HERE.parents[2] / "explorer" / "data" / "labels.csv"
 
 
 def _cells(path: Path) -> list[dict]:
@@ -127,7 +127,7 @@ def main() -> int:
     for path, text in outputs().items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-        print(path.relative_to(HERE.parents[1]))
+        print(path.relative_to(HERE.parents[2]))
     return 0
 
 

@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python notebooks/lessons/build_kit.py [--out build/kit] [--class-url URL]
+    python explorer/notebooks/lessons/build_kit.py [--out build/kit] [--class-url URL]
 
 It writes, under ``--out`` (``build/kit``, gitignored), with no network:
 
@@ -38,7 +38,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
+ROOT = HERE.parents[2]
 sys.path.insert(0, str(HERE))
 from build_lessons import EXTRAS, LANGS, LESSONS, SRC, title  # noqa: E402 - next to this file
 
@@ -335,14 +335,14 @@ def handout_html(lang: str, class_url: str) -> str:
 
 # ------------------------------------------------------------------ the static site
 def site(out: Path, class_url: str) -> list[Path]:
-    """The lessons, glossary, index and fact-check as HTML under ``out`` (mirroring ``notebooks/``)."""
+    """The lessons, glossary, index and fact-check as HTML under ``out`` (mirroring ``explorer/notebooks/``)."""
     import nbformat
     from nbconvert import HTMLExporter
 
     L = labels()
     exporter = HTMLExporter(template_name="basic", exclude_input=True, exclude_output=True,
                             exclude_input_prompt=True, exclude_output_prompt=True)
-    notebooks = ([HERE / "index.ipynb", HERE / "glossary.ipynb", ROOT / "notebooks" / "claims.ipynb"]
+    notebooks = ([HERE / "index.ipynb", HERE / "glossary.ipynb", ROOT / "explorer" / "notebooks" / "claims.ipynb"]
                  + [HERE / lang / f"{stem}.ipynb" for lang in LANGS for stem in LESSONS + EXTRAS])
     written = []
     for nb_path in notebooks:
@@ -355,7 +355,7 @@ def site(out: Path, class_url: str) -> list[Path]:
         name = _plain(heading.group(1)).rstrip("¶").strip() if heading else nb_path.stem
         body = (f"<p class='note'>{note} <a href='{html.escape(class_url)}'>{html.escape(class_url)}</a></p>"
                 f"{fragment}")
-        target = out / nb_path.relative_to(ROOT / "notebooks").with_suffix(".html")
+        target = out / nb_path.relative_to(ROOT / "explorer" / "notebooks").with_suffix(".html")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(page(lang or "en", name, body), encoding="utf-8")
         written.append(target)

@@ -1,0 +1,174 @@
+"""``llm-cost-explorer app | workshop | lab``: the package's notebooks served from wherever it is installed.
+
+The notebooks ship in the package (``explorer/notebooks/``: the app, the claims page, the lessons, the
+analyst's tour) with the server's settings (``explorer/hosting/voila.json``), so an installed wheel serves
+them as a checkout does; ``make app`` and ``make workshop`` call these commands with their defaults.
+
+* ``app``: the app, read-only, on http://127.0.0.1:8866 (the hardened Voila of :mod:`explorer.hosting.server`
+  with voila.json's settings: forked kernels, the preheated pool that follows demand). ``--pool N`` keeps N
+  preheated kernels as a floor, refilled a minute after use (a class arriving at once).
+* ``workshop``: the lessons and the claims page, read-only, on http://127.0.0.1:8867, sized for a class of
+  ``--class`` students (docs/workshop.md): ``ceil(class / 2)`` preheated kernels for lesson 1 in each
+  language, at most ``2 × class`` viewers' kernels.
+* ``lab``: JupyterLab on the analyst's notebook (``analyst.ipynb``, copied into ``--dir`` when it holds none),
+  where JupyterLab is installed (the ``lab`` extra).
+
+Options the command does not know (``--ExplorerVoila.max_kernels=20``, ``--ServerApp.token=...``) go to the
+server as they are. This module starts the server only when a command runs: the CLI's other commands do not
+import Voila.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+__all__ = ["NOTEBOOKS", "APP_NOTEBOOK", "FIRST_LESSONS", "register", "app_argv", "workshop_argv", "workshop_sizes",
+           "server_argv"]
+
+#: The notebooks shipped in the package (package data of ``explorer``).
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+APP_NOTEBOOK = NOTEBOOKS / "explorer.ipynb"
+ANALYST_NOTEBOOK = NOTEBOOKS / "analyst.ipynb"
+#: The lessons a class opens first, preheated by ``workshop`` (paths under :data:`NOTEBOOKS`).
+FIRST_LESSONS = ("lessons/en/01_flops_to_dollars.ipynb", "lessons/zh/01_flops_to_dollars.ipynb")
+APP_PORT, WORKSHOP_PORT, LAB_PORT = 8866, 8867, 8888
+POOL_FILL_DELAY = 60  # [s] app --pool: a used pool kernel is replaced a minute later, not during the rush
+WORKSHOP_FILL_DELAY = 600  # [s] late arrivals still find one, and the rush is not slowed by refills
+MAX_CLASS = 999
+
+
+def _count(low: int, high: int | None = None):
+    """An argparse type: a whole number from ``low`` to ``high``."""
+    def parse(text: str) -> int:
+        value = int(text) if text.strip().isdigit() else -1
+        if value < low or (high is not None and value > high):
+            allowed = f"{low} to {high}" if high is not None else f"{low} or more"
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number from {allowed}")
+        return value
+    return parse
+
+
+def app_argv(port: int = APP_PORT, pool: int | None = None, ip: str = "127.0.0.1") -> list[str]:
+    """The server's arguments for the app (what ``make app`` ran before it called ``llm-cost-explorer app``)."""
+    argv = [str(APP_NOTEBOOK), f"--Voila.ip={ip}", f"--port={port}", "--no-browser"]
+    if pool is not None:
+        argv += [f"--pool_size={pool}", f"--VoilaKernelManager.fill_delay={POOL_FILL_DELAY}"]
+    return argv
+
+
+def workshop_sizes(class_size: int, pool: int | None = None, max_kernels: int | None = None) -> tuple[int, int]:
+    """(preheated kernels per first lesson, cap on viewers' kernels) for a class of ``class_size`` students.
+
+    >>> workshop_sizes(30)
+    (15, 60)
+    >>> workshop_sizes(7), workshop_sizes(12, pool=0, max_kernels=50)
+    ((4, 14), (0, 50))
+    """
+    return ((class_size + 1) // 2 if pool is None else pool,
+            2 * class_size if max_kernels is None else max_kernels)
+
+
+def workshop_argv(port: int = WORKSHOP_PORT, class_size: int = 30, pool: int | None = None,
+                  max_kernels: int | None = None, fill_delay: int = WORKSHOP_FILL_DELAY,
+                  first: tuple[str, ...] = FIRST_LESSONS, ip: str = "127.0.0.1") -> list[str]:
+    """The server's arguments for the workshop: directory mode over :data:`NOTEBOOKS`, sized for the class.
+
+    Every lesson's pool follows demand (:mod:`explorer.hosting.demand_pool`) from the sizes of
+    :func:`workshop_sizes`, so ``pool=0`` preheats nothing at start but keeps the pools on.
+    """
+    pool_size, cap = workshop_sizes(class_size, pool, max_kernels)
+    pools = {"default": {"pool_size": 0}, **{nb: {"pool_size": pool_size} for nb in first}}
+    return [str(NOTEBOOKS), f"--Voila.ip={ip}", f"--port={port}", "--no-browser",
+            f"--ExplorerVoila.max_kernels={cap}", "--preheat_kernel=True",
+            f"--VoilaKernelManager.fill_delay={fill_delay}",
+            f"--VoilaKernelManager.kernel_pools_config={json.dumps(pools)}"]
+
+
+def _serve(argv: list[str]) -> int:
+    from explorer.hosting.server import main
+
+    main(argv)
+    return 0
+
+
+def server_argv(args: argparse.Namespace) -> list[str]:
+    """The server's arguments for a parsed ``app`` or ``workshop`` command line (less the options passed on)."""
+    if args.command == "app":
+        return app_argv(args.port, args.pool, args.ip)
+    return workshop_argv(args.port, args.class_size, args.pool, args.max_kernels, args.fill_delay,
+                         tuple(args.first or FIRST_LESSONS), args.ip)
+
+
+def _app(args: argparse.Namespace, extra: list[str]) -> int:
+    return _serve(server_argv(args) + extra)
+
+
+def _workshop(args: argparse.Namespace, extra: list[str]) -> int:
+    pool_size, cap = workshop_sizes(args.class_size, args.pool, args.max_kernels)
+    print(f"Workshop index: http://{args.ip}:{args.port}/voila/render/lessons/index.ipynb")
+    print(f"Sized for a class of {args.class_size}: {pool_size} preheated kernels per first lesson, "
+          f"at most {cap} viewers' kernels", flush=True)
+    return _serve(server_argv(args) + extra)
+
+
+def _lab(args: argparse.Namespace, extra: list[str]) -> int:
+    if importlib.util.find_spec("jupyterlab") is None:
+        print("error: JupyterLab is not installed here; install the lab extra: "
+              "pip install 'llm-cost-explorer[lab]'", file=sys.stderr)
+        return 2
+    folder = Path(args.dir).resolve()
+    notebook = folder / ANALYST_NOTEBOOK.name
+    if not notebook.exists():  # a copy of the analyst's tour to edit, not the installed file
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ANALYST_NOTEBOOK, notebook)
+    return subprocess.call([sys.executable, "-m", "jupyterlab", str(notebook), f"--ServerApp.root_dir={folder}",
+                            f"--ServerApp.ip={args.ip}", f"--port={args.port}", *extra])
+
+
+def register(sub, prog: str) -> None:
+    """Add ``app``, ``workshop`` and ``lab`` to the CLI's subcommands ``sub`` (``prog``: the CLI's name).
+
+    Each sets ``serve(args, extra)`` on the parsed namespace: ``extra`` is the options the command does not
+    know, passed on to the server.
+    """
+    more = "; other options (--ExplorerVoila.max_kernels=20 ...) go to the server"
+    app = sub.add_parser("app", help="serve the app read-only on http://127.0.0.1:8866 (hardened Voila)",
+                         description=f"Serve the app read-only (the hardened Voila and its voila.json){more}.")
+    app.add_argument("--port", type=_count(0, 65535), default=APP_PORT, help="port (0: one the OS picks)")
+    app.add_argument("--pool", type=_count(0), default=None,
+                     help="keep this many preheated kernels as a floor, refilled a minute after use (a class "
+                          "arriving at once); default: voila.json's pool of 4, which follows demand")
+    app.add_argument("--ip", default="127.0.0.1", help="address to listen on (0.0.0.0 in a container)")
+    app.set_defaults(serve=_app)
+
+    shop = sub.add_parser("workshop", help="serve the workshop lessons read-only on http://127.0.0.1:8867",
+                          description=f"Serve the lessons and the claims page read-only, sized for a class{more}.")
+    shop.add_argument("--port", type=_count(0, 65535), default=WORKSHOP_PORT, help="port (0: one the OS picks)")
+    shop.add_argument("--class", dest="class_size", type=_count(1, MAX_CLASS), default=30,
+                      help="students in the class (default 30): ceil(class / 2) preheated kernels for lesson 1 "
+                           "in each language, at most 2 x class viewers' kernels")
+    shop.add_argument("--pool", type=_count(0), default=None, help="preheated kernels per first lesson "
+                      "(default ceil(class / 2); 0: none at start, the pools still follow demand)")
+    shop.add_argument("--max-kernels", type=_count(0), default=None, help="viewers' kernels at most "
+                      "(default 2 x class; 0: no cap)")
+    shop.add_argument("--fill-delay", type=_count(0), default=WORKSHOP_FILL_DELAY,
+                      help=f"seconds before a used pool kernel is replaced (default {WORKSHOP_FILL_DELAY})")
+    shop.add_argument("--first", action="append", metavar="NOTEBOOK",
+                      help="a lesson to preheat, relative to the notebooks (repeat; default: lesson 1 in en and zh)")
+    shop.add_argument("--ip", default="127.0.0.1", help="address to listen on")
+    shop.set_defaults(serve=_workshop)
+
+    lab = sub.add_parser("lab", help="open JupyterLab on the analyst's notebook (needs the lab extra)",
+                         description=f"Open JupyterLab on analyst.ipynb, copied into --dir if it holds none "
+                                     f"(needs JupyterLab: pip install 'llm-cost-explorer[lab]'); other "
+                                     f"options go to JupyterLab. {prog} lab --dir . opens it here.")
+    lab.add_argument("--port", type=_count(0, 65535), default=LAB_PORT, help="port (default 8888)")
+    lab.add_argument("--dir", default=".", help="folder to work in (default: the current one)")
+    lab.add_argument("--ip", default="127.0.0.1", help="address to listen on")
+    lab.set_defaults(serve=_lab)
