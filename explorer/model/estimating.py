@@ -13,9 +13,10 @@ from explorer.catalog import default
 from explorer.messages import Message
 from explorer.model import formulas as F
 from explorer.model.checks import result_warnings
+from explorer.model.layout import ZERO_UNSHARDED, Layout, choose_layout
 from explorer.model.resolve import Assumption, resolve
 from explorer.prices import CLOUD_BASES
-from explorer.model.vectorized import INFEASIBLE_REASONS, compute
+from explorer.model.vectorized import INFEASIBLE_REASONS, RECOMPUTE_LEVELS, compute
 from explorer.scenario import Scenario
 
 __all__ = ["COST_DIMENSIONS", "HIDDEN_PARTS", "Estimate", "estimate", "json_safe", "currency_per_usd"]
@@ -143,16 +144,22 @@ class Estimate:
     infeasible_reason : str
         ``""`` (feasible), ``"no_fit"``, ``"deadline"`` or ``"too_long"``.
     alternative : mapping
-        The nearest feasible alternative of an infeasible run: ``gpus`` (the
-        largest cluster the model allows) and ``wall_days`` (its shortest time
-        there) [days]; empty when the run is feasible or no cluster makes it so.
+        The nearest feasible alternative of an infeasible run: ``gpus`` and
+        ``wall_days`` [days]: for a deadline no cluster meets, the largest
+        cluster the model allows at its shortest time; otherwise the fewest
+        GPUs that fit in memory and end within ``max_run_years``; empty when
+        the run is feasible or no cluster makes it so.
         Where a deadline needs more than the largest cluster, ``gpus``,
         ``wall_days`` and the other figures are those of the largest cluster.
     fallbacks : mapping
         For each optional scenario field (a blank box in the app), the value the model uses when it is
         None, in the field's unit (:attr:`explorer.model.resolve.Resolved.fallbacks`); None where unknown or
         not applicable. ``project_months`` is the result's months when the scenario leaves it blank (the
-        run's length decides it), else None.
+        run's length decides it), else None; so are the layout's parts the scenario leaves blank.
+    layout : Layout or None
+        The run's parallel layout (:func:`explorer.model.layout.choose_layout`): tensor, pipeline and
+        data parallelism, ZeRO stage, recomputation, micro-batch, global batch [tokens] and steps; the
+        memory per accelerator (``memory_gb_per_gpu``) is that of this layout. None without a GPU count.
     """
 
     scenario: Scenario
@@ -192,6 +199,7 @@ class Estimate:
     feasible: bool = True
     infeasible_reason: str = ""
     alternative: Mapping[str, float] = field(default_factory=dict)
+    layout: Layout | None = None
 
     @property
     def total_usd(self) -> float:
@@ -252,6 +260,7 @@ class Estimate:
             "feasible": self.feasible,
             "infeasible_reason": self.infeasible_reason or None,
             "alternative": dict(self.alternative) or None,
+            "layout": self.layout.to_dict() if self.layout is not None else None,
             "warnings": [str(w) for w in self.warnings],
         })
 
@@ -296,9 +305,8 @@ def estimate(scenario: Scenario) -> Estimate:
     v.update(seq_len=float(r.shape[2]), tensor_parallel=float(r.inputs["tensor_parallel"]))
     reason = INFEASIBLE_REASONS[int(v["infeasible_reason"])]
     n, floor = int(v["gpus"]), v["min_gpus_memory"]
-    parts = {k: b * scenario.params / n / 1e9 for k, b in r.memory_bytes_per_param.items()}
-    parts["activations"] = v["activation_gb_per_gpu"]
-    parts["total"] = sum(parts.values())
+    layout = _layout(scenario, r, v, n)
+    parts = _memory_parts(scenario, r, v, n, layout)
     cost = {d: v[f"cost_{d}_usd"] for d in COST_DIMENSIONS}
     cost["total"] = v["total_usd"]
     in_rate = {}
@@ -319,7 +327,7 @@ def estimate(scenario: Scenario) -> Estimate:
         usd_per_1m_tokens=v["usd_per_1m_tokens"], usd_per_pflop_day=v["usd_per_pflop_day"],
         tokens_per_gpu_hour=v["tokens_per_gpu_hour"], effective_utilization=v["effective_utilization"],
         deadline_impossible=bool(v["deadline_impossible"]),
-        warnings=tuple(r.warnings + result_warnings(scenario, v, r.mfu)), assumptions=tuple(r.used),
+        warnings=tuple(r.warnings + result_warnings(scenario, v, r.mfu, layout)), assumptions=tuple(r.used),
         energy_project_mwh=v["energy_project_mwh"], co2_project_tonnes=v["co2_project_tonnes"],
         memory_gb_per_gpu=parts, shape=r.shape, estimated=tuple(r.estimated), in_rate_usd=in_rate,
         energy_gpu_mwh=v["energy_gpu_mwh"],
@@ -327,11 +335,47 @@ def estimate(scenario: Scenario) -> Estimate:
         rate_usd_per_gpu_hour=(r.inputs["accelerator_usd_per_gpu_hour"] + r.inputs["hardware_usd_per_gpu_hour"]
                                if r.inputs["owned"] else r.inputs["rate_usd_per_gpu_hour"]),
         owned=_owned_summary(scenario, r, v, n),
-        fallbacks={**r.fallbacks, "project_months": v["project_months"] if scenario.project_months is None else None},
+        fallbacks={**r.fallbacks, "project_months": v["project_months"] if scenario.project_months is None else None,
+                   **({k: getattr(layout, k) for k in layout.chosen} if layout is not None else {})},
         feasible=not reason, infeasible_reason=reason,
         alternative=({"gpus": v["alternative_gpus"], "wall_days": v["alternative_wall_days"]}
                      if reason and math.isfinite(v["alternative_gpus"]) else {}),
+        layout=layout,
     )
+
+
+def _recompute(scenario: Scenario, v: Mapping[str, float]) -> str:
+    """The recomputation of the run: the scenario's, else the first that fits at the count (compute's)."""
+    return RECOMPUTE_LEVELS[int(v["recompute_level"])] if scenario.recompute == "auto" else scenario.recompute
+
+
+def _layout(scenario: Scenario, r, v: Mapping[str, float], n: int) -> Layout | None:
+    """The standard layout of the run at its count (:func:`explorer.model.layout.choose_layout`)."""
+    if not (n >= 1 and math.isfinite(v["gpus"])):
+        return None
+    mode = _recompute(scenario, v)
+    L, _, seq = r.shape
+    return choose_layout(n, params=scenario.params, parts=r.memory_bytes_per_param,
+                         activation_bytes=r.activation_bytes[mode], recompute=mode,
+                         memory_gb=r.inputs["memory_gb"], n_layers=L, seq_len=seq, tokens=scenario.tokens,
+                         train_flop=v["train_flop"], tensor_parallel_max=r.inputs["tensor_parallel"],
+                         tensor_parallel=scenario.tensor_parallel, pipeline_parallel=scenario.pipeline_parallel,
+                         zero_stage=scenario.zero_stage)
+
+
+def _memory_parts(scenario: Scenario, r, v: Mapping[str, float], n: int, layout: Layout | None) -> dict:
+    """Memory per accelerator by part at the layout [GB]: a part its ZeRO stage leaves unsharded is split over
+    the model-parallel group, the others over all GPUs; activations over the tensor-parallel group."""
+    if layout is None:
+        parts = {k: b * scenario.params / n / 1e9 for k, b in r.memory_bytes_per_param.items()}
+        parts["activations"] = v["activation_gb_per_gpu"]
+    else:
+        mp = layout.tensor_parallel * layout.pipeline_parallel
+        kept = ZERO_UNSHARDED[layout.zero_stage]
+        parts = {k: b * scenario.params / (mp if k in kept else n) / 1e9 for k, b in r.memory_bytes_per_param.items()}
+        parts["activations"] = layout.activations_gb
+    parts["total"] = sum(parts.values())
+    return parts
 
 
 def _owned_summary(scenario: Scenario, r, v: Mapping[str, float], gpus: int) -> dict:

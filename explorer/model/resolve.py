@@ -16,9 +16,12 @@ from typing import Any, Mapping
 from explorer import catalog, rules
 from explorer import prices as prices_module
 from explorer.catalog import default
+from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model import formulas as F
 from explorer.model.inputs import compute_inputs
+from explorer.model.layout import ZERO_UNSHARDED
+from explorer.model.vectorized import RECOMPUTE_LEVELS
 from explorer.scenario import Scenario, experiments_default_name
 
 __all__ = ["Assumption", "Resolved", "resolve", "resolve_mfu", "reference_precision"]
@@ -128,6 +131,7 @@ class Resolved:
     owned: dict = field(default_factory=dict)
     factors: dict = field(default_factory=dict)
     fallbacks: dict = field(default_factory=dict)
+    activation_bytes: dict = field(default_factory=dict)
 
 
 def _assumption(name: str) -> Assumption:
@@ -264,10 +268,29 @@ def _memory(s: Scenario, shape, used: list[Assumption]) -> tuple[dict, float]:
                                {"precision": s.precision, "kept": kept or ""}, act_bytes, "bytes", prec.source))
     L, d, seq = shape
     heads = max(1.0, d / _pick(None, "head_dim", used))
-    act = L * float(F.activation_bytes_per_layer(seq, d, heads, act_bytes, s.recompute))
+    modes = RECOMPUTE_LEVELS if s.recompute == "auto" else (s.recompute,)
+    act = {m: L * float(F.activation_bytes_per_layer(seq, d, heads, act_bytes, m)) for m in modes}
     used.append(Assumption("assumption_recompute", {}, s.recompute, "",
-                           "Korthikanti et al. 2022: none 34 + 5as/d, selective 34, full 2 bytes-units per s*d"))
+                           "Korthikanti et al. 2022: none 34 + 5as/d, selective 34, full 2 bytes-units per s*d"
+                           + ("; auto: the first of none, selective, full that fits" if s.recompute == "auto" else "")))
     return parts, act
+
+
+def _layout_inputs(s: Scenario, shape, parts: dict, used: list[Assumption]) -> dict:
+    """The parts of the layout the scenario sets, as compute's inputs: ``pipeline_parallel`` [1] and
+    ``unsharded_bytes_per_param`` [bytes] (blank: no pipeline and ZeRO-3, the layout that fits on the fewest
+    GPUs; :mod:`explorer.model.layout` then chooses the standard layout at the count)."""
+    pp = 1.0
+    if s.pipeline_parallel is not None:
+        if s.pipeline_parallel > shape[0]:
+            raise ScenarioError("pipeline_parallel", s.pipeline_parallel,
+                                Message("allowed_range", bracket="[", lo=1, hi=shape[0]))
+        pp = float(s.pipeline_parallel)
+        used.append(_set("pipeline_parallel", s.pipeline_parallel, "1"))
+    stage = 3 if s.zero_stage is None else s.zero_stage
+    if s.zero_stage is not None:
+        used.append(_set("zero_stage", s.zero_stage, "1"))
+    return dict(pipeline_parallel=pp, unsharded_bytes_per_param=sum(parts[k] for k in ZERO_UNSHARDED[stage]))
 
 
 def _ref_peak(acc) -> float:
@@ -602,7 +625,10 @@ def resolve(s: Scenario) -> Resolved:
     fallbacks["experiments_multiplier"] = default(experiments_default_name(s.training_kind))
     max_gpus = _pick(None, "max_gpus", used)
     max_wall_days = _pick(None, "max_run_years", used) * F.HOURS_PER_YEAR / 24.0
-    tensor_parallel = _pick(None, "tensor_parallel", used)
+    tensor_parallel = _pick(s.tensor_parallel, "tensor_parallel", used)
+    if s.tensor_parallel is not None:
+        used.append(_set("tensor_parallel", s.tensor_parallel, "GPUs"))
+    layout = _layout_inputs(s, shape, parts, used)
     if s.currency != "USD":
         _pick(s.usd_to_cny, "usd_to_cny", used, fallbacks)
         if s.usd_to_cny is not None:
@@ -648,8 +674,11 @@ def resolve(s: Scenario) -> Resolved:
         restart_hours=restart_h,
         **recovery,
         state_bytes_per_param=sum(parts.values()),
-        activation_bytes=activation,
+        activation_bytes=activation.get("none", activation[s.recompute] if s.recompute != "auto" else math.nan),
+        activation_bytes_selective=activation.get("selective", math.nan) if s.recompute == "auto" else math.nan,
+        activation_bytes_full=activation.get("full", math.nan) if s.recompute == "auto" else math.nan,
         tensor_parallel=tensor_parallel,
+        **layout,
         memory_gb=acc.memory_gb,
         **_power(s, acc, used, warnings),
         chip_power_w=_nan(acc.tdp_w),
@@ -668,6 +697,8 @@ def resolve(s: Scenario) -> Resolved:
     fallbacks.setdefault("usd_to_cny", default("usd_to_cny"))
     fallbacks["project_months"] = None  # the run's length decides it: explorer.model.estimate gives it when blank
     fallbacks["checkpoint_interval_hours"] = None  # the optimal interval, found for each cluster size
+    for name in ("tensor_parallel", "pipeline_parallel", "zero_stage"):  # the layout at the count decides them
+        fallbacks[name] = None
     factors.pop("mfu_base_name")
     factors.update(
         on_demand_usd_per_gpu_hour=prices_module.quote(acc.id, "on_demand").usd_per_gpu_hour,
@@ -679,7 +710,7 @@ def resolve(s: Scenario) -> Resolved:
     fallbacks = {k: (None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v)
                  for k, v in fallbacks.items()}
     return Resolved(inputs, used, warnings, mfu, shape, parts, estimated=estimated, in_rate=in_rate, owned=owned,
-                    factors=factors, fallbacks=fallbacks)
+                    factors=factors, fallbacks=fallbacks, activation_bytes=activation)
 
 
 #: Scenario fields that set the terms of owning hardware (:func:`owned_terms`).

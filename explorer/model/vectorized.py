@@ -7,7 +7,7 @@ import numpy as np
 from explorer.model import formulas as F
 from explorer.model.inputs import compute_inputs, parameters_doc, signature
 
-__all__ = ["compute", "GPU_COUNT_CEILING", "MONEY_KEYS", "INFEASIBLE_REASONS"]
+__all__ = ["compute", "GPU_COUNT_CEILING", "MONEY_KEYS", "INFEASIBLE_REASONS", "RECOMPUTE_LEVELS"]
 
 #: Numerical bound of the deadline solve, far above any cluster (``max_gpus``).
 GPU_COUNT_CEILING = 1e12
@@ -29,13 +29,16 @@ def compute(**inputs) -> dict[str, np.ndarray]:
         ``train_flop`` [FLOP], ``ideal_gpu_hours``, ``gpu_hours`` [GPU-hour],
         ``goodput`` [1], ``gpus`` [1], ``wall_days`` [days],
         ``deadline_impossible`` [bool], ``min_gpus_memory`` [1],
-        ``infeasible`` [bool] (the run fits on no cluster up to ``max_gpus``,
-        misses its deadline on the largest one, or lasts longer than
-        ``max_wall_days``: every money figure is then NaN), ``infeasible_reason``
-        (index into :data:`INFEASIBLE_REASONS`), ``alternative_gpus`` and
-        ``alternative_wall_days`` (the nearest feasible alternative of an
-        infeasible run: the largest cluster and its shortest time; NaN when
-        there is none), ``gpus_needed`` (the count a deadline needs, possibly
+        ``infeasible`` [bool] (the run fits on no cluster up to ``max_gpus``
+        or not on the given count, misses its deadline on the largest one, or
+        lasts longer than ``max_wall_days``: every money figure is then NaN),
+        ``infeasible_reason`` (index into :data:`INFEASIBLE_REASONS`),
+        ``alternative_gpus`` and ``alternative_wall_days`` (the nearest
+        feasible alternative of an infeasible run: for a deadline no cluster
+        meets, the largest cluster and its shortest time; otherwise the fewest
+        GPUs that fit and end within ``max_wall_days``; NaN when there is
+        none), ``recompute_level`` (index into :data:`RECOMPUTE_LEVELS`: the
+        first recomputation whose activations fit at the GPU count), ``gpus_needed`` (the count a deadline needs, possibly
         beyond ``max_gpus``; where a deadline needs more, ``gpus`` and the
         figures are those of the largest cluster),
         ``state_gb_per_gpu``, ``activation_gb_per_gpu`` [GB] at the GPU count,
@@ -255,40 +258,70 @@ MONEY_KEYS = ("cost_compute_usd", "cost_energy_usd", "cost_data_usd", "cost_peop
 INFEASIBLE_REASONS = ("", "no_fit", "deadline", "too_long")
 
 
+#: Activation recomputation by level (``recompute_level`` of :func:`compute`): the first that fits is kept.
+RECOMPUTE_LEVELS = ("none", "selective", "full")
+
+
 def _compute(f, owned):
     """Body of :func:`compute` on float arrays ``f`` keyed by parameter name."""
     flop = F.train_flop(f["flop_per_param_token"], f["active_params"], f["tokens"], f["attention_flop_per_token"])
     ideal = F.ideal_gpu_hours(flop, f["peak_flop_per_s"], f["mfu"])
 
     state_bytes = f["params"] * f["state_bytes_per_param"]
+    unsharded = f["params"] * f["unsharded_bytes_per_param"]
     memory_bytes = f["memory_gb"] * 1e9
-    floor = F.min_gpus_for_memory(state_bytes, f["activation_bytes"], memory_bytes, f["tensor_parallel"])
+    act_none = f["activation_bytes"]
+    act_sel = np.where(np.isnan(f["activation_bytes_selective"]), act_none, f["activation_bytes_selective"])
+    act_full = np.where(np.isnan(f["activation_bytes_full"]), act_sel, f["activation_bytes_full"])
+    tp, pp = f["tensor_parallel"], f["pipeline_parallel"]
+    # the memory floor: the fewest GPUs any layout fits, with the least activations recomputation keeps
+    floor = F.min_gpus_for_memory(state_bytes, act_full, memory_bytes, tp, unsharded, pp)
 
     # where the activations cannot fit at all, the solve still honours the training-state floor (infeasible)
     state_floor = np.maximum(np.ceil(state_bytes / memory_bytes), 1.0)
     solve_floor = np.where(np.isinf(floor), state_floor, floor)
+    given = ~np.isnan(f["gpus"])
+    # a deadline beyond the longest run the model allows asks for that run (a looser deadline keeps its money);
+    # no deadline and no count (a planner's run): the cheapest cluster that ends within it
+    deadline = f["deadline_days"]
+    f = dict(f, deadline_days=np.fmin(deadline, f["max_wall_days"]))
     n_min = _solve_gpus(ideal * f["other_losses_factor"], solve_floor, f)
     needed = _cheapest_gpus(np.asarray(n_min, float), solve_floor, f, owned, flop, ideal, state_bytes)
-    given = ~np.isnan(f["gpus"])
     out = _at(needed, f, owned, flop, ideal, state_bytes)
-    missed = out["wall_days"] > f["deadline_days"] * (1.0 + 1e-9)
+    missed = out["wall_days"] > np.fmin(deadline, np.inf) * (1.0 + 1e-9)
     impossible = (~given) & ((needed > f["max_gpus"]) | (out["goodput"] <= 0.0) | missed)
 
-    # the nearest feasible alternative: the largest cluster the model allows, at its shortest time
-    largest = np.fmax(f["max_gpus"], solve_floor)
-    alt_good = _goodput_at(largest, f)
-    alt_days = F.billed_gpu_hours(ideal, alt_good, f["other_losses_factor"]) / (24.0 * largest)
-    no_fit = np.isinf(floor) | (floor > f["max_gpus"])
+    below = given & (f["gpus"] < floor)  # a typed count the state and activations do not fit on
+    no_fit = np.isinf(floor) | (floor > f["max_gpus"]) | below
     too_long = (out["wall_days"] > f["max_wall_days"]) | (out["goodput"] <= 0.0)
     reason = np.where(no_fit, 1, np.where(impossible, 2, np.where(too_long, 3, 0)))
     infeasible = reason > 0
-    alt_ok = infeasible & ~no_fit & np.isfinite(largest) & (alt_days <= f["max_wall_days"])
+    largest = np.fmax(f["max_gpus"], solve_floor)
+    alt_gpus = alt_days = np.full(np.shape(reason), np.nan)
+    if np.any(infeasible):
+        # the nearest feasible alternative: for a deadline no cluster meets, the largest cluster at its shortest
+        # time; otherwise the fewest GPUs that fit and end within the longest run the model allows
+        within = _solve_gpus(ideal * f["other_losses_factor"], solve_floor,
+                             dict(f, gpus=np.nan, deadline_days=f["max_wall_days"]))
+        alt_n = np.where(reason == 2, largest, within)
+        alt_good = _goodput_at(alt_n, f)
+        alt_d = F.billed_gpu_hours(ideal, alt_good, f["other_losses_factor"]) / (24.0 * alt_n)
+        fits_somewhere = ~(np.isinf(floor) | (floor > f["max_gpus"]))
+        alt_ok = (infeasible & fits_somewhere & np.isfinite(alt_n) & (alt_n <= largest)
+                  & (alt_d <= f["max_wall_days"] * (1.0 + 1e-9)) & (alt_good > 0.0))
+        alt_gpus, alt_days = np.where(alt_ok, alt_n, np.nan), np.where(alt_ok, alt_d, np.nan)
     # a deadline no cluster meets: the figures are those of the largest cluster, never the solve's bound
     n = np.where(impossible & np.isfinite(f["max_gpus"]) & (needed > f["max_gpus"]), largest, needed)
     if np.any(n != needed):
         out = _at(n, f, owned, flop, ideal, state_bytes)
     gpu_hours, energy_kwh = out["gpu_hours"], out.pop("energy_kwh")
-    tp = np.minimum(n, f["tensor_parallel"])
+    # recomputation at this count: none, selective, full, the first whose activations fit beside the state
+    state_dev, _ = F.memory_bytes_per_gpu(n, state_bytes, 0.0, tp, unsharded, pp)
+    t_eff = np.minimum(n, tp)
+    level = np.where(state_dev + act_none / t_eff <= memory_bytes, 0,
+                     np.where(state_dev + act_sel / t_eff <= memory_bytes, 1, 2))
+    level = np.where(np.isnan(memory_bytes), 1, level)  # memory unknown: the standard, selective
+    act_used = np.where(level == 0, act_none, np.where(level == 1, act_sel, act_full))
     energy_it_kwh = energy_kwh / f["pue"]
     co2_tonnes = energy_kwh * f["grid_gco2_per_kwh"] / 1e6
     mult = f["experiments_multiplier"]
@@ -307,11 +340,12 @@ def _compute(f, owned):
         deadline_impossible=impossible,
         infeasible=infeasible,
         infeasible_reason=reason,
-        alternative_gpus=np.where(alt_ok, largest, np.nan),
-        alternative_wall_days=np.where(alt_ok, alt_days, np.nan),
+        alternative_gpus=alt_gpus,
+        alternative_wall_days=alt_days,
         min_gpus_memory=floor,
-        state_gb_per_gpu=state_bytes / n / 1e9,
-        activation_gb_per_gpu=f["activation_bytes"] / tp / 1e9,
+        recompute_level=level,
+        state_gb_per_gpu=state_dev / 1e9,
+        activation_gb_per_gpu=act_used / t_eff / 1e9,
         energy_gpu_mwh=gpu_hours * f["chip_power_w"] / 1e6,
         energy_it_mwh=energy_it_kwh / 1000.0,
         energy_mwh=energy_kwh / 1000.0,
