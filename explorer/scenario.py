@@ -90,7 +90,8 @@ class Scenario:
         selective and full that fits), ``"selective"``, ``"none"`` or ``"full"``
         (Korthikanti et al. 2022); the parallel layout ``tensor_parallel``,
         ``pipeline_parallel`` [1] and ``zero_stage`` (0-3; Rajbhandari et al.
-        2020), each None for the model's choice (:mod:`explorer.model.layout`);
+        2020), each None for the model's choice (:mod:`explorer.model.layout`),
+        and for MoE ``expert_parallel`` [1] (None: 1);
         ``training_kind``; for LoRA ``lora_trainable_fraction`` of parameters trained.
     Hardware
         ``gpu`` accelerator id (``explorer.catalog.accelerators()``);
@@ -157,6 +158,7 @@ class Scenario:
     tensor_parallel: int | None = _num(None, 1, 1024, optional=True, integer=True)
     pipeline_parallel: int | None = _num(None, 1, 1024, optional=True, integer=True)
     zero_stage: int | None = _num(None, 0, 3, optional=True, integer=True)
+    expert_parallel: int | None = _num(None, 1, 4096, optional=True, integer=True)
     training_kind: str = _choice("pretrain", TRAINING_KINDS)
     lora_trainable_fraction: float = _num(0.01, 0.0, 1.0, lo_open=True)
     # hardware

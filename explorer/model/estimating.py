@@ -14,7 +14,7 @@ from explorer.messages import Message
 from explorer.model import formulas as F
 from explorer.model.checks import result_warnings
 from explorer.model.layout import ZERO_UNSHARDED, Layout, choose_layout
-from explorer.model.resolve import Assumption, resolve
+from explorer.model.resolve import Assumption, expert_scale, resolve
 from explorer.prices import CLOUD_BASES
 from explorer.model.vectorized import INFEASIBLE_REASONS, RECOMPUTE_LEVELS, compute
 from explorer.scenario import Scenario
@@ -360,7 +360,8 @@ def _layout(scenario: Scenario, r, v: Mapping[str, float], n: int) -> Layout | N
                          memory_gb=r.inputs["memory_gb"], n_layers=L, seq_len=seq, tokens=scenario.tokens,
                          train_flop=v["train_flop"], tensor_parallel_max=r.inputs["tensor_parallel"],
                          tensor_parallel=scenario.tensor_parallel, pipeline_parallel=scenario.pipeline_parallel,
-                         zero_stage=scenario.zero_stage)
+                         zero_stage=scenario.zero_stage, expert_parallel=scenario.expert_parallel,
+                         expert_scale=expert_scale(scenario))
 
 
 def _memory_parts(scenario: Scenario, r, v: Mapping[str, float], n: int, layout: Layout | None) -> dict:
@@ -372,7 +373,9 @@ def _memory_parts(scenario: Scenario, r, v: Mapping[str, float], n: int, layout:
     else:
         mp = layout.tensor_parallel * layout.pipeline_parallel
         kept = ZERO_UNSHARDED[layout.zero_stage]
-        parts = {k: b * scenario.params / (mp if k in kept else n) / 1e9 for k, b in r.memory_bytes_per_param.items()}
+        held = expert_scale(scenario) / mp  # an unsharded part: the model-parallel rank's share (experts split)
+        parts = {k: b * scenario.params * (held if k in kept else 1.0 / n) / 1e9
+                 for k, b in r.memory_bytes_per_param.items()}
         parts["activations"] = layout.activations_gb
     parts["total"] = sum(parts.values())
     return parts

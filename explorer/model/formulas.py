@@ -544,9 +544,11 @@ def capital_recovery_factor(rate, years):
     """
     r = np.asarray(rate, float)
     n = np.asarray(years, float)
-    with np.errstate(divide="ignore", invalid="ignore"):  # 1 - (1 + r)^-n without cancellation at small r
-        crf = r / -np.expm1(-n * np.log1p(r))
-    return np.where(r > 0, crf, 1.0 / n)
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+        crf = r / -np.expm1(-n * np.log1p(r))  # 1 - (1 + r)^-n without cancellation at small r
+        # r n < 1e-6 (subnormal rates included): the Taylor series 1/n (1 + r (n + 1) / 2 + r^2 (n^2 - 1) / 12)
+        series = (1.0 + r * (n + 1.0) / 2.0 + r * r * (n * n - 1.0) / 12.0) / n
+    return np.where(r * n < 1e-6, series, crf)
 
 
 def cluster_capital_usd(purchase_usd, server_overhead, network_fraction):

@@ -45,6 +45,8 @@ class Layout:
         GPU count is not a multiple of the model-parallel group).
     zero_stage : int
         ZeRO stage of the data-parallel replicas (0-3).
+    expert_parallel : int
+        Ranks the routed experts of a stage are split over, within data parallelism [1] (1: none).
     recompute : str
         Activation recomputation (``"none"``, ``"selective"`` or ``"full"``).
     micro_batch_sequences : int
@@ -72,6 +74,7 @@ class Layout:
     pipeline_parallel: int
     data_parallel: float
     zero_stage: int
+    expert_parallel: int
     recompute: str
     micro_batch_sequences: int
     batch_tokens: float
@@ -93,7 +96,8 @@ class Layout:
     def text(self) -> str:
         """``TP 8 x PP 16 x DP 128, ZeRO-1, selective recomputation``."""
         dp = f"{self.data_parallel:,.0f}" if float(self.data_parallel).is_integer() else f"{self.data_parallel:,.1f}"
-        return (f"TP {self.tensor_parallel} x PP {self.pipeline_parallel} x DP {dp}, ZeRO-{self.zero_stage}, "
+        ep = f", EP {self.expert_parallel}" if self.expert_parallel > 1 else ""
+        return (f"TP {self.tensor_parallel} x PP {self.pipeline_parallel} x DP {dp}{ep}, ZeRO-{self.zero_stage}, "
                 f"{self.recompute} recomputation")
 
 
@@ -105,7 +109,8 @@ def _powers_of_two(upto: float) -> list[int]:
     return out
 
 
-def layout_memory_bytes(gpus, params, parts, activation_bytes, tensor_parallel, pipeline_parallel, zero_stage):
+def layout_memory_bytes(gpus, params, parts, activation_bytes, tensor_parallel, pipeline_parallel, zero_stage,
+                        expert_scale=1.0):
     """Training state and activations on each accelerator of a layout [bytes].
 
     Parameters
@@ -122,6 +127,9 @@ def layout_memory_bytes(gpus, params, parts, activation_bytes, tensor_parallel, 
         t and p [1].
     zero_stage : int
         0 to 3.
+    expert_scale : float
+        Share of the unsharded state a rank holds under expert parallelism [1]
+        (:func:`explorer.model.resolve.expert_scale`; 1 without it).
 
     Returns
     -------
@@ -129,7 +137,7 @@ def layout_memory_bytes(gpus, params, parts, activation_bytes, tensor_parallel, 
         ``U / (t p) + (S - U) / n`` and ``A / t`` [bytes], U the state the stage leaves unsharded.
     """
     state = params * sum(parts.values())
-    unsharded = params * sum(parts[k] for k in ZERO_UNSHARDED[int(zero_stage)])
+    unsharded = expert_scale * params * sum(parts[k] for k in ZERO_UNSHARDED[int(zero_stage)])
     s, a = F.memory_bytes_per_gpu(gpus, state, activation_bytes, tensor_parallel, unsharded, pipeline_parallel)
     return float(s), float(a)
 
@@ -137,7 +145,8 @@ def layout_memory_bytes(gpus, params, parts, activation_bytes, tensor_parallel, 
 def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float, recompute: str, memory_gb: float,
                   n_layers: int, seq_len: int, tokens: float, train_flop: float, tensor_parallel_max: float,
                   tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
-                  zero_stage: int | None = None) -> Layout:
+                  zero_stage: int | None = None, expert_parallel: int | None = None,
+                  expert_scale: float = 1.0) -> Layout:
     """The standard layout of a run on ``gpus`` accelerators (see the module's docstring).
 
     Parameters
@@ -160,8 +169,10 @@ def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float,
         Training tokens [1] and compute [FLOP].
     tensor_parallel_max : float
         GPUs of one server: the largest tensor-parallel group [1].
-    tensor_parallel, pipeline_parallel, zero_stage : int, optional
-        Parts the scenario sets (kept).
+    tensor_parallel, pipeline_parallel, zero_stage, expert_parallel : int, optional
+        Parts the scenario sets (kept). Expert parallelism is never chosen (1 unless set).
+    expert_scale : float
+        Share of the unsharded state a rank holds under ``expert_parallel`` [1].
 
     Returns
     -------
@@ -193,10 +204,12 @@ def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float,
             return [pipeline_parallel]
         return _powers_of_two(min(n_layers, n / t)) or [1]
 
+    e = expert_parallel or 1
+
     def fits(t, p, z):
-        if p * t > n:
+        if p * t * e > n:
             return False
-        s, a = layout_memory_bytes(n, params, parts, activation_bytes, t, p, z)
+        s, a = layout_memory_bytes(n, params, parts, activation_bytes, t, p, z, expert_scale)
         return s + a <= mem
 
     pick = None
@@ -215,7 +228,7 @@ def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float,
     if pick is None:  # nothing fits (or memory unknown): compute's bound, ZeRO-3 over the largest group
         pick = (t_list[-1], pipeline_parallel or 1, 3 if zero_stage is None else zero_stage)
     t, p, z = pick
-    s, a = layout_memory_bytes(n, params, parts, activation_bytes, t, p, z)
+    s, a = layout_memory_bytes(n, params, parts, activation_bytes, t, p, z, expert_scale)
     dp = n / (t * p)
     least = n / t_top * seq_len if tensor_parallel is None else n / t * seq_len
     per_replica = max(p, round(critical / (dp * seq_len))) if dp * seq_len > 0 else p
@@ -224,6 +237,7 @@ def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float,
     chosen = tuple(name for name, v in (("tensor_parallel", tensor_parallel), ("pipeline_parallel", pipeline_parallel),
                                         ("zero_stage", zero_stage)) if v is None)
     return Layout(tensor_parallel=int(t), pipeline_parallel=int(p), data_parallel=dp, zero_stage=int(z),
+                  expert_parallel=int(e),
                   recompute=recompute, micro_batch_sequences=1, batch_tokens=batch_tokens,
                   batch_sequences=batch_sequences, min_batch_tokens=least, critical_batch_tokens=critical,
                   steps=int(math.ceil(tokens / batch_tokens)) if batch_tokens > 0 else 0,

@@ -290,7 +290,23 @@ def _layout_inputs(s: Scenario, shape, parts: dict, used: list[Assumption]) -> d
     stage = 3 if s.zero_stage is None else s.zero_stage
     if s.zero_stage is not None:
         used.append(_set("zero_stage", s.zero_stage, "1"))
-    return dict(pipeline_parallel=pp, unsharded_bytes_per_param=sum(parts[k] for k in ZERO_UNSHARDED[stage]))
+    if s.expert_parallel is not None:
+        used.append(_set("expert_parallel", s.expert_parallel, "1"))
+    scale = expert_scale(s)
+    return dict(pipeline_parallel=pp, unsharded_bytes_per_param=scale * sum(parts[k] for k in ZERO_UNSHARDED[stage]))
+
+
+def expert_scale(s: Scenario) -> float:
+    """The share of the unsharded state one model-parallel rank holds under expert parallelism [1].
+
+    The routed experts, taken as the parameters no token uses (``params - active``, a lower bound of the routed
+    parameters, so the memory is an upper bound), are split over the ``expert_parallel`` ranks as well
+    (DeepSeek-AI 2024, section 3.2.1: 64-way expert parallelism); 1 for a dense model or without it.
+    """
+    if s.architecture != "moe" or not s.expert_parallel:
+        return 1.0
+    experts = 1.0 - s.active_params_effective / s.params
+    return (1.0 - experts) + experts / s.expert_parallel
 
 
 def _ref_peak(acc) -> float:
@@ -697,7 +713,7 @@ def resolve(s: Scenario) -> Resolved:
     fallbacks.setdefault("usd_to_cny", default("usd_to_cny"))
     fallbacks["project_months"] = None  # the run's length decides it: explorer.model.estimate gives it when blank
     fallbacks["checkpoint_interval_hours"] = None  # the optimal interval, found for each cluster size
-    for name in ("tensor_parallel", "pipeline_parallel", "zero_stage"):  # the layout at the count decides them
+    for name in ("tensor_parallel", "pipeline_parallel", "zero_stage", "expert_parallel"):  # the layout at the count decides them
         fallbacks[name] = None
     factors.pop("mfu_base_name")
     factors.update(
