@@ -327,7 +327,8 @@ def estimate(scenario: Scenario) -> Estimate:
         usd_per_1m_tokens=v["usd_per_1m_tokens"], usd_per_pflop_day=v["usd_per_pflop_day"],
         tokens_per_gpu_hour=v["tokens_per_gpu_hour"], effective_utilization=v["effective_utilization"],
         deadline_impossible=bool(v["deadline_impossible"]),
-        warnings=tuple(r.warnings + result_warnings(scenario, v, r.mfu, layout)), assumptions=tuple(r.used),
+        warnings=tuple(r.warnings + result_warnings(scenario, v, r.mfu, layout)),
+        assumptions=tuple(r.used) + _layout_assumptions(layout),
         energy_project_mwh=v["energy_project_mwh"], co2_project_tonnes=v["co2_project_tonnes"],
         memory_gb_per_gpu=parts, shape=r.shape, estimated=tuple(r.estimated), in_rate_usd=in_rate,
         energy_gpu_mwh=v["energy_gpu_mwh"],
@@ -362,6 +363,19 @@ def _layout(scenario: Scenario, r, v: Mapping[str, float], n: int) -> Layout | N
                          tensor_parallel=scenario.tensor_parallel, pipeline_parallel=scenario.pipeline_parallel,
                          zero_stage=scenario.zero_stage, expert_parallel=scenario.expert_parallel,
                          expert_scale=expert_scale(scenario))
+
+
+def _layout_assumptions(layout: Layout | None) -> tuple[Assumption, ...]:
+    """The layout and the batch, as the Assumptions list them (with their sources)."""
+    if layout is None:
+        return ()
+    return (Assumption("assumption_layout", {}, layout.text(), "",
+                       "Narayanan et al. 2021 (SC21, Megatron-LM): tensor parallel within a server, then pipeline "
+                       "across servers; ZeRO stages (Rajbhandari et al. 2020) 1 before 2 and 3; recomputation "
+                       "none, selective, full (Korthikanti et al. 2022), the first that fits"),
+            Assumption("assumption_batch", {}, f"{layout.batch_tokens:,.0f} tokens, {layout.steps:,} steps", "",
+                       "DeepSeek-AI 2024 (arXiv 2401.02954) section 3.1: B_opt = 0.2920 C^0.3271 tokens, in whole "
+                       "sequences per data-parallel replica, never below one per micro-batch"))
 
 
 def _memory_parts(scenario: Scenario, r, v: Mapping[str, float], n: int, layout: Layout | None) -> dict:
