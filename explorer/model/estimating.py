@@ -328,7 +328,8 @@ def estimate(scenario: Scenario) -> Estimate:
         tokens_per_gpu_hour=v["tokens_per_gpu_hour"], effective_utilization=v["effective_utilization"],
         deadline_impossible=bool(v["deadline_impossible"]),
         warnings=tuple(r.warnings + result_warnings(scenario, v, r.mfu, layout)),
-        assumptions=tuple(r.used) + _layout_assumptions(layout),
+        assumptions=tuple(a for a in r.used if not (a.id == "assumption_recompute" and scenario.recompute == "auto"
+                                                    and layout is not None)) + _layout_assumptions(scenario, layout),
         energy_project_mwh=v["energy_project_mwh"], co2_project_tonnes=v["co2_project_tonnes"],
         memory_gb_per_gpu=parts, shape=r.shape, estimated=tuple(r.estimated), in_rate_usd=in_rate,
         energy_gpu_mwh=v["energy_gpu_mwh"],
@@ -365,17 +366,28 @@ def _layout(scenario: Scenario, r, v: Mapping[str, float], n: int) -> Layout | N
                          expert_scale=expert_scale(scenario))
 
 
-def _layout_assumptions(layout: Layout | None) -> tuple[Assumption, ...]:
-    """The layout and the batch, as the Assumptions list them (with their sources)."""
+#: Where the layout comes from (the source of its assumptions).
+_LAYOUT_SOURCE = ("Chosen at the GPU count (explorer.model.layout): Narayanan et al. 2021 (SC21, Megatron-LM), tensor "
+                  "parallel within a server, then pipeline across servers; ZeRO stage 1 before 2 and 3 (Rajbhandari "
+                  "et al. 2020); recomputation none, selective, full, the first that fits (Korthikanti et al. 2022)")
+_BATCH_SOURCE = ("DeepSeek-AI 2024 (arXiv 2401.02954) section 3.1: B_opt = 0.2920 C^0.3271 tokens, in whole sequences "
+                 "per data-parallel replica, never below one per micro-batch")
+
+
+def _layout_assumptions(scenario: Scenario, layout: Layout | None) -> tuple[Assumption, ...]:
+    """The layout the model chose, the batch and the steps, as the Assumptions list them (with their sources)."""
     if layout is None:
         return ()
-    return (Assumption("assumption_layout", {}, layout.text(), "",
-                       "Narayanan et al. 2021 (SC21, Megatron-LM): tensor parallel within a server, then pipeline "
-                       "across servers; ZeRO stages (Rajbhandari et al. 2020) 1 before 2 and 3; recomputation "
-                       "none, selective, full (Korthikanti et al. 2022), the first that fits"),
-            Assumption("assumption_batch", {}, f"{layout.batch_tokens:,.0f} tokens, {layout.steps:,} steps", "",
-                       "DeepSeek-AI 2024 (arXiv 2401.02954) section 3.1: B_opt = 0.2920 C^0.3271 tokens, in whole "
-                       "sequences per data-parallel replica, never below one per micro-batch"))
+    out = [Assumption("assumption_named", {"name": k}, float(getattr(layout, k)), "1", _LAYOUT_SOURCE)
+           for k in layout.chosen]
+    if scenario.recompute == "auto":
+        out.append(Assumption("assumption_recompute", {}, layout.recompute, "", _LAYOUT_SOURCE))
+    out.append(Assumption("assumption_named", {"name": "data_parallel"}, float(layout.data_parallel), "1",
+                          _LAYOUT_SOURCE))
+    out.append(Assumption("assumption_named", {"name": "batch_tokens"}, float(layout.batch_tokens), "tokens",
+                          _BATCH_SOURCE))
+    out.append(Assumption("assumption_named", {"name": "steps"}, float(layout.steps), "1", _BATCH_SOURCE))
+    return tuple(out)
 
 
 def _memory_parts(scenario: Scenario, r, v: Mapping[str, float], n: int, layout: Layout | None) -> dict:

@@ -150,8 +150,6 @@ SAMPLES: dict[str, dict] = {
     "assumption_activation_bytes_kept": dict(precision="fp4", kept="fp8"),
     "assumption_activation_bytes_16bit": dict(precision="fp4", kept=""),
     "assumption_recompute": {},
-    "assumption_layout": {},
-    "assumption_batch": {},
     "assumption_price_estimated": dict(what="purchase price", gpu="gaudi2"),
     "assumption_cloud_price": dict(basis="on_demand", gpu="h100-sxm"),
     "assumption_cloud_price_estimated": dict(basis="spot", gpu="gaudi2"),
