@@ -309,6 +309,18 @@ def expert_scale(s: Scenario) -> float:
     return (1.0 - experts) + experts / s.expert_parallel
 
 
+@functools.cache
+def moe_share_spread() -> tuple[float, float, int]:
+    """How far the MoE models the default active share is fitted on lie from it: the least and the largest ratio
+    of a model's active share to the fitted share at its size (``explorer.rules.moe_fit`` over
+    ``moe_models.csv``) [x], and how many models [1]."""
+    rows = catalog.read_csv("moe_models.csv")
+    fit = rules.moe_fit()
+    ratios = [float(r["params_active"]) / float(r["params_total"]) / float(fit(float(r["params_total"])))
+              for r in rows]
+    return min(ratios), max(ratios), len(ratios)
+
+
 def _ref_peak(acc) -> float:
     return acc.peak_tflops[reference_precision(acc)]
 
@@ -657,6 +669,9 @@ def resolve(s: Scenario) -> Resolved:
             used.append(_named("moe_active_fraction", s.active_fraction_effective, "1", rules.moe_source()))
             warnings.append(Message("moe_active_defaulted", share=s.active_fraction_effective,  # 3 digits: 1.89B
                                     active=float(f"{s.active_params_effective:.3g}"), params=s.params))
+            lo, hi, n = moe_share_spread()
+            warnings.append(Message("moe_active_spread", n=n, lo=lo, hi=hi, share_lo=s.active_fraction_effective * lo,
+                                    share_hi=s.active_fraction_effective * hi))
         used.append(Assumption("assumption_active_params_moe", {}, s.active_params_effective, "1",
                                _source("assumption_source_active_fraction", fraction=s.active_fraction_effective)))
     flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0

@@ -96,6 +96,7 @@ SAMPLES: dict[str, dict] = {
     "deadline_unreachable": dict(max_gpus=100_000.0),
     "deadline_too_many_gpus": dict(gpus=250_000.0, max_gpus=100_000.0),
     "plan_nothing_fits": dict(params=1e6, tokens=2e7),
+    "moe_active_spread": dict(n=5, lo=0.58, hi=1.52, share_lo=0.03, share_hi=0.08),
     "plan_cluster_binds": dict(days=118.24, gpus=100_000.0, cost=9.2e9, budget=1e10),
     "plan_moe_split": dict(tokens_per_param=20.0),
     "deadline_impossible": dict(gpus=90_000.0, days=1.23),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import pytest
 
 from tests.model import team_by_hand as H
@@ -104,3 +106,24 @@ def test_moe_active_from_experts_and_top_k():
 def test_moe_mfu_factor():
     e = estimate(Scenario(params=100e9, architecture="moe", active_params=10e9, tokens=1e12, gpus=512))
     assert e.mfu == approx(default("mfu_dense") * default("moe_mfu_factor"))
+
+
+def test_the_default_active_share_is_warned_with_the_spread_of_its_source_models():
+    # issue 38: the default share was off by a median x1.6 on MoE models outside its table, silently. The five
+    # models it is fitted on (moe_models.csv: Mixtral 8x7B 12.9/46.7B, Jiang et al. 2024; Llama 4 Scout 17/109B
+    # and Maverick 17/400B, Meta 2025; Qwen3-235B-A22B 22/235B; DeepSeek-V3 37/671B, DeepSeek-AI 2024): a
+    # least-squares line of ln(share) on ln(total), by hand with numpy, and each model's share over the line
+    total = np.array([46.7e9, 109e9, 235e9, 400e9, 671e9])
+    share = np.array([12.9e9, 17e9, 22e9, 17e9, 37e9]) / total
+    slope, intercept = np.polyfit(np.log(total), np.log(share), 1)
+    ratio = share / np.exp(intercept + slope * np.log(total))
+    e = estimate(Scenario(params=300e9, architecture="moe"))
+    (w,) = [w for w in e.warnings if w.id == "moe_active_spread"]
+    assert w.params["n"] == 5
+    assert w.params["lo"] == approx(ratio.min(), rel=1e-9) and w.params["hi"] == approx(ratio.max(), rel=1e-9)
+    assert w.params["lo"] < 1 < w.params["hi"]
+    fitted = np.exp(intercept + slope * np.log(300e9))
+    assert w.params["share_lo"] == approx(fitted * ratio.min(), rel=1e-9)
+    # a typed share or active count is not warned about
+    assert not [w for w in estimate(Scenario(params=300e9, architecture="moe", active_params=20e9)).warnings
+                if w.id == "moe_active_spread"]
