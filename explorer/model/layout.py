@@ -136,10 +136,12 @@ def layout_memory_bytes(gpus, params, parts, activation_bytes, tensor_parallel, 
     state, activations : float
         ``U / (t p) + (S - U) / n`` and ``A / t`` [bytes], U the state the stage leaves unsharded.
     """
+    # the formula of explorer.model.formulas.memory_bytes_per_gpu, on floats (the chooser tries a few dozen)
+    n = float(gpus)
+    t = min(n, float(tensor_parallel))
     state = params * sum(parts.values())
     unsharded = expert_scale * params * sum(parts[k] for k in ZERO_UNSHARDED[int(zero_stage)])
-    s, a = F.memory_bytes_per_gpu(gpus, state, activation_bytes, tensor_parallel, unsharded, pipeline_parallel)
-    return float(s), float(a)
+    return unsharded / (t * pipeline_parallel) + (state - unsharded) / n, activation_bytes / t
 
 
 def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float, recompute: str, memory_gb: float,

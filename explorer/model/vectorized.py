@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from explorer.model import formulas as F
@@ -110,6 +112,8 @@ def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
     above the largest cluster and missed deadlines. Only the elements still
     moving are iterated.
     """
+    if np.ndim(f["gpus"]) == 0 and not np.isnan(f["gpus"]):  # a count given everywhere: nothing to solve
+        return np.broadcast_to(f["gpus"], np.broadcast_shapes(np.shape(billed_ideal), np.shape(floor))).astype(float)
     shape = np.broadcast_shapes(*(np.shape(a) for a in (billed_ideal, floor, *f.values())))
 
     def flat(v):  # scalars stay scalars: no copy of a broadcast value, no indexing in the loop
@@ -139,9 +143,10 @@ def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
     return n.reshape(shape)
 
 
-#: Golden-section steps of the cheapest-cluster search: the bracket of log(n) shrinks by 0.618 a step, from
-#: ln(1e12) = 27.6 to 27.6 x 0.618^44 = 1.8e-8, far below one GPU at any count.
-_GOLDEN_STEPS = 44
+#: Relative precision of the cheapest count's golden-section search: the bracket of log(n) is narrowed to 1e-5,
+#: one GPU at 1e5 GPUs, the largest cluster (a count is then the better of the floor and ceiling of the centre).
+_GOLDEN_TOL = 1e-5
+_GOLDEN_RATIO = (math.sqrt(5.0) - 1.0) / 2.0
 #: Tie-break of the cheapest-cluster search [USD per GPU-hour]: where money does not depend on the count (no
 #: prices), fewer GPU-hours win; a millionth of a dollar an hour moves no money figure.
 _TIE_USD_PER_GPU_HOUR = 1e-6
@@ -154,21 +159,23 @@ def _objective(out):
 
 
 def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
-    """The cheapest cluster that meets the deadline: ``max(n_min, n*)``, with ``n*`` the cheapest count of all.
+    """The cheapest cluster that meets the deadline: the cheapest count in ``[n_min, max_gpus]``.
 
-    ``n_min`` is the smallest count that meets the deadline (:func:`_solve_gpus`).
-    The cost of ``n`` GPUs is the machine time (GPU-hours, which grow with n as
-    goodput falls) plus what is paid by the month (people and storage, which
-    shrink with n while the run outlasts the project): it falls, then rises,
-    with its least value at ``n*`` over ``[floor, max_gpus]`` (found by
-    golden-section search on ``log n``, ties broken by fewer GPU-hours). Any
-    count above ``max(n_min, n*)`` costs more, so this is the cheapest count
-    that meets the deadline, and a looser deadline (a smaller ``n_min``) never
-    costs more: below ``n*`` the run finishes before the deadline because a
-    longer run would pay the team for longer than it saves in GPU-hours. Where
-    ``n*`` would miss the deadline (throughput falling with n), ``n_min``.
+    ``n_min`` is the smallest count that meets the deadline (:func:`_solve_gpus`). The cost of ``n`` GPUs is
+    the machine time (GPU-hours, which grow with n as goodput falls) plus what is paid by the month (people
+    and storage) over ``months(n) = min(max(project_months, run months), project_months_max)``. So on the
+    counts that end within ``max_wall_days`` (from ``n_5y``) it has three pieces, split where the run lasts
+    ``project_months_max`` (``n_max``) and ``project_months`` (``n_pm``), each the smallest count that ends
+    within it (:func:`_solve_gpus`): below ``n_max`` the months are capped and the cost rises with n; above
+    ``n_pm`` the months are the project's and it rises again; between, the months are the run's and the cost
+    falls, then rises (golden-section search on ``log n``, ties broken by fewer GPU-hours). The cheapest
+    count at or above ``n_min`` is then one of ``n_min``, that interior least point and ``n_pm``: the same
+    candidates for every deadline, so a looser deadline (a smaller ``n_min``) never costs more, and a run
+    finishes before its deadline where a longer one would pay the team for longer than it saves.
     """
     shape = n_min.shape
+    if np.ndim(f["gpus"]) == 0 and not np.isnan(f["gpus"]):  # a count given everywhere: no search
+        return n_min
     hi_all = np.broadcast_to(np.minimum(f["max_gpus"], GPU_COUNT_CEILING), shape).ravel()
     lo_all = np.broadcast_to(np.nan_to_num(floor, nan=1.0), shape).ravel()
     n_flat = n_min.ravel().copy()
@@ -179,16 +186,27 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     sub = _take(f, idx, shape)
     sub_owned = owned if np.ndim(owned) == 0 else np.broadcast_to(owned, shape).ravel()[idx]
     sub_flop, sub_ideal, sub_state = (np.broadcast_to(x, shape).ravel()[idx] for x in (flop, ideal, state_bytes))
+    lo, hi, start = np.maximum(lo_all[idx], 1.0), hi_all[idx], n_flat[idx]
+    hours = sub_ideal * sub["other_losses_factor"]
+
+    def within(days):  # the smallest count >= lo that ends within ``days`` (inf: lo)
+        return np.minimum(_solve_gpus(hours, lo, dict(sub, gpus=np.nan, deadline_days=days)), hi)
 
     def obj(n):
         return _objective(_at(n, sub, sub_owned, sub_flop, sub_ideal, sub_state))
 
-    lo, hi = np.maximum(lo_all[idx], 1.0), hi_all[idx]
-    a, b = np.log(lo), np.log(hi)
-    gr = (np.sqrt(5.0) - 1.0) / 2.0
+    months = sub["project_months"]
+    n_5y = within(sub["max_wall_days"])
+    n_max = np.maximum(within(sub["project_months_max"] * F.DAYS_PER_MONTH), n_5y)
+    n_pm = np.where(np.isnan(months), hi, np.maximum(within(np.nan_to_num(months, nan=1.0) * F.DAYS_PER_MONTH),
+                                                     n_max))
+    a, b = np.log(n_max), np.log(np.maximum(n_pm, n_max))
+    steps = int(math.ceil(math.log(max(float(np.max(b - a, initial=0.0)), _GOLDEN_TOL) / _GOLDEN_TOL)
+                          / -math.log(_GOLDEN_RATIO)))
+    gr = _GOLDEN_RATIO
     c, d = b - gr * (b - a), a + gr * (b - a)
     fc, fd = obj(np.exp(c)), obj(np.exp(d))
-    for _ in range(_GOLDEN_STEPS):
+    for _ in range(steps):
         left = fc <= fd  # the least value lies in [a, d]
         a, b = np.where(left, a, c), np.where(left, d, b)
         new_c = np.where(left, b - gr * (b - a), d)
@@ -197,13 +215,15 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
         fc, fd = np.where(left, f_new, fd), np.where(left, fc, f_new)
         c, d = new_c, new_d
     x = np.exp(0.5 * (a + b))
-    candidates = np.stack([lo, np.clip(np.floor(x), lo, hi), np.clip(np.ceil(x), lo, hi)])
+    # the candidates at or above n_min: n_min itself, the interior least point (floor and ceiling), n_pm
+    candidates = np.stack([start, np.floor(x), np.ceil(x), n_pm])
+    candidates = np.clip(candidates, lo, hi)
     costs = np.stack([obj(k) for k in candidates])
-    best = np.take_along_axis(candidates, np.argmin(np.where(np.isnan(costs), np.inf, costs), axis=0)[None], 0)[0]
-    pick = np.maximum(n_flat[idx], best)
-    out = _at(pick, sub, sub_owned, sub_flop, sub_ideal, sub_state)
+    costs = np.where((candidates >= start) & ~np.isnan(costs), costs, np.inf)
+    best = np.take_along_axis(candidates, np.argmin(costs, axis=0)[None], 0)[0]
+    out = _at(best, sub, sub_owned, sub_flop, sub_ideal, sub_state)
     days = sub["deadline_days"]
-    n_flat[idx] = np.where(out["wall_days"] <= days * (1.0 + 1e-9), pick, n_flat[idx])
+    n_flat[idx] = np.where(out["wall_days"] <= days * (1.0 + 1e-9), best, start)
     return n_flat.reshape(shape)
 
 
