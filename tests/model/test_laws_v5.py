@@ -83,6 +83,20 @@ def test_a_looser_deadline_never_loses_its_money(s, days, looser):
         assert loose.total_usd <= tight.total_usd * (1 + 1e-6)
 
 
+@settings(max_examples=examples(60))
+@given(log_uniform(1e9, 1e11), log_uniform(1e12, 1e13), st.sampled_from([None, 0.0, 20.0]),
+       st.floats(0.5, 1.0), st.floats(1.0001, 2.0))
+def test_a_deadline_beyond_five_years_keeps_the_money_of_one_within(params, tokens, team, inside, beyond):
+    # the pairs that straddle the limit, where the solver ignored it (issue 38: --days 1800 gave $10.31M, --days
+    # 1900 INFEASIBLE): runs of tens of GPUs for years, a deadline of `inside` and one of `beyond` x 5 years
+    s = Scenario(params=params, tokens=tokens, team_headcount=team, gpus=None, deadline_days=1.0)
+    tight = estimate(s.replace(deadline_days=MAX_WALL_DAYS * inside))
+    loose = estimate(s.replace(deadline_days=min(3650.0, MAX_WALL_DAYS * beyond)))
+    if tight.feasible:
+        assert loose.feasible and loose.wall_days <= MAX_WALL_DAYS * (1 + 1e-9)
+        assert loose.total_usd <= tight.total_usd * (1 + 1e-6)
+
+
 def test_the_issue_example_of_the_five_year_limit():
     base = Scenario(params=70e9, tokens=3e12, team_headcount=0, gpus=None, deadline_days=1800)
     a, b = estimate(base), estimate(base.replace(deadline_days=1900))
