@@ -143,10 +143,9 @@ def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
     return n.reshape(shape)
 
 
-#: Relative precision of the cheapest count's golden-section search: the bracket of log(n) is narrowed to 1e-5,
-#: one GPU at 1e5 GPUs, the largest cluster (a count is then the better of the floor and ceiling of the centre).
-_GOLDEN_TOL = 1e-5
-_GOLDEN_RATIO = (math.sqrt(5.0) - 1.0) / 2.0
+#: Regula falsi steps (Illinois) of the interior least point, and the log-step of the goodput's elasticity.
+_ROOT_STEPS = 12
+_LOG_STEP = 1e-4
 #: Tie-break of the cheapest-cluster search [USD per GPU-hour]: where money does not depend on the count (no
 #: prices), fewer GPU-hours win; a millionth of a dollar an hour moves no money figure.
 _TIE_USD_PER_GPU_HOUR = 1e-6
@@ -195,26 +194,14 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     def obj(n):
         return _objective(_at(n, sub, sub_owned, sub_flop, sub_ideal, sub_state))
 
-    months = sub["project_months"]
+    months, months_max = sub["project_months"], sub["project_months_max"]
     n_5y = within(sub["max_wall_days"])
-    n_max = np.maximum(within(sub["project_months_max"] * F.DAYS_PER_MONTH), n_5y)
-    n_pm = np.where(np.isnan(months), hi, np.maximum(within(np.nan_to_num(months, nan=1.0) * F.DAYS_PER_MONTH),
-                                                     n_max))
-    a, b = np.log(n_max), np.log(np.maximum(n_pm, n_max))
-    steps = int(math.ceil(math.log(max(float(np.max(b - a, initial=0.0)), _GOLDEN_TOL) / _GOLDEN_TOL)
-                          / -math.log(_GOLDEN_RATIO)))
-    gr = _GOLDEN_RATIO
-    c, d = b - gr * (b - a), a + gr * (b - a)
-    fc, fd = obj(np.exp(c)), obj(np.exp(d))
-    for _ in range(steps):
-        left = fc <= fd  # the least value lies in [a, d]
-        a, b = np.where(left, a, c), np.where(left, d, b)
-        new_c = np.where(left, b - gr * (b - a), d)
-        new_d = np.where(left, c, a + gr * (b - a))
-        f_new = obj(np.exp(np.where(left, new_c, new_d)))
-        fc, fd = np.where(left, f_new, fd), np.where(left, fc, f_new)
-        c, d = new_c, new_d
-    x = np.exp(0.5 * (a + b))
+    # no cap on the months (compute's default): the piece below n_max is empty; no project months: above n_pm
+    n_max = n_5y if not np.any(np.isfinite(months_max)) else np.maximum(
+        within(months_max * F.DAYS_PER_MONTH), n_5y)
+    n_pm = hi if np.all(np.isnan(months)) else np.where(
+        np.isnan(months), hi, np.maximum(within(np.nan_to_num(months, nan=1.0) * F.DAYS_PER_MONTH), n_max))
+    x = _interior_least(n_max, np.maximum(n_pm, n_max), sub, sub_owned, sub_state)
     # the candidates at or above n_min: n_min itself, the interior least point (floor and ceiling), n_pm
     candidates = np.stack([start, np.floor(x), np.ceil(x), n_pm])
     candidates = np.clip(candidates, lo, hi)
@@ -225,6 +212,59 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     days = sub["deadline_days"]
     n_flat[idx] = np.where(out["wall_days"] <= days * (1.0 + 1e-9), best, start)
     return n_flat.reshape(shape)
+
+
+def _interior_least(n_lo, n_hi, f, owned, state_bytes):
+    """The least point of ``gpu_hours(n) (A + K / n)`` on ``[n_lo, n_hi]``: the cost of a run paid by its months.
+
+    Where the months are the run's own, the cost of ``n`` GPUs is ``gh(n) (A + K / n)`` plus what does not
+    depend on n, with ``gh = H / goodput(n)``, ``A`` the money of a GPU-hour times the experiments (a cloud rate,
+    or the owner's capital, hardware and energy) and ``K`` the money of a month (team and storage) over the hours
+    of a month. Its derivative in ``x = ln n`` has the sign of ``F(x) = e(n) - K / (A n + K)``, ``e(n) = -d ln
+    goodput / d ln n`` (a central difference of ``_LOG_STEP``), which rises with n (goodput falls faster on
+    larger clusters, and the month's share falls): one root, found by ``_ROOT_STEPS`` steps of regula falsi
+    (Illinois) in ``x``; the ends where F does not change sign. A people cap (an adaptation's default team) is
+    not in this form: the least point then is a candidate the caller weighs with the whole cost, like the others.
+    """
+    per_hour = np.where(owned, f["accelerator_usd_per_gpu_hour"] + f["hardware_usd_per_gpu_hour"]
+                        + f["tdp_w"] / 1000.0 * f["server_power_factor"] * f["avg_power_fraction"] * f["pue"]
+                        * f["electricity_usd_per_kwh"], f["rate_usd_per_gpu_hour"])
+    A = f["experiments_multiplier"] * per_hour + _TIE_USD_PER_GPU_HOUR
+    K = (f["team_usd_per_month"] + f["checkpoints_kept"] * state_bytes / 1e9 * f["storage_usd_per_gb_month"]) \
+        / (24.0 * F.DAYS_PER_MONTH)
+    unknown = ~(np.isfinite(A) & np.isfinite(K))
+    A, K = np.where(unknown, 1.0, A), np.where(unknown, 0.0, K)  # money unknown: the fewest GPU-hours
+
+    def slope(x, f, A, K):
+        n = np.exp(x)
+        up, down = _goodput_at(n * math.exp(_LOG_STEP), f), _goodput_at(n * math.exp(-_LOG_STEP), f)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            elasticity = (np.log(down) - np.log(up)) / (2.0 * _LOG_STEP)
+        return np.nan_to_num(elasticity, nan=np.inf) - K / (A * n + K)
+
+    a, b = np.log(n_lo), np.log(n_hi)
+    fa, fb = slope(a, f, A, K), slope(b, f, A, K)
+    inside = (fa < 0) & (fb > 0) & (b > a)
+    x = np.where(fa >= 0, a, b)  # no sign change: the end where the cost is least
+    if np.any(inside):
+        g = {k: v if np.ndim(v) == 0 else v[inside] for k, v in f.items() if k in _GOODPUT_KEYS}
+        A, K = A[inside] if np.ndim(A) else A, K[inside] if np.ndim(K) else K
+        a, b, fa, fb = a[inside], b[inside], fa[inside], fb[inside]
+        side = np.zeros(a.shape)
+        for _ in range(_ROOT_STEPS):
+            c = np.where(fb - fa != 0, (a * fb - b * fa) / (fb - fa), 0.5 * (a + b))
+            c = np.clip(c, a, b)
+            fc = slope(c, g, A, K)
+            right = fc > 0  # the root is in [a, c]
+            b, fb = np.where(right, c, b), np.where(right, fc, fb)
+            a, fa = np.where(right, a, c), np.where(right, fa, fc)
+            # Illinois: halve the value at the end kept twice in a row
+            fa = np.where(right & (side > 0), 0.5 * fa, fa)
+            fb = np.where(~right & (side < 0), 0.5 * fb, fb)
+            side = np.where(right, 1.0, -1.0)
+        x = x.copy()
+        x[inside] = np.where(np.abs(fa) < np.abs(fb), a, b)
+    return np.exp(x)
 
 
 def _take(f, idx, shape):
@@ -318,18 +358,24 @@ def _compute(f, owned):
     infeasible = reason > 0
     largest = np.fmax(f["max_gpus"], solve_floor)
     alt_gpus = alt_days = np.full(np.shape(reason), np.nan)
-    if np.any(infeasible):
+    fits_somewhere = ~(np.isinf(floor) | (floor > f["max_gpus"]))
+    wanted = np.flatnonzero(np.broadcast_to(infeasible & fits_somewhere, np.shape(reason)).ravel())
+    if wanted.size:
         # the nearest feasible alternative: for a deadline no cluster meets, the largest cluster at its shortest
-        # time; otherwise the fewest GPUs that fit and end within the longest run the model allows
-        within = _solve_gpus(ideal * f["other_losses_factor"], solve_floor,
-                             dict(f, gpus=np.nan, deadline_days=f["max_wall_days"]))
-        alt_n = np.where(reason == 2, largest, within)
-        alt_good = _goodput_at(alt_n, f)
-        alt_d = F.billed_gpu_hours(ideal, alt_good, f["other_losses_factor"]) / (24.0 * alt_n)
-        fits_somewhere = ~(np.isinf(floor) | (floor > f["max_gpus"]))
-        alt_ok = (infeasible & fits_somewhere & np.isfinite(alt_n) & (alt_n <= largest)
-                  & (alt_d <= f["max_wall_days"] * (1.0 + 1e-9)) & (alt_good > 0.0))
-        alt_gpus, alt_days = np.where(alt_ok, alt_n, np.nan), np.where(alt_ok, alt_d, np.nan)
+        # time; otherwise the fewest GPUs that fit and end within the longest run the model allows (solved only
+        # where a run is infeasible)
+        shape = np.shape(reason)
+        g = _take(f, wanted, shape)
+        hours, low, big = (np.broadcast_to(v, shape).ravel()[wanted] for v in
+                           (ideal * f["other_losses_factor"], solve_floor, largest))
+        within = _solve_gpus(hours, low, dict(g, gpus=np.nan, deadline_days=g["max_wall_days"]))
+        alt_n = np.where(reason.ravel()[wanted] == 2, big, within)
+        alt_good = _goodput_at(alt_n, g)
+        alt_d = hours / alt_good / (24.0 * alt_n)
+        ok = (np.isfinite(alt_n) & (alt_n <= big) & (alt_d <= g["max_wall_days"] * (1.0 + 1e-9)) & (alt_good > 0.0))
+        alt_gpus, alt_days = np.full(reason.size, np.nan), np.full(reason.size, np.nan)
+        alt_gpus[wanted], alt_days[wanted] = np.where(ok, alt_n, np.nan), np.where(ok, alt_d, np.nan)
+        alt_gpus, alt_days = alt_gpus.reshape(shape), alt_days.reshape(shape)
     # a deadline no cluster meets: the figures are those of the largest cluster, never the solve's bound
     n = np.where(impossible & np.isfinite(f["max_gpus"]) & (needed > f["max_gpus"]), largest, needed)
     if np.any(n != needed):
