@@ -207,12 +207,14 @@ def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float,
         return _powers_of_two(min(n_layers, n / t)) or [1]
 
     e = expert_parallel or 1
+    state = params * sum(parts.values())
+    unsharded = {z: expert_scale * params * sum(parts[k] for k in ZERO_UNSHARDED[z]) for z in z_list}
 
-    def fits(t, p, z):
+    def fits(t, p, z):  # layout_memory_bytes, inlined: the chooser tries a few dozen layouts
         if p * t * e > n:
             return False
-        s, a = layout_memory_bytes(n, params, parts, activation_bytes, t, p, z, expert_scale)
-        return s + a <= mem
+        u = unsharded[z]
+        return u / (t * p) + (state - u) / n + activation_bytes / t <= mem
 
     pick = None
     if known:
