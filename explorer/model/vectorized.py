@@ -102,6 +102,43 @@ def _goodput_at(n, f):
     return np.where(auto, np.maximum(g, mem), np.where(n > above, mem, g))
 
 
+def _elasticity(rate, write_hours, restart_hours, interval_hours):
+    """``-d ln goodput / d ln rate`` of one recovery technique (:func:`explorer.model.formulas.goodput`) [1].
+
+    With ``y = (tau + d) r``: ``r R + y / (1 - e^-y) - 1``, the interval ``tau`` held (Daly's interval is
+    near the optimum, where goodput does not move with it); ``r R`` with no write stall (``e^-rR``).
+    """
+    r = np.asarray(rate, float)
+    d = np.asarray(write_hours, float)
+    interval = np.asarray(interval_hours, float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        tau = np.where(np.isnan(interval), F.daly_checkpoint_interval_hours(1.0 / r, d), interval)
+        y = (tau + d) * r
+        stall = (y + np.expm1(-y)) / -np.expm1(-y)  # y / (1 - e^-y) - 1 without cancellation
+        e = r * restart_hours + np.where(y > 0, stall, 0.0)
+        e = np.where((d <= 0.0) & np.isnan(interval), r * restart_hours, e)
+    return np.nan_to_num(e, nan=0.0, posinf=np.inf)
+
+
+def _elasticity_at(n, f):
+    """``-d ln goodput / d ln n`` at ``n`` accelerators under the rule of :func:`_goodput_at` [1]: the
+    technique whose goodput :func:`_goodput_at` takes."""
+    rate = f["failure_rate_per_gpu_hour"] * n
+    above = f["recovery_above_gpus"]
+    e = _elasticity(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
+    auto = np.isnan(above)
+    if not np.any(auto | (n > above)):
+        return e
+    e_mem = _elasticity(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
+                        f["checkpoint_interval_hours"])
+    if not np.any(auto):
+        return np.where(n > above, e_mem, e)
+    g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
+    mem = F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
+                    f["checkpoint_interval_hours"])
+    return np.where(auto, np.where(mem > g, e_mem, e), np.where(n > above, e_mem, e))
+
+
 def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
     """Smallest GPU count >= ``floor`` that meets the deadline (``gpus`` where given).
 
@@ -143,9 +180,8 @@ def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
     return n.reshape(shape)
 
 
-#: Regula falsi steps (Illinois) of the interior least point, and the log-step of the goodput's elasticity.
+#: Regula falsi steps (Illinois) of the interior least point.
 _ROOT_STEPS = 12
-_LOG_STEP = 1e-4
 #: Tie-break of the cheapest-cluster search [USD per GPU-hour]: where money does not depend on the count (no
 #: prices), fewer GPU-hours win; a millionth of a dollar an hour moves no money figure.
 _TIE_USD_PER_GPU_HOUR = 1e-6
@@ -202,8 +238,11 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     n_pm = hi if np.all(np.isnan(months)) else np.where(
         np.isnan(months), hi, np.maximum(within(np.nan_to_num(months, nan=1.0) * F.DAYS_PER_MONTH), n_max))
     x = _interior_least(n_max, np.maximum(n_pm, n_max), sub, sub_owned, sub_state)
-    # the candidates at or above n_min: n_min itself, the interior least point (floor and ceiling), n_pm
-    candidates = np.stack([start, np.floor(x), np.ceil(x), n_pm])
+    # the candidates at or above n_min: n_min itself, the interior least point (floor and ceiling), n_pm, and the
+    # first count above an explicit recovery threshold (goodput jumps up there; compute's callers pass none)
+    above = np.broadcast_to(sub["recovery_above_gpus"], lo.shape)
+    jump = np.where(np.isfinite(above), np.floor(above) + 1.0, start)
+    candidates = np.stack([start, np.floor(x), np.ceil(x), n_pm, jump])
     candidates = np.clip(candidates, lo, hi)
     costs = np.stack([obj(k) for k in candidates])
     costs = np.where((candidates >= start) & ~np.isnan(costs), costs, np.inf)
@@ -221,7 +260,7 @@ def _interior_least(n_lo, n_hi, f, owned, state_bytes):
     depend on n, with ``gh = H / goodput(n)``, ``A`` the money of a GPU-hour times the experiments (a cloud rate,
     or the owner's capital, hardware and energy) and ``K`` the money of a month (team and storage) over the hours
     of a month. Its derivative in ``x = ln n`` has the sign of ``F(x) = e(n) - K / (A n + K)``, ``e(n) = -d ln
-    goodput / d ln n`` (a central difference of ``_LOG_STEP``), which rises with n (goodput falls faster on
+    goodput / d ln n`` (:func:`_elasticity_at`), which rises with n (goodput falls faster on
     larger clusters, and the month's share falls): one root, found by ``_ROOT_STEPS`` steps of regula falsi
     (Illinois) in ``x``; the ends where F does not change sign. A people cap (an adaptation's default team) is
     not in this form: the least point then is a candidate the caller weighs with the whole cost, like the others.
@@ -237,10 +276,7 @@ def _interior_least(n_lo, n_hi, f, owned, state_bytes):
 
     def slope(x, f, A, K):
         n = np.exp(x)
-        up, down = _goodput_at(n * math.exp(_LOG_STEP), f), _goodput_at(n * math.exp(-_LOG_STEP), f)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            elasticity = (np.log(down) - np.log(up)) / (2.0 * _LOG_STEP)
-        return np.nan_to_num(elasticity, nan=np.inf) - K / (A * n + K)
+        return _elasticity_at(n, f) - K / (A * n + K)
 
     a, b = np.log(n_lo), np.log(n_hi)
     fa, fb = slope(a, f, A, K), slope(b, f, A, K)
