@@ -308,7 +308,10 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
     if not e.feasible:  # no money for a run that cannot happen: why, and the nearest run that can
         alt = (f"nearest feasible: {e.alternative['gpus']:,.0f} GPUs for {_fmt(e.alternative['wall_days'], 'days')}"
                if e.alternative else "no cluster the model allows makes it feasible")
-        lines[1:1] = ["", f"  INFEASIBLE           {_INFEASIBLE_WHY[e.infeasible_reason]}; {alt}"]
+        why = _INFEASIBLE_WHY[e.infeasible_reason]
+        if e.infeasible_reason == "no_fit" and e.scenario.gpus is not None and e.gpus < e.min_gpus_memory:
+            why = f"does not fit in memory on {e.gpus:,} GPUs (any standard layout needs {e.min_gpus_memory:,})"
+        lines[1:1] = ["", f"  INFEASIBLE           {why}; {alt}"]
         lines += ["", f"  cost ({cur})           none: a run that cannot happen has no cost (see the warnings)",
                   f"  tokens per GPU-hour  {_fmt(e.tokens_per_gpu_hour)}"]
         return "\n".join(lines + _warning_lines(e.warnings, language))
