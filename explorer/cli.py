@@ -309,7 +309,8 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
         alt = (f"nearest feasible: {e.alternative['gpus']:,.0f} GPUs for {_fmt(e.alternative['wall_days'], 'days')}"
                if e.alternative else "no cluster the model allows makes it feasible")
         why = _INFEASIBLE_WHY[e.infeasible_reason]
-        if e.infeasible_reason == "no_fit" and e.scenario.gpus is not None and e.gpus < e.min_gpus_memory:
+        if (e.infeasible_reason == "no_fit" and e.scenario.gpus is not None and e.alternative
+                and e.gpus < e.min_gpus_memory):
             why = f"does not fit in memory on {e.gpus:,} GPUs (any standard layout needs {e.min_gpus_memory:,})"
         lines[1:1] = ["", f"  INFEASIBLE           {why}; {alt}"]
         lines += ["", f"  cost ({cur})           none: a run that cannot happen has no cost (see the warnings)",
