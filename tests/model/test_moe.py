@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 import pytest
+from hypothesis import given, settings
 
 from tests.model import team_by_hand as H
 from explorer import Scenario, catalog, estimate
 from explorer.catalog import default
+from strategies import examples, log_uniform
 
 
 def _attention_per_token(L, d, s):
@@ -127,3 +128,16 @@ def test_the_default_active_share_is_warned_with_the_spread_of_its_source_models
     # a typed share or active count is not warned about
     assert not [w for w in estimate(Scenario(params=300e9, architecture="moe", active_params=20e9)).warnings
                 if w.id == "moe_active_spread"]
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(log_uniform(2e9, 1e13))
+def test_every_defaulted_share_is_warned_with_the_spread_around_it(params):
+    # the property over every size an MoE may take: the warning brackets the default share by the ratios of the
+    # five source models to the line (0.69x-1.28x, by hand in the test above), whatever the size
+    e = estimate(Scenario(params=params, architecture="moe"))
+    (w,) = [w for w in e.warnings if w.id == "moe_active_spread"]
+    share = e.scenario.active_fraction_effective
+    assert w.params["share_lo"] < share < w.params["share_hi"]
+    assert w.params["share_lo"] == approx(share * w.params["lo"], rel=1e-9)
+    assert w.params["share_hi"] == approx(share * w.params["hi"], rel=1e-9)
