@@ -226,9 +226,6 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     def within(days):  # the smallest count >= lo that ends within ``days`` (inf: lo)
         return np.minimum(_solve_gpus(hours, lo, dict(sub, gpus=np.nan, deadline_days=days)), hi)
 
-    def obj(n):
-        return _objective(_at(n, sub, sub_owned, sub_flop, sub_ideal, sub_state))
-
     months, months_max = sub["project_months"], sub["project_months_max"]
     n_5y = within(sub["max_wall_days"])
     # no cap on the months (compute's default): the piece below n_max is empty; no project months: above n_pm
@@ -243,12 +240,14 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     jump = np.where(np.isfinite(above), np.floor(above) + 1.0, start)
     candidates = np.stack([start, np.floor(x), np.ceil(x), n_pm, jump])
     candidates = np.clip(candidates, lo, hi)
-    costs = np.stack([obj(k) for k in candidates])
+    out = _at(candidates, sub, sub_owned, sub_flop, sub_ideal, sub_state)  # all five in one call
+    costs = _objective(out)
     costs = np.where((candidates >= start) & ~np.isnan(costs), costs, np.inf)
-    best = np.take_along_axis(candidates, np.argmin(costs, axis=0)[None], 0)[0]
-    out = _at(best, sub, sub_owned, sub_flop, sub_ideal, sub_state)
+    pick = np.argmin(costs, axis=0)[None]
+    best = np.take_along_axis(candidates, pick, 0)[0]
+    wall_days = np.take_along_axis(np.broadcast_to(out["wall_days"], candidates.shape), pick, 0)[0]
     days = sub["deadline_days"]
-    n_flat[idx] = np.where(out["wall_days"] <= days * (1.0 + 1e-9), best, start)
+    n_flat[idx] = np.where(wall_days <= days * (1.0 + 1e-9), best, start)
     return n_flat.reshape(shape)
 
 
@@ -413,8 +412,17 @@ def _compute(f, owned):
         alt_gpus, alt_days = alt_gpus.reshape(shape), alt_days.reshape(shape)
     # a deadline no cluster meets: the figures are those of the largest cluster, never the solve's bound
     n = np.where(impossible & np.isfinite(f["max_gpus"]) & (needed > f["max_gpus"]), largest, needed)
-    if np.any(n != needed):
-        out = _at(n, f, owned, flop, ideal, state_bytes)
+    moved = np.flatnonzero(np.broadcast_to(n != needed, np.shape(n)).ravel())
+    if moved.size:  # the largest cluster where a deadline needs more: recomputed there only
+        shape = np.shape(n)
+        g = _take(f, moved, shape)
+        part = _at(np.broadcast_to(n, shape).ravel()[moved], g,
+                   owned if np.ndim(owned) == 0 else np.broadcast_to(owned, shape).ravel()[moved],
+                   *(np.broadcast_to(x, shape).ravel()[moved] for x in (flop, ideal, state_bytes)))
+        for k, v in part.items():
+            full = np.array(np.broadcast_to(out[k], shape), dtype=float).ravel()
+            full[moved] = v
+            out[k] = full.reshape(shape)
     gpu_hours, energy_kwh = out["gpu_hours"], out.pop("energy_kwh")
     # recomputation at this count: none, selective, full, the first whose activations fit beside the state
     state_dev, _ = F.memory_bytes_per_gpu(n, state_bytes, 0.0, tp, unsharded, pp)
