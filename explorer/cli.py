@@ -279,6 +279,8 @@ def _layout_lines(e: Estimate) -> list[str]:
         return []
     chosen = ", ".join(name.replace("_", " ") for name in L.chosen)
     return [f"  layout               {L.text()}" + (f" (chosen: {chosen})" if chosen else ""),
+            f"  memory in layout     {L.state_gb + L.activations_gb:.3g} GB per GPU (state {L.state_gb:.3g}, "
+            f"activations {L.activations_gb:.3g}); the line above: fully sharded, the least any layout needs",
             f"  batch                {_fmt(L.batch_tokens)} tokens a step ({_fmt(L.batch_sequences)} sequences; "
             f"critical batch {_fmt(L.critical_batch_tokens)}, DeepSeek LLM 2024), {L.steps:,} steps"]
 

@@ -65,7 +65,12 @@ class Estimate:
         ``inf`` when the activations alone do not fit.
     memory_gb_per_gpu : mapping
         Memory per accelerator at ``gpus``: ``weights``, ``gradients``,
-        ``optimizer``, ``activations`` and ``total`` [GB].
+        ``optimizer``, ``activations`` and ``total`` [GB], in a reference
+        layout (the parts the scenario sets kept, the others ZeRO-3 over all
+        GPUs, tensor parallel over up to ``tensor_parallel`` of them, and
+        under ``recompute="auto"`` selective recomputation, full where it
+        does not fit), so that runs compare like for like; the chosen
+        layout's own memory is ``layout.state_gb`` and ``layout.activations_gb``.
     mfu : float
         Steady-state MFU against the peak at the training precision [1].
     energy_it_mwh, energy_mwh : float
@@ -158,8 +163,8 @@ class Estimate:
         run's length decides it), else None; so are the layout's parts the scenario leaves blank.
     layout : Layout or None
         The run's parallel layout (:func:`explorer.model.layout.choose_layout`): tensor, pipeline and
-        data parallelism, ZeRO stage, recomputation, micro-batch, global batch [tokens] and steps; the
-        memory per accelerator (``memory_gb_per_gpu``) is that of this layout. None without a GPU count.
+        data parallelism, ZeRO stage, recomputation, micro-batch, global batch [tokens] and steps, and its
+        memory per accelerator (``state_gb``, ``activations_gb``). None without a GPU count.
     """
 
     scenario: Scenario
@@ -306,7 +311,7 @@ def estimate(scenario: Scenario) -> Estimate:
     reason = INFEASIBLE_REASONS[int(v["infeasible_reason"])]
     n, floor = int(v["gpus"]), v["min_gpus_memory"]
     layout = _layout(scenario, r, v, n)
-    parts = _memory_parts(scenario, r, v, n, layout)
+    parts = _memory_parts(scenario, r, v, n)
     cost = {d: v[f"cost_{d}_usd"] for d in COST_DIMENSIONS}
     cost["total"] = v["total_usd"]
     in_rate = {}
@@ -390,19 +395,29 @@ def _layout_assumptions(scenario: Scenario, layout: Layout | None) -> tuple[Assu
     return tuple(out)
 
 
-def _memory_parts(scenario: Scenario, r, v: Mapping[str, float], n: int, layout: Layout | None) -> dict:
-    """Memory per accelerator by part at the layout [GB]: a part its ZeRO stage leaves unsharded is split over
-    the model-parallel group, the others over all GPUs; activations over the tensor-parallel group."""
-    if layout is None:
-        parts = {k: b * scenario.params / n / 1e9 for k, b in r.memory_bytes_per_param.items()}
-        parts["activations"] = v["activation_gb_per_gpu"]
+def _memory_parts(scenario: Scenario, r, v: Mapping[str, float], n: int) -> dict:
+    """Memory per accelerator by part [GB] in the layout that needs the least: the parts of the layout the
+    scenario sets kept, the others ZeRO-3 over all GPUs and the largest tensor-parallel group (compute's memory
+    rule, the one its floor uses). A part the ZeRO stage leaves unsharded is split over the tensor x pipeline
+    ranks (the routed experts over the expert ranks too), the others over all GPUs; the activations at the
+    reference recomputation, over the tensor-parallel group: the scenario's, or under ``auto`` selective
+    (Korthikanti et al. 2022, Megatron-LM's default) where it fits and full where it does not. The same rule
+    for every precision and architecture, so two runs compare like for like (an FP8 run whose smaller
+    activations let ``auto`` drop recomputation would otherwise seem to need more memory); the chosen layout's
+    own memory is ``Estimate.layout``."""
+    t = min(n, r.inputs["tensor_parallel"])
+    p = r.inputs["pipeline_parallel"]
+    kept = ZERO_UNSHARDED[3 if scenario.zero_stage is None else scenario.zero_stage]
+    held = expert_scale(scenario) / (t * p)  # an unsharded part: the model-parallel rank's share
+    parts = {k: b * scenario.params * (held if k in kept else 1.0 / n) / 1e9
+             for k, b in r.memory_bytes_per_param.items()}
+    if scenario.recompute == "auto":
+        mem_gb = r.inputs["memory_gb"]
+        sel = r.activation_bytes["selective"] / t / 1e9
+        fits = not (v["state_gb_per_gpu"] + sel > mem_gb)  # unknown memory: selective
+        parts["activations"] = sel if fits else r.activation_bytes["full"] / t / 1e9
     else:
-        mp = layout.tensor_parallel * layout.pipeline_parallel
-        kept = ZERO_UNSHARDED[layout.zero_stage]
-        held = expert_scale(scenario) / mp  # an unsharded part: the model-parallel rank's share (experts split)
-        parts = {k: b * scenario.params * (held if k in kept else 1.0 / n) / 1e9
-                 for k, b in r.memory_bytes_per_param.items()}
-        parts["activations"] = layout.activations_gb
+        parts["activations"] = v["activation_gb_per_gpu"]
     parts["total"] = sum(parts.values())
     return parts
 

@@ -234,6 +234,14 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     n_pm = hi if np.all(np.isnan(months)) else np.where(
         np.isnan(months), hi, np.maximum(within(np.nan_to_num(months, nan=1.0) * F.DAYS_PER_MONTH), n_max))
     x = _interior_least(n_max, np.maximum(n_pm, n_max), sub, sub_owned, sub_state)
+    capped = np.broadcast_to(~np.isnan(sub["people_share_max"]), x.shape)
+    if np.any(capped):  # a people cap (an adaptation's default team): not of that form, the whole cost searched
+        k = np.flatnonzero(capped)
+        ck = {key: v if np.ndim(v) == 0 else v[k] for key, v in sub.items()}
+        x = x.copy()
+        x[k] = _golden_least(n_max[k], np.maximum(n_pm, n_max)[k], ck,
+                             sub_owned if np.ndim(sub_owned) == 0 else sub_owned[k],
+                             sub_flop[k], sub_ideal[k], sub_state[k])
     # the candidates at or above n_min: n_min itself, the interior least point (floor and ceiling), n_pm, and the
     # first count above an explicit recovery threshold (goodput jumps up there; compute's callers pass none)
     above = np.broadcast_to(sub["recovery_above_gpus"], lo.shape)
@@ -249,6 +257,34 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     days = sub["deadline_days"]
     n_flat[idx] = np.where(wall_days <= days * (1.0 + 1e-9), best, start)
     return n_flat.reshape(shape)
+
+
+#: Golden-section precision of :func:`_golden_least`: the bracket of log(n) narrowed to 1e-5 (one GPU in 1e5).
+_GOLDEN_TOL = 1e-5
+
+
+def _golden_least(n_lo, n_hi, f, owned, flop, ideal, state_bytes):
+    """The least point of the whole cost (:func:`_objective`) on ``[n_lo, n_hi]``, by golden-section search on
+    ``log n`` (for costs not of the form :func:`_interior_least` solves)."""
+    ratio = (5.0 ** 0.5 - 1.0) / 2.0
+
+    def obj(n):
+        return _objective(_at(n, f, owned, flop, ideal, state_bytes))
+
+    a, b = np.log(n_lo), np.log(n_hi)
+    width = float(np.max(b - a, initial=0.0))
+    steps = int(np.ceil(np.log(max(width, _GOLDEN_TOL) / _GOLDEN_TOL) / -np.log(ratio)))
+    c, d = b - ratio * (b - a), a + ratio * (b - a)
+    fc, fd = obj(np.exp(c)), obj(np.exp(d))
+    for _ in range(steps):
+        left = fc <= fd  # the least value lies in [a, d]
+        a, b = np.where(left, a, c), np.where(left, d, b)
+        new_c = np.where(left, b - ratio * (b - a), d)
+        new_d = np.where(left, c, a + ratio * (b - a))
+        f_new = obj(np.exp(np.where(left, new_c, new_d)))
+        fc, fd = np.where(left, f_new, fd), np.where(left, fc, f_new)
+        c, d = new_c, new_d
+    return np.exp(0.5 * (a + b))
 
 
 def _interior_least(n_lo, n_hi, f, owned, state_bytes):
