@@ -442,7 +442,14 @@ def _compute(f, owned):
         alt_n = np.where(reason.ravel()[wanted] == 2, big, within)
         alt_good = _goodput_at(alt_n, g)
         alt_d = hours / alt_good / (24.0 * alt_n)
-        ok = (np.isfinite(alt_n) & (alt_n <= big) & (alt_d <= g["max_wall_days"] * (1.0 + 1e-9)) & (alt_good > 0.0))
+        # the estimate of the alternative must be feasible by the same comparison (a count at the limit by
+        # rounding takes one GPU more)
+        over = (alt_d > g["max_wall_days"]) & (reason.ravel()[wanted] != 2)
+        if np.any(over):
+            alt_n = np.where(over, alt_n + 1.0, alt_n)
+            alt_good = _goodput_at(alt_n, g)
+            alt_d = hours / alt_good / (24.0 * alt_n)
+        ok = np.isfinite(alt_n) & (alt_n <= big) & (alt_d <= g["max_wall_days"]) & (alt_good > 0.0)
         alt_gpus, alt_days = np.full(reason.size, np.nan), np.full(reason.size, np.nan)
         alt_gpus[wanted], alt_days[wanted] = np.where(ok, alt_n, np.nan), np.where(ok, alt_d, np.nan)
         alt_gpus, alt_days = alt_gpus.reshape(shape), alt_days.reshape(shape)
