@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from explorer import Scenario, catalog, estimate
@@ -88,6 +88,7 @@ def test_a_looser_deadline_never_loses_its_money(s, days, looser):
 @settings(max_examples=examples(60))
 @given(log_uniform(1e9, 1e11), log_uniform(1e12, 1e13), st.sampled_from([None, 0.0, 20.0]),
        st.floats(0.5, 1.0), st.floats(1.0001, 2.0))
+@example(params=1e9, tokens=1e13, team=0.0, inside=1.0, beyond=2.0)  # found on e8e7e9d: 5 years fine, 10 not
 def test_a_deadline_beyond_five_years_keeps_the_money_of_one_within(params, tokens, team, inside, beyond):
     # the pairs that straddle the limit, where the solver ignored it (issue 38: --days 1800 gave $10.31M, --days
     # 1900 INFEASIBLE): runs of tens of GPUs for years, a deadline of `inside` and one of `beyond` x 5 years
