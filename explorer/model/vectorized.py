@@ -463,9 +463,11 @@ def _compute(f, owned):
                    owned if np.ndim(owned) == 0 else np.broadcast_to(owned, shape).ravel()[moved],
                    *(np.broadcast_to(x, shape).ravel()[moved] for x in (flop, ideal, state_bytes)))
         for k, v in part.items():
-            full = np.array(np.broadcast_to(out[k], shape), dtype=float).ravel()
-            full[moved] = v
-            out[k] = full.reshape(shape)
+            arr = out[k]
+            if not (isinstance(arr, np.ndarray) and arr.shape == shape and arr.dtype == float
+                    and arr.flags.writeable and arr.flags.c_contiguous):  # a broadcast or shared value: a copy
+                arr = out[k] = np.array(np.broadcast_to(arr, shape), dtype=float)
+            arr.reshape(-1)[moved] = v
     gpu_hours, energy_kwh = out["gpu_hours"], out.pop("energy_kwh")
     # recomputation at this count: none, selective, full, the first whose activations fit beside the state
     state_dev, _ = F.memory_bytes_per_gpu(n, state_bytes, 0.0, tp, unsharded, pp)
