@@ -307,7 +307,6 @@ def estimate(scenario: Scenario) -> Estimate:
     """
     r = resolve(scenario)
     v = {k: float(np.asarray(x)) for k, x in compute(**r.inputs).items()}
-    v.update(seq_len=float(r.shape[2]), tensor_parallel=float(r.inputs["tensor_parallel"]))
     reason = INFEASIBLE_REASONS[int(v["infeasible_reason"])]
     n, floor = int(v["gpus"]), v["min_gpus_memory"]
     layout = _layout(scenario, r, v, n)
