@@ -673,10 +673,14 @@ def breakeven_months(capital_usd, rent_usd_per_month, running_usd_per_month, fin
     capital = np.asarray(capital_usd, float)
     margin = np.asarray(rent_usd_per_month, float) - np.asarray(running_usd_per_month, float)
     i = np.expm1(np.log1p(np.asarray(financing_rate, float)) / 12.0)  # (1 + r)^(1/12) - 1, exact at small r
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
         share = capital * i / np.where(margin > 0, margin, 1.0)
         financed = -np.log1p(-np.minimum(share, 1.0)) / np.log1p(np.where(i > 0, i, 1.0))
         plain = capital / margin
+        # near a zero rate (subnormal ones included) the first-order series, continuous and rising with the rate:
+        # -ln(1 - s) / ln(1 + i) = (capital / margin) (1 + (s + i) / 2 + ...)
+        small = (share < 1e-6) & (i < 1e-6)
+        financed = np.where(small, plain * (1.0 + 0.5 * (share + i)), financed)
         months = np.where(i > 0, np.where(share < 1.0, financed, np.inf), plain)
-        # the financed months are never fewer than the plain ones (rounding at a subnormal rate could make them so)
+        # the financed months are never fewer than the plain ones
         return np.where(margin > 0, np.where(i > 0, np.maximum(months, plain), months), np.inf)
