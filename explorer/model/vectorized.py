@@ -234,7 +234,7 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     n_pm = hi if np.all(np.isnan(months)) else np.where(
         np.isnan(months), hi, np.maximum(within(np.nan_to_num(months, nan=1.0) * F.DAYS_PER_MONTH), n_max))
     x = _interior_least(n_max, np.maximum(n_pm, n_max), sub, sub_owned, sub_state)
-    capped = np.broadcast_to(~np.isnan(sub["people_share_max"]), x.shape)
+    capped = np.broadcast_to(~np.isnan(sub.get("people_share_max", np.nan)), x.shape)  # no such input: no cap
     if np.any(capped):  # a people cap (an adaptation's default team): not of that form, the whole cost searched
         k = np.flatnonzero(capped)
         ck = {key: v if np.ndim(v) == 0 else v[k] for key, v in sub.items()}
