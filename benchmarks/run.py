@@ -1,4 +1,9 @@
-"""Benchmarks of the cost model: ``python benchmarks/run.py [--json] [--repeats N] [--only NAME ...]``.
+"""Benchmarks of the cost model: ``python benchmarks/run.py [--json] [--repeats N] [--only NAME ...] [--against REV]``.
+
+``--against REV`` measures the commit ``REV`` and the working tree in one run (issue 38: before and after side
+by side): each side is the package of its tree (``git archive REV`` unpacked in a temporary directory, and this
+checkout), run in its own interpreter with that tree first on ``sys.path``, the two alternating ``--rounds``
+times; the table gives each side's median over the rounds.
 
 Every benchmark is a function registered under a name; it takes the number of
 repeats and returns a mapping of metric name -> value (medians over the
@@ -182,12 +187,53 @@ def run(names=None, repeats: int = DEFAULT_REPEATS) -> dict:
     return results
 
 
+def _against(args) -> int:
+    """Measure ``args.against`` and this tree alternately, each in a fresh interpreter, and print both."""
+    import statistics
+    import subprocess
+    import tempfile
+
+    here = Path(__file__).resolve().parent.parent
+    rev = subprocess.run(["git", "-C", str(here), "rev-parse", "--short", args.against], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(here), "archive", rev], check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        trees = {rev: Path(tmp), "this tree": here}
+        runs: dict[str, list[dict]] = {name: [] for name in trees}
+        for _ in range(max(1, args.rounds)):
+            for name, tree in trees.items():
+                cmd = [sys.executable, str(tree / "benchmarks" / "run.py"), "--json", "--repeats", str(args.repeats)]
+                if args.only:
+                    cmd += ["--only", *args.only]
+                env = {**__import__("os").environ, "PYTHONPATH": str(tree)}
+                out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=tree, env=env).stdout
+                runs[name].append(json.loads(out))
+    keys = [k for k in runs["this tree"][0] if k not in ("repeats", "machine")]
+    result = {name: {k: statistics.median(r[k] for r in rs if k in r) for k in keys if any(k in r for r in rs)}
+              for name, rs in runs.items()}
+    if args.json:
+        print(json.dumps({"rounds": args.rounds, "repeats": args.repeats, **result, "machine": machine()}))
+        return 0
+    print(f"{'metric':<24} {rev:>14} {'this tree':>14}")
+    for k in keys:
+        print(f"{k:<24} {result[rev].get(k, float('nan')):>14.4g} {result['this tree'][k]:>14.4g}")
+    print(f"\nmedian of {args.rounds} alternating rounds of {args.repeats} repeats each")
+    for key, value in machine().items():
+        print(f"{key:<10} {value}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS, help="timed repeats per benchmark (median)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these benchmarks")
+    parser.add_argument("--against", metavar="REV", help="also measure git revision REV, alternating with this tree")
+    parser.add_argument("--rounds", type=int, default=3, help="alternations of --against (default 3)")
     args = parser.parse_args(argv)
+    if args.against:
+        return _against(args)
     _load_plugins()
     unknown = set(args.only or ()) - set(BENCHMARKS)
     if unknown:

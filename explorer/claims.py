@@ -671,6 +671,9 @@ def _chips_30() -> Finding:
 def _lora() -> Finding:
     lora = presets()["lora_70b"].scenario
     full = lora.replace(training_kind="full_finetune")
+    # a full fine-tune of 70B does not fit on LoRA's 8 GPUs (issue 38: such a run is infeasible, no money): it
+    # runs on the fewest that hold it; its compute cost is its GPU-hours, which hardly depend on the count
+    full = full.replace(gpus=max(lora.gpus, int(estimate(full).min_gpus_memory)))
     e_l, e_f = estimate(lora), estimate(full)
     saved = 1 - e_l.cost_usd["compute"] / e_f.cost_usd["compute"]
     scratch = estimate(lora.replace(training_kind="pretrain", tokens=LLAMA2_TOKENS, gpus=1024))

@@ -279,6 +279,19 @@ def _memory(e: Estimate) -> str:
     return f"{m['total']:.3g} GB ({parts})"
 
 
+def _layout_lines(e: Estimate) -> list[str]:
+    """The parallel layout, the batch and the steps (issue 38); the parts the model chose are marked."""
+    L = e.layout
+    if L is None:
+        return []
+    chosen = ", ".join(name.replace("_", " ") for name in L.chosen)
+    return [f"  layout               {L.text()}" + (f" (chosen: {chosen})" if chosen else ""),
+            f"  memory in layout     {L.state_gb + L.activations_gb:.3g} GB per GPU (state {L.state_gb:.3g}, "
+            f"activations {L.activations_gb:.3g}); the line above: fully sharded, the least any layout needs",
+            f"  batch                {_fmt(L.batch_tokens)} tokens a step ({_fmt(L.batch_sequences)} sequences; "
+            f"critical batch {_fmt(L.critical_batch_tokens)}, DeepSeek LLM 2024), {L.steps:,} steps"]
+
+
 def format_estimate(e: Estimate, language: str = "en") -> str:
     """A readable table of an estimate; its warnings in ``language`` ("en" or "zh")."""
     s, cur = e.scenario, e.scenario.currency
@@ -293,6 +306,7 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
         f"  GPU-hours            {_fmt(e.gpu_hours)} (ideal {_fmt(e.ideal_gpu_hours)}, goodput {e.goodput:.3f})",
         f"  GPUs                 {e.gpus:,} (memory needs at least {e.min_gpus_memory:,})",
         f"  memory per GPU       {_memory(e)}",
+        *_layout_lines(e),
         f"  wall-clock           {_fmt(e.wall_days, 'days')}",
         f"  energy               {_fmt(e.energy_mwh, 'MWh')} (IT {_fmt(e.energy_it_mwh, 'MWh')})",
         f"  carbon               {_fmt(e.co2_tonnes, 'tCO2')}",
@@ -303,7 +317,11 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
     if not e.feasible:  # no money for a run that cannot happen: why, and the nearest run that can
         alt = (f"nearest feasible: {e.alternative['gpus']:,.0f} GPUs for {_fmt(e.alternative['wall_days'], 'days')}"
                if e.alternative else "no cluster the model allows makes it feasible")
-        lines[1:1] = ["", f"  INFEASIBLE           {_INFEASIBLE_WHY[e.infeasible_reason]}; {alt}"]
+        why = _INFEASIBLE_WHY[e.infeasible_reason]
+        if (e.infeasible_reason == "no_fit" and e.scenario.gpus is not None and e.alternative
+                and e.gpus < e.min_gpus_memory):
+            why = f"does not fit in memory on {e.gpus:,} GPUs (any standard layout needs {e.min_gpus_memory:,})"
+        lines[1:1] = ["", f"  INFEASIBLE           {why}; {alt}"]
         lines += ["", f"  cost ({cur})           none: a run that cannot happen has no cost (see the warnings)",
                   f"  tokens per GPU-hour  {_fmt(e.tokens_per_gpu_hour)}"]
         return "\n".join(lines + _warning_lines(e.warnings, language))
@@ -496,12 +514,20 @@ def _analysis_command(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+_PLAN_CLUSTER = {"auto": "picked: the cheapest on which the run ends within the longest published run "
+                          "(plan_longest_run_days), capped by --gpu-cap",
+                 "base": "the GPU count given", "deadline": "solved for the deadline"}
+
+
 def _plan_command(args: argparse.Namespace) -> str:
     """Output of ``plan``: the plan's figures, then the planned run's estimate (or JSON)."""
     from explorer.analysis.plan import plan
 
-    p = plan(args.budget_usd, _scenario_from_args(args), scope=args.scope, tokens_per_param=args.tokens_per_param,
-             gpu_cap=args.gpu_cap)
+    data = _read_scenario(args.scenario) if args.scenario else {}
+    # a GPU count typed (or in the file) is the cluster; otherwise the planner picks it (issue 38)
+    cluster = "base" if args.gpus is not None or (data.get("gpus") is not None and args.days is None) else "auto"
+    p = plan(args.budget_usd, _scenario_from_args(args, data), scope=args.scope,
+             tokens_per_param=args.tokens_per_param, gpu_cap=args.gpu_cap, cluster=cluster)
     if args.json:
         out = p.to_dict()
         out["warnings"] = [render(w, args.lang) for w in p.warnings]
@@ -512,7 +538,8 @@ def _plan_command(args: argparse.Namespace) -> str:
              f"  parameters           {quantity(p.params)}",
              f"  tokens               {quantity(p.tokens)}",
              f"  cost ({scope})".ljust(23) + f"{_fmt(p.cost_usd)} USD",
-             f"  limited by           {p.limited_by.replace('_', ' ')}"]
+             f"  limited by           {p.limited_by.replace('_', ' ')}",
+             f"  cluster              {_PLAN_CLUSTER[p.cluster]}"]
     lines += _warning_lines(p.warnings, args.lang)
     if p.estimate is not None:
         lines += ["", format_estimate(p.estimate, args.lang)]

@@ -49,7 +49,8 @@ AMORTIZATION_RULES = ("straight_line", "epoch")
 #: Loaded pay per person: an AI lab's (Cottier et al. 2024) or general industry's (BLS).
 PAY_BASES = ("ai_lab", "industry")
 ARCHITECTURES = ("dense", "moe")
-RECOMPUTE_MODES = ("selective", "none", "full")
+#: Activation recomputation: ``auto`` (the first of none, selective, full whose activations fit; issue 38), or one.
+RECOMPUTE_MODES = ("auto", "selective", "none", "full")
 CURRENCIES = ("USD", "CNY")
 #: Data-centre types with a sourced default PUE (``defaults.csv`` ``pue_<facility>``); ``regional_average``
 #: takes the region's surveyed average (``regions.csv`` typical_pue), else the industry average.
@@ -85,9 +86,13 @@ class Scenario:
         warns about); ``tokens`` training tokens [1]; ``n_layers`` and ``d_model``
         (None: derived from ``params``) and ``seq_len`` [tokens] (None: the
         ``seq_len`` default) give the attention FLOP and the activations;
-        ``recompute`` activation recomputation ``"selective"``, ``"none"`` or
-        ``"full"`` (Korthikanti et al. 2022); ``training_kind``; for LoRA
-        ``lora_trainable_fraction`` of parameters trained.
+        ``recompute`` activation recomputation ``"auto"`` (the first of none,
+        selective and full that fits), ``"selective"``, ``"none"`` or ``"full"``
+        (Korthikanti et al. 2022); the parallel layout ``tensor_parallel``,
+        ``pipeline_parallel`` [1] and ``zero_stage`` (0-3; Rajbhandari et al.
+        2020), each None for the model's choice (:mod:`explorer.model.layout`),
+        and for MoE ``expert_parallel`` [1] (None: 1);
+        ``training_kind``; for LoRA ``lora_trainable_fraction`` of parameters trained.
     Hardware
         ``gpu`` accelerator id (``explorer.catalog.accelerators()``);
         ``precision``; ``mfu`` steady-state override [0-1];
@@ -148,7 +153,12 @@ class Scenario:
     n_layers: int | None = _num(None, 1, 1000, optional=True, integer=True)
     d_model: int | None = _num(None, 64, 262144, optional=True, integer=True)
     seq_len: int | None = _num(None, 16, 10_000_000, optional=True, integer=True)
-    recompute: str = _choice("selective", RECOMPUTE_MODES)
+    recompute: str = _choice("auto", RECOMPUTE_MODES)
+    # parallel layout (issue 38): None lets the model choose (explorer.model.layout)
+    tensor_parallel: int | None = _num(None, 1, 1024, optional=True, integer=True)
+    pipeline_parallel: int | None = _num(None, 1, 1024, optional=True, integer=True)
+    zero_stage: int | None = _num(None, 0, 3, optional=True, integer=True)
+    expert_parallel: int | None = _num(None, 1, 4096, optional=True, integer=True)
     training_kind: str = _choice("pretrain", TRAINING_KINDS)
     lora_trainable_fraction: float = _num(0.01, 0.0, 1.0, lo_open=True)
     # hardware

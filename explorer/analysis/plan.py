@@ -10,9 +10,12 @@ scope, stays within the budget and which the cluster can run:
   arXiv 2404.10102; lesson 3 of the workshop) put the optimum there;
 * **scope** ``"project"`` (default): the whole project's cost as :func:`~explorer.model.estimate` counts it
   (experiments, people, data, storage, failures: the six dimensions), or ``"final_run"``: the final run alone;
-* **the cluster**: the base's GPU count (capped at ``gpu_cap``), or, with a deadline, the cluster the model solves
-  for that deadline, which must not exceed ``gpu_cap``. A model that does not fit in the cluster's memory, or a
-  deadline the cluster cannot meet, is not affordable at any price.
+* **the cluster** (issue 38): without a deadline the planner picks it, the cheapest cluster on which the run ends
+  within ``plan_longest_run_days`` (118 days, the longest published final pre-training run: BLOOM, defaults.csv),
+  never above ``gpu_cap``; with a deadline, the cluster the model solves for that deadline, which must not exceed
+  ``gpu_cap``; with ``cluster="base"``, the base's GPU count (capped at ``gpu_cap``). A model that does not fit in
+  the cluster's memory, or a deadline the cluster cannot meet, is not affordable at any price. The plan says
+  which limit binds, and warns when a longer run or more GPUs would buy a larger model.
 
 The cost of a scenario grows with its size (the monotone law of ``tests/model/test_properties.py``) and so does
 the cluster it needs, so "affordable and runnable" holds for every size below the answer and for none above it:
@@ -33,10 +36,12 @@ from explorer.messages import Message
 from explorer.model import Estimate, estimate
 from explorer.scenario import Scenario, field_spec
 
-__all__ = ["PLAN_SCOPES", "TOKENS_PER_PARAM", "Plan", "plan", "plan_curve"]
+__all__ = ["PLAN_SCOPES", "PLAN_CLUSTERS", "TOKENS_PER_PARAM", "Plan", "plan", "plan_curve"]
 
 #: What a plan's budget pays for: the whole project (the six dimensions) or the final run alone.
 PLAN_SCOPES = ("project", "final_run")
+#: Where a plan's cluster comes from: chosen by the planner (``auto``), or the base's GPU count (``base``).
+PLAN_CLUSTERS = ("auto", "base")
 
 #: Compute-optimal training tokens per parameter: about 20 (Hoffmann et al. 2022, arXiv 2203.15556, Table 3
 #: and section 3; Besiroglu et al. 2024's refit, arXiv 2404.10102, lands near 20 as well).
@@ -70,8 +75,11 @@ class Plan:
         Its cost on ``scope`` [USD]; NaN without a plan.
     limited_by : {"budget", "deadline", "gpu_cap", "memory", "run_length", "largest_model"}
         What stops a larger model: the budget, the deadline (no cluster meets it), the GPU cap, the cluster's
-        memory (fixed GPU count), the longest run the model allows (``max_run_years`` of ``defaults.csv``: a
-        larger model would train for longer, whatever the deadline), or the largest model a scenario allows.
+        memory (fixed GPU count), the longest run (``max_run_years`` of ``defaults.csv``: a larger model would
+        train for longer, whatever the deadline; for a cluster the planner picks, ``plan_longest_run_days`` on the
+        largest cluster the model allows), or the largest model a scenario allows.
+    cluster : {"auto", "base", "deadline"}
+        Where the GPU count came from: picked by the planner, the base's count, or solved for the deadline.
     warnings : tuple of Message
         What the plan assumes that the user should know.
     """
@@ -84,6 +92,7 @@ class Plan:
     cost_usd: float
     limited_by: str
     warnings: tuple[Message, ...] = ()
+    cluster: str = "auto"
 
     @property
     def params(self) -> float:
@@ -101,6 +110,7 @@ class Plan:
         return {
             "budget_usd": self.budget_usd, "scope": self.scope, "tokens_per_param": self.tokens_per_param,
             "params": self.params, "tokens": self.tokens, "cost_usd": self.cost_usd, "limited_by": self.limited_by,
+            "cluster": self.cluster,
             "gpus": e.gpus if e is not None else None, "wall_days": e.wall_days if e is not None else None,
             "total_usd": e.total_usd if e is not None else None,
             "final_run_usd": e.final_run_usd if e is not None else None,
@@ -137,7 +147,7 @@ def _cost(e: Estimate, scope: str) -> float:
 
 def plan(budget_usd: float, base: Scenario | None = None, *, scope: str = "project",
          tokens_per_param: float = TOKENS_PER_PARAM, deadline_days: float | None = None,
-         gpu_cap: float | None = None) -> Plan:
+         gpu_cap: float | None = None, cluster: str = "auto") -> Plan:
     """The largest compute-optimal model ``budget_usd`` pays for on ``base``'s hardware, prices and team.
 
     Parameters
@@ -146,8 +156,8 @@ def plan(budget_usd: float, base: Scenario | None = None, *, scope: str = "proje
         The budget [USD].
     base : Scenario, optional
         Everything but the size: accelerator, precision, price basis, region, team, ... (default: the
-        default scenario). Its ``params`` and ``tokens`` are replaced; its GPU count is the cluster unless a
-        deadline is given. Pre-training only (fine-tuning starts from a model whose size is given).
+        default scenario). Its ``params`` and ``tokens`` are replaced; its GPU count is the cluster only with
+        ``cluster="base"``. Pre-training only (fine-tuning starts from a model whose size is given).
     scope : {"project", "final_run"}
         What the budget pays for (default: the whole project).
     tokens_per_param : float
@@ -155,7 +165,10 @@ def plan(budget_usd: float, base: Scenario | None = None, *, scope: str = "proje
     deadline_days : float, optional
         Wall-clock deadline [days]: the model solves the GPU count for it.
     gpu_cap : float, optional
-        Most GPUs available; the base's count is capped at it, and a deadline needing more is not met.
+        Most GPUs available; the base's count is capped at it, and a cluster needing more is not affordable.
+    cluster : {"auto", "base"}
+        Without a deadline: ``auto`` (default) picks the cheapest cluster on which the run ends within
+        ``plan_longest_run_days`` [days]; ``base`` keeps the base's GPU count.
 
     Returns
     -------
@@ -177,12 +190,18 @@ def plan(budget_usd: float, base: Scenario | None = None, *, scope: str = "proje
     if not isinstance(base, Scenario):
         raise ScenarioError("base", base, Message("allowed_a_scenario"))
     _check(budget_usd, scope, tokens_per_param, deadline_days, gpu_cap)
+    if cluster not in PLAN_CLUSTERS:
+        raise ScenarioError("cluster", cluster, Message("allowed_choices", choices=PLAN_CLUSTERS))
     if base.training_kind != "pretrain":
         raise ScenarioError("training_kind", base.training_kind, Message("allowed_choices", choices=("pretrain",)))
     if deadline_days is None and base.deadline_days is not None:
         deadline_days = base.deadline_days  # the base's own deadline
+    source = "deadline" if deadline_days is not None else cluster
+    longest = default("plan_longest_run_days")
     if deadline_days is not None:
         base = base.replace(gpus=None, deadline_days=float(deadline_days))
+    elif cluster == "auto":  # the cheapest cluster on which the run ends within the longest published run
+        base = base.replace(gpus=None, deadline_days=longest)
     elif gpu_cap is not None and base.gpus is not None and base.gpus > gpu_cap:
         base = base.replace(gpus=int(gpu_cap))
     max_gpus = min(default("max_gpus"), gpu_cap if gpu_cap is not None else math.inf)
@@ -199,12 +218,14 @@ def plan(budget_usd: float, base: Scenario | None = None, *, scope: str = "proje
         s = base.replace(params=params, tokens=min(max(tokens_per_param * params, tokens_lo), tokens_hi))
         e = estimate(s)
         if not (math.isfinite(e.gpus) and e.gpus <= max_gpus):
-            why = "deadline" if deadline_days is not None and e.gpus > default("max_gpus") else "gpu_cap"
+            beyond = e.gpus > default("max_gpus")
+            why = "gpu_cap" if not beyond else {"deadline": "deadline", "auto": "run_length"}.get(source, "gpu_cap")
             return why, s, e
         if e.min_gpus_memory > e.gpus:
             return "memory", s, e
         if not e.feasible:  # a run that cannot happen has no cost: say why, never "the budget"
-            return _LIMITS[e.infeasible_reason], s, e
+            why = _LIMITS[e.infeasible_reason]
+            return ("run_length" if source == "auto" and why == "deadline" else why), s, e
         cost = _cost(e, scope)
         if not (math.isfinite(cost) and cost <= budget_usd):
             return "budget", s, e
@@ -214,12 +235,12 @@ def plan(budget_usd: float, base: Scenario | None = None, *, scope: str = "proje
     why, s, e = attempt(lo)
     if why is not None:
         return Plan(float(budget_usd), scope, float(tokens_per_param), None, None, math.nan, why,
-                    warnings + (Message("plan_nothing_fits", params=lo, tokens=tokens_per_param * lo),))
+                    warnings + (Message("plan_nothing_fits", params=lo, tokens=tokens_per_param * lo),), source)
     best = (s, e)
     why_hi, s_hi, e_hi = attempt(hi)
     if why_hi is None:
         return Plan(float(budget_usd), scope, float(tokens_per_param), s_hi, e_hi, _cost(e_hi, scope),
-                    "largest_model", warnings)
+                    "largest_model", warnings, source)
     limited_by = why_hi
     lo_x, hi_x = math.log10(lo), math.log10(hi)
     while hi_x - lo_x > math.log10(1 + _RELATIVE_PRECISION):
@@ -230,7 +251,11 @@ def plan(budget_usd: float, base: Scenario | None = None, *, scope: str = "proje
         else:
             hi_x, limited_by = mid, why
     s, e = best
-    return Plan(float(budget_usd), scope, float(tokens_per_param), s, e, _cost(e, scope), limited_by, warnings)
+    if source == "auto" and limited_by in ("run_length", "gpu_cap"):  # the budget would buy more
+        warnings += (Message("plan_cluster_binds", days=longest, gpus=max_gpus, budget=float(budget_usd),
+                             cost=_cost(e, scope)),)
+    return Plan(float(budget_usd), scope, float(tokens_per_param), s, e, _cost(e, scope), limited_by, warnings,
+                source)
 
 
 def plan_curve(budgets_usd: Iterable[float], base: Scenario | None = None, **options) -> pd.DataFrame:
@@ -243,7 +268,7 @@ def plan_curve(budgets_usd: Iterable[float], base: Scenario | None = None, **opt
     base : Scenario, optional
         As :func:`plan`.
     **options
-        ``scope``, ``tokens_per_param``, ``deadline_days``, ``gpu_cap``, as :func:`plan`.
+        ``scope``, ``tokens_per_param``, ``deadline_days``, ``gpu_cap``, ``cluster``, as :func:`plan`.
 
     Returns
     -------

@@ -285,6 +285,12 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
         text += sep + label("summary_moe_default" if defaulted else "summary_moe", language).format(
             active=quantity(s.active_params_effective), params=quantity(s.params),
             share=_share(s.active_fraction_effective))
+    if e.layout is not None:  # the parallel layout, batch and steps (issue 38)
+        L = e.layout
+        dp = f"{L.data_parallel:,.0f}" if float(L.data_parallel).is_integer() else f"{L.data_parallel:,.1f}"
+        text += sep + label("summary_layout", language).format(
+            tp=L.tensor_parallel, pp=L.pipeline_parallel, dp=dp, zero=L.zero_stage,
+            recompute=label(f"term:{L.recompute}", language), batch=quantity(L.batch_tokens), steps=f"{L.steps:,}")
     if scope == "project" and math.isfinite(total) and total > 0:  # lets a viewer test the "data is 30-40%" claim
         text += sep + label("summary_data_share", language).format(share=_share(e.cost()["data"] / total))
         text += sep + hidden_text(e, language)

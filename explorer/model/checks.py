@@ -26,20 +26,16 @@ def people_largest(cost: Mapping[str, float]) -> bool:
     return bool(math.isfinite(people) and people > 0 and all(math.isfinite(x) and people >= x for x in others))
 
 
-def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float) -> list[Message]:
+def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float, layout=None) -> list[Message]:
     """Warnings about the result ``v`` (scalar outputs of :func:`~explorer.model.compute`) of scenario ``s``.
 
-    ``v`` may also hold ``seq_len`` [tokens] and ``tensor_parallel`` [1]: then
-    the global batch a cluster implies is checked. Each step processes at
-    least one sequence per tensor-parallel group of ``min(gpus,
-    tensor_parallel)`` accelerators (data parallelism; with a 1F1B pipeline of
-    p stages each replica needs at least p micro-batches in flight, Narayanan
-    et al. 2021, "Efficient Large-Scale Language Model Training on GPU
-    Clusters Using Megatron-LM", SC21, so pipelining does not lower the bound),
-    and a batch beyond the largest a published run used (``max_batch_tokens_dense``,
-    ``max_batch_tokens_moe``) is warned about: beyond the critical batch size
-    (McCandlish et al. 2018, arXiv 1812.06162) a larger batch no longer cuts
-    the steps, so more GPUs no longer shorten the run as the model assumes.
+    ``layout`` (an :class:`explorer.model.layout.Layout`) is the run's parallel layout: when the least
+    global batch the cluster allows (one sequence per micro-batch of each replica of the largest
+    tensor-parallel group; with a 1F1B pipeline of p stages each replica keeps p micro-batches in flight,
+    Narayanan et al. 2021, so pipelining does not lower it) is more than ``batch_over_critical_max`` times
+    the critical batch of the run's compute (DeepSeek-AI 2024, ``B_opt = 0.2920 C^0.3271``), it is warned
+    about: beyond the critical batch (McCandlish et al. 2018, arXiv 1812.06162) a larger batch no longer
+    cuts the steps, so more GPUs no longer shorten the run as the model assumes.
     """
     acc = catalog.accelerator(s.gpu)
     out: list[Message] = []
@@ -56,26 +52,27 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float) -> list[Mes
     elif s.gpus is not None and gpus > max_gpus:
         out.append(Message("gpus_beyond_known", gpus=gpus, max_gpus=max_gpus))
     reason = INFEASIBLE_REASONS[int(v.get("infeasible_reason", 0))]
-    if reason == "no_fit" and math.isfinite(floor):
+    recompute = layout.recompute if layout is not None else ("full" if s.recompute == "auto" else s.recompute)
+    if reason == "no_fit" and math.isfinite(floor) and floor > max_gpus:
         out.append(Message("state_fits_no_cluster", floor=floor, gpu=acc.name, max_gpus=max_gpus))
     if reason == "too_long" and good > 0.0:
         out.append(Message("run_too_long", years=v["wall_days"] * 24.0 / HOURS_PER_YEAR,
                            max_years=default("max_run_years")))
     if reason:
         alt_gpus = v.get("alternative_gpus", math.nan)
-        if math.isfinite(alt_gpus):
+        if math.isfinite(alt_gpus) and reason == "deadline":
             out.append(Message("infeasible_no_money", gpus=alt_gpus, days=v["alternative_wall_days"]))
+        elif math.isfinite(alt_gpus):
+            out.append(Message("infeasible_nearest", gpus=alt_gpus, days=v["alternative_wall_days"],
+                               max_years=default("max_run_years")))
         else:
             out.append(Message("infeasible_no_alternative", max_gpus=max_gpus))
-    seq, tp_max = v.get("seq_len", math.nan), v.get("tensor_parallel", math.nan)
-    if math.isfinite(seq) and math.isfinite(tp_max) and gpus >= 1 and math.isfinite(gpus):
-        tp = min(gpus, tp_max)
-        batch = math.ceil(gpus / tp) * seq  # one sequence per tensor-parallel group and step, at the least
-        moe = s.architecture == "moe"
-        limit = default("max_batch_tokens_moe" if moe else "max_batch_tokens_dense")
-        if batch > limit:
-            out.append(Message("batch_beyond_published_moe" if moe else "batch_beyond_published", gpus=gpus,
-                               batch=batch, seq=seq, tp=tp, limit=limit))
+    if layout is not None:
+        factor = default("batch_over_critical_max")
+        if layout.min_batch_tokens > factor * layout.critical_batch_tokens:
+            out.append(Message("batch_beyond_critical", gpus=gpus, batch=layout.min_batch_tokens,
+                               critical=layout.critical_batch_tokens, ratio=layout.min_batch_tokens
+                               / layout.critical_batch_tokens, factor=factor, steps=float(layout.steps)))
     if good <= 0.0:
         out.append(Message("goodput_zero"))
     elif good < default("min_useful_goodput"):
@@ -84,10 +81,10 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float) -> list[Mes
         out.append(Message("gpus_set_by_memory", gpus=floor, gpu=acc.name))
     if math.isinf(floor):
         out.append(Message("activations_do_not_fit", activation_gb=v["activation_gb_per_gpu"], gpu=acc.name,
-                           recompute=s.recompute, memory_gb=acc.memory_gb))
+                           recompute=recompute, memory_gb=acc.memory_gb))
     elif gpus < floor:
-        out.append(Message("memory_short", floor=floor, gpu=acc.name, memory_gb=acc.memory_gb, recompute=s.recompute,
-                           gpus=gpus))
+        out.append(Message("memory_short", floor=floor, gpu=acc.name, memory_gb=acc.memory_gb, recompute="full"
+                           if s.recompute == "auto" else s.recompute, gpus=gpus))
     if s.pricing == "owned" and s.rate_usd_per_gpu_hour is not None:
         out.append(Message("owned_rate_ignored"))
     if s.architecture == "dense" and (s.experts is not None or s.active_params is not None):
@@ -106,7 +103,7 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float) -> list[Mes
         out.append(Message("moe_active_lower_bound"))
     if s.mfu is None and not acc.mfu_default:
         out.append(Message("mfu_unmeasured", gpu=acc.name, mfu=default("mfu_dense")))
-    if s.recompute == "full":
+    if recompute == "full":
         out.append(Message("full_recompute_mfu"))
     if s.labelled_examples > 0 and s.usd_per_labelled_example == 0:
         out.append(Message("labelled_examples_free", n=s.labelled_examples))

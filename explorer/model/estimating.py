@@ -13,9 +13,10 @@ from explorer.catalog import default
 from explorer.messages import Message
 from explorer.model import formulas as F
 from explorer.model.checks import result_warnings
-from explorer.model.resolve import Assumption, resolve
+from explorer.model.layout import ZERO_UNSHARDED, Layout, choose_layout
+from explorer.model.resolve import Assumption, expert_scale, resolve
 from explorer.prices import CLOUD_BASES
-from explorer.model.vectorized import INFEASIBLE_REASONS, compute
+from explorer.model.vectorized import INFEASIBLE_REASONS, RECOMPUTE_LEVELS, compute
 from explorer.scenario import Scenario
 
 __all__ = ["COST_DIMENSIONS", "HIDDEN_PARTS", "Estimate", "estimate", "json_safe", "currency_per_usd"]
@@ -64,7 +65,12 @@ class Estimate:
         ``inf`` when the activations alone do not fit.
     memory_gb_per_gpu : mapping
         Memory per accelerator at ``gpus``: ``weights``, ``gradients``,
-        ``optimizer``, ``activations`` and ``total`` [GB].
+        ``optimizer``, ``activations`` and ``total`` [GB], in a reference
+        layout (the parts the scenario sets kept, the others ZeRO-3 over all
+        GPUs, tensor parallel over up to ``tensor_parallel`` of them, and
+        under ``recompute="auto"`` selective recomputation, full where it
+        does not fit), so that runs compare like for like; the chosen
+        layout's own memory is ``layout.state_gb`` and ``layout.activations_gb``.
     mfu : float
         Steady-state MFU against the peak at the training precision [1].
     energy_it_mwh, energy_mwh : float
@@ -143,16 +149,22 @@ class Estimate:
     infeasible_reason : str
         ``""`` (feasible), ``"no_fit"``, ``"deadline"`` or ``"too_long"``.
     alternative : mapping
-        The nearest feasible alternative of an infeasible run: ``gpus`` (the
-        largest cluster the model allows) and ``wall_days`` (its shortest time
-        there) [days]; empty when the run is feasible or no cluster makes it so.
+        The nearest feasible alternative of an infeasible run: ``gpus`` and
+        ``wall_days`` [days]: for a deadline no cluster meets, the largest
+        cluster the model allows at its shortest time; otherwise the fewest
+        GPUs that fit in memory and end within ``max_run_years``; empty when
+        the run is feasible or no cluster makes it so.
         Where a deadline needs more than the largest cluster, ``gpus``,
         ``wall_days`` and the other figures are those of the largest cluster.
     fallbacks : mapping
         For each optional scenario field (a blank box in the app), the value the model uses when it is
         None, in the field's unit (:attr:`explorer.model.resolve.Resolved.fallbacks`); None where unknown or
         not applicable. ``project_months`` is the result's months when the scenario leaves it blank (the
-        run's length decides it), else None.
+        run's length decides it), else None; so are the layout's parts the scenario leaves blank.
+    layout : Layout or None
+        The run's parallel layout (:func:`explorer.model.layout.choose_layout`): tensor, pipeline and
+        data parallelism, ZeRO stage, recomputation, micro-batch, global batch [tokens] and steps, and its
+        memory per accelerator (``state_gb``, ``activations_gb``). None without a GPU count.
     """
 
     scenario: Scenario
@@ -192,6 +204,7 @@ class Estimate:
     feasible: bool = True
     infeasible_reason: str = ""
     alternative: Mapping[str, float] = field(default_factory=dict)
+    layout: Layout | None = None
 
     @property
     def total_usd(self) -> float:
@@ -252,6 +265,7 @@ class Estimate:
             "feasible": self.feasible,
             "infeasible_reason": self.infeasible_reason or None,
             "alternative": dict(self.alternative) or None,
+            "layout": self.layout.to_dict() if self.layout is not None else None,
             "warnings": [str(w) for w in self.warnings],
         })
 
@@ -293,12 +307,10 @@ def estimate(scenario: Scenario) -> Estimate:
     """
     r = resolve(scenario)
     v = {k: float(np.asarray(x)) for k, x in compute(**r.inputs).items()}
-    v.update(seq_len=float(r.shape[2]), tensor_parallel=float(r.inputs["tensor_parallel"]))
     reason = INFEASIBLE_REASONS[int(v["infeasible_reason"])]
     n, floor = int(v["gpus"]), v["min_gpus_memory"]
-    parts = {k: b * scenario.params / n / 1e9 for k, b in r.memory_bytes_per_param.items()}
-    parts["activations"] = v["activation_gb_per_gpu"]
-    parts["total"] = sum(parts.values())
+    layout = _layout(scenario, r, v, n)
+    parts = _memory_parts(scenario, r, v, n)
     cost = {d: v[f"cost_{d}_usd"] for d in COST_DIMENSIONS}
     cost["total"] = v["total_usd"]
     in_rate = {}
@@ -319,7 +331,9 @@ def estimate(scenario: Scenario) -> Estimate:
         usd_per_1m_tokens=v["usd_per_1m_tokens"], usd_per_pflop_day=v["usd_per_pflop_day"],
         tokens_per_gpu_hour=v["tokens_per_gpu_hour"], effective_utilization=v["effective_utilization"],
         deadline_impossible=bool(v["deadline_impossible"]),
-        warnings=tuple(r.warnings + result_warnings(scenario, v, r.mfu)), assumptions=tuple(r.used),
+        warnings=tuple(r.warnings + result_warnings(scenario, v, r.mfu, layout)),
+        assumptions=tuple(a for a in r.used if not (a.id == "assumption_recompute" and scenario.recompute == "auto"
+                                                    and layout is not None)) + _layout_assumptions(scenario, layout),
         energy_project_mwh=v["energy_project_mwh"], co2_project_tonnes=v["co2_project_tonnes"],
         memory_gb_per_gpu=parts, shape=r.shape, estimated=tuple(r.estimated), in_rate_usd=in_rate,
         energy_gpu_mwh=v["energy_gpu_mwh"],
@@ -327,11 +341,84 @@ def estimate(scenario: Scenario) -> Estimate:
         rate_usd_per_gpu_hour=(r.inputs["accelerator_usd_per_gpu_hour"] + r.inputs["hardware_usd_per_gpu_hour"]
                                if r.inputs["owned"] else r.inputs["rate_usd_per_gpu_hour"]),
         owned=_owned_summary(scenario, r, v, n),
-        fallbacks={**r.fallbacks, "project_months": v["project_months"] if scenario.project_months is None else None},
+        fallbacks={**r.fallbacks, "project_months": v["project_months"] if scenario.project_months is None else None,
+                   **({k: getattr(layout, k) for k in layout.chosen} if layout is not None else {})},
         feasible=not reason, infeasible_reason=reason,
         alternative=({"gpus": v["alternative_gpus"], "wall_days": v["alternative_wall_days"]}
                      if reason and math.isfinite(v["alternative_gpus"]) else {}),
+        layout=layout,
     )
+
+
+def _recompute(scenario: Scenario, v: Mapping[str, float]) -> str:
+    """The recomputation of the run: the scenario's, else the first that fits at the count (compute's)."""
+    return RECOMPUTE_LEVELS[int(v["recompute_level"])] if scenario.recompute == "auto" else scenario.recompute
+
+
+def _layout(scenario: Scenario, r, v: Mapping[str, float], n: int) -> Layout | None:
+    """The standard layout of the run at its count (:func:`explorer.model.layout.choose_layout`)."""
+    if not (n >= 1 and math.isfinite(v["gpus"])):
+        return None
+    mode = _recompute(scenario, v)
+    L, _, seq = r.shape
+    return choose_layout(n, params=scenario.params, parts=r.memory_bytes_per_param,
+                         activation_bytes=r.activation_bytes[mode], recompute=mode,
+                         memory_gb=r.inputs["memory_gb"], n_layers=L, seq_len=seq, tokens=scenario.tokens,
+                         train_flop=v["train_flop"], tensor_parallel_max=r.inputs["tensor_parallel"],
+                         tensor_parallel=scenario.tensor_parallel, pipeline_parallel=scenario.pipeline_parallel,
+                         zero_stage=scenario.zero_stage, expert_parallel=scenario.expert_parallel,
+                         expert_scale=expert_scale(scenario))
+
+
+#: Where the layout comes from (the source of its assumptions).
+_LAYOUT_SOURCE = ("Chosen at the GPU count (explorer.model.layout): Narayanan et al. 2021 (SC21, Megatron-LM), tensor "
+                  "parallel within a server, then pipeline across servers; ZeRO stage 1 before 2 and 3 (Rajbhandari "
+                  "et al. 2020); recomputation none, selective, full, the first that fits (Korthikanti et al. 2022)")
+_BATCH_SOURCE = ("DeepSeek-AI 2024 (arXiv 2401.02954) section 3.1: B_opt = 0.2920 C^0.3271 tokens, in whole sequences "
+                 "per data-parallel replica, never below one per micro-batch")
+
+
+def _layout_assumptions(scenario: Scenario, layout: Layout | None) -> tuple[Assumption, ...]:
+    """The layout the model chose, the batch and the steps, as the Assumptions list them (with their sources)."""
+    if layout is None:
+        return ()
+    out = [Assumption("assumption_named", {"name": k}, float(getattr(layout, k)), "1", _LAYOUT_SOURCE)
+           for k in layout.chosen]
+    if scenario.recompute == "auto":
+        out.append(Assumption("assumption_recompute", {}, layout.recompute, "", _LAYOUT_SOURCE))
+    out.append(Assumption("assumption_named", {"name": "data_parallel"}, float(layout.data_parallel), "1",
+                          _LAYOUT_SOURCE))
+    out.append(Assumption("assumption_named", {"name": "batch_tokens"}, float(layout.batch_tokens), "tokens",
+                          _BATCH_SOURCE))
+    out.append(Assumption("assumption_named", {"name": "steps"}, float(layout.steps), "1", _BATCH_SOURCE))
+    return tuple(out)
+
+
+def _memory_parts(scenario: Scenario, r, v: Mapping[str, float], n: int) -> dict:
+    """Memory per accelerator by part [GB] in the layout that needs the least: the parts of the layout the
+    scenario sets kept, the others ZeRO-3 over all GPUs and the largest tensor-parallel group (compute's memory
+    rule, the one its floor uses). A part the ZeRO stage leaves unsharded is split over the tensor x pipeline
+    ranks (the routed experts over the expert ranks too), the others over all GPUs; the activations at the
+    reference recomputation, over the tensor-parallel group: the scenario's, or under ``auto`` selective
+    (Korthikanti et al. 2022, Megatron-LM's default) where it fits and full where it does not. The same rule
+    for every precision and architecture, so two runs compare like for like (an FP8 run whose smaller
+    activations let ``auto`` drop recomputation would otherwise seem to need more memory); the chosen layout's
+    own memory is ``Estimate.layout``."""
+    t = min(n, r.inputs["tensor_parallel"])
+    p = r.inputs["pipeline_parallel"]
+    kept = ZERO_UNSHARDED[3 if scenario.zero_stage is None else scenario.zero_stage]
+    held = expert_scale(scenario) / (t * p)  # an unsharded part: the model-parallel rank's share
+    parts = {k: b * scenario.params * (held if k in kept else 1.0 / n) / 1e9
+             for k, b in r.memory_bytes_per_param.items()}
+    if scenario.recompute == "auto":
+        mem_gb = r.inputs["memory_gb"]
+        sel = r.activation_bytes["selective"] / t / 1e9
+        fits = not (v["state_gb_per_gpu"] + sel > mem_gb)  # unknown memory: selective
+        parts["activations"] = sel if fits else r.activation_bytes["full"] / t / 1e9
+    else:
+        parts["activations"] = v["activation_gb_per_gpu"]
+    parts["total"] = sum(parts.values())
+    return parts
 
 
 def _owned_summary(scenario: Scenario, r, v: Mapping[str, float], gpus: int) -> dict:

@@ -25,6 +25,8 @@ __all__ = [
     "training_state_bytes_per_param",
     "activation_bytes_per_layer",
     "min_gpus_for_memory",
+    "memory_bytes_per_gpu",
+    "critical_batch_tokens",
     "energy_kwh",
     "EPOCH_AMORTIZATION_PER_YEAR",
     "epoch_value_usd",
@@ -375,16 +377,32 @@ def activation_bytes_per_layer(seq_len, d_model, n_heads, activation_bytes=2.0, 
     return s * d * per_value * np.asarray(activation_bytes, float) / 2.0
 
 
-def min_gpus_for_memory(state_bytes, activation_bytes, memory_bytes, tensor_parallel=8.0):
+def min_gpus_for_memory(state_bytes, activation_bytes, memory_bytes, tensor_parallel=8.0, unsharded_bytes=0.0,
+                        pipeline_parallel=1.0):
     """Fewest accelerators whose memory holds the training state and the activations [1].
 
-    The state is fully sharded over all ``n`` accelerators (ZeRO-3/FSDP;
-    Rajbhandari et al. 2020 [1]_); the activations of one in-flight sequence
-    through all layers are split over the tensor-parallel group of
-    ``t = min(n, tensor_parallel)`` accelerators (Korthikanti et al. 2022 [2]_: with
-    1F1B pipelining the first stage holds L layers' worth). So ``n`` fits when
-    ``state / n + activations / t <= memory``. Infinite when the activations do
-    not fit even across ``tensor_parallel`` accelerators.
+    A layout of ``n`` accelerators splits the model over ``t`` tensor-parallel
+    (``t = min(n, tensor_parallel)``) and ``p`` pipeline stages, and the rest is
+    data parallel with a ZeRO stage (Rajbhandari et al. 2020 [1]_): the part of
+    the state the stage shards (all of it under ZeRO-3/FSDP) is spread over all
+    ``n`` accelerators, the rest (``unsharded_bytes``) over the ``t p``
+    model-parallel ones. The activations of one in-flight sequence through all
+    layers are split over the tensor-parallel group (Korthikanti et al. 2022
+    [2]_: with sequence parallelism, and with 1F1B pipelining the first stage
+    holds ``p`` micro-batches of ``L / p`` layers, L layers' worth). So ``n``
+    fits when ``U / (t p) + (S - U) / n + A / t <= memory`` and ``n >= t p``.
+    Infinite when nothing fits even at ``t = tensor_parallel``.
+
+    Parameters
+    ----------
+    state_bytes, activation_bytes, memory_bytes : array_like
+        Training state S [bytes], activations A of one sequence [bytes], memory of one accelerator [bytes].
+    tensor_parallel : array_like
+        Largest tensor-parallel group [1].
+    unsharded_bytes : array_like
+        State the ZeRO stage leaves unsharded over data parallelism U [bytes]: 0 under ZeRO-3.
+    pipeline_parallel : array_like
+        Pipeline stages p [1].
 
     References
     ----------
@@ -400,17 +418,76 @@ def min_gpus_for_memory(state_bytes, activation_bytes, memory_bytes, tensor_para
 
     >>> int(min_gpus_for_memory(405e9 * 16, 0.0, 80e9))
     81
+
+    The same with ZeRO-1 (2 + 2 bytes unsharded) over TP 8 x PP 16 = 128 model-parallel GPUs:
+    4 x 405e9 / 128 = 12.66 GB unsharded, so 12 x 405e9 / (80 - 12.66) GB = 72.2, and at least 128:
+
+    >>> int(min_gpus_for_memory(405e9 * 16, 0.0, 80e9, 8, 405e9 * 4, 16))
+    128
     """
     state = np.asarray(state_bytes, float)
     act = np.asarray(activation_bytes, float)
     mem = np.asarray(memory_bytes, float)
     t = np.asarray(tensor_parallel, float)
+    u = np.asarray(unsharded_bytes, float)
+    p = np.asarray(pipeline_parallel, float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        small = np.ceil((state + act) / mem)  # n <= t: everything split n ways
-        spare = mem - act / t
-        large = np.where(spare > 0, np.ceil(state / spare), np.inf)
-        n = np.where(small <= t, small, np.maximum(large, t))
+        small = np.ceil((state + act) / mem)  # n <= t (one stage): everything split n ways
+        spare = mem - act / t - u / (t * p)
+        large = np.where(spare > 0, np.ceil((state - u) / spare), np.inf)
+        n = np.where((small <= t) & (p <= 1.0), small, np.maximum(large, t * p))
     return np.where(np.isnan(mem), np.nan, np.maximum(n, 1.0))
+
+
+def memory_bytes_per_gpu(gpus, state_bytes, activation_bytes, tensor_parallel=8.0, unsharded_bytes=0.0,
+                         pipeline_parallel=1.0):
+    """Training state and activations on each of ``gpus`` accelerators [bytes] (the layout of :func:`min_gpus_for_memory`).
+
+    Returns
+    -------
+    state, activations : ndarray
+        ``U / (t p) + (S - U) / n`` and ``A / t`` with ``t = min(n, tensor_parallel)`` [bytes].
+
+    Examples
+    --------
+    GPT-3 175B state (16 bytes) on 1,024 GPUs under ZeRO-3, 816 MiB x 96 layers of activations over TP 8:
+
+    >>> s, a = memory_bytes_per_gpu(1024, 175e9 * 16, 96 * 816 * 2**20)
+    >>> round(float(s) / 1e9, 3), round(float(a) / 1e9, 2)
+    (2.734, 10.27)
+    """
+    n = np.asarray(gpus, float)
+    t = np.minimum(n, np.asarray(tensor_parallel, float))
+    u = np.asarray(unsharded_bytes, float)
+    p = np.asarray(pipeline_parallel, float)
+    state = u / (t * p) + (np.asarray(state_bytes, float) - u) / n
+    return state, np.asarray(activation_bytes, float) / t
+
+
+def critical_batch_tokens(train_flop):
+    """Loss-optimal global batch for a compute budget, ``B_opt = 0.2920 C^0.3271`` [tokens].
+
+    DeepSeek-AI (2024) [1]_, section 3.1 (``B_opt = 0.2920 C^0.3271``): fitted
+    over small-scale sweeps of batch size and learning rate (``C`` the
+    training compute in FLOP, attention included; ``B`` in tokens). The batch a larger compute budget wants grows
+    slowly, as McCandlish et al. (2018) [2]_ found for the critical batch: past
+    it, a larger batch no longer cuts the steps in proportion.
+
+    References
+    ----------
+    .. [1] DeepSeek-AI (2024). "DeepSeek LLM: Scaling Open-Source Language Models with
+       Longtermism". arXiv:2401.02954.
+    .. [2] McCandlish, S., Kaplan, J., Amodei, D., OpenAI Dota Team (2018). "An Empirical
+       Model of Large-Batch Training". arXiv:1812.06162.
+
+    Examples
+    --------
+    At 1e24 FLOP, 0.2920 x 10^(24 x 0.3271) = 0.2920 x 10^7.8504 (by hand):
+
+    >>> round(float(critical_batch_tokens(1e24)) / 1e6, 1)
+    20.7
+    """
+    return 0.2920 * np.asarray(train_flop, float) ** 0.3271
 
 
 def energy_kwh(gpu_hours, power_w, server_power_factor=1.0, avg_power_fraction=1.0, pue=1.0):
@@ -468,9 +545,11 @@ def capital_recovery_factor(rate, years):
     """
     r = np.asarray(rate, float)
     n = np.asarray(years, float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        crf = r / (1.0 - (1.0 + r) ** -n)
-    return np.where(r > 0, crf, 1.0 / n)
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+        crf = r / -np.expm1(-n * np.log1p(r))  # 1 - (1 + r)^-n without cancellation at small r
+        # r n < 1e-6 (subnormal rates included): the Taylor series 1/n (1 + r (n + 1) / 2 + r^2 (n^2 - 1) / 12)
+        series = (1.0 + r * (n + 1.0) / 2.0 + r * r * (n * n - 1.0) / 12.0) / n
+    return np.where(r * n < 1e-6, series, crf)
 
 
 def cluster_capital_usd(purchase_usd, server_overhead, network_fraction):
@@ -630,10 +709,15 @@ def breakeven_months(capital_usd, rent_usd_per_month, running_usd_per_month, fin
     """
     capital = np.asarray(capital_usd, float)
     margin = np.asarray(rent_usd_per_month, float) - np.asarray(running_usd_per_month, float)
-    i = np.power(1.0 + np.asarray(financing_rate, float), 1.0 / 12.0) - 1.0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    i = np.expm1(np.log1p(np.asarray(financing_rate, float)) / 12.0)  # (1 + r)^(1/12) - 1, exact at small r
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
         share = capital * i / np.where(margin > 0, margin, 1.0)
         financed = -np.log1p(-np.minimum(share, 1.0)) / np.log1p(np.where(i > 0, i, 1.0))
         plain = capital / margin
+        # near a zero rate (subnormal ones included) the first-order series, continuous and rising with the rate:
+        # -ln(1 - s) / ln(1 + i) = (capital / margin) (1 + (s + i) / 2 + ...)
+        small = (share < 1e-6) & (i < 1e-6)
+        financed = np.where(small, plain * (1.0 + 0.5 * (share + i)), financed)
         months = np.where(i > 0, np.where(share < 1.0, financed, np.inf), plain)
-        return np.where(margin > 0, months, np.inf)
+        # the financed months are never fewer than the plain ones
+        return np.where(margin > 0, np.where(i > 0, np.maximum(months, plain), months), np.inf)

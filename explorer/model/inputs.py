@@ -74,8 +74,16 @@ COMPUTE_INPUTS: tuple[InputSpec, ...] = (
     InputSpec("restart_hours_in_memory", 0.0, "h", "Restart time per interruption with in-memory recovery."),
     InputSpec("state_bytes_per_param", 16.0, "bytes", "Training state per parameter (weights, gradients, "
               "optimizer)."),
-    InputSpec("activation_bytes", 0.0, "bytes", "Activations of one sequence through all layers."),
+    InputSpec("activation_bytes", 0.0, "bytes", "Activations of one sequence through all layers, without "
+              "recomputation where it is chosen (``recompute = \"auto\"``), else at the scenario's recomputation."),
+    InputSpec("activation_bytes_selective", _nan, "bytes", "The same with selective recomputation; NaN: "
+              "``activation_bytes`` (recomputation set)."),
+    InputSpec("activation_bytes_full", _nan, "bytes", "The same with full recomputation; NaN: "
+              "``activation_bytes`` (recomputation set). Compute keeps the first of the three that fits."),
     InputSpec("tensor_parallel", 8.0, "1", "Largest tensor-parallel group the activations are split over."),
+    InputSpec("pipeline_parallel", 1.0, "1", "Pipeline stages the unsharded state is split over (1: none)."),
+    InputSpec("unsharded_bytes_per_param", 0.0, "bytes", "State per parameter the ZeRO stage does not shard over "
+              "data parallelism (0 under ZeRO-3/FSDP; weights and gradients under ZeRO-1)."),
     InputSpec("memory_gb", _nan, "GB", "Memory of one accelerator; NaN leaves the memory floor unknown."),
     InputSpec("tdp_w", _nan, "W", "Power per accelerator (TDP, or a measured system power with factor and "
               "fraction 1); NaN leaves energy unknown."),

@@ -17,9 +17,12 @@ from typing import Any, Mapping
 from explorer import catalog, rules
 from explorer import prices as prices_module
 from explorer.catalog import default
+from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model import formulas as F
 from explorer.model.inputs import compute_inputs
+from explorer.model.layout import ZERO_UNSHARDED
+from explorer.model.vectorized import RECOMPUTE_LEVELS
 from explorer.scenario import Scenario, experiments_default_name
 
 __all__ = ["Assumption", "Resolved", "resolve", "resolve_mfu", "reference_precision"]
@@ -129,6 +132,7 @@ class Resolved:
     owned: dict = field(default_factory=dict)
     factors: dict = field(default_factory=dict)
     fallbacks: dict = field(default_factory=dict)
+    activation_bytes: dict = field(default_factory=dict)
 
 
 def _assumption(name: str) -> Assumption:
@@ -265,10 +269,57 @@ def _memory(s: Scenario, shape, used: list[Assumption]) -> tuple[dict, float]:
                                {"precision": s.precision, "kept": kept or ""}, act_bytes, "bytes", prec.source))
     L, d, seq = shape
     heads = max(1.0, d / _pick(None, "head_dim", used))
-    act = L * float(F.activation_bytes_per_layer(seq, d, heads, act_bytes, s.recompute))
+    modes = RECOMPUTE_LEVELS if s.recompute == "auto" else (s.recompute,)
+    act = {m: L * float(F.activation_bytes_per_layer(seq, d, heads, act_bytes, m)) for m in modes}
     used.append(Assumption("assumption_recompute", {}, s.recompute, "",
-                           "Korthikanti et al. 2022: none 34 + 5as/d, selective 34, full 2 bytes-units per s*d"))
+                           "Korthikanti et al. 2022: none 34 + 5as/d, selective 34, full 2 bytes-units per s*d"
+                           + ("; auto: the first of none, selective, full that fits" if s.recompute == "auto" else "")))
     return parts, act
+
+
+def _layout_inputs(s: Scenario, shape, parts: dict, used: list[Assumption]) -> dict:
+    """The parts of the layout the scenario sets, as compute's inputs: ``pipeline_parallel`` [1] and
+    ``unsharded_bytes_per_param`` [bytes] (blank: no pipeline and ZeRO-3, the layout that fits on the fewest
+    GPUs; :mod:`explorer.model.layout` then chooses the standard layout at the count)."""
+    pp = 1.0
+    if s.pipeline_parallel is not None:
+        if s.pipeline_parallel > shape[0]:
+            raise ScenarioError("pipeline_parallel", s.pipeline_parallel,
+                                Message("allowed_range", bracket="[", lo=1, hi=shape[0]))
+        pp = float(s.pipeline_parallel)
+        used.append(_set("pipeline_parallel", s.pipeline_parallel, "1"))
+    stage = 3 if s.zero_stage is None else s.zero_stage
+    if s.zero_stage is not None:
+        used.append(_set("zero_stage", s.zero_stage, "1"))
+    if s.expert_parallel is not None:
+        used.append(_set("expert_parallel", s.expert_parallel, "1"))
+    scale = expert_scale(s)
+    return dict(pipeline_parallel=pp, unsharded_bytes_per_param=scale * sum(parts[k] for k in ZERO_UNSHARDED[stage]))
+
+
+def expert_scale(s: Scenario) -> float:
+    """The share of the unsharded state one model-parallel rank holds under expert parallelism [1].
+
+    The routed experts, taken as the parameters no token uses (``params - active``, a lower bound of the routed
+    parameters, so the memory is an upper bound), are split over the ``expert_parallel`` ranks as well
+    (DeepSeek-AI 2024, section 3.2.1: 64-way expert parallelism); 1 for a dense model or without it.
+    """
+    if s.architecture != "moe" or not s.expert_parallel:
+        return 1.0
+    experts = 1.0 - s.active_params_effective / s.params
+    return (1.0 - experts) + experts / s.expert_parallel
+
+
+@functools.cache
+def moe_share_spread() -> tuple[float, float, int]:
+    """How far the MoE models the default active share is fitted on lie from it: the least and the largest ratio
+    of a model's active share to the fitted share at its size (``explorer.rules.moe_fit`` over
+    ``moe_models.csv``) [x], and how many models [1]."""
+    rows = catalog.read_csv("moe_models.csv")
+    fit = rules.moe_fit()
+    ratios = [float(r["params_active"]) / float(r["params_total"]) / float(fit(float(r["params_total"])))
+              for r in rows]
+    return min(ratios), max(ratios), len(ratios)
 
 
 def _ref_peak(acc) -> float:
@@ -641,7 +692,10 @@ def resolve(s: Scenario) -> Resolved:
     fallbacks["experiments_multiplier"] = default(experiments_default_name(s.training_kind))
     max_gpus = _pick(None, "max_gpus", used)
     max_wall_days = _pick(None, "max_run_years", used) * F.HOURS_PER_YEAR / 24.0
-    tensor_parallel = _pick(None, "tensor_parallel", used)
+    tensor_parallel = _pick(s.tensor_parallel, "tensor_parallel", used)
+    if s.tensor_parallel is not None:
+        used.append(_set("tensor_parallel", s.tensor_parallel, "GPUs"))
+    layout = _layout_inputs(s, shape, parts, used)
     if s.currency != "USD":
         _pick(s.usd_to_cny, "usd_to_cny", used, fallbacks)
         if s.usd_to_cny is not None:
@@ -654,6 +708,9 @@ def resolve(s: Scenario) -> Resolved:
             used.append(_named("moe_active_fraction", s.active_fraction_effective, "1", rules.moe_source()))
             warnings.append(Message("moe_active_defaulted", share=s.active_fraction_effective,  # 3 digits: 1.89B
                                     active=float(f"{s.active_params_effective:.3g}"), params=s.params))
+            lo, hi, n = moe_share_spread()
+            warnings.append(Message("moe_active_spread", n=n, lo=lo, hi=hi, share_lo=s.active_fraction_effective * lo,
+                                    share_hi=s.active_fraction_effective * hi))
         used.append(Assumption("assumption_active_params_moe", {}, s.active_params_effective, "1",
                                _source("assumption_source_active_fraction", fraction=s.active_fraction_effective)))
     flop_factor = 4.0 + 6.0 * s.lora_trainable_fraction if s.training_kind == "lora" else 6.0
@@ -688,8 +745,11 @@ def resolve(s: Scenario) -> Resolved:
         restart_hours=restart_h,
         **recovery,
         state_bytes_per_param=sum(parts.values()),
-        activation_bytes=activation,
+        activation_bytes=activation.get("none", activation[s.recompute] if s.recompute != "auto" else math.nan),
+        activation_bytes_selective=activation.get("selective", math.nan) if s.recompute == "auto" else math.nan,
+        activation_bytes_full=activation.get("full", math.nan) if s.recompute == "auto" else math.nan,
         tensor_parallel=tensor_parallel,
+        **layout,
         memory_gb=acc.memory_gb,
         **_power(s, acc, used, warnings),
         chip_power_w=_nan(acc.tdp_w),
@@ -707,6 +767,8 @@ def resolve(s: Scenario) -> Resolved:
     fallbacks.setdefault("usd_to_cny", default("usd_to_cny"))
     fallbacks["project_months"] = None  # the run's length decides it: explorer.model.estimate gives it when blank
     fallbacks["checkpoint_interval_hours"] = None  # the optimal interval, found for each cluster size
+    for name in ("tensor_parallel", "pipeline_parallel", "zero_stage", "expert_parallel"):  # the layout at the count decides them
+        fallbacks[name] = None
     factors.pop("mfu_base_name")
     factors.update(
         on_demand_usd_per_gpu_hour=prices_module.quote(
@@ -719,7 +781,7 @@ def resolve(s: Scenario) -> Resolved:
     fallbacks = {k: (None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v)
                  for k, v in fallbacks.items()}
     return Resolved(inputs, used, warnings, mfu, shape, parts, estimated=estimated, in_rate=in_rate, owned=owned,
-                    factors=factors, fallbacks=fallbacks)
+                    factors=factors, fallbacks=fallbacks, activation_bytes=activation)
 
 
 #: Scenario fields that set the terms of owning hardware (:func:`owned_terms`).

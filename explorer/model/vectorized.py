@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+
 import numpy as np
 
 from explorer.model import formulas as F
 from explorer.model.inputs import compute_inputs, parameters_doc, signature
 
-__all__ = ["compute", "GPU_COUNT_CEILING", "MONEY_KEYS", "INFEASIBLE_REASONS"]
+__all__ = ["compute", "GPU_COUNT_CEILING", "MONEY_KEYS", "INFEASIBLE_REASONS", "RECOMPUTE_LEVELS"]
 
 #: Numerical bound of the deadline solve, far above any cluster (``max_gpus``).
 GPU_COUNT_CEILING = 1e12
@@ -29,13 +30,16 @@ def compute(**inputs) -> dict[str, np.ndarray]:
         ``train_flop`` [FLOP], ``ideal_gpu_hours``, ``gpu_hours`` [GPU-hour],
         ``goodput`` [1], ``gpus`` [1], ``wall_days`` [days],
         ``deadline_impossible`` [bool], ``min_gpus_memory`` [1],
-        ``infeasible`` [bool] (the run fits on no cluster up to ``max_gpus``,
-        misses its deadline on the largest one, or lasts longer than
-        ``max_wall_days``: every money figure is then NaN), ``infeasible_reason``
-        (index into :data:`INFEASIBLE_REASONS`), ``alternative_gpus`` and
-        ``alternative_wall_days`` (the nearest feasible alternative of an
-        infeasible run: the largest cluster and its shortest time; NaN when
-        there is none), ``gpus_needed`` (the count a deadline needs, possibly
+        ``infeasible`` [bool] (the run fits on no cluster up to ``max_gpus``
+        or not on the given count, misses its deadline on the largest one, or
+        lasts longer than ``max_wall_days``: every money figure is then NaN),
+        ``infeasible_reason`` (index into :data:`INFEASIBLE_REASONS`),
+        ``alternative_gpus`` and ``alternative_wall_days`` (the nearest
+        feasible alternative of an infeasible run: for a deadline no cluster
+        meets, the largest cluster and its shortest time; otherwise the fewest
+        GPUs that fit and end within ``max_wall_days``; NaN when there is
+        none), ``recompute_level`` (index into :data:`RECOMPUTE_LEVELS`: the
+        first recomputation whose activations fit at the GPU count), ``gpus_needed`` (the count a deadline needs, possibly
         beyond ``max_gpus``; where a deadline needs more, ``gpus`` and the
         figures are those of the largest cluster),
         ``state_gb_per_gpu``, ``activation_gb_per_gpu`` [GB] at the GPU count,
@@ -97,6 +101,43 @@ def _goodput_at(n, f):
     return np.where(auto, np.maximum(g, mem), np.where(n > above, mem, g))
 
 
+def _elasticity(rate, write_hours, restart_hours, interval_hours):
+    """``-d ln goodput / d ln rate`` of one recovery technique (:func:`explorer.model.formulas.goodput`) [1].
+
+    With ``y = (tau + d) r``: ``r R + y / (1 - e^-y) - 1``, the interval ``tau`` held (Daly's interval is
+    near the optimum, where goodput does not move with it); ``r R`` with no write stall (``e^-rR``).
+    """
+    r = np.asarray(rate, float)
+    d = np.asarray(write_hours, float)
+    interval = np.asarray(interval_hours, float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        tau = np.where(np.isnan(interval), F.daly_checkpoint_interval_hours(1.0 / r, d), interval)
+        y = (tau + d) * r
+        stall = (y + np.expm1(-y)) / -np.expm1(-y)  # y / (1 - e^-y) - 1 without cancellation
+        e = r * restart_hours + np.where(y > 0, stall, 0.0)
+        e = np.where((d <= 0.0) & np.isnan(interval), r * restart_hours, e)
+    return np.nan_to_num(e, nan=0.0, posinf=np.inf)
+
+
+def _elasticity_at(n, f):
+    """``-d ln goodput / d ln n`` at ``n`` accelerators under the rule of :func:`_goodput_at` [1]: the
+    technique whose goodput :func:`_goodput_at` takes."""
+    rate = f["failure_rate_per_gpu_hour"] * n
+    above = f["recovery_above_gpus"]
+    e = _elasticity(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
+    auto = np.isnan(above)
+    if not np.any(auto | (n > above)):
+        return e
+    e_mem = _elasticity(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
+                        f["checkpoint_interval_hours"])
+    if not np.any(auto):
+        return np.where(n > above, e_mem, e)
+    g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
+    mem = F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
+                    f["checkpoint_interval_hours"])
+    return np.where(auto, np.where(mem > g, e_mem, e), np.where(n > above, e_mem, e))
+
+
 def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
     """Smallest GPU count >= ``floor`` that meets the deadline (``gpus`` where given).
 
@@ -107,6 +148,8 @@ def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
     above the largest cluster and missed deadlines. Only the elements still
     moving are iterated.
     """
+    if np.ndim(f["gpus"]) == 0 and not np.isnan(f["gpus"]):  # a count given everywhere: nothing to solve
+        return np.broadcast_to(f["gpus"], np.broadcast_shapes(np.shape(billed_ideal), np.shape(floor))).astype(float)
     shape = np.broadcast_shapes(*(np.shape(a) for a in (billed_ideal, floor, *f.values())))
 
     def flat(v):  # scalars stay scalars: no copy of a broadcast value, no indexing in the loop
@@ -136,9 +179,8 @@ def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
     return n.reshape(shape)
 
 
-#: Golden-section steps of the cheapest-cluster search: the bracket of log(n) shrinks by 0.618 a step, from
-#: ln(1e12) = 27.6 to 27.6 x 0.618^44 = 1.8e-8, far below one GPU at any count.
-_GOLDEN_STEPS = 44
+#: Regula falsi steps (Illinois) of the interior least point.
+_ROOT_STEPS = 12
 #: Tie-break of the cheapest-cluster search [USD per GPU-hour]: where money does not depend on the count (no
 #: prices), fewer GPU-hours win; a millionth of a dollar an hour moves no money figure.
 _TIE_USD_PER_GPU_HOUR = 1e-6
@@ -151,21 +193,23 @@ def _objective(out):
 
 
 def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
-    """The cheapest cluster that meets the deadline: ``max(n_min, n*)``, with ``n*`` the cheapest count of all.
+    """The cheapest cluster that meets the deadline: the cheapest count in ``[n_min, max_gpus]``.
 
-    ``n_min`` is the smallest count that meets the deadline (:func:`_solve_gpus`).
-    The cost of ``n`` GPUs is the machine time (GPU-hours, which grow with n as
-    goodput falls) plus what is paid by the month (people and storage, which
-    shrink with n while the run outlasts the project): it falls, then rises,
-    with its least value at ``n*`` over ``[floor, max_gpus]`` (found by
-    golden-section search on ``log n``, ties broken by fewer GPU-hours). Any
-    count above ``max(n_min, n*)`` costs more, so this is the cheapest count
-    that meets the deadline, and a looser deadline (a smaller ``n_min``) never
-    costs more: below ``n*`` the run finishes before the deadline because a
-    longer run would pay the team for longer than it saves in GPU-hours. Where
-    ``n*`` would miss the deadline (throughput falling with n), ``n_min``.
+    ``n_min`` is the smallest count that meets the deadline (:func:`_solve_gpus`). The cost of ``n`` GPUs is
+    the machine time (GPU-hours, which grow with n as goodput falls) plus what is paid by the month (people
+    and storage) over ``months(n) = min(max(project_months, run months), project_months_max)``. So on the
+    counts that end within ``max_wall_days`` (from ``n_5y``) it has three pieces, split where the run lasts
+    ``project_months_max`` (``n_max``) and ``project_months`` (``n_pm``), each the smallest count that ends
+    within it (:func:`_solve_gpus`): below ``n_max`` the months are capped and the cost rises with n; above
+    ``n_pm`` the months are the project's and it rises again; between, the months are the run's and the cost
+    falls, then rises (golden-section search on ``log n``, ties broken by fewer GPU-hours). The cheapest
+    count at or above ``n_min`` is then one of ``n_min``, that interior least point and ``n_pm``: the same
+    candidates for every deadline, so a looser deadline (a smaller ``n_min``) never costs more, and a run
+    finishes before its deadline where a longer one would pay the team for longer than it saves.
     """
     shape = n_min.shape
+    if np.ndim(f["gpus"]) == 0 and not np.isnan(f["gpus"]):  # a count given everywhere: no search
+        return n_min
     hi_all = np.broadcast_to(np.minimum(f["max_gpus"], GPU_COUNT_CEILING), shape).ravel()
     lo_all = np.broadcast_to(np.nan_to_num(floor, nan=1.0), shape).ravel()
     n_flat = n_min.ravel().copy()
@@ -176,32 +220,121 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     sub = _take(f, idx, shape)
     sub_owned = owned if np.ndim(owned) == 0 else np.broadcast_to(owned, shape).ravel()[idx]
     sub_flop, sub_ideal, sub_state = (np.broadcast_to(x, shape).ravel()[idx] for x in (flop, ideal, state_bytes))
+    lo, hi, start = np.maximum(lo_all[idx], 1.0), hi_all[idx], n_flat[idx]
+    hours = sub_ideal * sub["other_losses_factor"]
+
+    def within(days):  # the smallest count >= lo that ends within ``days`` (inf: lo)
+        return np.minimum(_solve_gpus(hours, lo, dict(sub, gpus=np.nan, deadline_days=days)), hi)
+
+    months, months_max = sub["project_months"], sub["project_months_max"]
+    n_5y = within(sub["max_wall_days"])
+    # no cap on the months (compute's default): the piece below n_max is empty; no project months: above n_pm
+    n_max = n_5y if not np.any(np.isfinite(months_max)) else np.maximum(
+        within(months_max * F.DAYS_PER_MONTH), n_5y)
+    n_pm = hi if np.all(np.isnan(months)) else np.where(
+        np.isnan(months), hi, np.maximum(within(np.nan_to_num(months, nan=1.0) * F.DAYS_PER_MONTH), n_max))
+    x = _interior_least(n_max, np.maximum(n_pm, n_max), sub, sub_owned, sub_state)
+    capped = np.broadcast_to(~np.isnan(sub.get("people_share_max", np.nan)), x.shape)  # no such input: no cap
+    if np.any(capped):  # a people cap (an adaptation's default team): not of that form, the whole cost searched
+        k = np.flatnonzero(capped)
+        ck = {key: v if np.ndim(v) == 0 else v[k] for key, v in sub.items()}
+        x = x.copy()
+        x[k] = _golden_least(n_max[k], np.maximum(n_pm, n_max)[k], ck,
+                             sub_owned if np.ndim(sub_owned) == 0 else sub_owned[k],
+                             sub_flop[k], sub_ideal[k], sub_state[k])
+    # the candidates at or above n_min: n_min itself, the interior least point (floor and ceiling), n_pm, and the
+    # first count above an explicit recovery threshold (goodput jumps up there; compute's callers pass none)
+    above = np.broadcast_to(sub["recovery_above_gpus"], lo.shape)
+    jump = np.where(np.isfinite(above), np.floor(above) + 1.0, start)
+    candidates = np.stack([start, np.floor(x), np.ceil(x), n_pm, jump])
+    candidates = np.clip(candidates, lo, hi)
+    out = _at(candidates, sub, sub_owned, sub_flop, sub_ideal, sub_state)  # all five in one call
+    costs = _objective(out)
+    costs = np.where((candidates >= start) & ~np.isnan(costs), costs, np.inf)
+    pick = np.argmin(costs, axis=0)[None]
+    best = np.take_along_axis(candidates, pick, 0)[0]
+    wall_days = np.take_along_axis(np.broadcast_to(out["wall_days"], candidates.shape), pick, 0)[0]
+    days = sub["deadline_days"]
+    n_flat[idx] = np.where(wall_days <= days * (1.0 + 1e-9), best, start)
+    return n_flat.reshape(shape)
+
+
+#: Golden-section precision of :func:`_golden_least`: the bracket of log(n) narrowed to 1e-5 (one GPU in 1e5).
+_GOLDEN_TOL = 1e-5
+
+
+def _golden_least(n_lo, n_hi, f, owned, flop, ideal, state_bytes):
+    """The least point of the whole cost (:func:`_objective`) on ``[n_lo, n_hi]``, by golden-section search on
+    ``log n`` (for costs not of the form :func:`_interior_least` solves)."""
+    ratio = (5.0 ** 0.5 - 1.0) / 2.0
 
     def obj(n):
-        return _objective(_at(n, sub, sub_owned, sub_flop, sub_ideal, sub_state))
+        return _objective(_at(n, f, owned, flop, ideal, state_bytes))
 
-    lo, hi = np.maximum(lo_all[idx], 1.0), hi_all[idx]
-    a, b = np.log(lo), np.log(hi)
-    gr = (np.sqrt(5.0) - 1.0) / 2.0
-    c, d = b - gr * (b - a), a + gr * (b - a)
+    a, b = np.log(n_lo), np.log(n_hi)
+    width = float(np.max(b - a, initial=0.0))
+    steps = int(np.ceil(np.log(max(width, _GOLDEN_TOL) / _GOLDEN_TOL) / -np.log(ratio)))
+    c, d = b - ratio * (b - a), a + ratio * (b - a)
     fc, fd = obj(np.exp(c)), obj(np.exp(d))
-    for _ in range(_GOLDEN_STEPS):
+    for _ in range(steps):
         left = fc <= fd  # the least value lies in [a, d]
         a, b = np.where(left, a, c), np.where(left, d, b)
-        new_c = np.where(left, b - gr * (b - a), d)
-        new_d = np.where(left, c, a + gr * (b - a))
+        new_c = np.where(left, b - ratio * (b - a), d)
+        new_d = np.where(left, c, a + ratio * (b - a))
         f_new = obj(np.exp(np.where(left, new_c, new_d)))
         fc, fd = np.where(left, f_new, fd), np.where(left, fc, f_new)
         c, d = new_c, new_d
-    x = np.exp(0.5 * (a + b))
-    candidates = np.stack([lo, np.clip(np.floor(x), lo, hi), np.clip(np.ceil(x), lo, hi)])
-    costs = np.stack([obj(k) for k in candidates])
-    best = np.take_along_axis(candidates, np.argmin(np.where(np.isnan(costs), np.inf, costs), axis=0)[None], 0)[0]
-    pick = np.maximum(n_flat[idx], best)
-    out = _at(pick, sub, sub_owned, sub_flop, sub_ideal, sub_state)
-    days = sub["deadline_days"]
-    n_flat[idx] = np.where(out["wall_days"] <= days * (1.0 + 1e-9), pick, n_flat[idx])
-    return n_flat.reshape(shape)
+    return np.exp(0.5 * (a + b))
+
+
+def _interior_least(n_lo, n_hi, f, owned, state_bytes):
+    """The least point of ``gpu_hours(n) (A + K / n)`` on ``[n_lo, n_hi]``: the cost of a run paid by its months.
+
+    Where the months are the run's own, the cost of ``n`` GPUs is ``gh(n) (A + K / n)`` plus what does not
+    depend on n, with ``gh = H / goodput(n)``, ``A`` the money of a GPU-hour times the experiments (a cloud rate,
+    or the owner's capital, hardware and energy) and ``K`` the money of a month (team and storage) over the hours
+    of a month. Its derivative in ``x = ln n`` has the sign of ``F(x) = e(n) - K / (A n + K)``, ``e(n) = -d ln
+    goodput / d ln n`` (:func:`_elasticity_at`), which rises with n (goodput falls faster on
+    larger clusters, and the month's share falls): one root, found by ``_ROOT_STEPS`` steps of regula falsi
+    (Illinois) in ``x``; the ends where F does not change sign. A people cap (an adaptation's default team) is
+    not in this form: the least point then is a candidate the caller weighs with the whole cost, like the others.
+    """
+    per_hour = np.where(owned, f["accelerator_usd_per_gpu_hour"] + f["hardware_usd_per_gpu_hour"]
+                        + f["tdp_w"] / 1000.0 * f["server_power_factor"] * f["avg_power_fraction"] * f["pue"]
+                        * f["electricity_usd_per_kwh"], f["rate_usd_per_gpu_hour"])
+    A = f["experiments_multiplier"] * per_hour + _TIE_USD_PER_GPU_HOUR
+    K = (f["team_usd_per_month"] + f["checkpoints_kept"] * state_bytes / 1e9 * f["storage_usd_per_gb_month"]) \
+        / (24.0 * F.DAYS_PER_MONTH)
+    unknown = ~(np.isfinite(A) & np.isfinite(K))
+    A, K = np.where(unknown, 1.0, A), np.where(unknown, 0.0, K)  # money unknown: the fewest GPU-hours
+
+    def slope(x, f, A, K):
+        n = np.exp(x)
+        return _elasticity_at(n, f) - K / (A * n + K)
+
+    a, b = np.log(n_lo), np.log(n_hi)
+    fa, fb = slope(a, f, A, K), slope(b, f, A, K)
+    inside = (fa < 0) & (fb > 0) & (b > a)
+    x = np.where(fa >= 0, a, b)  # no sign change: the end where the cost is least
+    if np.any(inside):
+        g = {k: v if np.ndim(v) == 0 else v[inside] for k, v in f.items() if k in _GOODPUT_KEYS}
+        A, K = A[inside] if np.ndim(A) else A, K[inside] if np.ndim(K) else K
+        a, b, fa, fb = a[inside], b[inside], fa[inside], fb[inside]
+        side = np.zeros(a.shape)
+        for _ in range(_ROOT_STEPS):
+            c = np.where(fb - fa != 0, (a * fb - b * fa) / (fb - fa), 0.5 * (a + b))
+            c = np.clip(c, a, b)
+            fc = slope(c, g, A, K)
+            right = fc > 0  # the root is in [a, c]
+            b, fb = np.where(right, c, b), np.where(right, fc, fb)
+            a, fa = np.where(right, a, c), np.where(right, fa, fc)
+            # Illinois: halve the value at the end kept twice in a row
+            fa = np.where(right & (side > 0), 0.5 * fa, fa)
+            fb = np.where(~right & (side < 0), 0.5 * fb, fb)
+            side = np.where(right, 1.0, -1.0)
+        x = x.copy()
+        x[inside] = np.where(np.abs(fa) < np.abs(fb), a, b)
+    return np.exp(x)
 
 
 def _take(f, idx, shape):
@@ -252,40 +385,94 @@ MONEY_KEYS = ("cost_compute_usd", "cost_energy_usd", "cost_data_usd", "cost_peop
 INFEASIBLE_REASONS = ("", "no_fit", "deadline", "too_long")
 
 
+#: Activation recomputation by level (``recompute_level`` of :func:`compute`): the first that fits is kept.
+RECOMPUTE_LEVELS = ("none", "selective", "full")
+
+
 def _compute(f, owned):
     """Body of :func:`compute` on float arrays ``f`` keyed by parameter name."""
     flop = F.train_flop(f["flop_per_param_token"], f["active_params"], f["tokens"], f["attention_flop_per_token"])
     ideal = F.ideal_gpu_hours(flop, f["peak_flop_per_s"], f["mfu"])
 
     state_bytes = f["params"] * f["state_bytes_per_param"]
+    unsharded = f["params"] * f["unsharded_bytes_per_param"]
     memory_bytes = f["memory_gb"] * 1e9
-    floor = F.min_gpus_for_memory(state_bytes, f["activation_bytes"], memory_bytes, f["tensor_parallel"])
+    act_none = f["activation_bytes"]
+    act_sel = np.where(np.isnan(f["activation_bytes_selective"]), act_none, f["activation_bytes_selective"])
+    act_full = np.where(np.isnan(f["activation_bytes_full"]), act_sel, f["activation_bytes_full"])
+    tp, pp = f["tensor_parallel"], f["pipeline_parallel"]
+    # the memory floor: the fewest GPUs any layout fits, with the least activations recomputation keeps
+    floor = F.min_gpus_for_memory(state_bytes, act_full, memory_bytes, tp, unsharded, pp)
 
     # where the activations cannot fit at all, the solve still honours the training-state floor (infeasible)
     state_floor = np.maximum(np.ceil(state_bytes / memory_bytes), 1.0)
     solve_floor = np.where(np.isinf(floor), state_floor, floor)
+    given = ~np.isnan(f["gpus"])
+    # a deadline beyond the longest run the model allows asks for that run (a looser deadline keeps its money);
+    # no deadline and no count (a planner's run): the cheapest cluster that ends within it
+    deadline = f["deadline_days"]
+    f = dict(f, deadline_days=np.fmin(deadline, f["max_wall_days"]))
     n_min = _solve_gpus(ideal * f["other_losses_factor"], solve_floor, f)
     needed = _cheapest_gpus(np.asarray(n_min, float), solve_floor, f, owned, flop, ideal, state_bytes)
-    given = ~np.isnan(f["gpus"])
     out = _at(needed, f, owned, flop, ideal, state_bytes)
-    missed = out["wall_days"] > f["deadline_days"] * (1.0 + 1e-9)
+    missed = out["wall_days"] > np.fmin(deadline, np.inf) * (1.0 + 1e-9)
     impossible = (~given) & ((needed > f["max_gpus"]) | (out["goodput"] <= 0.0) | missed)
 
-    # the nearest feasible alternative: the largest cluster the model allows, at its shortest time
-    largest = np.fmax(f["max_gpus"], solve_floor)
-    alt_good = _goodput_at(largest, f)
-    alt_days = F.billed_gpu_hours(ideal, alt_good, f["other_losses_factor"]) / (24.0 * largest)
-    no_fit = np.isinf(floor) | (floor > f["max_gpus"])
+    below = given & (f["gpus"] < floor)  # a typed count the state and activations do not fit on
+    no_fit = np.isinf(floor) | (floor > f["max_gpus"]) | below
     too_long = (out["wall_days"] > f["max_wall_days"]) | (out["goodput"] <= 0.0)
     reason = np.where(no_fit, 1, np.where(impossible, 2, np.where(too_long, 3, 0)))
     infeasible = reason > 0
-    alt_ok = infeasible & ~no_fit & np.isfinite(largest) & (alt_days <= f["max_wall_days"])
+    largest = np.fmax(f["max_gpus"], solve_floor)
+    alt_gpus = alt_days = np.full(np.shape(reason), np.nan)
+    fits_somewhere = ~(np.isinf(floor) | (floor > f["max_gpus"]))
+    wanted = np.flatnonzero(np.broadcast_to(infeasible & fits_somewhere, np.shape(reason)).ravel())
+    if wanted.size:
+        # the nearest feasible alternative: for a deadline no cluster meets, the largest cluster at its shortest
+        # time; otherwise the fewest GPUs that fit and end within the longest run the model allows (solved only
+        # where a run is infeasible)
+        shape = np.shape(reason)
+        g = _take(f, wanted, shape)
+        hours, low, big = (np.broadcast_to(v, shape).ravel()[wanted] for v in
+                           (ideal * f["other_losses_factor"], solve_floor, largest))
+        within = _solve_gpus(hours, low, dict(g, gpus=np.nan, deadline_days=g["max_wall_days"]))
+        alt_n = np.where(reason.ravel()[wanted] == 2, big, within)
+        alt_good = _goodput_at(alt_n, g)
+        alt_d = hours / alt_good / (24.0 * alt_n)
+        # the estimate of the alternative must be feasible by the same comparison (a count at the limit by
+        # rounding takes one GPU more)
+        over = (alt_d > g["max_wall_days"]) & (reason.ravel()[wanted] != 2)
+        if np.any(over):
+            alt_n = np.where(over, alt_n + 1.0, alt_n)
+            alt_good = _goodput_at(alt_n, g)
+            alt_d = hours / alt_good / (24.0 * alt_n)
+        ok = np.isfinite(alt_n) & (alt_n <= big) & (alt_d <= g["max_wall_days"]) & (alt_good > 0.0)
+        alt_gpus, alt_days = np.full(reason.size, np.nan), np.full(reason.size, np.nan)
+        alt_gpus[wanted], alt_days[wanted] = np.where(ok, alt_n, np.nan), np.where(ok, alt_d, np.nan)
+        alt_gpus, alt_days = alt_gpus.reshape(shape), alt_days.reshape(shape)
     # a deadline no cluster meets: the figures are those of the largest cluster, never the solve's bound
     n = np.where(impossible & np.isfinite(f["max_gpus"]) & (needed > f["max_gpus"]), largest, needed)
-    if np.any(n != needed):
-        out = _at(n, f, owned, flop, ideal, state_bytes)
+    moved = np.flatnonzero(np.broadcast_to(n != needed, np.shape(n)).ravel())
+    if moved.size:  # the largest cluster where a deadline needs more: recomputed there only
+        shape = np.shape(n)
+        g = _take(f, moved, shape)
+        part = _at(np.broadcast_to(n, shape).ravel()[moved], g,
+                   owned if np.ndim(owned) == 0 else np.broadcast_to(owned, shape).ravel()[moved],
+                   *(np.broadcast_to(x, shape).ravel()[moved] for x in (flop, ideal, state_bytes)))
+        for k, v in part.items():
+            arr = out[k]
+            if not (isinstance(arr, np.ndarray) and arr.shape == shape and arr.dtype == float
+                    and arr.flags.writeable and arr.flags.c_contiguous):  # a broadcast or shared value: a copy
+                arr = out[k] = np.array(np.broadcast_to(arr, shape), dtype=float)
+            arr.reshape(-1)[moved] = v
     gpu_hours, energy_kwh = out["gpu_hours"], out.pop("energy_kwh")
-    tp = np.minimum(n, f["tensor_parallel"])
+    # recomputation at this count: none, selective, full, the first whose activations fit beside the state
+    state_dev, _ = F.memory_bytes_per_gpu(n, state_bytes, 0.0, tp, unsharded, pp)
+    t_eff = np.minimum(n, tp)
+    level = np.where(state_dev + act_none / t_eff <= memory_bytes, 0,
+                     np.where(state_dev + act_sel / t_eff <= memory_bytes, 1, 2))
+    level = np.where(np.isnan(memory_bytes), 1, level)  # memory unknown: the standard, selective
+    act_used = np.where(level == 0, act_none, np.where(level == 1, act_sel, act_full))
     energy_it_kwh = energy_kwh / f["pue"]
     co2_tonnes = energy_kwh * f["grid_gco2_per_kwh"] / 1e6
     mult = f["experiments_multiplier"]
@@ -304,11 +491,12 @@ def _compute(f, owned):
         deadline_impossible=impossible,
         infeasible=infeasible,
         infeasible_reason=reason,
-        alternative_gpus=np.where(alt_ok, largest, np.nan),
-        alternative_wall_days=np.where(alt_ok, alt_days, np.nan),
+        alternative_gpus=alt_gpus,
+        alternative_wall_days=alt_days,
         min_gpus_memory=floor,
-        state_gb_per_gpu=state_bytes / n / 1e9,
-        activation_gb_per_gpu=f["activation_bytes"] / tp / 1e9,
+        recompute_level=level,
+        state_gb_per_gpu=state_dev / 1e9,
+        activation_gb_per_gpu=act_used / t_eff / 1e9,
         energy_gpu_mwh=gpu_hours * f["chip_power_w"] / 1e6,
         energy_it_mwh=energy_it_kwh / 1000.0,
         energy_mwh=energy_kwh / 1000.0,

@@ -70,7 +70,8 @@ def test_a_deadline_and_a_gpu_cap_are_kept():
     assert free.estimate.wall_days <= 30 * (1 + 1e-9) and capped.estimate.wall_days <= 30 * (1 + 1e-9)
     assert free.estimate.gpus > 256 >= capped.estimate.gpus
     assert capped.limited_by == "gpu_cap" and capped.params < free.params
-    fixed = plan(5e6, Scenario(gpus=4096), gpu_cap=512)  # a fixed cluster is cut to the cap
+    # a fixed cluster (cluster="base"; since issue 38 the planner picks the cluster by default) is cut to the cap
+    fixed = plan(5e6, Scenario(gpus=4096), gpu_cap=512, cluster="base")
     assert fixed.scenario.gpus == 512
 
 

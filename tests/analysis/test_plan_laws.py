@@ -173,7 +173,7 @@ def test_the_budget_of_chinchillas_compute_buys_chinchilla():
 def test_a_run_too_long_to_start_limits_the_plan_by_its_length_not_by_a_deadline():
     """No deadline given, 1,024 GPUs, $10B: the model grows until its run would outlast the longest run the
     model allows (max_run_years, 5 years = 1,826.25 days); the plan says so, not "the deadline"."""
-    p = plan(1e10, Scenario(gpus=1024), scope="final_run")
+    p = plan(1e10, Scenario(gpus=1024), scope="final_run", cluster="base")  # the fixed cluster (issue 38: opt-in)
     assert p.limited_by == "run_length"
     assert p.estimate.feasible and p.estimate.wall_days <= 5 * 365.25
     assert p.estimate.wall_days > 0.99 * 5 * 365.25  # the boundary: within 1% of the longest run

@@ -15,13 +15,15 @@ def _scenarios():
 
 @pytest.mark.parametrize("name", list(_scenarios()))
 def test_simulated_median_is_near_the_point_estimate(name):
-    # revised (issue 25 item 6): MFU is drawn within its generation's bounds and not re-centred, so the median
-    # is where the evidence puts it, no longer the point by construction: +2.8% on the default scenario, up to +9.4%
-    # for presets calibrated near the 0.55 cap (llama31_405b), -4.4% for GPT-3 on V100 (bounds 0.15-0.48 around 0.236)
+    # revised (issue 25 item 6): MFU is drawn within its generation's bounds and not re-centred; it was +2.8% on
+    # the default scenario, up to +9.4% for presets calibrated near the 0.55 cap (llama31_405b). Issue 38: the
+    # bounded MFU is calibrated to its sourced median, so the MFU's median is the point; the other draws (price,
+    # failures, losses, experiments) and the skew of the bounded MFU leave the total's median within +-3%
+    # (measured at 20,000 draws: -1.0% GPT-3 to +2.6% Llama 3.1 405B)
     from explorer import simulate
     s = _scenarios()[name]
     sim = simulate(s, n=20_000, seed=0)
-    assert sim.percentiles.loc["P50", "total_usd"] / estimate(s).total_usd == pytest.approx(1.0, abs=0.12)
+    assert sim.percentiles.loc["P50", "total_usd"] / estimate(s).total_usd == pytest.approx(1.0, abs=0.03)
 
 
 def test_no_mfu_draw_above_the_ceiling():

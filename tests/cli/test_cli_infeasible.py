@@ -70,12 +70,16 @@ def test_deadline_names_the_nearest_feasible_alternative():
 
 
 def test_a_run_longer_than_five_years_is_infeasible():
-    # 70B on 15T tokens on 8 H100: 6 x 70e9 x 15e12 / (989.5e12 x 0.38 x 3600) = 4.65M GPU-hours = 66 years
-    d = json.loads(_run("estimate", "--params", "70e9", "--tokens", "15e12", "--gpus", "8", "--json"))
+    # 70B on 15T tokens on 32 H100: 6 x 70e9 x 15e12 / (989.5e12 x 0.38 x 3600) = 4.65M GPU-hours = 16.6 years
+    # (8 GPUs, the former case, are now below the memory floor: "no_fit" first, issue 38)
+    d = json.loads(_run("estimate", "--params", "70e9", "--tokens", "15e12", "--gpus", "32", "--json"))
     assert d["feasible"] is False and d["infeasible_reason"] == "too_long"
     assert d["wall_days"] > default("max_run_years") * 365.25
     assert d["cost"]["total"] is None
-    assert d["alternative"]["gpus"] == default("max_gpus")
+    # the nearest feasible alternative is the fewest GPUs that end within 5 years (issue 38: it was always the
+    # largest cluster): at least 4.65M GPU-hours / (5 x 365.25 x 24 h) = 106, far fewer than 100,000
+    assert 106 <= d["alternative"]["gpus"] < 200
+    assert d["alternative"]["wall_days"] <= default("max_run_years") * 365.25
     assert any("years" in w for w in d["warnings"])
 
 

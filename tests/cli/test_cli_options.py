@@ -34,8 +34,9 @@ def _sample(name: str):
     value = math.sqrt(max(lo, 1e-3) * hi) if hi / max(lo, 1e-3) > 1e3 else (lo + hi) / 2
     if name == "active_params":
         value = 1e9  # at most params (7e9)
-    if name in ("n_layers", "d_model", "experts", "top_k", "gpus", "seq_len"):
-        value = {"n_layers": 32, "d_model": 4096, "experts": 64, "top_k": 8, "gpus": 512, "seq_len": 8192}[name]
+    if name in ("n_layers", "d_model", "experts", "top_k", "gpus", "seq_len", "zero_stage", "pipeline_parallel"):
+        value = {"n_layers": 32, "d_model": 4096, "experts": 64, "top_k": 8, "gpus": 512, "seq_len": 8192,
+                 "zero_stage": 1, "pipeline_parallel": 4}[name]
     return value
 
 

@@ -48,8 +48,9 @@ def test_measured_mfu_does_not_warn():
 
 # ---------------------------------------------------------------- item 8: FP8 memory
 def test_fp8_keeps_bf16_weights_and_caches_only_linear_inputs_in_fp8():
-    bf16 = estimate(Scenario(gpus=64, n_layers=32, d_model=4096, seq_len=4096))
-    fp8 = estimate(Scenario(gpus=64, n_layers=32, d_model=4096, seq_len=4096, precision="fp8"))
+    layout = dict(tensor_parallel=8, zero_stage=3, recompute="selective")  # fully sharded over TP 8 (issue 38: set)
+    bf16 = estimate(Scenario(gpus=64, n_layers=32, d_model=4096, seq_len=4096, **layout))
+    fp8 = estimate(Scenario(gpus=64, n_layers=32, d_model=4096, seq_len=4096, precision="fp8", **layout))
     # Micikevicius et al. 2022; DeepSeek-V3 section 3.3: weights, master weights and moments not in FP8: 16 bytes
     assert fp8.memory_gb_per_gpu["weights"] == pytest.approx(bf16.memory_gb_per_gpu["weights"])
     total_state = sum(fp8.memory_gb_per_gpu[k] for k in ("weights", "gradients", "optimizer"))

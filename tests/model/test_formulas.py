@@ -213,7 +213,7 @@ def test_min_gpus_for_memory_bf16_adamw_16_bytes(gpu, precision):
     N, L, d, s = 175e9, 96, 12288, 2048  # GPT-3 shape
     mem = catalog.accelerator(gpu).memory_gb
     e = estimate(Scenario(params=N, tokens=1e11, gpu=gpu, precision=precision, gpus=1024, n_layers=L, d_model=d,
-                          seq_len=s))
+                          seq_len=s, recompute="selective"))  # set: auto would take full recomputation (issue 38)
     bytes_per_param = 2 + 2 + 12  # BF16/FP16 weights + gradients + FP32 master weights and two moments
     # activations of one sequence split over a tensor-parallel group of 8 (Korthikanti et al. 2022)
     spare = mem * 1e9 - korthikanti_selective_bytes(L, d, s) / 8

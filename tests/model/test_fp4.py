@@ -24,6 +24,7 @@ def test_fp4_accelerators_exist():
        kind=st.sampled_from(["pretrain", "full_finetune", "lora"]))
 def test_fp4_memory_never_above_fp8(gpu, params, gpus, seq_len, recompute, kind):
     s = Scenario(params=params, tokens=20 * params, gpu=gpu, gpus=gpus, seq_len=seq_len, recompute=recompute,
+                 tensor_parallel=8, zero_stage=3,  # one layout for both (issue 38 chooses one per run)
                  training_kind=kind)
     fp8, fp4 = (estimate(s.replace(precision=p)) for p in ("fp8", "fp4"))
     for part, gb in fp8.memory_gb_per_gpu.items():
@@ -33,7 +34,7 @@ def test_fp4_memory_never_above_fp8(gpu, params, gpus, seq_len, recompute, kind)
 
 def test_b200_70b_fp4_memory_by_hand():
     # 70B on 64 B200: FP8 activations 1.588 bytes per value (precisions.csv); FP4 keeps them; weights 0.5 vs 2 bytes
-    s = Scenario(params=70e9, gpu="b200", gpus=64)
+    s = Scenario(params=70e9, gpu="b200", gpus=64, tensor_parallel=8, zero_stage=3, recompute="selective")
     fp8, fp4 = (estimate(s.replace(precision=p)).memory_gb_per_gpu for p in ("fp8", "fp4"))
     assert fp4["activations"] == pytest.approx(fp8["activations"])
     assert fp4["weights"] == pytest.approx(fp8["weights"] * 0.5 / 2)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
 
 from tests.model import team_by_hand as H
 from explorer import Scenario, catalog, estimate
 from explorer.catalog import default
+from strategies import examples, log_uniform
 
 
 def _attention_per_token(L, d, s):
@@ -89,7 +92,7 @@ def test_moe_uses_active_params_for_compute_total_for_memory():
     mem = catalog.accelerator("h800").memory_gb
     L, d, s = 61, 7168, 4096  # DeepSeek-V3 (DeepSeek-AI 2024, section 4.2)
     e = estimate(Scenario(params=N, architecture="moe", active_params=Na, tokens=D, gpu="h800", gpus=2048,
-                          n_layers=L, d_model=d, seq_len=s))
+                          n_layers=L, d_model=d, seq_len=s, recompute="selective"))  # set: auto takes full (issue 38)
     assert e.train_flop == approx(6 * Na * D + 12 * L * d * s * D)
     assert e.min_gpus_memory == math.ceil(N * 16 / (mem * 1e9 - korthikanti_selective_bytes(L, d, s) / 8))
 
@@ -104,3 +107,37 @@ def test_moe_active_from_experts_and_top_k():
 def test_moe_mfu_factor():
     e = estimate(Scenario(params=100e9, architecture="moe", active_params=10e9, tokens=1e12, gpus=512))
     assert e.mfu == approx(default("mfu_dense") * default("moe_mfu_factor"))
+
+
+def test_the_default_active_share_is_warned_with_the_spread_of_its_source_models():
+    # issue 38: the default share was off by a median x1.6 on MoE models outside its table, silently. The five
+    # models it is fitted on (moe_models.csv: Mixtral 8x7B 12.9/46.7B, Jiang et al. 2024; Llama 4 Scout 17/109B
+    # and Maverick 17/400B, Meta 2025; Qwen3-235B-A22B 22/235B; DeepSeek-V3 37/671B, DeepSeek-AI 2024): a
+    # least-squares line of ln(share) on ln(total), by hand with numpy, and each model's share over the line
+    total = np.array([46.7e9, 109e9, 235e9, 400e9, 671e9])
+    share = np.array([12.9e9, 17e9, 22e9, 17e9, 37e9]) / total
+    slope, intercept = np.polyfit(np.log(total), np.log(share), 1)
+    ratio = share / np.exp(intercept + slope * np.log(total))
+    e = estimate(Scenario(params=300e9, architecture="moe"))
+    (w,) = [w for w in e.warnings if w.id == "moe_active_spread"]
+    assert w.params["n"] == 5
+    assert w.params["lo"] == approx(ratio.min(), rel=1e-9) and w.params["hi"] == approx(ratio.max(), rel=1e-9)
+    assert w.params["lo"] < 1 < w.params["hi"]
+    fitted = np.exp(intercept + slope * np.log(300e9))
+    assert w.params["share_lo"] == approx(fitted * ratio.min(), rel=1e-9)
+    # a typed share or active count is not warned about
+    assert not [w for w in estimate(Scenario(params=300e9, architecture="moe", active_params=20e9)).warnings
+                if w.id == "moe_active_spread"]
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(log_uniform(2e9, 1e13))
+def test_every_defaulted_share_is_warned_with_the_spread_around_it(params):
+    # the property over every size an MoE may take: the warning brackets the default share by the ratios of the
+    # five source models to the line (0.69x-1.28x, by hand in the test above), whatever the size
+    e = estimate(Scenario(params=params, architecture="moe"))
+    (w,) = [w for w in e.warnings if w.id == "moe_active_spread"]
+    share = e.scenario.active_fraction_effective
+    assert w.params["share_lo"] < share < w.params["share_hi"]
+    assert w.params["share_lo"] == approx(share * w.params["lo"], rel=1e-9)
+    assert w.params["share_hi"] == approx(share * w.params["hi"], rel=1e-9)

@@ -1,0 +1,248 @@
+"""The parallel layout of a run: how its GPUs split the model, the data and the batch.
+
+:func:`choose_layout` picks, for a run on ``gpus`` accelerators, the standard layout a practitioner would
+(Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM",
+SC21, takeaway 1: tensor parallelism up to the GPUs of one server, then pipeline parallelism across servers;
+data parallelism for the rest): a ZeRO stage (Rajbhandari et al. 2020: 1, the sharded optimizer Megatron-LM and
+DeepSeek-V3 use, before 2 and 3, which shard more and communicate more), the smallest tensor-parallel group
+that fits and keeps the batch the cluster forces at or below the critical batch, then the fewest pipeline
+stages that fit. Recomputation is chosen by :func:`explorer.model.compute` (none, selective, full: the first
+that fits); a part the scenario sets is kept and the rest chosen around it. The memory rule is
+:func:`explorer.model.formulas.memory_bytes_per_gpu`: any layout that fits here fits in compute's bound too
+(ZeRO-3 over all GPUs with the largest tensor-parallel group holds the least), so a run compute finds feasible
+always gets a layout that fits.
+
+Batch and steps: each step takes at least one sequence per micro-batch of every data-parallel replica, and a
+pipeline of ``p`` stages keeps ``p`` micro-batches in flight (1F1B), so at least ``gpus / t`` sequences a
+step; the batch is the critical batch of the run's compute (:func:`explorer.model.formulas.critical_batch_tokens`,
+DeepSeek-AI 2024) rounded to whole sequences per replica, never below that least one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from explorer.model import formulas as F
+
+__all__ = ["Layout", "choose_layout", "ZERO_UNSHARDED"]
+
+#: Parts of the training state a ZeRO stage leaves unsharded over data parallelism (Rajbhandari et al. 2020,
+#: arXiv 1910.02054, section 5): stage 0 none sharded, 1 the optimizer sharded, 2 also the gradients, 3 all.
+ZERO_UNSHARDED = {0: ("weights", "gradients", "optimizer"), 1: ("weights", "gradients"), 2: ("weights",), 3: ()}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A run's parallel layout and batch.
+
+    Attributes
+    ----------
+    tensor_parallel, pipeline_parallel : int
+        Tensor-parallel group and pipeline stages [1].
+    data_parallel : float
+        Data-parallel replicas, ``gpus / (tensor_parallel x pipeline_parallel)`` [1] (not whole where the
+        GPU count is not a multiple of the model-parallel group).
+    zero_stage : int
+        ZeRO stage of the data-parallel replicas (0-3).
+    expert_parallel : int
+        Ranks the routed experts of a stage are split over, within data parallelism [1] (1: none).
+    recompute : str
+        Activation recomputation (``"none"``, ``"selective"`` or ``"full"``).
+    micro_batch_sequences : int
+        Sequences per micro-batch [1].
+    batch_tokens : float
+        Global batch [tokens]: ``batch_sequences x seq_len``.
+    batch_sequences : float
+        Global batch [sequences].
+    min_batch_tokens : float
+        The least global batch any standard layout of this cluster allows, one sequence per micro-batch and
+        the largest tensor-parallel group [tokens].
+    critical_batch_tokens : float
+        The loss-optimal batch of the run's compute (DeepSeek-AI 2024) [tokens].
+    steps : int
+        Optimizer steps, ``ceil(tokens / batch_tokens)`` [1].
+    state_gb, activations_gb : float
+        Training state and activations on each accelerator [GB].
+    fits : bool
+        The layout fits in the accelerator's memory.
+    chosen : tuple of str
+        The parts the model chose (the others the scenario set).
+    """
+
+    tensor_parallel: int
+    pipeline_parallel: int
+    data_parallel: float
+    zero_stage: int
+    expert_parallel: int
+    recompute: str
+    micro_batch_sequences: int
+    batch_tokens: float
+    batch_sequences: float
+    min_batch_tokens: float
+    critical_batch_tokens: float
+    steps: int
+    state_gb: float
+    activations_gb: float
+    fits: bool
+    chosen: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        """The layout as a JSON-ready dict."""
+        d = asdict(self)
+        d["chosen"] = list(self.chosen)
+        return d
+
+    def text(self) -> str:
+        """``TP 8 x PP 16 x DP 128, ZeRO-1, selective recomputation``."""
+        dp = f"{self.data_parallel:,.0f}" if float(self.data_parallel).is_integer() else f"{self.data_parallel:,.1f}"
+        ep = f", EP {self.expert_parallel}" if self.expert_parallel > 1 else ""
+        return (f"TP {self.tensor_parallel} x PP {self.pipeline_parallel} x DP {dp}{ep}, ZeRO-{self.zero_stage}, "
+                f"{self.recompute} recomputation")
+
+
+def _powers_of_two(upto: float) -> list[int]:
+    out, k = [], 1
+    while k <= upto:
+        out.append(k)
+        k *= 2
+    return out
+
+
+def layout_memory_bytes(gpus, params, parts, activation_bytes, tensor_parallel, pipeline_parallel, zero_stage,
+                        expert_scale=1.0):
+    """Training state and activations on each accelerator of a layout [bytes].
+
+    Parameters
+    ----------
+    gpus : float
+        Accelerators n [1].
+    params : float
+        Parameters N [1].
+    parts : mapping
+        Bytes per parameter of ``weights``, ``gradients`` and ``optimizer`` [bytes].
+    activation_bytes : float
+        Activations of one sequence through all layers at the layout's recomputation [bytes].
+    tensor_parallel, pipeline_parallel : float
+        t and p [1].
+    zero_stage : int
+        0 to 3.
+    expert_scale : float
+        Share of the unsharded state a rank holds under expert parallelism [1]
+        (:func:`explorer.model.resolve.expert_scale`; 1 without it).
+
+    Returns
+    -------
+    state, activations : float
+        ``U / (t p) + (S - U) / n`` and ``A / t`` [bytes], U the state the stage leaves unsharded.
+    """
+    # the formula of explorer.model.formulas.memory_bytes_per_gpu, on floats (the chooser tries a few dozen)
+    n = float(gpus)
+    t = min(n, float(tensor_parallel))
+    state = params * sum(parts.values())
+    unsharded = expert_scale * params * sum(parts[k] for k in ZERO_UNSHARDED[int(zero_stage)])
+    return unsharded / (t * pipeline_parallel) + (state - unsharded) / n, activation_bytes / t
+
+
+def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float, recompute: str, memory_gb: float,
+                  n_layers: int, seq_len: int, tokens: float, train_flop: float, tensor_parallel_max: float,
+                  tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
+                  zero_stage: int | None = None, expert_parallel: int | None = None,
+                  expert_scale: float = 1.0) -> Layout:
+    """The standard layout of a run on ``gpus`` accelerators (see the module's docstring).
+
+    Parameters
+    ----------
+    gpus : float
+        Accelerators [1].
+    params : float
+        Parameters [1].
+    parts : mapping
+        Bytes per parameter of ``weights``, ``gradients`` and ``optimizer`` [bytes].
+    activation_bytes : float
+        Activations of one sequence through all layers at ``recompute`` [bytes].
+    recompute : str
+        The recomputation compute chose or the scenario set.
+    memory_gb : float
+        Memory of one accelerator [GB]; NaN: unknown (nothing is known to fit or not).
+    n_layers, seq_len : int
+        Layers [1] and sequence length [tokens].
+    tokens, train_flop : float
+        Training tokens [1] and compute [FLOP].
+    tensor_parallel_max : float
+        GPUs of one server: the largest tensor-parallel group [1].
+    tensor_parallel, pipeline_parallel, zero_stage, expert_parallel : int, optional
+        Parts the scenario sets (kept). Expert parallelism is never chosen (1 unless set).
+    expert_scale : float
+        Share of the unsharded state a rank holds under ``expert_parallel`` [1].
+
+    Returns
+    -------
+    Layout
+
+    Examples
+    --------
+    Llama 3 405B on 16,384 H100 (126 layers, 8,192 tokens, 15.6T tokens; Llama Team 2024, table 4: TP 8,
+    PP 16, DP 128): with full recomputation the model needs no pipeline, and keeps the published one when set.
+
+    >>> parts = {"weights": 2.0, "gradients": 2.0, "optimizer": 12.0}
+    >>> L = choose_layout(16384, params=405e9, parts=parts, activation_bytes=126 * 2 * 8192 * 16384.0,
+    ...                   recompute="full", memory_gb=80, n_layers=126, seq_len=8192, tokens=15.6e12,
+    ...                   train_flop=3.8e25, tensor_parallel_max=8, tensor_parallel=8, pipeline_parallel=16)
+    >>> L.text(), L.fits, L.min_batch_tokens == 16384 / 8 * 8192
+    ('TP 8 x PP 16 x DP 128, ZeRO-1, full recomputation', True, True)
+    """
+    n = float(gpus)
+    mem = float(memory_gb) * 1e9
+    known = math.isfinite(mem)
+    critical = float(F.critical_batch_tokens(train_flop))
+    t_top = max(1, int(min(n, tensor_parallel_max)))
+    t_list = [int(min(n, tensor_parallel))] if tensor_parallel is not None else sorted(
+        set(_powers_of_two(t_top)) | {t_top})
+    z_list = [zero_stage] if zero_stage is not None else [1, 2, 3]
+
+    def p_list(t):
+        if pipeline_parallel is not None:
+            return [pipeline_parallel]
+        return _powers_of_two(min(n_layers, n / t)) or [1]
+
+    e = expert_parallel or 1
+    state = params * sum(parts.values())
+    unsharded = {z: expert_scale * params * sum(parts[k] for k in ZERO_UNSHARDED[z]) for z in z_list}
+
+    def fits(t, p, z):  # layout_memory_bytes, inlined: the chooser tries a few dozen layouts
+        if p * t * e > n:
+            return False
+        u = unsharded[z]
+        return u / (t * p) + (state - u) / n + activation_bytes / t <= mem
+
+    pick = None
+    if known:
+        for z in z_list:
+            for i, t in enumerate(t_list):
+                last_t = i == len(t_list) - 1
+                if not last_t and n / t * seq_len > critical:  # a larger group cuts the batch the cluster forces
+                    continue
+                p = next((p for p in p_list(t) if fits(t, p, z)), None)
+                if p is not None:
+                    pick = (t, p, z)
+                    break
+            if pick is not None:
+                break
+    if pick is None:  # nothing fits (or memory unknown): compute's bound, ZeRO-3 over the largest group
+        pick = (t_list[-1], pipeline_parallel or 1, 3 if zero_stage is None else zero_stage)
+    t, p, z = pick
+    s, a = layout_memory_bytes(n, params, parts, activation_bytes, t, p, z, expert_scale)
+    dp = n / (t * p)
+    least = n / t_top * seq_len if tensor_parallel is None else n / t * seq_len
+    per_replica = max(p, round(critical / (dp * seq_len))) if dp * seq_len > 0 else p
+    batch_sequences = per_replica * dp
+    batch_tokens = batch_sequences * seq_len
+    chosen = tuple(name for name, v in (("tensor_parallel", tensor_parallel), ("pipeline_parallel", pipeline_parallel),
+                                        ("zero_stage", zero_stage)) if v is None)
+    return Layout(tensor_parallel=int(t), pipeline_parallel=int(p), data_parallel=dp, zero_stage=int(z),
+                  expert_parallel=int(e),
+                  recompute=recompute, micro_batch_sequences=1, batch_tokens=batch_tokens,
+                  batch_sequences=batch_sequences, min_batch_tokens=least, critical_batch_tokens=critical,
+                  steps=int(math.ceil(tokens / batch_tokens)) if batch_tokens > 0 else 0,
+                  state_gb=s / 1e9, activations_gb=a / 1e9, fits=bool(known and s + a <= mem), chosen=chosen)
