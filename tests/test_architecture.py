@@ -237,7 +237,7 @@ def test_a_control_is_one_binding_line_even_a_choice(make_app, monkeypatch):
 
     widget = app.controls[choice]  # appeared, with the field's choices
     assert [v for _, v in widget.options] == list(field_spec(choice)["choices"])
-    assert widget.value == app.scenario.recompute == "selective"  # written from the scenario
+    assert widget.value == app.scenario.recompute == "auto"  # written from the scenario (issue 38's default)
     widget.value = "full"  # read into it: full recomputation runs the forward pass again
     assert app.error == "" and app.scenario.recompute == "full"
     assert f"{choice}=full" in app.share_query()

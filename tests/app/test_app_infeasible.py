@@ -9,12 +9,13 @@ import csv
 import io
 import re
 
-from explorer import Scenario
+from explorer import Scenario, estimate
 from explorer.catalog import default
 from explorer.text import label
 
-#: 70B on 15T tokens on 8 H100: about 4.7M GPU-hours, 66 years of wall-clock (longer than max_run_years).
-TOO_LONG = Scenario(params=70e9, tokens=15e12, gpus=8)
+#: 70B on 15T tokens on 32 H100: about 4.7M GPU-hours, 16 years of wall-clock (longer than max_run_years); on 8 it
+#: does not fit in memory at all since issue 38 (a count below the memory floor is infeasible).
+TOO_LONG = Scenario(params=70e9, tokens=15e12, gpus=32)
 #: 1e14 parameters: one sequence's activations exceed an H100 even split 8 ways (fits on no cluster).
 NO_FIT = Scenario(params=1e14, tokens=1e15, gpus=1024)
 
@@ -54,7 +55,11 @@ def test_breakdown_csv_of_an_infeasible_run_has_blank_money(make_app):
     app.refresh(TOO_LONG)
     rows = _breakdown_rows(app)
     assert rows["feasible"] == "false" and rows["infeasible_reason"] == "too_long"
-    assert rows["alternative_gpus"] == str(int(default("max_gpus")))
+    # the nearest feasible cluster (issue 38): the fewest GPUs on which the run ends within 5 years, not the largest
+    alternative = int(rows["alternative_gpus"])
+    assert alternative < int(default("max_gpus"))
+    assert estimate(TOO_LONG.replace(gpus=alternative)).feasible
+    assert not estimate(TOO_LONG.replace(gpus=alternative - 1)).feasible
     assert all(rows[k] == "" for k in rows if k.startswith(("cost_", "hidden_", "in_rate_")))
     assert float(rows["wall_days"]) > 5 * 365
 
