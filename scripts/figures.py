@@ -14,6 +14,7 @@ A generated block sits between ``<!-- figures:NAME -->`` and ``<!-- /figures:NAM
 * ``bases``: each price basis and what it gives for an H100 SXM, with the providers and dates behind it;
 * ``seller``, ``owned``: the CLI's price line for one named seller, and its owned-hardware lines;
 * ``epoch``: the Epoch amortization option against Epoch AI's own amortized costs;
+* ``plan``: what three budgets buy, with the cluster the planner picks;
 * ``per_flop``: USD per peak 16-bit FLOP relative to H100 on each basis, with the reason for each entry outside
   0.75-1.35x (:data:`OUTSIDE_BAND_WHY`, which tests/model/test_prices_by_hardware.py checks);
 * ``replay``: six published runs replayed (their own size, tokens, hardware and GPU count, every other value a
@@ -243,6 +244,25 @@ def per_flop_block() -> str:
     return "\n".join(lines)
 
 
+def plan_block() -> str:
+    """The ``plan`` sentences: what $1B, $10B and $5M buy on the default scenario, the cluster picked."""
+    from explorer import plan, text
+
+    def size(x: float) -> str:
+        return text.readable_number(float(f"{x:.3g}"))
+
+    big, base, huge, small = (plan(b, Scenario(), **kw) for b, kw in
+                              ((1e9, {}), (1e9, {"cluster": "base"}), (1e10, {}), (5e6, {})))
+    limit = {"run_length": "limited by the run length on the largest cluster", "budget": "limited by the budget"}
+    return (f"`plan --budget-usd 1B` buys {size(big.params)} parameters on {big.estimate.gpus:,} H100s in "
+            f"{big.estimate.wall_days:.0f} days (at the base's {base.estimate.gpus:,} GPUs: {size(base.params)} in "
+            f"{base.estimate.wall_days:,.0f} days); $10B buys {size(huge.params)}, "
+            f"{limit.get(huge.limited_by, huge.limited_by)}. On the default scenario, $5M for the whole project buys a "
+            f"{size(small.params)} model on {size(small.tokens)} tokens: {small.estimate.gpus:,} H100s for "
+            f"{small.estimate.wall_days:.0f} days, the cheapest cluster within the longest published run, "
+            f"${small.estimate.final_run_usd / 1e6:.2f}M of it the final run.")
+
+
 def epoch_ratios() -> list[float]:
     """Every Epoch frontier model the explorer replays, owned by Epoch's rule at its publication month, over
     Epoch's own amortized hardware and energy cost [1]."""
@@ -274,7 +294,7 @@ def epoch_block() -> str:
 
 BLOCKS = {"cli": cli_block, "gpt3": gpt3_block, "people": people_block, "bases": bases_block,
           "per_flop": per_flop_block, "seller": seller_block, "owned": owned_block, "epoch": epoch_block,
-          "replay": replay_block}
+          "replay": replay_block, "plan": plan_block}
 
 
 def render(text: str) -> str:
