@@ -123,12 +123,13 @@ def test_the_common_passwords_file_names_its_source_and_refuses_what_issue_42_ac
 
 def test_no_os_account_is_made_for_a_name_outside_the_workshop():
     """An older hub's database (names like alice, root) or the admin page: the hub makes no OS account for them."""
-    import asyncio
     from types import SimpleNamespace
+
+    from tests.clients import run_async  # asyncio.run is refused after a browser test (the session's chromium)
 
     from workshop_auth import WorkshopAuthenticator
 
     auth = WorkshopAuthenticator(create_system_users=True, add_user_cmd=["/bin/false"])
     for name in ("alice", "root", "ws-", "ws-../x"):
         with pytest.raises(ValueError, match="not a workshop account"):
-            asyncio.run(auth.add_user(SimpleNamespace(name=name)))
+            run_async(auth.add_user(SimpleNamespace(name=name)))
