@@ -67,7 +67,7 @@ lessons: $(STAMP)
 KIT_OUT ?= build/kit
 CLASS_URL ?=
 kit: $(STAMP)
-	$(BIN)/python explorer/notebooks/lessons/build_kit.py --out $(KIT_OUT) $(if $(CLASS_URL),--class-url '$(CLASS_URL)')
+	$(BIN)/llm-cost-explorer kit --out $(KIT_OUT) $(if $(CLASS_URL),--class-url '$(CLASS_URL)')
 
 # The class server: JupyterHub with JupyterLab, the lessons copied to each student's home (deploy/jupyterhub/)
 HUB_STAMP := $(VENV)/.hub-installed

@@ -18,7 +18,7 @@ import os
 import sys
 from typing import Sequence
 
-from explorer import catalog, prices
+from explorer import __version__, catalog, prices
 from explorer.errors import ScenarioError, short_repr
 from explorer.hosting import commands
 from explorer.messages import Message, render
@@ -125,6 +125,7 @@ def _prog() -> str:
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=_prog(), description="LLM training-cost explorer.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     est = sub.add_parser("estimate", help="estimate the cost of one training run")

@@ -1,4 +1,4 @@
-"""``llm-cost-explorer app | workshop | lab``: the package's notebooks served from wherever it is installed.
+"""``llm-cost-explorer app | workshop | kit | lab``: the package's notebooks served from wherever it is installed.
 
 The notebooks ship in the package (``explorer/notebooks/``: the app, the claims page, the lessons, the
 analyst's tour) with the server's settings (``explorer/hosting/voila.json``), so an installed wheel serves
@@ -10,6 +10,8 @@ them as a checkout does; ``make app`` and ``make workshop`` call these commands 
 * ``workshop``: the lessons and the claims page, read-only, on http://127.0.0.1:8867, sized for a class of
   ``--class`` students (docs/workshop.md): ``ceil(class / 2)`` preheated kernels for lesson 1 in each
   language, at most ``2 × class`` viewers' kernels.
+* ``kit``: the lecturer's kit (notes per lesson, answer key, handout in en and zh, a static site of the
+  lessons) written into ``--out`` (default ``build/kit``), from the lessons' sources shipped in the package.
 * ``lab``: JupyterLab on the analyst's notebook (``analyst.ipynb``, copied into ``--dir`` when it holds none),
   where JupyterLab is installed (the ``lab`` extra).
 
@@ -117,6 +119,16 @@ def _workshop(args: argparse.Namespace, extra: list[str]) -> int:
     return _serve(server_argv(args) + extra)
 
 
+def _kit(args: argparse.Namespace, extra: list[str]) -> int:
+    if extra:
+        print(f"error: kit does not take {' '.join(extra)[:80]!r} (see --help)", file=sys.stderr)
+        return 2
+    spec = importlib.util.spec_from_file_location("build_kit", NOTEBOOKS / "lessons" / "build_kit.py")
+    build_kit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_kit)
+    return build_kit.main(["--out", args.out, "--class-url", args.class_url])
+
+
 def _lab(args: argparse.Namespace, extra: list[str]) -> int:
     if importlib.util.find_spec("jupyterlab") is None:
         print("error: JupyterLab is not installed here; install the lab extra: "
@@ -132,7 +144,7 @@ def _lab(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def register(sub, prog: str) -> None:
-    """Add ``app``, ``workshop`` and ``lab`` to the CLI's subcommands ``sub`` (``prog``: the CLI's name).
+    """Add ``app``, ``workshop``, ``kit`` and ``lab`` to the CLI's subcommands ``sub`` (``prog``: the CLI's name).
 
     Each sets ``serve(args, extra)`` on the parsed namespace: ``extra`` is the options the command does not
     know, passed on to the server.
@@ -163,6 +175,16 @@ def register(sub, prog: str) -> None:
                       help="a lesson to preheat, relative to the notebooks (repeat; default: lesson 1 in en and zh)")
     shop.add_argument("--ip", default="127.0.0.1", help="address to listen on")
     shop.set_defaults(serve=_workshop)
+
+    kit = sub.add_parser("kit", help="write the lecturer's kit (notes, answer key, handout, static lessons)",
+                         description="Write the lecturer's kit into --out: lecturer notes per lesson, a one-page "
+                                     "answer key, a student handout (en, zh) and a static site of the lessons "
+                                     "(docs/workshop.md).")
+    kit.add_argument("--out", default=str(Path("build") / "kit"), help="output folder (default build/kit)")
+    kit.add_argument("--class-url", default=f"http://127.0.0.1:{WORKSHOP_PORT}/voila/render/lessons/index.ipynb",
+                     help="the class server's lesson index, printed on the handout (default: the workshop "
+                          "command's own)")
+    kit.set_defaults(serve=_kit)
 
     lab = sub.add_parser("lab", help="open JupyterLab on the analyst's notebook (needs the lab extra)",
                          description=f"Open JupyterLab on analyst.ipynb, copied into --dir if it holds none "

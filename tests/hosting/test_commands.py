@@ -7,8 +7,10 @@ app from an installed wheel; tests/hosting/test_workshop_server.py serves the wo
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,24 @@ def test_lab_without_jupyterlab_says_so_in_one_line(monkeypatch, tmp_path):
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "pip install 'llm-cost-explorer[lab]'" in result.stderr
     assert list(Path(tmp_path).iterdir()) == []  # nothing copied when nothing can open it
+
+
+def test_kit_writes_the_lecturers_kit_and_refuses_what_it_does_not_know(tmp_path):
+    result = run_cli("kit", "--out", str(tmp_path / "kit"), "--class-url", "https://class.example.org/x")
+    assert result.returncode == 0, result.stderr
+    handout = (tmp_path / "kit" / "handout.zh.html").read_text(encoding="utf-8")
+    assert "https://class.example.org/x" in handout and 'lang="zh-Hans"' in handout
+    assert (tmp_path / "kit" / "answer_key.en.html").is_file()
+    result = run_cli("kit", "--pool", "3")
+    assert result.returncode == 2 and "kit does not take '--pool 3'" in result.stderr
+    out = subprocess.run(["make", "-n", "--no-print-directory", "kit"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120).stdout
+    assert out.strip().splitlines()[-1].endswith("llm-cost-explorer kit --out build/kit")
+
+
+def test_version_is_written_once_and_printed_by_name():
+    declared = re.search(r'^__version__ = "([^"]+)"$', (ROOT / "explorer" / "__init__.py").read_text(), re.M)
+    result = run_cli("--version")
+    assert result.returncode == 0 and result.stdout.split()[-1] == declared.group(1)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and project["dynamic"] == ["version"]  # read from explorer/__init__.py

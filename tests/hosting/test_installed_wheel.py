@@ -11,6 +11,7 @@ dependency the wheel forgot. It needs the package registry (pip) and takes about
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,7 +34,11 @@ PACKAGE_DATA = ("explorer/notebooks/explorer.ipynb", "explorer/notebooks/claims.
                 "explorer/notebooks/analyst.ipynb", "explorer/notebooks/lessons/index.ipynb",
                 "explorer/notebooks/lessons/en/01_flops_to_dollars.ipynb",
                 "explorer/notebooks/lessons/zh/01_flops_to_dollars.ipynb", "explorer/hosting/voila.json",
-                "explorer/hosting/templates/index.html.j2", "explorer/data/NOTICE.md")
+                "explorer/hosting/templates/index.html.j2", "explorer/data/NOTICE.md",
+                "explorer/notebooks/lessons/build_kit.py", "explorer/notebooks/lessons/src/agendas.csv",
+                "explorer/notebooks/lessons/src/01_flops_to_dollars.zh.md")
+#: The version the checkout declares (explorer/__init__.py, the one place it is written); the wheel must report it
+VERSION = re.search(r'^__version__ = "([^"]+)"', (ROOT / "explorer" / "__init__.py").read_text(), re.M).group(1)
 
 
 def _env() -> dict[str, str]:
@@ -110,5 +115,10 @@ def test_the_installed_wheel_serves_the_app(workdir):
         assert "could not import" not in log  # every preload module of voila.json is in the wheel
     finally:
         server.stop()
+    # the kit from the wheel alone: the lessons' sources ship, the guide's agendas are package data
+    assert _run(venv / "bin" / "llm-cost-explorer", "--version", cwd=cwd).split() == ["llm-cost-explorer", VERSION]
+    _run(venv / "bin" / "llm-cost-explorer", "kit", "--out", "kit", cwd=cwd)
+    handout = (cwd / "kit" / "handout.en.html").read_text(encoding="utf-8")
+    assert "C ≈ 6 · N · D" in handout and (cwd / "kit" / "lecturer" / "zh" / "01_flops_to_dollars.html").is_file()
     print(f"wheel {wheel.stat().st_size / 1e6:.2f} MB, sdist {sdist.stat().st_size / 1e6:.2f} MB; build and check "
           f"{times['build']:.0f} s, install {times['install']:.0f} s, app started to widgets {times['widgets']:.0f} s")

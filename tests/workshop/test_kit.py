@@ -126,6 +126,15 @@ def test_the_lecturer_mode_has_each_sections_talking_points(kit):
     assert 'lang="zh-Hans"' in zh and "讲师备课笔记" in zh and "学习时间" in zh
 
 
+def test_the_guides_agenda_tables_say_what_the_kit_prints():
+    """docs/workshop.md's two agenda tables teach in class exactly the notebooks agendas.csv marks "in class"."""
+    guide = (ROOT / "docs" / "workshop.md").read_text(encoding="utf-8")
+    for name in ("3 hours", "2 hours"):
+        section = guide[guide.index(f"### {name}"):]
+        section = section[:section.index("\n### ", 1)]
+        assert set(re.findall(r"\|\s*`(0\d_[a-z_]+|capstone)`\s*\|", section)) == build_kit.agendas()[name], name
+
+
 def test_the_handout_has_links_agenda_formulas_and_core_terms(kit):
     agendas = build_kit.agendas()
     assert agendas["2 hours"] == {"01_flops_to_dollars", "02_utilization_precision", "04_buying_compute", "capstone"}

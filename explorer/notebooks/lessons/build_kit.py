@@ -38,11 +38,13 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
+PACKAGE = HERE.parents[1]  # explorer/: the kit builds from the package alone (`llm-cost-explorer kit`)
 sys.path.insert(0, str(HERE))
 from build_lessons import EXTRAS, LANGS, LESSONS, SRC, title  # noqa: E402 - next to this file
 
-GUIDE = ROOT / "docs" / "workshop.md"
+#: Which notebooks each agenda teaches in class; docs/workshop.md's agenda tables say the same
+#: (tests/workshop/test_kit.py checks it)
+AGENDAS = SRC / "agendas.csv"
 CLASS_URL = "http://127.0.0.1:8867/voila/render/lessons/index.ipynb"   # `make workshop`'s index
 STYLE = """<style>
 body {font-family: system-ui, "Noto Sans CJK SC", "PingFang SC", sans-serif; max-width: 58em; margin: 1.5em auto;
@@ -277,14 +279,10 @@ def lecturer_html(lang: str, stem: str, entries: list[dict]) -> str:
 
 # ------------------------------------------------------------------ handout
 def agendas() -> dict[str, set[str]]:
-    """Which notebooks each agenda of the guide teaches in class: ``{"2 hours": {stems}, "3 hours": {...}}``."""
-    guide = GUIDE.read_text(encoding="utf-8")
-    out = {}
-    for name in ("3 hours", "2 hours"):
-        section = guide[guide.index(f"### {name}"):]
-        section = section[:section.index("\n### ", 1)]
-        out[name] = set(re.findall(r"\|\s*`(0\d_[a-z_]+|capstone)`\s*\|", section))
-    return out
+    """Which notebooks each agenda teaches in class: ``{"2 hours": {stems}, "3 hours": {...}}`` (agendas.csv)."""
+    with open(AGENDAS, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    return {name: {r["notebook"] for r in rows if r[name] == "in class"} for name in ("3 hours", "2 hours")}
 
 
 def handout_html(lang: str, class_url: str) -> str:
@@ -308,7 +306,7 @@ def handout_html(lang: str, class_url: str) -> str:
     terms = []
     with open(SRC / "glossary.csv", encoding="utf-8", newline="") as f:
         glossary = list(csv.DictReader(f))
-    with open(ROOT / "explorer" / "data" / "labels.csv", encoding="utf-8", newline="") as f:
+    with open(PACKAGE / "data" / "labels.csv", encoding="utf-8", newline="") as f:
         app_labels = {r["key"]: r for r in csv.DictReader(f)}
     core = {n for n, stem in enumerate(LESSONS, 1) if stem in both}
     for r in glossary:
@@ -342,7 +340,7 @@ def site(out: Path, class_url: str) -> list[Path]:
     L = labels()
     exporter = HTMLExporter(template_name="basic", exclude_input=True, exclude_output=True,
                             exclude_input_prompt=True, exclude_output_prompt=True)
-    notebooks = ([HERE / "index.ipynb", HERE / "glossary.ipynb", ROOT / "explorer" / "notebooks" / "claims.ipynb"]
+    notebooks = ([HERE / "index.ipynb", HERE / "glossary.ipynb", PACKAGE / "notebooks" / "claims.ipynb"]
                  + [HERE / lang / f"{stem}.ipynb" for lang in LANGS for stem in LESSONS + EXTRAS])
     written = []
     for nb_path in notebooks:
@@ -355,7 +353,7 @@ def site(out: Path, class_url: str) -> list[Path]:
         name = _plain(heading.group(1)).rstrip("¶").strip() if heading else nb_path.stem
         body = (f"<p class='note'>{note} <a href='{html.escape(class_url)}'>{html.escape(class_url)}</a></p>"
                 f"{fragment}")
-        target = out / nb_path.relative_to(ROOT / "explorer" / "notebooks").with_suffix(".html")
+        target = out / nb_path.relative_to(PACKAGE / "notebooks").with_suffix(".html")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(page(lang or "en", name, body), encoding="utf-8")
         written.append(target)
@@ -411,7 +409,7 @@ def index_html() -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Build the lecturer's kit (docs/workshop.md, 'The lecturer's kit').")
-    parser.add_argument("--out", default=str(ROOT / "build" / "kit"), help="output folder (default build/kit)")
+    parser.add_argument("--out", default=str(Path("build") / "kit"), help="output folder (default build/kit)")
     parser.add_argument("--class-url", default=CLASS_URL, help="the class server's lesson index, for the handout")
     args = parser.parse_args(argv)
     result = build(Path(args.out), args.class_url)
