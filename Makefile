@@ -13,7 +13,7 @@
 #                the lessons as a static site to read before class (CLASS_URL=... the class server, for the handout)
 #   make lab   - install the lab extra and open JupyterLab on explorer/notebooks/analyst.ipynb (the API tour)
 #   make lint  - ruff and import-linter (rules and layers in pyproject.toml; .ci/run runs it before the tests)
-#   make docs  - install the docs extra and build the API reference into docs/_build/html (warnings fail)
+#   make docs  - install the docs extra and build the docs (pages by reader, API reference) into docs/_build/html
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -121,7 +121,7 @@ $(DOCS_STAMP): $(STAMP) pyproject.toml
 	touch $(DOCS_STAMP)
 docs: $(DOCS_STAMP)
 	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
-	@echo "API reference: docs/_build/html/index.html"
+	@echo "Docs (pages by reader and the API reference): docs/_build/html/index.html"
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

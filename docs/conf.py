@@ -19,11 +19,16 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.viewcode",
     "numpydoc",
+    "myst_parser",  # the Markdown pages: the guide, the model, hosting, the workshop, the architecture
 ]
 
 root_doc = "index"
-source_suffix = {".rst": "restructuredtext"}  # the Markdown pages in docs/ are read on the forge, not built
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build"]
+# links between the pages resolve to their HTML; a link to a file outside docs/ (CONTRIBUTING.md, the code) stays a
+# link to the repository's file, which Sphinx cannot check: myst's "xref_missing" warnings are about those
+suppress_warnings = ["myst.xref_missing", "myst.header"]
+myst_heading_anchors = 3
 
 # autodoc: members in ``__all__``, in source order; type hints stay in the signature
 autodoc_default_options = {"members": True, "member-order": "bysource"}
@@ -37,5 +42,5 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
 html_theme = "alabaster"
-html_title = "llm-cost-explorer API"
+html_title = "llm-cost-explorer"
 html_static_path: list[str] = []

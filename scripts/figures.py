@@ -1,14 +1,16 @@
-"""Write the README's figures that depend on prices and people from the model, so a data update cannot leave a
+"""Write the documents' figures that depend on prices and people from the model, so a data update cannot leave a
 stale number (issue 37).
 
 Usage::
 
-    python scripts/figures.py          # rewrite the generated blocks of README.md
+    python scripts/figures.py          # rewrite the generated blocks of README.md and docs/*.md
     python scripts/figures.py --check  # exit 1 when a block differs from what the model gives now
 
-A generated block sits between ``<!-- figures:NAME -->`` and ``<!-- /figures:NAME -->`` in README.md. Blocks:
+A generated block sits between ``<!-- figures:NAME -->`` and ``<!-- /figures:NAME -->`` in one of
+:data:`DOCUMENTS`; each block is in exactly one. Blocks:
 
-* ``cli``: the README's first command and what it prints;
+* ``first``: the README's example, a Chinchilla-sized run, and all it prints;
+* ``cli``: the guide's first command and all it prints;
 * ``gpt3``: that run's final-run cost against the AI Index, at today's and at 2020's prices;
 * ``people``: the default team and people cost beside Cottier et al.'s method;
 * ``bases``: each price basis and what it gives for an H100 SXM, with the providers and dates behind it;
@@ -38,7 +40,10 @@ from explorer import Scenario, catalog, estimate, prices, rules
 from explorer.analysis.runs import models_table, run_scenario
 from explorer.cli import main as cli_main
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+#: The documents with generated blocks.
+DOCUMENTS = (README, ROOT / "docs" / "guide.md", ROOT / "docs" / "model.md")
 
 #: run (published_runs.csv) -> (table, row id) of its published cloud estimate
 REPLAY = {
@@ -88,24 +93,40 @@ def replay_block() -> str:
     return "\n".join(lines)
 
 
+FIRST_ARGS = ["estimate", "--params", "70B", "--tokens", "1.4T", "--gpus", "2048"]
 CLI_ARGS = ["estimate", "--params", "175e9", "--tokens", "300e9", "--gpu", "v100", "--precision", "fp16",
             "--gpus", "10000"]
 
 
 def cli_block() -> str:
-    """The ``cli`` block: the README's first command and all it prints."""
+    """The ``cli`` block: the guide's first command and all it prints."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         cli_main(CLI_ARGS)
     return "```\n$ python -m explorer " + " ".join(CLI_ARGS) + "\n" + out.getvalue().rstrip() + "\n```"
 
 
+def first_block() -> str:
+    """The ``first`` block: the README's example, a Chinchilla-sized run, and all it prints."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        cli_main(FIRST_ARGS)
+    return "```\n$ python -m explorer " + " ".join(FIRST_ARGS) + "\n" + out.getvalue().rstrip() + "\n```"
+
+
 def _cli_lines(args: list[str], keep) -> str:
-    """The CLI's output for ``args``, the lines for which ``keep(line)`` holds, in a fenced block."""
+    """The CLI's output for ``args``, the lines for which ``keep(line)`` holds, in a fenced block; ``...`` marks
+    where lines were left out (tests/test_docs_examples.py reads it so)."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         cli_main(args)
-    lines = [x for x in out.getvalue().splitlines() if keep(x)]
+    lines, skipped = [], False
+    for line in out.getvalue().splitlines():
+        if keep(line):
+            lines += ["...", line] if skipped else [line]
+            skipped = False
+        else:
+            skipped = True
     return "```\n$ python -m explorer " + " ".join(args) + "\n" + "\n".join(lines) + "\n```"
 
 
@@ -120,7 +141,7 @@ def owned_block() -> str:
     keep = ("owned: capex", "amortization", "all-in per GPU-hour", "break-even vs rent")
     text = _cli_lines(["estimate", "--params", "70e9", "--tokens", "2e12", "--gpus", "2048", "--pricing", "owned"],
                       lambda x: x.strip().startswith(keep))
-    return text.replace("--pricing owned\n", "--pricing owned\n...\n", 1)
+    return text
 
 
 def gpt3_block() -> str:
@@ -292,35 +313,46 @@ def epoch_block() -> str:
             "issue 37); the rest is the explorer's own GPU-hours.")
 
 
-BLOCKS = {"cli": cli_block, "gpt3": gpt3_block, "people": people_block, "bases": bases_block,
+BLOCKS = {"first": first_block, "cli": cli_block, "gpt3": gpt3_block, "people": people_block, "bases": bases_block,
           "per_flop": per_flop_block, "seller": seller_block, "owned": owned_block, "epoch": epoch_block,
           "replay": replay_block, "plan": plan_block}
 
 
 def render(text: str) -> str:
-    """``text`` with every generated block rewritten."""
+    """``text`` with every generated block it holds rewritten."""
     for name, make in BLOCKS.items():
         pattern = re.compile(rf"(<!-- figures:{name} -->\n).*?(\n<!-- /figures:{name} -->)", re.S)
-        if not pattern.search(text):
-            raise SystemExit(f"README.md has no block figures:{name}")
-        text = pattern.sub(lambda m: m.group(1) + make() + m.group(2), text)
+        if pattern.search(text):
+            text = pattern.sub(lambda m: m.group(1) + make() + m.group(2), text)
     return text
 
 
+def _holders() -> dict[str, list[str]]:
+    """Each block's name and the documents that hold it (exactly one each, or the documents are wrong)."""
+    return {name: [d.relative_to(ROOT).as_posix() for d in DOCUMENTS
+                   if f"<!-- figures:{name} -->" in d.read_text(encoding="utf-8")] for name in BLOCKS}
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Rewrite README.md's generated blocks, or with ``--check`` say whether they are current (exit 1 if not)."""
+    """Rewrite the documents' generated blocks, or with ``--check`` say whether they are current (exit 1 if not)."""
     parser = argparse.ArgumentParser(prog="python scripts/figures.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when README.md's blocks are stale")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a document's blocks are stale")
     args = parser.parse_args(argv)
-    old = README.read_text(encoding="utf-8")
-    new = render(old)
-    if args.check:
+    misplaced = {name: where for name, where in _holders().items() if len(where) != 1}
+    if misplaced:
+        raise SystemExit(f"each block must be in exactly one document: {misplaced}")
+    stale = []
+    for document in DOCUMENTS:
+        old = document.read_text(encoding="utf-8")
+        new = render(old)
         if new != old:
-            print("README.md's generated figures are stale: run `make figures`")
-            return 1
-        print("README.md's generated figures are current")
-        return 0
-    README.write_text(new, encoding="utf-8")
+            stale.append(document.relative_to(ROOT).as_posix())
+            if not args.check:
+                document.write_text(new, encoding="utf-8")
+    if args.check:
+        print(f"stale generated figures in {', '.join(stale)}: run `make figures`" if stale
+              else "the generated figures are current")
+        return 1 if stale else 0
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The README's generated figures (scripts/figures.py, `make figures`) are what the model gives now (issue 37):
+"""The documents' generated figures (scripts/figures.py, `make figures`) are what the model gives now (issue 37):
 a price or people update cannot leave a stale number in them."""
 
 import importlib.util
@@ -14,15 +14,17 @@ def load_figures():
     return module
 
 
-def test_the_readme_figures_are_current():
+def test_the_generated_figures_are_current():
     figures = load_figures()
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert figures.render(text) == text, "README.md's generated figures are stale: run `make figures`"
+    for document in figures.DOCUMENTS:
+        text = document.read_text(encoding="utf-8")
+        assert figures.render(text) == text, f"{document.name}'s generated figures are stale: run `make figures`"
+    assert figures.main(["--check"]) == 0  # and each block is in exactly one document
 
 
 def test_a_stale_figure_is_caught():
     figures = load_figures()
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "model.md").read_text(encoding="utf-8") + (ROOT / "docs" / "guide.md").read_text()
     stale = text.replace("<!-- figures:replay -->\n|", "<!-- figures:replay -->\n| (stale) |", 1)
     assert stale != text and figures.render(stale) == text
 

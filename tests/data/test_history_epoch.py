@@ -93,8 +93,8 @@ def test_report_names_the_data_the_rule_and_both_periods():
     assert "2016-2023" in text and "2016-2025" in text and "2.0-2.9x" in text
 
 
-def test_readme_says_which_data_and_which_rule():
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+def test_the_model_page_says_which_data_and_which_rule():
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "model.md").read_text(encoding="utf-8")
     assert "epoch_frontier.csv" in readme and "top 10 by training compute" in readme
 
 
