@@ -11,7 +11,7 @@ the cost model (:func:`explorer.estimate`) or reads the project's sourced data
 computed, the verdict and the reason. Nothing in a verdict is typed in: it is
 decided by comparing the computed number with the claimed one.
 
-The article's dated cost figures are checked by :func:`explorer.history.check_claims`
+The article's dated cost figures are checked by :func:`explorer.history.check_dated_costs`
 (``explorer/data/article_claims.csv``); this module takes those rows as they
 are and maps them onto the three verdicts, so the two never disagree.
 
@@ -62,7 +62,7 @@ import pandas as pd
 
 from explorer import catalog, prices
 from explorer.text import label, money_in, quantity_in
-from explorer.history import check_claims as _history_claims
+from explorer.history import check_dated_costs
 from explorer.model import estimate
 from explorer.presets import presets, published_run
 from explorer.scenario import Scenario
@@ -392,12 +392,12 @@ def _estimate(name: str) -> Callable[[str], str]:
 
 
 def _history(claim_id: str) -> Callable[[], Finding]:
-    """A test that reads the row of :func:`explorer.history.check_claims` for ``claim_id``."""
+    """A test that reads the row of :func:`explorer.history.check_dated_costs` for ``claim_id``."""
 
     def test() -> Finding:
         from explorer.history import CONSISTENT_FACTOR, FLAG_FACTOR, load_history
 
-        row = _history_claims().set_index("id").loc[claim_id]
+        row = check_dated_costs().set_index("id").loc[claim_id]
         if row["kind"] == "forecast":
             # judged on each basis: the claim's method over 2016-2023 and 2016-2025, and the cloud-price trend
             # every cost basis counts (the claim's own method, the cloud price, Epoch's hardware acquisition):

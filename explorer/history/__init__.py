@@ -20,7 +20,7 @@ $10B-$100B "within three years". This module makes that story checkable:
   :func:`fit_periods` fits the two periods reported side by side: 2016-2023
   (the paper's, 2.4x/yr, 90% CI 2.0-2.9x [1]_) and 2016-2025 (all of Epoch's data).
   The cloud-price series is its own trend (``method="cloud"``), never mixed in.
-* :func:`check_claims` compares each dated figure of the article
+* :func:`check_dated_costs` compares each dated figure of the article
   (``explorer/data/article_claims.csv``) with the sourced value (the AI Index
   2024 [2]_ and developer figures in ``history.csv``, Epoch AI's set).
 * :func:`render_report` is what ``python -m explorer history`` prints.
@@ -43,7 +43,7 @@ References
    data/PCU518210518210.csv).
 """
 
-from explorer.history.report import check_claims, render_report
+from explorer.history.report import check_dated_costs, render_report
 from explorer.history.trend import (
     EPOCH_GROWTH_CI90,
     EPOCH_GROWTH_CI95,
@@ -81,9 +81,6 @@ from explorer.history.trend import (  # noqa: E402
     N_BOOT as N_BOOT,
     PPI_PCU518210518210 as PPI_PCU518210518210,
     SEED as SEED,
-    _claims as _claims,
-    _error as _error,
-    _history as _history,
 )
 
 __all__ = [
@@ -109,6 +106,6 @@ __all__ = [
     "fit_acquisition_periods",
     "fittable_methods",
     "select_points",
-    "check_claims",
+    "check_dated_costs",
     "render_report",
 ]

@@ -1,6 +1,6 @@
 """The article's dated cost figures checked against the sourced data, and the report of ``python -m explorer history``.
 
-:func:`check_claims` compares each figure of ``article_claims.csv`` with ``history.csv`` and judges each
+:func:`check_dated_costs` compares each figure of ``article_claims.csv`` with ``history.csv`` and judges each
 forecast on every cost basis of :mod:`explorer.history.trend`; :func:`render_report` prints the fit and the
 check. :mod:`explorer.history` exports both.
 """
@@ -22,16 +22,16 @@ from explorer.history.trend import (
     SCOPES,
     SELECTION_RULE,
     TrendFit,
-    _check_method,
-    _claims,
-    _error,
-    _history,
+    check_method,
+    claims_table,
+    history_table,
     fit_acquisition_periods,
     fit_periods,
     fit_trend,
     fittable_methods,
     select_points,
 )
+from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.text import money
 
@@ -52,7 +52,7 @@ def _fmt_year(y: float) -> str:
     return f"{y:.1f}" if math.isfinite(y) else "never"
 
 
-def check_claims(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFrame:
+def check_dated_costs(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFrame:
     """Compare the article's dated figures with the sourced data.
 
     Each ``figure`` claim is compared with the row of ``history.csv`` for
@@ -86,7 +86,7 @@ def check_claims(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFrame:
         and ``holds_on`` (the bases on which the claimed year is not earlier
         than the interval).
     """
-    hist = _history()
+    hist = history_table()
     given = dict(fits or {})
     cache: dict = {}
 
@@ -97,14 +97,14 @@ def check_claims(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFrame:
             cache[method] = fit_periods(method)
         return {f"{METHODS[method]}, {period}": (method, f) for period, f in cache[method].items()}
     out = []
-    for _, cl in _claims().iterrows():
+    for _, cl in claims_table().iterrows():
         rec = {k: cl[k] for k in ("id", "kind", "year", "claim_zh", "claim_en", "model", "method",
                                   "claimed_usd", "source")}
         rec.update(sourced_usd=np.nan, sourced_id="", sourced_date="", scope="", ratio=np.nan,
                    flagged=False, verdict="", bases=[], holds_on=[])
         claimed = float(cl["claimed_usd"])
         if cl["kind"] == "forecast":
-            method = _check_method(cl["method"])
+            method = check_method(cl["method"])
             by = float(cl["year"])
             bases = bases_of(method)
             if method != "cloud" and "cloud" in fittable_methods():
@@ -181,9 +181,9 @@ def render_report(as_json: bool = False, method: str | None = None) -> str:
     explorer.errors.ScenarioError
         For an unknown method.
     """
-    method = _check_method(method)
+    method = check_method(method)
     if method not in fittable_methods():
-        raise _error("method", method, Message("allowed_choices", choices=list(fittable_methods()),
+        raise ScenarioError("method", method, Message("allowed_choices", choices=list(fittable_methods()),
                                                field="history_method"))
     fit = fit_trend(method)
     if as_json:
@@ -202,7 +202,7 @@ def render_report(as_json: bool = False, method: str | None = None) -> str:
         "Training cost of notable AI models: historical trend",
         f"Data: {SELECTION_RULE}, explorer/data/epoch_frontier.csv (Epoch AI, training-cost-trends, CC BY 4.0; "
         f"{EPOCH_REFERENCE}), plus explorer/data/history.csv (AI Index 2024 and developer figures, not fitted); "
-        f"{len(_history())} estimates; costs in {fit.dollar_year} USD (US PPI PCU518210518210, the deflator Epoch AI uses).",
+        f"{len(history_table())} estimates; costs in {fit.dollar_year} USD (US PPI PCU518210518210, the deflator Epoch AI uses).",
         "",
         f"Fit: log10(cost) linear in date, {fit.subset}",
         f"     {fit.n_points} points, {fit.year.min():.1f}-{fit.year.max():.1f}; "
@@ -240,7 +240,7 @@ def render_report(as_json: bool = False, method: str | None = None) -> str:
     for _, r in rows.iterrows():
         lines.append(f"  {r['date']:<8} {r['model'][:28]:<28} {money(r['cost_usd_target']):>9}  {r['estimate']}")
 
-    claims = check_claims()
+    claims = check_dated_costs()
     lines += ["", "Article claims check (《大模型训练成本全维度拆解与优化指南》, section 二), compared in the source's own dollars:"]
     for _, c in claims.iterrows():
         year = "now" if pd.isna(c["year"]) else f"{c['year']:.0f}"

@@ -88,11 +88,6 @@ _HISTORY_COLUMNS = (
 )
 
 
-def _error(field: str, value, allowed: Message) -> ScenarioError:
-    """The package's error type for a bad ``field`` value."""
-    return ScenarioError(field, value, allowed)
-
-
 def _read_csv(name: str) -> pd.DataFrame:
     catalog.read_csv(name)  # schema check (explorer.catalog.SCHEMAS) before pandas parses the same text
     text = (resources.files("explorer") / "data" / name).read_text(encoding="utf-8")
@@ -118,7 +113,7 @@ def decimal_year(date: str) -> float:
         return year + 0.5
     month = int(parts[1])
     if not 1 <= month <= 12:
-        raise _error("date", date, Message("allowed_date"))
+        raise ScenarioError("date", date, Message("allowed_date"))
     return year + (month - 0.5) / 12.0
 
 
@@ -137,7 +132,7 @@ def deflator(dollar_year: str, target: str = TARGET_DOLLAR_YEAR) -> float:
     """
     for key in (dollar_year, target):
         if key not in PPI_PCU518210518210:
-            raise _error("dollar_year", key, Message("allowed_choices", choices=list(PPI_PCU518210518210)))
+            raise ScenarioError("dollar_year", key, Message("allowed_choices", choices=list(PPI_PCU518210518210)))
     return PPI_PCU518210518210[target] / PPI_PCU518210518210[dollar_year]
 
 
@@ -162,7 +157,8 @@ def _epoch_rows() -> pd.DataFrame:
 
 
 @functools.cache
-def _history() -> pd.DataFrame:
+def history_table() -> pd.DataFrame:
+    """Every dated cost estimate: ``history.csv`` and Epoch AI's frontier rows, read once (do not modify it)."""
     df = pd.concat([_read_csv("history.csv"), _epoch_rows()], ignore_index=True)
     missing = set(_HISTORY_COLUMNS) - set(df.columns)
     if missing:  # pragma: no cover - guards the packaged file
@@ -175,7 +171,8 @@ def _history() -> pd.DataFrame:
 
 
 @functools.cache
-def _claims() -> pd.DataFrame:
+def claims_table() -> pd.DataFrame:
+    """The source article's dated cost claims (``article_claims.csv``), read once (do not modify it)."""
     df = _read_csv("article_claims.csv")
     df["notes"] = df["notes"].fillna("")
     return df
@@ -190,25 +187,26 @@ def load_history() -> pd.DataFrame:
         Columns of ``history.csv`` plus ``year`` [decimal yr] and
         ``cost_usd_target`` [USD of :data:`TARGET_DOLLAR_YEAR`].
     """
-    return _history().copy()
+    return history_table().copy()
 
 
 def load_claims() -> pd.DataFrame:
     """The article's dated cost claims (``article_claims.csv``, a copy)."""
-    return _claims().copy()
+    return claims_table().copy()
 
 
-def _check_method(method: str | None) -> str:
+def check_method(method: str | None) -> str:
+    """``method`` if it is a cost method of the history (``None``: ``"amortized"``), else a ScenarioError."""
     if method is None:
         return "amortized"
     if method not in METHODS:
-        raise _error("method", method, Message("allowed_choices", choices=list(METHODS), field="history_method"))
+        raise ScenarioError("method", method, Message("allowed_choices", choices=list(METHODS), field="history_method"))
     return method
 
 
 def fittable_methods() -> tuple[str, ...]:
     """Methods with at least MIN_POINTS final-run estimates at distinct dates."""
-    df = _history()
+    df = history_table()
     fin = df[df["scope"] == "final_run"]
     return tuple(m for m in METHODS if fin.loc[fin["method"] == m, "year"].nunique() >= MIN_POINTS)
 
@@ -450,13 +448,13 @@ def fit_log_linear(
     t = np.asarray(year, dtype=float).ravel()
     c = np.asarray(cost_usd, dtype=float).ravel()
     if t.shape != c.shape:
-        raise _error("cost_usd", Message("value_count", n=c.size), Message("allowed_one_per_year", n=t.size))
+        raise ScenarioError("cost_usd", Message("value_count", n=c.size), Message("allowed_one_per_year", n=t.size))
     if not (np.all(np.isfinite(t)) and np.all(np.isfinite(c)) and np.all(c > 0)):
-        raise _error("cost_usd", Message("value_nonpositive"), Message("allowed_positive_costs"))
+        raise ScenarioError("cost_usd", Message("value_nonpositive"), Message("allowed_positive_costs"))
     if np.unique(t).size < MIN_POINTS:
-        raise _error("points", int(np.unique(t).size), Message("allowed_distinct_dates", n=MIN_POINTS))
+        raise ScenarioError("points", int(np.unique(t).size), Message("allowed_distinct_dates", n=MIN_POINTS))
     if not 0.0 < ci_level < 1.0:
-        raise _error("ci_level", ci_level, Message("allowed_between_0_1"))
+        raise ScenarioError("ci_level", ci_level, Message("allowed_between_0_1"))
     y = np.log10(c)
     t_ref = float(t.mean())
     x = t - t_ref
@@ -502,11 +500,11 @@ def select_points(method: str | None = "amortized", *, frontier_only: bool = Tru
     remain (the developer-stated method) all final-run rows of the method are
     used and the subset text says so.
     """
-    method = _check_method(method)
+    method = check_method(method)
     if method not in fittable_methods():
-        raise _error("method", method, Message("allowed_fittable_method", choices=list(fittable_methods()),
+        raise ScenarioError("method", method, Message("allowed_fittable_method", choices=list(fittable_methods()),
                                                n=MIN_POINTS, field="history_method"))
-    df = _history()
+    df = history_table()
     rows = df[(df["method"] == method) & (df["scope"] == "final_run")]
     if start_year is not None:
         rows = rows[rows["year"] >= start_year]
@@ -556,7 +554,7 @@ def fit_trend(method: str | None = "amortized", *, frontier_only: bool = True,
                                 start_year=start_year, end_year=end_year)
     return fit_log_linear(
         rows["year"].to_numpy(), rows["cost_usd_target"].to_numpy(),
-        labels=rows["model"].tolist(), method=_check_method(method), subset=words,
+        labels=rows["model"].tolist(), method=check_method(method), subset=words,
         n_boot=n_boot, seed=seed, ci_level=ci_level,
     )
 

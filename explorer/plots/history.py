@@ -50,6 +50,7 @@ from matplotlib.transforms import IdentityTransform
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MultipleLocator
 
 from explorer import history
+from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.plots.blit import Blitter
 from explorer.plots.figure import NotebookFigure
@@ -431,9 +432,9 @@ def _check_marker(cost_usd: float | None, year: float) -> None:
     if cost_usd is not None:
         cost = float(cost_usd)
         if not (math.isfinite(cost) and cost > 0):
-            raise history._error("cost_usd", cost_usd, Message("allowed_cost_or_none"))
+            raise ScenarioError("cost_usd", cost_usd, Message("allowed_cost_or_none"))
         if not math.isfinite(float(year)):
-            raise history._error("year", year, Message("allowed_year"))
+            raise ScenarioError("year", year, Message("allowed_year"))
 
 
 def _set_marker(h: HistoryHandles, cost_usd: float | None, year: float, label: str) -> None:
@@ -565,7 +566,7 @@ class HistoryPlot:
     def __init__(self, language: str = "en", *, attach=None, fit=None, figure: Figure | None = None,
                  deferred: bool = False):
         if language not in LANGUAGES:
-            raise history._error("language", language, Message("allowed_choices", choices=list(LANGUAGES)))
+            raise ScenarioError("language", language, Message("allowed_choices", choices=list(LANGUAGES)))
         self.fit = fit
         self._attach = attach or _set_canvas
         self._handles: dict[int, HistoryHandles] = {}  # by id of each figure it drew
@@ -815,7 +816,7 @@ def _plot_of(fig: Figure) -> HistoryPlot:
     """The :class:`HistoryPlot` that drew ``fig``; a refusal naming the figure for any other."""
     plot = getattr(fig, "history_plot", None)
     if plot is None or id(fig) not in plot._handles:
-        raise history._error("figure", type(fig).__name__, Message("allowed_history_figure"))
+        raise ScenarioError("figure", type(fig).__name__, Message("allowed_history_figure"))
     return plot
 
 

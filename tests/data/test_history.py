@@ -69,8 +69,8 @@ def test_data_is_read_from_the_package_not_shared(monkeypatch):
         return real_open(path, *a, **k)
 
     monkeypatch.setattr(builtins, "open", guarded)
-    history._history.cache_clear()
-    history._claims.cache_clear()
+    history.trend.history_table.cache_clear()
+    history.trend.claims_table.cache_clear()
     assert len(history.load_history()) > 0
     assert len(history.load_claims()) > 0
 
@@ -168,7 +168,7 @@ def test_claims_have_sources_and_keys_into_history():
 
 
 def test_claims_check_flags_2018_bert_figure():
-    table = history.check_claims().set_index("id")
+    table = history.check_dated_costs().set_index("id")
     df = history.load_history()
     bert = df[(df["model"] == "BERT-Large") & (df["method"] == "cloud")]["cost_usd"].iloc[0]
     row = table.loc["claim_2018"]
@@ -181,14 +181,14 @@ def test_claims_check_flags_2018_bert_figure():
 
 
 def test_claims_check_gpt3_points_to_the_2023_retraining_estimate():
-    row = history.check_claims().set_index("id").loc["claim_2020"]
+    row = history.check_dated_costs().set_index("id").loc["claim_2020"]
     assert bool(row["flagged"])
     assert row["sourced_date"].startswith("2020")
     assert "2023" in row["verdict"] and "re-training" in row["verdict"]
 
 
 def test_claims_that_copy_the_ai_index_are_consistent():
-    table = history.check_claims().set_index("id")
+    table = history.check_dated_costs().set_index("id")
     for cid in ("claim_2017", "claim_2019", "claim_2023_flagship", "claim_2023_other"):
         assert not bool(table.loc[cid, "flagged"]), cid
         assert 0.8 <= table.loc[cid, "ratio"] <= 1.25

@@ -69,7 +69,7 @@ def test_cloud_price_is_its_own_trend_on_the_same_rule():
 
 
 def test_ten_billion_by_2027_is_judged_on_each_basis():
-    table = history.check_claims().set_index("id")
+    table = history.check_dated_costs().set_index("id")
     row = table.loc["claim_forecast_10b"]
     bases = {b["basis"]: b for b in row["bases"]}
     # revised (issue 25 item 5): Epoch's hardware-acquisition cost is a basis too

@@ -133,7 +133,7 @@ def test_fp8_int4_partly_for_fp8(claims):
 
 
 def test_history_claims_are_not_duplicated():
-    """The dated figures come from explorer.history.check_claims, not from a second table."""
+    """The dated figures come from explorer.history.check_dated_costs, not from a second table."""
     from explorer.history import load_claims
 
     ids = {c.id for c in CLAIMS}

@@ -113,13 +113,13 @@ def test_100b_cny_needs_the_condition_continual_90_states(checked):
 
 
 def test_forecasts_on_every_basis(checked):
-    from explorer.history import check_claims, fit_acquisition_periods
+    from explorer.history import check_dated_costs, fit_acquisition_periods
     fit = fit_acquisition_periods()["2016-2025"]
     cr = fit.crossing(1e10)
     assert cr.year == pytest.approx(2028.2, abs=0.05)
     # Grok-3 already at $5.48B on this basis, the largest point
     assert max(fit.cost_usd) == pytest.approx(5.48e9, rel=0.005)
-    rows = check_claims().set_index("id")
+    rows = check_dated_costs().set_index("id")
     held = rows.loc["claim_forecast_10b", "holds_on"]
     assert held and all("acquisition" in b for b in held)          # acquisition yes, amortized and cloud no
     assert len(rows.loc["claim_forecast_10b", "bases"]) == 6
