@@ -12,7 +12,7 @@
 #   make kit      - the lecturer's kit in build/kit: lecturer notes per lesson, answer key and handout (en, zh),
 #                the lessons as a static site to read before class (CLASS_URL=... the class server, for the handout)
 #   make lab   - install the lab extra and open JupyterLab on explorer/notebooks/analyst.ipynb (the API tour)
-#   make lint  - ruff and import-linter (rules and layers in pyproject.toml; .ci/run runs it before the tests)
+#   make lint  - ruff, import-linter and mypy (rules, layers and typed modules in pyproject.toml; .ci/run runs it first)
 #   make docs  - install the docs extra and build the docs (pages by reader, API reference) into docs/_build/html
 PYTHON ?= python3
 VENV := .venv
@@ -112,6 +112,7 @@ test-fast: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
 
 # The API reference: Sphinx with numpydoc over the package's docstrings (docs/conf.py, docs/api/)
 DOCS_STAMP := $(VENV)/.docs-installed

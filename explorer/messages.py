@@ -48,7 +48,7 @@ import functools
 import math
 import re
 import string
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from explorer.tables import read_rows
 from explorer.text import label, labels, power_of_ten, readable_number, short_repr
@@ -98,13 +98,13 @@ class Message(str):
         return _format(self.id, self.params, language, readable=readable)
 
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[str, dict[str, Any]]]:
         return (_rebuild, (self.id, dict(self.params)))
 
     def __copy__(self) -> "Message":
         return self
 
-    def __deepcopy__(self, memo) -> "Message":
+    def __deepcopy__(self, memo: object) -> "Message":
         return self
 
 
@@ -116,7 +116,7 @@ def render(message: object, language: str = "en", *, readable: bool | str = True
     """``message`` in ``language``: a :class:`Message` or a :class:`~explorer.errors.ScenarioError` rendered,
     any other text as it is (it has no id to translate by)."""
     if hasattr(message, "render"):
-        return message.render(language, readable=readable)
+        return str(message.render(language, readable=readable))
     return str(message)
 
 
@@ -189,9 +189,9 @@ class _Formatter(string.Formatter):
             return str(value).upper()
         if isinstance(value, float) and not math.isfinite(value) and spec:
             return _unknown(lang) if math.isnan(value) else "∞"
-        return super().format_field(value, spec)
+        return str(super().format_field(value, spec))
 
-    def _join(self, words) -> str:
+    def _join(self, words: Iterable[str]) -> str:
         # labels may hold commas ("On-demand, hyperscaler list"): readable English lists use semicolons
         return ("、" if self.language == "zh" else ", " if self.plain else "; ").join(words)
 

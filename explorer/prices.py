@@ -84,6 +84,7 @@ import datetime as _dt
 import functools
 import math
 import statistics
+from typing import Mapping
 from dataclasses import dataclass
 
 from explorer import catalog
@@ -319,7 +320,7 @@ def price_date_range() -> tuple[str, str]:
 
 
 @functools.cache
-def _rows(as_of: str = "") -> tuple[dict, ...]:
+def _rows(as_of: str = "") -> tuple[Mapping[str, str], ...]:
     """The rows of the price table dated on or before ``as_of`` (ISO; "" for every row)."""
     return tuple(r for r in catalog.read_csv("cloud_prices.csv") if not as_of or r["price_date"] <= as_of)
 

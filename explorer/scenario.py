@@ -62,14 +62,16 @@ RECOVERY_MODES = ("auto", "storage", "in_memory")
 _INF = math.inf
 
 
-def _num(default, lo, hi, *, lo_open=False, unit="", optional=False, integer=False):
+def _num(default: float | None, lo: float, hi: float, *, lo_open: bool = False, unit: str = "",
+         optional: bool = False, integer: bool = False) -> Any:
     """A numeric field with its allowed range [lo, hi] (lo excluded when lo_open)."""
     meta = {"kind": "int" if integer else "float", "min": lo, "max": hi, "lo_open": lo_open,
             "unit": unit, "optional": optional}
     return field(default=default, metadata=meta)
 
 
-def _choice(default, choices, *, optional=False):
+def _choice(default: str | None, choices: tuple[str, ...], *, optional: bool = False) -> Any:
+    """A field that takes one of ``choices``."""
     return field(default=default, metadata={"kind": "choice", "choices": choices, "optional": optional})
 
 
@@ -279,7 +281,7 @@ class Scenario:
             return self.active_params_effective / self.params
         if self.active_fraction is not None:
             return self.active_fraction
-        return rules.moe_active_fraction(self.params)
+        return float(rules.moe_active_fraction(self.params))
 
     def replace(self, **changes: Any) -> "Scenario":
         """A copy with some fields changed (validated)."""
@@ -345,7 +347,7 @@ def field_spec(name: str) -> Mapping[str, Any]:
     raise KeyError(name)
 
 
-def _check_field(f: dataclasses.Field, value: Any) -> Any:
+def _check_field(f: dataclasses.Field[Any], value: Any) -> Any:
     meta = f.metadata
     kind = meta.get("kind", "str")
     if value is None:

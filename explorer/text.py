@@ -11,7 +11,7 @@ import functools
 import math
 import re
 import sys
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from explorer.tables import read_rows
 
@@ -285,7 +285,7 @@ def _plain(d: decimal.Decimal) -> str:
 _BAD_COMMA = re.compile(r"\d[,，](?!\d{3}(?!\d))(?=\d)")
 
 
-def parse_number(text: str, *, currency: str | None = None, units=()) -> float:
+def parse_number(text: str, *, currency: str | None = None, units: Iterable[str] = ()) -> float:
     """The number in ``text``: ``"7B"``, ``"70e9"``, ``"1.5T"``, ``"1,024"``, ``"3.15 × 10^23"``, ``"500万"``.
 
     Scale words k/K (thousand), M (million), B or G (billion), T (trillion), P
