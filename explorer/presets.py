@@ -34,7 +34,7 @@ class Preset:
         The scenario: the run's parameters, tokens, GPU count and disclosed shape, with the preset's own fields on
         top.
     source : str
-        Source of the preset's own fields.
+        Sources of the replayed run and of the preset's own fields.
     """
 
     id: str

@@ -477,7 +477,8 @@ def fit_log_linear(
     labels : sequence of str, optional
         Point names; None: ``"0"``, ``"1"``, ...
     method : str, optional
-        Key of :data:`METHODS` the costs were estimated by, recorded in the fit (default ``"synthetic"``).
+        How the costs were estimated, recorded in the fit: a key of :data:`METHODS`, ``"acquisition"``
+        (:func:`fit_acquisition_periods`) or ``"synthetic"`` (the default).
     subset : str, optional
         Which points these are, in words, recorded in the fit.
     n_boot : int
