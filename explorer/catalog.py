@@ -59,6 +59,11 @@ def read_csv(name: str) -> tuple[Mapping[str, str], ...]:
     name : str
         File name inside ``explorer/data`` (e.g. ``"regions.csv"``).
 
+    Returns
+    -------
+    tuple of mapping
+        One read-only mapping per data row, column name -> cell text, in file order.
+
     Raises
     ------
     CatalogError
@@ -73,7 +78,14 @@ def read_csv(name: str) -> tuple[Mapping[str, str], ...]:
 
 
 class CatalogError(ScenarioError):
-    """A packaged catalog breaks its schema: names the file and line, the value and what is allowed."""
+    """A packaged catalog breaks its schema: names the file and line, the value and what is allowed.
+
+    Parameters
+    ----------
+    message : str
+        The message of :class:`explorer.tables.TableError`, ``"<file> line <n> (<id>): <what>"``; the text before
+        the first ``": "`` becomes the error's ``field``, the rest its ``value``.
+    """
 
     def __init__(self, message: str):
         where, _, what = message.partition(": ")
@@ -82,6 +94,19 @@ class CatalogError(ScenarioError):
 
 def check_rows(name: str, text: str) -> tuple[Mapping[str, str], ...]:
     """Parse CSV ``text`` of catalog ``name`` and check it against :data:`SCHEMAS`.
+
+    Parameters
+    ----------
+    name : str
+        File name of the catalog (a key of :data:`SCHEMAS`, e.g. ``"regions.csv"``); a name without a schema is
+        checked for its header, its column count and unique, non-empty ids in the first column.
+    text : str
+        The CSV text, header first.
+
+    Returns
+    -------
+    tuple of mapping
+        One read-only mapping per data row, column name -> cell text, in text order (blank lines skipped).
 
     Raises
     ------
@@ -105,14 +130,29 @@ def _number(text: str | None) -> float | None:
 class Accelerator:
     """One accelerator of ``accelerators.csv``.
 
-    Attributes
+    Cloud prices are not here: :func:`explorer.prices.quote` derives them per
+    price basis from ``cloud_prices.csv``.
+
+    Parameters
     ----------
-    peak_tflops : mapping
-        Dense peak [TFLOP/s] per precision; precisions it lacks are absent.
+    id : str
+        Catalog id (e.g. ``"h100-sxm"``).
+    name : str
+        Display name.
+    vendor : str
+        Maker of the chip.
+    year : int
+        Year of release.
     memory_gb : float
         Device memory [GB].
     tdp_w : float or None
         Thermal design power of the chip [W]; None where unpublished.
+    peak_tflops : mapping
+        Dense peak [TFLOP/s] per precision; precisions it lacks are absent.
+    purchase_usd : float or None
+        Approximate purchase price per accelerator [USD].
+    source : str
+        Source of the row's specifications.
     power_basis : {"tdp", "measured_system"}
         How energy is computed: from ``tdp_w`` times the server factor and the
         average power fraction, or from ``system_power_w``, a measured mean
@@ -122,8 +162,8 @@ class Accelerator:
     server_power_factor : float or None
         Server wall power per accelerator over its TDP for this generation [x];
         None: the model falls back to ``server_power_factor_gpu`` and says so.
-    purchase_usd : float or None
-        Approximate purchase price per accelerator [USD].
+    power_source : str
+        Source of ``system_power_w`` and ``server_power_factor``; "" where neither is given.
     purchase_basis : {"chip", "system"}
         Whether ``purchase_usd`` is a chip (or GPU board) price, to which the
         server overhead applies, or a per-GPU share of a whole system.
@@ -135,9 +175,6 @@ class Accelerator:
     purchase_date : str
         Date of ``purchase_usd`` as its source gives it (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``; a TPU's: its
         release year, when Epoch AI takes it as acquired); "" where the source gives none.
-
-    Cloud prices are not here: :func:`explorer.prices.quote` derives them per
-    price basis from ``cloud_prices.csv``.
     """
 
     id: str
@@ -202,7 +239,27 @@ _NEAREST_PRECISION = {
 
 @dataclass(frozen=True)
 class Region:
-    """One region of ``regions.csv``; unknown values are None."""
+    """One region of ``regions.csv``; unknown values are None.
+
+    Parameters
+    ----------
+    id : str
+        Catalog id (e.g. ``"us-avg"``).
+    name : str
+        Display name (the ``region`` column).
+    country : str
+        Country of the region.
+    electricity_usd_per_kwh : float or None
+        Industrial electricity price [USD/kWh].
+    price_year : int or None
+        Year of ``electricity_usd_per_kwh``.
+    grid_gco2_per_kwh : float or None
+        Carbon intensity of the grid [gCO2/kWh].
+    pue : float or None
+        Typical power usage effectiveness of the region's data centres [1].
+    source : str
+        Sources of the price and of the carbon intensity, joined by "; ".
+    """
 
     id: str
     name: str
@@ -216,7 +273,21 @@ class Region:
 
 @dataclass(frozen=True)
 class Default:
-    """A named model default with its unit and source (``defaults.csv``)."""
+    """A named model default with its unit and source (``defaults.csv``).
+
+    Parameters
+    ----------
+    name : str
+        Name of the default (e.g. ``"spot_discount"``).
+    value : float
+        Its value, in ``unit``.
+    unit : str
+        Unit of ``value`` as ``defaults.csv`` writes it.
+    description : str
+        What the default is.
+    source : str
+        Source and date of ``value`` (or the rule it was chosen by).
+    """
 
     name: str
     value: float
@@ -266,12 +337,16 @@ def _region(row: Mapping[str, str]) -> Region:
 class Precision:
     """One training precision of ``precisions.csv``.
 
-    Attributes
+    Parameters
     ----------
+    id : str
+        Precision id (``"bf16"``, ``"fp8"``, ...; :data:`PRECISIONS`).
     weight_bytes : float
         Bytes per stored weight [bytes].
     activation_bytes : float or None
         Bytes per stored activation value [bytes]; None where no source was found.
+    source : str
+        Source of the byte counts.
     """
 
     id: str
@@ -282,7 +357,13 @@ class Precision:
 
 @functools.cache
 def precisions() -> Mapping[str, Precision]:
-    """All training precisions, keyed by id, from widest to narrowest."""
+    """All training precisions, keyed by id, from widest to narrowest.
+
+    Returns
+    -------
+    mapping of str to Precision
+        Read-only; in the order of ``precisions.csv``.
+    """
     return MappingProxyType({
         r["id"]: Precision(r["id"], float(r["weight_bytes"]), _number(r["activation_bytes"]), r["source"])
         for r in read_csv("precisions.csv")
@@ -295,19 +376,37 @@ PRECISIONS: tuple[str, ...] = tuple(precisions())
 
 @functools.cache
 def accelerators() -> Mapping[str, Accelerator]:
-    """All accelerators, keyed by id, in catalog order."""
+    """All accelerators, keyed by id, in catalog order.
+
+    Returns
+    -------
+    mapping of str to Accelerator
+        Read-only; in the order of ``accelerators.csv``.
+    """
     return MappingProxyType({row["id"]: _accelerator(row) for row in read_csv("accelerators.csv")})
 
 
 @functools.cache
 def regions() -> Mapping[str, Region]:
-    """All regions, keyed by id, in catalog order."""
+    """All regions, keyed by id, in catalog order.
+
+    Returns
+    -------
+    mapping of str to Region
+        Read-only; in the order of ``regions.csv``.
+    """
     return MappingProxyType({row["id"]: _region(row) for row in read_csv("regions.csv")})
 
 
 @functools.cache
 def defaults() -> Mapping[str, Default]:
-    """All named defaults, keyed by name."""
+    """All named defaults, keyed by name.
+
+    Returns
+    -------
+    mapping of str to Default
+        Read-only; in the order of ``defaults.csv``.
+    """
     return MappingProxyType(
         {
             row["name"]: Default(row["name"], float(row["value"]), row["unit"], row["description"], row["source"])
@@ -317,12 +416,44 @@ def defaults() -> Mapping[str, Default]:
 
 
 def default(name: str) -> float:
-    """Value of the named default (see ``explorer/data/defaults.csv``)."""
+    """Value of the named default (see ``explorer/data/defaults.csv``).
+
+    Parameters
+    ----------
+    name : str
+        Name of the default (the ``name`` column).
+
+    Returns
+    -------
+    float
+        Its value, in the unit of its row (:attr:`Default.unit`).
+
+    Raises
+    ------
+    KeyError
+        For a name that is not in ``defaults.csv``.
+    """
     return defaults()[name].value
 
 
 def accelerator(accelerator_id: str) -> Accelerator:
-    """The accelerator with this id; :class:`ScenarioError` names the known ids otherwise."""
+    """The accelerator with this id; :class:`ScenarioError` names the known ids otherwise.
+
+    Parameters
+    ----------
+    accelerator_id : str
+        Catalog id (a key of :func:`accelerators`).
+
+    Returns
+    -------
+    Accelerator
+        Its row.
+
+    Raises
+    ------
+    ScenarioError
+        For an unknown id (field ``gpu``).
+    """
     try:
         return accelerators()[accelerator_id]
     except KeyError:
@@ -331,7 +462,23 @@ def accelerator(accelerator_id: str) -> Accelerator:
 
 
 def region(region_id: str) -> Region:
-    """The region with this id; :class:`ScenarioError` names the known ids otherwise."""
+    """The region with this id; :class:`ScenarioError` names the known ids otherwise.
+
+    Parameters
+    ----------
+    region_id : str
+        Catalog id (a key of :func:`regions`).
+
+    Returns
+    -------
+    Region
+        Its row.
+
+    Raises
+    ------
+    ScenarioError
+        For an unknown id (field ``region``).
+    """
     try:
         return regions()[region_id]
     except KeyError:
@@ -340,5 +487,11 @@ def region(region_id: str) -> Region:
 
 
 def published_runs() -> tuple[Mapping[str, str], ...]:
-    """Disclosed training runs (``published_runs.csv``), as read; see its ``notes`` column."""
+    """Disclosed training runs (``published_runs.csv``), as read; see its ``notes`` column.
+
+    Returns
+    -------
+    tuple of mapping
+        One read-only mapping of column name -> cell text per run, in file order.
+    """
     return read_csv("published_runs.csv")

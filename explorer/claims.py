@@ -110,7 +110,7 @@ class Finding:
     numbers are written in the language asked for (:meth:`words`); a callable parameter is called
     with the language (for parts that are themselves assembled from templates).
 
-    Attributes
+    Parameters
     ----------
     number : float
         The computed or sourced number the verdict rests on, in ``unit``.
@@ -153,7 +153,13 @@ class Finding:
 
 @functools.cache
 def texts() -> Mapping[str, Mapping[str, str]]:
-    """The claims' word templates: ``{id: {"en": ..., "zh": ...}}`` (``explorer/data/claim_texts.csv``)."""
+    """The claims' word templates: ``{id: {"en": ..., "zh": ...}}`` (``explorer/data/claim_texts.csv``).
+
+    Returns
+    -------
+    mapping of str to mapping of str to str
+        Each template id -> its English and Chinese templates (:meth:`str.format` fields).
+    """
     return {r["id"]: {"en": r["en"], "zh": r["zh"]} for r in catalog.read_csv("claim_texts.csv")}
 
 
@@ -186,6 +192,29 @@ class _Value:
 def text(key: str, language: str = "en", **params) -> str:
     """The template ``key`` of ``claim_texts.csv`` in ``language``, filled with ``params``.
 
+    Parameters
+    ----------
+    key : str
+        A template id of ``claim_texts.csv``.
+    language : {"en", "zh"}
+        The language of the words.
+    **params
+        The values of its fields: a string as it is, a callable called with ``language``, any other value
+        written in ``language`` by the field's spec (``{x:usd}`` money, ``{x:q}`` a compact number,
+        ``{x:x2}`` a ratio, ``{x:sci}`` powers of ten, or Python's format spec).
+
+    Returns
+    -------
+    str
+        The filled template (the English one where the Chinese cell is empty).
+
+    Raises
+    ------
+    KeyError
+        For a key that is not in ``claim_texts.csv``, or a field without a parameter.
+
+    Examples
+    --------
     >>> text("verdict.holds", "zh"), text("hist.too_high", "en", r="91")
     ('成立', '91x too high')
     """
@@ -197,13 +226,42 @@ def text(key: str, language: str = "en", **params) -> str:
 
 
 def verdict_text(verdict: str, language: str = "en") -> str:
-    """A fact-check verdict (:data:`VERDICTS`) in ``language``."""
+    """A fact-check verdict (:data:`VERDICTS`) in ``language``.
+
+    Parameters
+    ----------
+    verdict : str
+        One of :data:`VERDICTS`.
+    language : {"en", "zh"}
+        The language of the words.
+
+    Returns
+    -------
+    str
+        The verdict's words (template ``verdict.<verdict>`` of ``claim_texts.csv``, spaces as underscores).
+    """
     return text("verdict." + verdict.replace(" ", "_"), language)
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One quantitative claim of a source article, with its test."""
+    """One quantitative claim of a source article, with its test.
+
+    Parameters
+    ----------
+    id : str
+        Claim id (``a_...`` for article A, ``b_...`` for article B).
+    article : str
+        :data:`ARTICLE_A` or :data:`ARTICLE_B`.
+    section : str
+        Where in the article the claim stands (its heading, or a word such as ``"closing"``).
+    claim_zh : str
+        The claim as the article writes it (Chinese).
+    claim_en : str
+        The claim in English.
+    test : callable
+        Called without arguments, tests the claim and returns its :class:`Finding`.
+    """
 
     id: str
     article: str
@@ -216,6 +274,22 @@ class Claim:
 def verdict_of(computed: float, claimed: float, tolerance: float = TOLERANCE) -> str:
     """``holds`` if ``computed`` is within ``tolerance`` of ``claimed`` (relative), else ``does not hold``.
 
+    Parameters
+    ----------
+    computed : float
+        The computed or sourced number.
+    claimed : float
+        The article's number, in the same unit.
+    tolerance : float, optional
+        Relative tolerance [fraction of ``claimed``]; default :data:`TOLERANCE`.
+
+    Returns
+    -------
+    str
+        :data:`HOLDS` or :data:`FAILS`.
+
+    Examples
+    --------
     >>> verdict_of(1.6, 1.6), verdict_of(1.28, 1.6)
     ('holds', 'does not hold')
     """
@@ -263,23 +337,47 @@ FP8_RUNS_ELSEWHERE = {"Llama 4": "b_fp8_int4_mainstream.llama4"}
 
 @functools.cache
 def recipe_steps() -> Mapping[str, float]:
-    """The savings steps' sourced values (``recipe_steps.csv``): ``moe_active_fraction`` (LLaMA-MoE, 0.4851) and
-    ``continual_pretrain_token_fraction`` (Code Llama, 0.25) [1]. The savings recipe
-    (:func:`explorer.analysis.savings_recipe`) and every fact-check of a savings claim read these, so one MoE
-    active share and one continual-training corpus stand behind every verdict."""
+    """The savings steps' sourced values (``recipe_steps.csv``).
+
+    ``moe_active_fraction`` (LLaMA-MoE, 0.4851) and ``continual_pretrain_token_fraction`` (Code Llama, 0.25) [1].
+    The savings recipe (:func:`explorer.analysis.savings_recipe`) and every fact-check of a savings claim read
+    these, so one MoE active share and one continual-training corpus stand behind every verdict.
+
+    Returns
+    -------
+    mapping of str to float
+        Step id -> value [1].
+    """
     return {r["id"]: float(r["value"]) for r in catalog.read_csv("recipe_steps.csv")}
 
 
 def moe_step(s: Scenario) -> Scenario:
-    """The recipe's MoE step: a dense model becomes an MoE of the same total size with
-    ``recipe_steps()["moe_active_fraction"]`` of it active."""
+    """The recipe's MoE step: a dense model becomes an MoE of the same total size, partly active.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario before the step.
+
+    Returns
+    -------
+    Scenario
+        ``s`` with ``architecture="moe"`` and ``active_params`` = ``params`` x
+        ``recipe_steps()["moe_active_fraction"]`` (``experts`` and ``top_k`` cleared).
+    """
     return s.replace(architecture="moe", active_params=s.params * recipe_steps()["moe_active_fraction"],
                      experts=None, top_k=None)
 
 
 def recipe_claims() -> dict[str, dict]:
-    """Article B's savings claims (``recipe_claims.csv``), by recipe id: ``low``, ``high`` [1] (None: unbounded or
-    no figure), ``claim_id`` (the row of :data:`CLAIMS`), ``metric``, ``lever``, texts and source."""
+    """Article B's savings claims (``recipe_claims.csv``), by recipe id.
+
+    Returns
+    -------
+    dict of str to dict
+        Recipe id -> its row: ``low``, ``high`` [1] as floats (None: unbounded or no figure), ``claim_id``
+        (the row of :data:`CLAIMS`), ``metric``, ``lever``, texts and source as read.
+    """
     out = {}
     for r in catalog.read_csv("recipe_claims.csv"):
         row = dict(r)
@@ -299,8 +397,20 @@ def west_price_saving() -> tuple[float, float]:
 def sourced_saving(recipe_id: str, gpu: str | None = None) -> tuple[float, float, str] | None:
     """The range of sourced figures for a savings claim: ``(low, high, words)`` [1], or None if there is none.
 
-    ``gpu`` is kept for the signature: no provider spot prices are in the price data, so spot is judged
-    against the sourced discount range (the spot basis is on-demand less ``spot_discount``; explorer.prices).
+    Parameters
+    ----------
+    recipe_id : str
+        A recipe id of :func:`recipe_claims` (``"fp8"``, ``"moe"``, ``"spot"``, ``"region_west"``,
+        ``"continual_pretrain"`` have sourced figures).
+    gpu : str, optional
+        Unused, kept for the signature: no provider spot prices are in the price data, so spot is judged
+        against the sourced discount range (the spot basis is on-demand less ``spot_discount``; explorer.prices).
+
+    Returns
+    -------
+    tuple of (float, float, str) or None
+        The lowest and highest sourced saving [fraction] and their sources in words; None for a recipe without
+        a sourced figure.
     """
     if recipe_id == "fp8":
         lo, hi = FP8_MEASURED_SPEEDUP
@@ -330,6 +440,24 @@ def saving_verdict(saving: float, low: float | None, high: float | None,
 
     A point claim (low == high: the articles write "about", 约) holds within :data:`TOLERANCE` of it.
 
+    Parameters
+    ----------
+    saving : float
+        The computed saving [fraction]; None or NaN cannot be checked.
+    low, high : float or None
+        The claimed range [fraction]; None: unbounded on that side (both None: no claimed figure).
+    sourced : tuple of (float, float, str), optional
+        The sourced range of :func:`sourced_saving`.
+
+    Returns
+    -------
+    str
+        One of :data:`RECIPE_VERDICTS`: :data:`AS_CLAIMED` within the claimed range, :data:`CONSISTENT` outside it
+        but within a sourced range that overlaps it, else :data:`SMALLER` or :data:`LARGER`;
+        :data:`CANNOT_CHECK` without a number or a claimed figure.
+
+    Examples
+    --------
     >>> saving_verdict(0.219, 0.231, None, (0.091, 0.259, "FP8 speed-ups 1.1-1.35x"))
     'consistent with the claim'
     >>> saving_verdict(0.44, 0.40, 0.40), saving_verdict(0.37, 0.75, 0.75), saving_verdict(0.5, None, None)
@@ -350,7 +478,19 @@ def saving_verdict(saving: float, low: float | None, high: float | None,
 
 
 def fact_check_verdict(recipe_verdict: str) -> str:
-    """The fact-check verdict that a recipe verdict of the same number means (so the two never disagree)."""
+    """The fact-check verdict that a recipe verdict of the same number means (so the two never disagree).
+
+    Parameters
+    ----------
+    recipe_verdict : str
+        One of :data:`RECIPE_VERDICTS`.
+
+    Returns
+    -------
+    str
+        :data:`HOLDS` for :data:`AS_CLAIMED`, :data:`CONDITIONAL` for :data:`CONSISTENT`, :data:`FAILS` for
+        :data:`SMALLER` and :data:`LARGER`, else :data:`CANNOT_CHECK`.
+    """
     return {AS_CLAIMED: HOLDS, CONSISTENT: CONDITIONAL, SMALLER: FAILS, LARGER: FAILS}.get(recipe_verdict,
                                                                                       CANNOT_CHECK)
 

@@ -61,8 +61,8 @@ class Message(str):
 
     Parameters
     ----------
-    id : str
-        A row of ``explorer/data/messages.csv``.
+    msg_id : str
+        A row of ``explorer/data/messages.csv`` (positional only; kept as the attribute ``id``).
     **params
         The values its templates fill in (numbers unformatted; ids, not words).
 
@@ -114,7 +114,23 @@ def _rebuild(msg_id: str, params: Mapping[str, Any]) -> Message:
 
 def render(message: object, language: str = "en", *, readable: bool | str = True) -> str:
     """``message`` in ``language``: a :class:`Message` or a :class:`~explorer.errors.ScenarioError` rendered,
-    any other text as it is (it has no id to translate by)."""
+    any other text as it is (it has no id to translate by).
+
+    Parameters
+    ----------
+    message : object
+        Anything with a ``render(language, readable=...)`` method (a :class:`Message`, a
+        :class:`~explorer.errors.ScenarioError`), else any object, shown as ``str(message)``.
+    language : {"en", "zh"}
+        The viewer's language.
+    readable : bool or "numbers"
+        As :meth:`Message.render`.
+
+    Returns
+    -------
+    str
+        The text in ``language``.
+    """
     if hasattr(message, "render"):
         return str(message.render(language, readable=readable))
     return str(message)
@@ -125,12 +141,23 @@ def table() -> Mapping[str, Mapping[str, str]]:
     """All message templates: ``{id: {"en": ..., "zh": ...}}`` from ``explorer/data/messages.csv``.
 
     A table that breaks its schema raises :class:`explorer.tables.TableError`, worded without the table.
+
+    Returns
+    -------
+    mapping of str to mapping of str to str
+        Each message id -> ``{"en": template, "zh": template}``, in table order.
     """
     return {row["id"]: {"en": row["en"], "zh": row["zh"]} for row in read_rows("messages.csv")}
 
 
 def message_ids() -> tuple[str, ...]:
-    """The ids of every message, in table order."""
+    """The ids of every message, in table order.
+
+    Returns
+    -------
+    tuple of str
+        The ``id`` column of ``explorer/data/messages.csv``.
+    """
     return tuple(table())
 
 

@@ -20,7 +20,22 @@ __all__ = ["Preset", "presets", "published_run"]
 
 @dataclass(frozen=True)
 class Preset:
-    """A named scenario with its source; ``run`` names the published run it replays."""
+    """A named scenario with its source; ``run`` names the published run it replays.
+
+    Parameters
+    ----------
+    id : str
+        Preset id (``presets.csv``).
+    name : mapping of str to str
+        Display name by language: ``{"en": ..., "zh": ...}``.
+    run : str
+        The ``model`` of the ``published_runs.csv`` row it replays; "" for a typical run.
+    scenario : Scenario
+        The scenario: the run's parameters, tokens, GPU count and disclosed shape, with the preset's own fields on
+        top.
+    source : str
+        Sources of the replayed run and of the preset's own fields.
+    """
 
     id: str
     name: Mapping[str, str]
@@ -30,7 +45,23 @@ class Preset:
 
 
 def published_run(model: str) -> Mapping[str, str]:
-    """The row of ``published_runs.csv`` whose ``model`` is ``model``."""
+    """The row of ``published_runs.csv`` whose ``model`` is ``model``.
+
+    Parameters
+    ----------
+    model : str
+        The run's name, as the ``model`` column writes it.
+
+    Returns
+    -------
+    mapping of str to str
+        The row, column name -> cell text.
+
+    Raises
+    ------
+    KeyError
+        When no row has that ``model``.
+    """
     for row in catalog.published_runs():
         if row["model"] == model:
             return row
@@ -51,7 +82,13 @@ def _from_run(row: Mapping[str, str]) -> dict:
 
 @functools.cache
 def presets() -> Mapping[str, Preset]:
-    """All presets keyed by id, in catalog order."""
+    """All presets keyed by id, in catalog order.
+
+    Returns
+    -------
+    mapping of str to Preset
+        In the order of ``presets.csv``.
+    """
     out = {}
     for row in catalog.read_csv("presets.csv"):
         fields = _from_run(published_run(row["run"])) if row["run"] else {}

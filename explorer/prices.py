@@ -157,17 +157,48 @@ PROVIDERS: dict[str, tuple[str, str, str]] = _providers()
 
 
 def sellers() -> tuple[str, ...]:
-    """Every seller a price can come from: the two groups (:data:`SELLER_GROUPS`), then each provider id."""
+    """Every seller a price can come from: the two groups (:data:`SELLER_GROUPS`), then each provider id.
+
+    Returns
+    -------
+    tuple of str
+        ``"specialist"``, ``"hyperscaler"``, then the ids of :data:`PROVIDERS` in alphabetical order.
+    """
     return SELLER_GROUPS + tuple(PROVIDERS)
 
 
 def seller_name(seller: str) -> str:
-    """A seller's display name: the provider's name, or the group id for a group."""
+    """A seller's display name: the provider's name, or the group id for a group.
+
+    Parameters
+    ----------
+    seller : str
+        A seller group or a provider id (:func:`sellers`).
+
+    Returns
+    -------
+    str
+        The provider's name as the price table writes it; any other ``seller`` as given.
+    """
     return PROVIDERS[seller][0] if seller in PROVIDERS else seller
 
 
 def seller_date(seller: str, accelerator: str | None = None) -> str:
-    """The date (ISO) of a provider's newest price, of ``accelerator`` if given ("" for a group or no price)."""
+    """The date (ISO) of a provider's newest price, of ``accelerator`` if given ("" for a group or no price).
+
+    Parameters
+    ----------
+    seller : str
+        A seller group or a provider id (:func:`sellers`).
+    accelerator : str, optional
+        Catalog id; None (the default): the provider's newest price of any accelerator.
+
+    Returns
+    -------
+    str
+        The date of the newest row (``YYYY-MM-DD``), or "" for a seller group or a provider that lists no price of
+        ``accelerator``.
+    """
     if seller not in PROVIDERS:
         return ""
     if accelerator is None:
@@ -178,7 +209,23 @@ def seller_date(seller: str, accelerator: str | None = None) -> str:
 
 
 def check_seller(seller: str) -> str:
-    """``seller`` if it is a seller (:func:`sellers`), else :class:`ScenarioError` naming the allowed ones."""
+    """``seller`` if it is a seller (:func:`sellers`), else :class:`ScenarioError` naming the allowed ones.
+
+    Parameters
+    ----------
+    seller : str
+        The seller to check.
+
+    Returns
+    -------
+    str
+        ``seller``, unchanged.
+
+    Raises
+    ------
+    ScenarioError
+        When ``seller`` is not one of :func:`sellers` (field ``seller``).
+    """
     if seller not in sellers():
         raise ScenarioError("seller", seller, Message("allowed_choices", choices=list(sellers()), field="seller"))
     return seller
@@ -190,6 +237,18 @@ def split_basis(basis: str, seller: str | None = None) -> tuple[str, str]:
     A ``hyperscaler_`` basis names its seller group (``seller`` must then be
     None, a group or the default); an unprefixed basis is sold by ``seller``
     (default :data:`DEFAULT_SELLER`).
+
+    Parameters
+    ----------
+    basis : str
+        One of :data:`CLOUD_BASES`.
+    seller : str, optional
+        A seller (:func:`sellers`); None: the basis's own group, else :data:`DEFAULT_SELLER`.
+
+    Returns
+    -------
+    tuple of (str, str)
+        The commitment (one of :data:`COMMITMENTS`) and the seller (a group or a provider id).
 
     Raises
     ------
@@ -213,10 +272,13 @@ def split_basis(basis: str, seller: str | None = None) -> tuple[str, str]:
 class Quote:
     """A price of one accelerator on one basis, and how it was found.
 
-    Attributes
+    Parameters
     ----------
-    accelerator, basis : str
-        Catalog id and price basis (:data:`CLOUD_BASES`).
+    accelerator : str
+        Catalog id.
+    basis : str
+        Price basis (:data:`CLOUD_BASES`); a named provider's price and hyperscaler spot carry the commitment
+        alone (:data:`COMMITMENTS`), with the seller in ``seller``.
     usd_per_gpu_hour : float
         The price [USD/GPU-hour]; NaN when nothing could be derived.
     rule : str
@@ -269,7 +331,23 @@ class Quote:
 
 
 def check_basis(basis: str) -> str:
-    """``basis`` if it is a price basis, else :class:`ScenarioError` naming the allowed ones."""
+    """``basis`` if it is a price basis, else :class:`ScenarioError` naming the allowed ones.
+
+    Parameters
+    ----------
+    basis : str
+        The basis to check.
+
+    Returns
+    -------
+    str
+        ``basis``, unchanged.
+
+    Raises
+    ------
+    ScenarioError
+        When ``basis`` is not one of :data:`BASES` (field ``pricing``).
+    """
     if basis not in BASES:
         raise ScenarioError("pricing", basis, Message("allowed_choices", choices=list(BASES), field="pricing"))
     return basis
@@ -281,6 +359,17 @@ def _date(text: str) -> _dt.date:
 
 def check_price_date(text: str | None) -> str:
     """The last day a price date ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` covers (ISO), "" for None or "" (newest).
+
+    Parameters
+    ----------
+    text : str or None
+        The date as typed: a year, a month or a day.
+
+    Returns
+    -------
+    str
+        The last day it covers (``YYYY-MM-DD``: 31 December of a year, the month's last day), or "" for None or ""
+        (the newest prices).
 
     Raises
     ------
@@ -314,7 +403,13 @@ def check_price_date(text: str | None) -> str:
 
 @functools.cache
 def price_date_range() -> tuple[str, str]:
-    """The first and the newest date of the price table (ISO)."""
+    """The first and the newest date of the price table (ISO).
+
+    Returns
+    -------
+    tuple of (str, str)
+        The earliest and the latest ``price_date`` of ``cloud_prices.csv`` (``YYYY-MM-DD``).
+    """
     days = [r["price_date"] for r in catalog.read_csv("cloud_prices.csv")]
     return min(days), max(days)
 
@@ -352,6 +447,24 @@ def market_prices(accelerator: str, basis: str, as_of: str = "",
     The window: :data:`WINDOW_DAYS` before the accelerator's newest price on the same basis (as of ``as_of``),
     widened up to :data:`WINDOW_DAYS_MAX` until :data:`MIN_PROVIDERS` providers are in it. First-hand prices only
     when ``first_hand`` (the default: a market median rests on the providers' own pages).
+
+    Parameters
+    ----------
+    accelerator : str
+        Catalog id.
+    basis : str
+        A basis with a price table (:data:`BASIS_MARKET`); any other basis has no market prices.
+    as_of : str, optional
+        Only rows dated on or before this day count (ISO); "" (the default): every row.
+    first_hand : bool, optional
+        Only the providers' own pages, live or archived (the default); False: transcribed prices too.
+
+    Returns
+    -------
+    tuple of (str, float, str)
+        (provider, latest price [USD/GPU-hour], its date ``YYYY-MM-DD``) per provider in the window, sorted by price
+        then provider; empty when no provider lists the accelerator on ``basis``. A provider's price on a day is
+        the median of its rows of that day.
     """
     if basis not in BASIS_MARKET:
         return ()
@@ -379,10 +492,21 @@ def within_provider_ratios(accelerator: str, basis: str, reference: str = REFERE
     lists ``reference`` on the same basis: that price over the provider's price
     of ``reference`` at the nearest date (the later one on a tie), as of ``as_of``.
 
+    Parameters
+    ----------
+    accelerator : str
+        Catalog id of the accelerator priced.
+    basis : str
+        A basis with a price table (:data:`BASIS_MARKET`).
+    reference : str, optional
+        Catalog id of the accelerator the ratio is to (default :data:`REFERENCE`).
+    as_of : str, optional
+        Only rows dated on or before this day count (ISO); "" (the default): every row.
+
     Returns
     -------
-    tuple of (provider, ratio, accelerator's date, reference's date)
-        Sorted by ratio.
+    tuple of (str, float, str, str)
+        (provider, ratio [1], accelerator's price date, reference's price date), sorted by ratio then provider.
     """
     ref = _series(reference, basis, as_of, False)
     out = []
@@ -436,7 +560,22 @@ def _derived_quote(accelerator: str, basis: str, as_of: str = "") -> Quote | Non
 
 @functools.cache
 def basis_ratio(numerator: str = "on_demand", denominator: str = "hyperscaler_on_demand", as_of: str = "") -> float:
-    """Median over accelerators priced on both bases of the ratio of their market medians [1]."""
+    """Median over accelerators priced on both bases of the ratio of their market medians [1].
+
+    Parameters
+    ----------
+    numerator, denominator : str, optional
+        Two bases with a price table (:data:`BASIS_MARKET`); by default the specialists' on-demand price over the
+        hyperscalers'.
+    as_of : str, optional
+        Only rows dated on or before this day count (ISO); "" (the default): every row. When no accelerator
+        was priced on both bases by then, today's ratio.
+
+    Returns
+    -------
+    float
+        The median ratio [1], NaN when no accelerator has a market median on both bases.
+    """
     ratios = []
     for acc in catalog.accelerators():
         a, b = _median_quote(acc, numerator, as_of), _median_quote(acc, denominator, as_of)
@@ -458,6 +597,19 @@ def committed_discount(basis: str, as_of: str = "") -> float:
     committed, 30% and 51% off; Oblivus's whole list of that day, 12 offers in
     Epoch's database, is 30% and 50% off throughout), ``hyperscaler_reserved_1y``
     and ``hyperscaler_reserved_3y`` the hyperscalers'.
+
+    Parameters
+    ----------
+    basis : str
+        A committed basis of :data:`BASIS_MARKET` (``reserved_1y``, ``reserved_3y``, ``hyperscaler_reserved_1y``
+        or ``hyperscaler_reserved_3y``).
+    as_of : str, optional
+        Only rows dated on or before this day count (ISO); "" (the default): every row.
+
+    Returns
+    -------
+    float
+        The median of ``1 - committed / on-demand`` over the offers [fraction], NaN when no offer lists both.
     """
     kind, column = BASIS_MARKET[basis]
     seen, discounts = set(), []

@@ -45,7 +45,17 @@ _STAND_IN = {"lora": "full_finetune"}
 
 
 class Fit:
-    """A line ``ln(y) = intercept + slope ln(x)`` fitted by least squares, used with x clipped to the data [x]."""
+    """A line ``ln(y) = intercept + slope ln(x)`` fitted by least squares, used with x clipped to the data [x].
+
+    Parameters
+    ----------
+    x, y : array_like
+        The data points, all positive, in the units of the rule (e.g. FLOP and authors).
+    what : str
+        What is fitted against what, in words, for its ``repr`` (``"authors vs FLOP"``).
+    extrapolate_up : bool, optional
+        Follow the line beyond the largest ``x`` (default False: hold it at the largest).
+    """
 
     def __init__(self, x, y, what: str, extrapolate_up: bool = False):
         self.x, self.y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
@@ -73,6 +83,11 @@ def team_fit() -> Fit:
 
     The rows of at least ``team_fit_min_flop`` (1e23 FLOP, Epoch AI's large-scale models); the line is followed
     beyond the largest run (the estimate warns, :func:`team_beyond_data`) and held at the smallest below it.
+
+    Returns
+    -------
+    Fit
+        Authors [people] against training compute [FLOP], extrapolated upward.
     """
     floor = catalog.default("team_fit_min_flop")
     rows = [r for r in _rows("team_sizes.csv") if r["training_kind"] == "pretrain" and float(r["train_flop"]) >= floor]
@@ -81,33 +96,89 @@ def team_fit() -> Fit:
 
 
 def team_beyond_data(train_flop, training_kind: str) -> bool:
-    """Whether the default team of a run of ``train_flop`` [FLOP] is extrapolated past the largest published run."""
+    """Whether the default team of a run of ``train_flop`` [FLOP] is extrapolated past the largest published run.
+
+    Parameters
+    ----------
+    train_flop : float or array_like
+        Training compute of the final run [FLOP].
+    training_kind : str
+        One of :data:`explorer.scenario.TRAINING_KINDS`.
+
+    Returns
+    -------
+    bool
+        True for a pre-training run (the largest of an array) beyond the largest compute of :func:`team_fit`'s
+        data; False for any other kind.
+    """
     return training_kind == "pretrain" and float(np.max(train_flop)) > team_fit().hi
 
 
 @functools.cache
 def months_fit() -> Fit:
-    """Project months against training compute [FLOP] over the pre-training rows with a project length."""
+    """Project months against training compute [FLOP] over the pre-training rows with a project length.
+
+    Returns
+    -------
+    Fit
+        Project length [months] against training compute [FLOP], clipped to the data at both ends.
+    """
     rows = [r for r in _rows("team_sizes.csv") if r["training_kind"] == "pretrain" and r["project_months"]]
     return Fit([float(r["train_flop"]) for r in rows], [float(r["project_months"]) for r in rows], "months vs FLOP")
 
 
 @functools.cache
 def moe_fit() -> Fit:
-    """Active share against total parameters over ``moe_models.csv``."""
+    """Active share against total parameters over ``moe_models.csv``.
+
+    Returns
+    -------
+    Fit
+        Active over total parameters [1] against total parameters [1], clipped to the data at both ends.
+    """
     rows = _rows("moe_models.csv")
     total = [float(r["params_total"]) for r in rows]
     return Fit(total, [float(r["params_active"]) / n for r, n in zip(rows, total)], "active share vs parameters")
 
 
 def reference_project(training_kind: str):
-    """The sourced row of ``team_sizes.csv`` whose team an adaptation of ``training_kind`` takes."""
+    """The sourced row of ``team_sizes.csv`` whose team an adaptation of ``training_kind`` takes.
+
+    Parameters
+    ----------
+    training_kind : str
+        A training kind other than ``"pretrain"`` (``"lora"`` takes the full fine-tune's project).
+
+    Returns
+    -------
+    mapping
+        The first row of ``team_sizes.csv`` of that kind, column name -> cell text.
+
+    Raises
+    ------
+    StopIteration
+        When ``team_sizes.csv`` has no row of the kind.
+    """
     kind = _STAND_IN.get(training_kind, training_kind)
     return next(r for r in _rows("team_sizes.csv") if r["training_kind"] == kind)
 
 
 def team_headcount(train_flop, training_kind: str):
-    """Default full-time-equivalent team of a project [people], from its final run's compute [FLOP] and kind."""
+    """Default full-time-equivalent team of a project [people], from its final run's compute [FLOP] and kind.
+
+    Parameters
+    ----------
+    train_flop : float or array_like
+        Training compute of the final run [FLOP].
+    training_kind : str
+        One of :data:`explorer.scenario.TRAINING_KINDS`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The team [people], of the shape of ``train_flop``: ``team_fte_per_author`` x the authors of
+        :func:`team_fit` for pre-training, x the authors of :func:`reference_project` otherwise.
+    """
     share = catalog.default("team_fte_per_author")
     if training_kind == "pretrain":
         return share * team_fit()(train_flop)
@@ -116,7 +187,21 @@ def team_headcount(train_flop, training_kind: str):
 
 
 def project_months(train_flop, training_kind: str):
-    """Default months of people of a project [months], before the run's own length and the cap are applied."""
+    """Default months of people of a project [months], before the run's own length and the cap are applied.
+
+    Parameters
+    ----------
+    train_flop : float or array_like
+        Training compute of the final run [FLOP].
+    training_kind : str
+        One of :data:`explorer.scenario.TRAINING_KINDS`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The project length [months], of the shape of ``train_flop``: :func:`months_fit` for pre-training, the
+        months of :func:`reference_project` otherwise.
+    """
     if training_kind == "pretrain":
         return months_fit()(train_flop)
     months = float(reference_project(training_kind)["project_months"])
@@ -124,13 +209,35 @@ def project_months(train_flop, training_kind: str):
 
 
 def moe_active_fraction(params) -> float | np.ndarray:
-    """Default active over total parameters of an MoE of ``params`` total parameters [1]."""
+    """Default active over total parameters of an MoE of ``params`` total parameters [1].
+
+    Parameters
+    ----------
+    params : float or array_like
+        Total parameters [1].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The active share [1] (:func:`moe_fit`), a float for a scalar ``params``.
+    """
     value = moe_fit()(params)
     return float(value) if np.ndim(value) == 0 else value
 
 
 def team_source(training_kind: str) -> str:
-    """How the default team of ``training_kind`` was chosen, with its sources (for the assumptions table)."""
+    """How the default team of ``training_kind`` was chosen, with its sources (for the assumptions table).
+
+    Parameters
+    ----------
+    training_kind : str
+        One of :data:`explorer.scenario.TRAINING_KINDS`.
+
+    Returns
+    -------
+    str
+        The rule in one English sentence, starting ``"Rule: "``.
+    """
     share = catalog.default("team_fte_per_author")
     if training_kind == "pretrain":
         f = team_fit()
@@ -145,7 +252,18 @@ def team_source(training_kind: str) -> str:
 
 
 def months_source(training_kind: str) -> str:
-    """How the default project length of ``training_kind`` was chosen, with its sources."""
+    """How the default project length of ``training_kind`` was chosen, with its sources.
+
+    Parameters
+    ----------
+    training_kind : str
+        One of :data:`explorer.scenario.TRAINING_KINDS`.
+
+    Returns
+    -------
+    str
+        The rule in one English sentence, starting ``"Rule: "``.
+    """
     cap = catalog.default("project_months_max")
     if training_kind == "pretrain":
         f = months_fit()
@@ -159,7 +277,13 @@ def months_source(training_kind: str) -> str:
 
 
 def moe_source() -> str:
-    """How the default MoE active share was chosen, with its sources."""
+    """How the default MoE active share was chosen, with its sources.
+
+    Returns
+    -------
+    str
+        The rule in one English sentence, starting ``"Rule: "``.
+    """
     f = moe_fit()
     names = ", ".join(r["model"] for r in _rows("moe_models.csv"))
     return (f"Rule: share = exp({f.intercept:.3f} + {f.slope:.3f} ln params), the least-squares line over {names} "

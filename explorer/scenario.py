@@ -79,69 +79,146 @@ def _choice(default: str | None, choices: tuple[str, ...], *, optional: bool = F
 class Scenario:
     """Inputs of one training run and its project.
 
-    Model
-        ``params`` total parameters [1]; ``architecture`` ``"dense"`` or ``"moe"``;
-        for MoE ``active_params`` [1], or ``experts`` and ``top_k`` (then
-        active = params * top_k / experts, a lower bound that ignores shared
-        layers), or ``active_fraction`` of params [0-1] (None: the size-aware
-        default of :func:`explorer.rules.moe_active_fraction`, which the model
-        warns about); ``tokens`` training tokens [1]; ``n_layers`` and ``d_model``
-        (None: derived from ``params``) and ``seq_len`` [tokens] (None: the
-        ``seq_len`` default) give the attention FLOP and the activations;
-        ``recompute`` activation recomputation ``"auto"`` (the first of none,
-        selective and full that fits), ``"selective"``, ``"none"`` or ``"full"``
-        (Korthikanti et al. 2022); the parallel layout ``tensor_parallel``,
-        ``pipeline_parallel`` [1] and ``zero_stage`` (0-3; Rajbhandari et al.
-        2020), each None for the model's choice (:mod:`explorer.model.layout`),
-        and for MoE ``expert_parallel`` [1] (None: 1);
-        ``training_kind``; for LoRA ``lora_trainable_fraction`` of parameters trained.
-    Hardware
-        ``gpu`` accelerator id (``explorer.catalog.accelerators()``);
-        ``precision``; ``mfu`` steady-state override [0-1];
-        ``other_losses_factor`` billed time beyond failures and checkpoints [x]; exactly one of ``gpus`` [1] or
-        ``deadline_days`` [days].
-    Reliability
-        ``failure_rate_per_gpu_hour`` [1/GPU-hour]; ``checkpoint_interval_hours``
-        (None = Young/Daly optimum) [h]; ``checkpoint_write_minutes`` and
-        ``restart_minutes`` [min] (None: the sourced defaults of the recovery
-        technique); ``recovery`` ``"auto"``, ``"storage"`` (Llama 3: checkpoints
-        on storage) or ``"in_memory"`` (Gemini 1.0: redundant in-memory state,
-        no write stall, short restarts); ``auto`` takes the one with the larger
-        goodput at every size (both apply at any scale), so no size is a step.
-    Pricing
-        ``pricing``, the price basis (:data:`PRICING_MODES`; ``explorer.prices``): how you commit, or a
-        ``hyperscaler_`` basis; ``seller`` who sells (:data:`SELLERS`): ``specialist`` (the median of
-        specialist GPU clouds, the default), ``hyperscaler`` or one provider's id (its own dated price); ``rate_usd_per_gpu_hour`` is the rate actually paid,
-        replacing the catalog price and its discounts [USD/GPU-hour]; spot ``spot_discount`` [0-1] and
-        ``spot_preemption_per_gpu_hour``; owned ``purchase_usd_per_gpu`` [USD],
-        ``server_overhead`` [x], ``network_fraction`` [0-1],
-        ``depreciation_years`` [years], ``hosting_usd_per_gpu_hour`` (None: colocation at the sourced rate
-        per kW), ``amortization`` ``"straight_line"`` or ``"epoch"`` (Epoch AI's 0.322 a year),
-        ``owned_utilization`` of the cluster's life [0-1] and ``financing_rate`` a year [0-1].
-    Region and facility
-        ``region`` id (grid price and carbon), or overrides
-        ``electricity_usd_per_kwh``, ``grid_gco2_per_kwh``; ``facility`` the
-        data centre's type, which sets its PUE (``"hyperscale"`` 1.1,
-        ``"industry_average"``, or ``"regional_average"`` of the region), or
-        ``pue`` [1] typed, which wins over the facility.
-    Data, team, storage, experiments
-        ``data_usd_per_1m_tokens`` (acquisition and cleaning) [USD/1M tokens], ``labelled_examples``
-        x ``usd_per_labelled_example``, ``synthetic_tokens`` x
-        ``synthetic_usd_per_1m_tokens``; ``team_headcount`` [people] (None: the
-        default that follows the run's compute and training kind, :func:`explorer.rules.team_headcount`) x
-        ``team_loaded_usd_per_year`` (None: the sourced US default of ``team_pay_basis``, ``"ai_lab"`` or
-        ``"industry"``) x ``project_months`` (None: the default that follows the run,
-        :func:`explorer.rules.project_months`, never shorter than the run and at most ``project_months_max``);
-        ``checkpoints_kept`` x ``storage_usd_per_gb_month``;
-        ``experiments_multiplier`` (1.0 = final run only; total development
-        compute relative to the final run; None: the default of the training kind) [x].
-        The default of ``data_usd_per_1m_tokens`` (cleaning open web text) is the
-        sourced row of the same name in ``explorer/data/defaults.csv``; the team
-        and experiments follow the run and its training kind,
-        so the default scenario is a whole project; set them to 0, 0 and 1 for
-        the final run alone.
-    Currency
-        ``currency`` ``"USD"`` or ``"CNY"`` at ``usd_to_cny`` [CNY/USD].
+    The fields follow the groups of the app: the model and its parallel layout, the hardware, reliability,
+    pricing, the region and facility, then data, team, storage, experiments and currency. Ranges and choices are
+    in each field's metadata (:func:`field_spec`); a value outside them raises :class:`ScenarioError`.
+    The default of ``data_usd_per_1m_tokens`` (cleaning open web text) is the sourced row of the same name in
+    ``explorer/data/defaults.csv``; the team and experiments follow the run and its training kind, so the default
+    scenario is a whole project; set ``team_headcount``, ``project_months`` and ``experiments_multiplier`` to 0,
+    0 and 1 for the final run alone.
+
+    Parameters
+    ----------
+    params : float
+        Total parameters [1].
+    architecture : {"dense", "moe"}
+        Dense transformer or mixture of experts.
+    active_params : float, optional
+        MoE: parameters active per token [1], at most ``params``.
+    active_fraction : float, optional
+        MoE: active over total parameters [0-1], used when neither ``active_params`` nor ``experts`` and
+        ``top_k`` are given; None: the size-aware default of :func:`explorer.rules.moe_active_fraction`, which
+        the model warns about.
+    experts, top_k : int, optional
+        MoE: experts, and experts per token [1] (``top_k`` at most ``experts``); with both, active = params *
+        top_k / experts, a lower bound that ignores shared layers.
+    tokens : float
+        Training tokens [1].
+    n_layers, d_model : int, optional
+        Layers [1] and hidden size [1], both or neither; None: derived from ``params``. With ``seq_len`` they
+        give the attention FLOP and the activations.
+    seq_len : int, optional
+        Sequence length [tokens]; None: the ``seq_len`` default.
+    recompute : {"auto", "selective", "none", "full"}
+        Activation recomputation (Korthikanti et al. 2022); ``"auto"``: the first of none, selective and full
+        whose activations fit.
+    tensor_parallel, pipeline_parallel : int, optional
+        Tensor- and pipeline-parallel degrees [1]; None: the model's choice (:mod:`explorer.model.layout`).
+    zero_stage : int, optional
+        ZeRO stage, 0-3 (Rajbhandari et al. 2020); None: the model's choice.
+    expert_parallel : int, optional
+        MoE: expert-parallel degree [1]; None: 1.
+    training_kind : {"pretrain", "continual_pretrain", "full_finetune", "lora"}
+        What the run is; sets the default team, project length and experiments.
+    lora_trainable_fraction : float
+        LoRA: fraction of the parameters trained [0-1].
+    gpu : str
+        Accelerator id (``explorer.catalog.accelerators()``).
+    precision : str
+        Training precision (:data:`explorer.catalog.PRECISIONS`), one the accelerator has a dense peak for.
+    mfu : float, optional
+        Steady-state model FLOP utilization [0-1], overriding the model's default.
+    other_losses_factor : float, optional
+        Billed time beyond failures and checkpoints [x]; None: the ``other_losses_factor`` default.
+    gpus : int, optional
+        Accelerators [1]. Exactly one of ``gpus`` and ``deadline_days`` is given.
+    deadline_days : float, optional
+        Deadline [days]: the model takes the cheapest cluster that meets it.
+    failure_rate_per_gpu_hour : float, optional
+        Interruptions per GPU-hour [1/GPU-hour]; None: the sourced default.
+    checkpoint_interval_hours : float, optional
+        Checkpoint interval [h]; None: the Young/Daly optimum.
+    checkpoint_write_minutes, restart_minutes : float, optional
+        Stall per checkpoint and restart time per interruption [min]; None: the sourced defaults of the recovery
+        technique.
+    recovery : {"auto", "storage", "in_memory"}
+        ``"storage"``: checkpoints reloaded from storage (Llama 3); ``"in_memory"``: redundant in-memory state, no
+        write stall, short restarts (Gemini 1.0); ``"auto"``: the one with the larger goodput at every size.
+    pricing : str
+        The price basis (:data:`PRICING_MODES`, :mod:`explorer.prices`): how you commit, ``"owned"``, or a
+        ``hyperscaler_`` basis (stored as the commitment with ``seller="hyperscaler"``).
+    seller : str
+        Who sells (:data:`SELLERS`): ``"specialist"`` (the median of specialist GPU clouds), ``"hyperscaler"``
+        or one provider's id (its own dated price).
+    price_date : str, optional
+        Cloud prices as of this day (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``,
+        :func:`explorer.prices.check_price_date`); None or "": the newest.
+    rate_usd_per_gpu_hour : float, optional
+        The rate actually paid [USD/GPU-hour], replacing the catalog price and its discounts.
+    spot_discount : float, optional
+        Spot discount off on-demand [0-1]; None: the ``spot_discount`` default.
+    spot_preemption_per_gpu_hour : float, optional
+        Spot preemptions per GPU-hour [1/GPU-hour], under spot pricing; None: the sourced default.
+    purchase_usd_per_gpu : float, optional
+        Owned: purchase price per accelerator [USD]; None: the catalog's.
+    server_overhead : float, optional
+        Owned: server cost per accelerator as a multiple of the accelerator price [x]; None: the default.
+    network_fraction : float, optional
+        Owned: cluster interconnect as a fraction of total cluster capital [0-1]; None: the default.
+    depreciation_years : float, optional
+        Owned: depreciation period [years]; None: the default.
+    hosting_usd_per_gpu_hour : float, optional
+        Owned: hosting [USD/GPU-hour]; None: colocation at the sourced rate per kW.
+    amortization : {"straight_line", "epoch"}
+        Owned: straight-line depreciation, or Epoch AI's (0.322 a year).
+    owned_utilization : float, optional
+        Owned: fraction of the cluster's life it does paid work [0-1]; None: the default.
+    financing_rate : float, optional
+        Owned: annual cost of capital [1/year]; None: the default.
+    region : str
+        Region id (``explorer.catalog.regions()``): its electricity price and grid carbon intensity (and its PUE
+        under ``facility="regional_average"``).
+    electricity_usd_per_kwh : float, optional
+        Electricity price [USD/kWh], overriding the region's.
+    pue : float, optional
+        Power usage effectiveness [1], typed; wins over ``facility``.
+    grid_gco2_per_kwh : float, optional
+        Grid carbon intensity [gCO2/kWh], overriding the region's.
+    facility : {"hyperscale", "industry_average", "regional_average"}
+        The data centre's type, which sets its PUE: a sourced default (``"hyperscale"``,
+        ``"industry_average"``), or the region's surveyed average, else the industry average
+        (``"regional_average"``).
+    data_usd_per_1m_tokens : float
+        Data acquisition and cleaning [USD/1M tokens].
+    labelled_examples : float
+        Labelled examples bought [1].
+    usd_per_labelled_example : float
+        Price of one labelled example [USD].
+    synthetic_tokens : float
+        Synthetic tokens generated [1].
+    synthetic_usd_per_1m_tokens : float
+        Price of synthetic tokens [USD/1M tokens].
+    team_headcount : float, optional
+        Full-time-equivalent team [people]; None: the default that follows the run's compute and training kind
+        (:func:`explorer.rules.team_headcount`).
+    team_loaded_usd_per_year : float, optional
+        Loaded pay per person [USD/person-year]; None: the sourced US default of ``team_pay_basis``.
+    team_pay_basis : {"ai_lab", "industry"}
+        Whose pay: an AI lab's (Cottier et al. 2024) or general industry's (BLS).
+    project_months : float, optional
+        Months the team is paid [months]; None: the default that follows the run
+        (:func:`explorer.rules.project_months`), never shorter than the run and at most ``project_months_max``.
+    checkpoints_kept : float
+        Checkpoints stored [1].
+    storage_usd_per_gb_month : float, optional
+        Storage price [USD/GB-month]; None: the default.
+    experiments_multiplier : float, optional
+        Total development compute relative to the final run [x] (1.0: the final run only); None: the default of
+        the training kind.
+    currency : {"USD", "CNY"}
+        Currency of the results.
+    usd_to_cny : float, optional
+        Exchange rate [CNY/USD]; None: the default.
     """
 
     # model
@@ -340,7 +417,25 @@ def experiments_default_name(training_kind: str) -> str:
 
 
 def field_spec(name: str) -> Mapping[str, Any]:
-    """Range and kind of a scenario field: ``min``, ``max``, ``choices``, ``optional``..."""
+    """Range and kind of a scenario field: ``min``, ``max``, ``choices``, ``optional``...
+
+    Parameters
+    ----------
+    name : str
+        A field of :class:`Scenario`.
+
+    Returns
+    -------
+    mapping
+        The field's metadata, read-only: ``kind`` (``"float"``, ``"int"``, ``"choice"`` or ``"str"``) and
+        ``optional``; a number's ``min``, ``max``, ``lo_open`` (``min`` excluded) and ``unit``; a choice's
+        ``choices``. Empty for ``gpu`` and ``region``, ids checked against their catalogs.
+
+    Raises
+    ------
+    KeyError
+        For a name that is not a field.
+    """
     for f in dataclasses.fields(Scenario):
         if f.name == name:
             return f.metadata

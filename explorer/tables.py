@@ -96,6 +96,16 @@ class TableError(ValueError):
 def read_rows(name: str) -> tuple[Mapping[str, str], ...]:
     """Rows of the packaged CSV file ``name`` (in ``explorer/data``) as read-only mappings of strings, checked once.
 
+    Parameters
+    ----------
+    name : str
+        File name inside ``explorer/data`` (e.g. ``"regions.csv"``).
+
+    Returns
+    -------
+    tuple of mapping
+        One read-only mapping per data row, column name -> cell text, in file order.
+
     Raises
     ------
     TableError
@@ -106,7 +116,27 @@ def read_rows(name: str) -> tuple[Mapping[str, str], ...]:
 
 
 def check_rows(name: str, text: str) -> tuple[Mapping[str, str], ...]:
-    """Parse CSV ``text`` of table ``name`` and check it against :data:`SCHEMAS`."""
+    """Parse CSV ``text`` of table ``name`` and check it against :data:`SCHEMAS`.
+
+    Parameters
+    ----------
+    name : str
+        File name of the table (a key of :data:`SCHEMAS`); a name without a schema is checked for its header, its
+        column count and unique, non-empty ids in the first column.
+    text : str
+        The CSV text, header first.
+
+    Returns
+    -------
+    tuple of mapping
+        One read-only mapping per data row, column name -> cell text, in text order (blank lines skipped).
+
+    Raises
+    ------
+    TableError
+        When the text breaks the schema: an empty text, a missing column, a row with the wrong number of fields,
+        an empty or duplicate id, a missing source, a missing required value, or a value of the wrong type.
+    """
     reader = csv.reader(io.StringIO(text))
     try:
         header = next(reader)

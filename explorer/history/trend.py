@@ -158,7 +158,14 @@ def _epoch_rows() -> pd.DataFrame:
 
 @functools.cache
 def history_table() -> pd.DataFrame:
-    """Every dated cost estimate: ``history.csv`` and Epoch AI's frontier rows, read once (do not modify it)."""
+    """Every dated cost estimate: ``history.csv`` and Epoch AI's frontier rows, read once (do not modify it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The shared table (:func:`load_history` gives a copy): the columns of ``history.csv``, ``frontier`` as
+        bool, plus ``year`` [decimal yr] and ``cost_usd_target`` [USD of :data:`TARGET_DOLLAR_YEAR`].
+    """
     df = pd.concat([_read_csv("history.csv"), _epoch_rows()], ignore_index=True)
     missing = set(_HISTORY_COLUMNS) - set(df.columns)
     if missing:  # pragma: no cover - guards the packaged file
@@ -172,7 +179,14 @@ def history_table() -> pd.DataFrame:
 
 @functools.cache
 def claims_table() -> pd.DataFrame:
-    """The source article's dated cost claims (``article_claims.csv``), read once (do not modify it)."""
+    """The source article's dated cost claims (``article_claims.csv``), read once (do not modify it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The shared table (:func:`load_claims` gives a copy): one row per claim, the columns of
+        ``article_claims.csv`` (``claimed_usd`` [USD]), ``notes`` "" where blank.
+    """
     df = _read_csv("article_claims.csv")
     df["notes"] = df["notes"].fillna("")
     return df
@@ -191,12 +205,34 @@ def load_history() -> pd.DataFrame:
 
 
 def load_claims() -> pd.DataFrame:
-    """The article's dated cost claims (``article_claims.csv``, a copy)."""
+    """The article's dated cost claims (``article_claims.csv``, a copy).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of :func:`claims_table`.
+    """
     return claims_table().copy()
 
 
 def check_method(method: str | None) -> str:
-    """``method`` if it is a cost method of the history (``None``: ``"amortized"``), else a ScenarioError."""
+    """``method`` if it is a cost method of the history (``None``: ``"amortized"``), else a ScenarioError.
+
+    Parameters
+    ----------
+    method : str or None
+        A key of :data:`METHODS`, or None.
+
+    Returns
+    -------
+    str
+        ``method``, or ``"amortized"`` for None.
+
+    Raises
+    ------
+    ScenarioError
+        For any other value (field ``method``).
+    """
     if method is None:
         return "amortized"
     if method not in METHODS:
@@ -205,7 +241,13 @@ def check_method(method: str | None) -> str:
 
 
 def fittable_methods() -> tuple[str, ...]:
-    """Methods with at least MIN_POINTS final-run estimates at distinct dates."""
+    """Methods with at least MIN_POINTS final-run estimates at distinct dates.
+
+    Returns
+    -------
+    tuple of str
+        Keys of :data:`METHODS`, in its order.
+    """
     df = history_table()
     fin = df[df["scope"] == "final_run"]
     return tuple(m for m in METHODS if fin.loc[fin["method"] == m, "year"].nunique() >= MIN_POINTS)
@@ -221,7 +263,7 @@ def _level_key(cost_usd: float) -> str:
 class Crossing:
     """When the trend reaches a cost level.
 
-    Attributes
+    Parameters
     ----------
     cost_usd : float
         The level [USD of TARGET_DOLLAR_YEAR].
@@ -243,7 +285,7 @@ class TrendFit:
 
     ``log10(cost_usd) = intercept_log10 + slope_log10_per_year * (year - year_ref)``
 
-    Attributes
+    Parameters
     ----------
     method : str
         Key of :data:`METHODS` (or ``"synthetic"``).
@@ -433,17 +475,31 @@ def fit_log_linear(
     cost_usd : array_like
         Costs [USD], all in one dollar year and one method.
     labels : sequence of str, optional
-        Point names.
+        Point names; None: ``"0"``, ``"1"``, ...
+    method : str, optional
+        How the costs were estimated, recorded in the fit: a key of :data:`METHODS`, ``"acquisition"``
+        (:func:`fit_acquisition_periods`) or ``"synthetic"`` (the default).
+    subset : str, optional
+        Which points these are, in words, recorded in the fit.
     n_boot : int
         Bootstrap resamples.
     seed : int
         Seed of the resampling.
     ci_level : float
         Two-sided level of the intervals, in (0, 1).
+    dollar_year : str, optional
+        Dollar year of ``cost_usd`` (default :data:`TARGET_DOLLAR_YEAR`), recorded in the fit.
 
     Returns
     -------
     TrendFit
+        The line, its bootstrap resamples and the points.
+
+    Raises
+    ------
+    explorer.errors.ScenarioError
+        When ``year`` and ``cost_usd`` differ in length, a value is not finite or a cost is not positive, fewer
+        than :data:`MIN_POINTS` dates are distinct, or ``ci_level`` is outside (0, 1).
     """
     t = np.asarray(year, dtype=float).ravel()
     c = np.asarray(cost_usd, dtype=float).ravel()
@@ -499,6 +555,28 @@ def select_points(method: str | None = "amortized", *, frontier_only: bool = Tru
     (:data:`SELECTION_RULE`) are kept; if fewer than :data:`MIN_POINTS`
     remain (the developer-stated method) all final-run rows of the method are
     used and the subset text says so.
+
+    Parameters
+    ----------
+    method : {"amortized", "cloud", "developer"}
+        Cost method; ``None`` means ``"amortized"``.
+    frontier_only : bool
+        Keep only frontier models (default), when at least :data:`MIN_POINTS` dates remain.
+    start_year, end_year : float, optional
+        First and last date kept [decimal yr]; None: no bound.
+
+    Returns
+    -------
+    rows : pandas.DataFrame
+        The rows of :func:`history_table` used, sorted by ``year`` and ``id``.
+    words : str
+        The subset in words (which models, the method, the years).
+
+    Raises
+    ------
+    explorer.errors.ScenarioError
+        For an unknown method, or one with fewer than :data:`MIN_POINTS` final-run dates
+        (:func:`fittable_methods`).
     """
     method = check_method(method)
     if method not in fittable_methods():
@@ -540,10 +618,17 @@ def fit_trend(method: str | None = "amortized", *, frontier_only: bool = True,
     start_year, end_year : float, optional
         Restrict to dates in [start_year, end_year] [decimal yr]; default from
         2016 (:data:`FIT_START_YEAR`) to the newest point.
+    n_boot : int
+        Bootstrap resamples (default :data:`N_BOOT`).
+    seed : int
+        Seed of the resampling (default :data:`SEED`).
+    ci_level : float
+        Two-sided level of the intervals, in (0, 1) (default :data:`CI_LEVEL`).
 
     Returns
     -------
     TrendFit
+        The fit of :func:`fit_log_linear` over :func:`select_points`, in USD of :data:`TARGET_DOLLAR_YEAR`.
 
     Raises
     ------
@@ -565,6 +650,18 @@ def fit_periods(method: str | None = "amortized", **kw) -> dict[str, TrendFit]:
     On Epoch's frontier set (amortized) these give 2.46x/yr (90% bootstrap
     interval 2.08-2.92) for 2016-2023, reproducing the paper's 2.4x (90% CI
     2.0-2.9x), and 2.79x (2.44-3.19) for 2016-2025.
+
+    Parameters
+    ----------
+    method : {"amortized", "cloud", "developer"}
+        Cost method; ``None`` means ``"amortized"``.
+    **kw
+        Further keywords of :func:`fit_trend` (``frontier_only``, ``n_boot``, ``seed``, ``ci_level``).
+
+    Returns
+    -------
+    dict of str to TrendFit
+        One fit per period name of :data:`PERIODS`, in its order.
     """
     return {name: fit_trend(method, start_year=lo, end_year=hi, **kw) for name, (lo, hi) in PERIODS.items()}
 
@@ -583,6 +680,12 @@ def fit_acquisition_periods() -> dict[str, TrendFit]:
     The frontier set's ``hardware_acquisition_cost_usd`` (46 models with a value, 2016-2025; Dec 2024 USD, as
     Epoch publishes them): 2.15x/yr over 2016-2023 and 2.35x/yr over 2016-2025, on which the trend reaches
     $10B in 2028.2 (90%: 2027.3-2029.5); the largest point is Grok-3 at $5.48B (2025-02).
+
+    Returns
+    -------
+    dict of str to TrendFit
+        One fit per period name of :data:`PERIODS`, method ``"acquisition"``, in USD of
+        :data:`TARGET_DOLLAR_YEAR`.
     """
     catalog.read_csv("epoch_frontier.csv")  # schema check
     text = (resources.files("explorer") / "data" / "epoch_frontier.csv").read_text(encoding="utf-8")
