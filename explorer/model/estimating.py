@@ -431,12 +431,11 @@ def _owned_summary(scenario: Scenario, r, v: Mapping[str, float], gpus: int) -> 
     energy_per_hour = kwh_per_gpu_hour * electricity
     hosting_life = t["hosting_usd_per_gpu_hour"]  # paid every hour of the cluster's life
     used = HOURS_PER_MONTH * t["utilization"]
-    breakeven = {}
-    for basis in CLOUD_BASES:
-        rent = prices.quote(acc.id, basis, as_of=prices.check_price_date(scenario.price_date)).usd_per_gpu_hour
-        breakeven[basis] = float(F.breakeven_months(t["capital_usd_per_gpu"], rent * used,
-                                                    hosting_life * HOURS_PER_MONTH + energy_per_hour * used,
-                                                    t["financing_rate"]))
+    as_of = prices.check_price_date(scenario.price_date)
+    rents = np.array([prices.quote(acc.id, basis, as_of=as_of).usd_per_gpu_hour for basis in CLOUD_BASES], float)
+    months = F.breakeven_months(t["capital_usd_per_gpu"], rents * used,  # every basis in one call
+                                hosting_life * HOURS_PER_MONTH + energy_per_hour * used, t["financing_rate"])
+    breakeven = {basis: float(m) for basis, m in zip(CLOUD_BASES, months)}
     # the amortization rule's life: straight line over its years, Epoch's rule writes the value off at 0.322 a year
     life_months = 12.0 / F.EPOCH_AMORTIZATION_PER_YEAR if t["amortization"] == "epoch" else 12.0 * t["years"]
     return dict(purchase_usd=t["purchase_usd"], capital_usd_per_gpu=t["capital_usd_per_gpu"],

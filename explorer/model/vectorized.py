@@ -110,6 +110,9 @@ def _elasticity(rate, write_hours, restart_hours, interval_hours):
     r = np.asarray(rate, float)
     d = np.asarray(write_hours, float)
     interval = np.asarray(interval_hours, float)
+    if d.ndim == 0 and d <= 0.0 and interval.ndim == 0 and np.isnan(interval):  # no write stall: r R, as below
+        with np.errstate(invalid="ignore"):
+            return np.nan_to_num(r * restart_hours, nan=0.0, posinf=np.inf)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         tau = np.where(np.isnan(interval), F.daly_checkpoint_interval_hours(1.0 / r, d), interval)
         y = (tau + d) * r
@@ -480,8 +483,10 @@ def _compute(f, owned):
         usd_per_1m_tokens=out["total_usd"] / (f["tokens"] / 1e6),
         usd_per_pflop_day=out["final_run_usd"] / (flop / (1e15 * 86400.0)),
     )
-    for k in MONEY_KEYS:  # a run that cannot happen costs nothing known
-        out[k] = np.where(infeasible, np.nan, out[k])
+    anything_infeasible = np.any(infeasible)
+    for k in MONEY_KEYS:  # a run that cannot happen costs nothing known (all feasible: the values as they are)
+        if anything_infeasible or np.shape(out[k]) != np.shape(infeasible):
+            out[k] = np.where(infeasible, np.nan, out[k])
 
     return dict(
         train_flop=flop,
