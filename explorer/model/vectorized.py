@@ -113,12 +113,18 @@ def _elasticity(rate, write_hours, restart_hours, interval_hours):
     if d.ndim == 0 and d <= 0.0 and interval.ndim == 0 and np.isnan(interval):  # no write stall: r R, as below
         with np.errstate(invalid="ignore"):
             return np.nan_to_num(r * restart_hours, nan=0.0, posinf=np.inf)
+    optimal = np.isnan(interval)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        tau = np.where(np.isnan(interval), F.daly_checkpoint_interval_hours(1.0 / r, d), interval)
+        tau = F.daly_checkpoint_interval_hours(1.0 / r, d)
+        if not (optimal.ndim == 0 and optimal):  # an interval given somewhere (else Daly's everywhere)
+            tau = np.where(optimal, tau, interval)
         y = (tau + d) * r
-        stall = (y + np.expm1(-y)) / -np.expm1(-y)  # y / (1 - e^-y) - 1 without cancellation
+        em = np.expm1(-y)
+        stall = (y + em) / -em  # y / (1 - e^-y) - 1 without cancellation
         e = r * restart_hours + np.where(y > 0, stall, 0.0)
-        e = np.where((d <= 0.0) & np.isnan(interval), r * restart_hours, e)
+        no_stall = (d <= 0.0) & optimal
+        if not (no_stall.ndim == 0 and not no_stall):
+            e = np.where(no_stall, r * restart_hours, e)
     return np.nan_to_num(e, nan=0.0, posinf=np.inf)
 
 
