@@ -91,7 +91,7 @@ class Scenario:
         (Korthikanti et al. 2022); the parallel layout ``tensor_parallel``,
         ``pipeline_parallel`` [1] and ``zero_stage`` (0-3; Rajbhandari et al.
         2020), each None for the model's choice (:mod:`explorer.model.layout`),
-        and for MoE ``expert_parallel`` [1] (None: 1);
+        and for MoE ``expert_parallel`` [1] (None: chosen where it helps memory);
         ``training_kind``; for LoRA ``lora_trainable_fraction`` of parameters trained.
     Hardware
         ``gpu`` accelerator id (``explorer.catalog.accelerators()``);

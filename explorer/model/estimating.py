@@ -367,7 +367,16 @@ def _layout(scenario: Scenario, r, v: Mapping[str, float], n: int) -> Layout | N
                          train_flop=v["train_flop"], tensor_parallel_max=r.inputs["tensor_parallel"],
                          tensor_parallel=scenario.tensor_parallel, pipeline_parallel=scenario.pipeline_parallel,
                          zero_stage=scenario.zero_stage, expert_parallel=scenario.expert_parallel,
-                         expert_scale=expert_scale(scenario))
+                         expert_scale=expert_scale(scenario), routed_share=_routed_share(scenario),
+                         experts=scenario.experts if scenario.architecture == "moe" else None)
+
+
+def _routed_share(scenario: Scenario) -> float:
+    """Share of the parameters in routed experts [1]: those no token uses (``params - active``, the lower bound
+    :func:`explorer.model.resolve.expert_scale` takes); 0 for a dense model."""
+    if scenario.architecture != "moe":
+        return 0.0
+    return max(0.0, 1.0 - scenario.active_params_effective / scenario.params)
 
 
 #: Where the layout comes from (the source of its assumptions).
