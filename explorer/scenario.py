@@ -117,7 +117,8 @@ class Scenario:
     zero_stage : int, optional
         ZeRO stage, 0-3 (Rajbhandari et al. 2020); None: the model's choice.
     expert_parallel : int, optional
-        MoE: expert-parallel degree [1]; None: 1.
+        MoE: expert-parallel degree [1]; None: the model's choice, the fewest expert ranks that fit where that
+        helps memory (:mod:`explorer.model.layout`).
     training_kind : {"pretrain", "continual_pretrain", "full_finetune", "lora"}
         What the run is; sets the default team, project length and experiments.
     lora_trainable_fraction : float

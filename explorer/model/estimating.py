@@ -367,7 +367,16 @@ def _layout(scenario: Scenario, r, v: Mapping[str, float], n: int) -> Layout | N
                          train_flop=v["train_flop"], tensor_parallel_max=r.inputs["tensor_parallel"],
                          tensor_parallel=scenario.tensor_parallel, pipeline_parallel=scenario.pipeline_parallel,
                          zero_stage=scenario.zero_stage, expert_parallel=scenario.expert_parallel,
-                         expert_scale=expert_scale(scenario))
+                         expert_scale=expert_scale(scenario), routed_share=_routed_share(scenario),
+                         experts=scenario.experts if scenario.architecture == "moe" else None)
+
+
+def _routed_share(scenario: Scenario) -> float:
+    """Share of the parameters in routed experts [1]: those no token uses (``params - active``, the lower bound
+    :func:`explorer.model.resolve.expert_scale` takes); 0 for a dense model."""
+    if scenario.architecture != "moe":
+        return 0.0
+    return max(0.0, 1.0 - scenario.active_params_effective / scenario.params)
 
 
 #: Where the layout comes from (the source of its assumptions).
@@ -431,12 +440,11 @@ def _owned_summary(scenario: Scenario, r, v: Mapping[str, float], gpus: int) -> 
     energy_per_hour = kwh_per_gpu_hour * electricity
     hosting_life = t["hosting_usd_per_gpu_hour"]  # paid every hour of the cluster's life
     used = HOURS_PER_MONTH * t["utilization"]
-    breakeven = {}
-    for basis in CLOUD_BASES:
-        rent = prices.quote(acc.id, basis, as_of=prices.check_price_date(scenario.price_date)).usd_per_gpu_hour
-        breakeven[basis] = float(F.breakeven_months(t["capital_usd_per_gpu"], rent * used,
-                                                    hosting_life * HOURS_PER_MONTH + energy_per_hour * used,
-                                                    t["financing_rate"]))
+    as_of = prices.check_price_date(scenario.price_date)
+    rents = np.array([prices.quote(acc.id, basis, as_of=as_of).usd_per_gpu_hour for basis in CLOUD_BASES], float)
+    months = F.breakeven_months(t["capital_usd_per_gpu"], rents * used,  # every basis in one call
+                                hosting_life * HOURS_PER_MONTH + energy_per_hour * used, t["financing_rate"])
+    breakeven = {basis: float(m) for basis, m in zip(CLOUD_BASES, months)}
     # the amortization rule's life: straight line over its years, Epoch's rule writes the value off at 0.322 a year
     life_months = 12.0 / F.EPOCH_AMORTIZATION_PER_YEAR if t["amortization"] == "epoch" else 12.0 * t["years"]
     return dict(purchase_usd=t["purchase_usd"], capital_usd_per_gpu=t["capital_usd_per_gpu"],

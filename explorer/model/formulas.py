@@ -298,8 +298,9 @@ def goodput(cluster_failures_per_hour, write_hours, restart_hours, interval_hour
             if np.any(d <= 0.0):
                 g = np.where((d <= 0.0) & optimal, np.exp(-r * rate), g)
     g = np.asarray(g, float)
-    if g.ndim == 0:
-        return np.clip(np.nan_to_num(g, nan=0.0), 0.0, 1.0)
+    if g.ndim == 0:  # one value (an estimate): as below, without the array machinery (NaN 0, then within [0, 1])
+        v = float(g)
+        return np.float64(0.0 if v != v else min(max(v, 0.0), 1.0))
     g = np.nan_to_num(g, copy=False, nan=0.0)  # a fresh array here: clean it in place
     return np.clip(g, 0.0, 1.0, out=g)
 

@@ -6,7 +6,8 @@ SC21, takeaway 1: tensor parallelism up to the GPUs of one server, then pipeline
 data parallelism for the rest): a ZeRO stage (Rajbhandari et al. 2020: 1, the sharded optimizer Megatron-LM and
 DeepSeek-V3 use, before 2 and 3, which shard more and communicate more), the smallest tensor-parallel group
 that fits and keeps the batch the cluster forces at or below the critical batch, then the fewest pipeline
-stages that fit. Recomputation is chosen by :func:`explorer.model.compute` (none, selective, full: the first
+stages that fit; for an MoE model, at each pipeline depth the fewest expert-parallel ranks that fit (expert
+parallelism where it helps memory, before a deeper pipeline: DeepSeek-AI 2024, 64-way). Recomputation is chosen by :func:`explorer.model.compute` (none, selective, full: the first
 that fits); a part the scenario sets is kept and the rest chosen around it. The memory rule is
 :func:`explorer.model.formulas.memory_bytes_per_gpu`: any layout that fits here fits in compute's bound too
 (ZeRO-3 over all GPUs with the largest tensor-parallel group holds the least), so a run compute finds feasible
@@ -148,7 +149,7 @@ def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float,
                   n_layers: int, seq_len: int, tokens: float, train_flop: float, tensor_parallel_max: float,
                   tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
                   zero_stage: int | None = None, expert_parallel: int | None = None,
-                  expert_scale: float = 1.0) -> Layout:
+                  expert_scale: float = 1.0, routed_share: float = 0.0, experts: int | None = None) -> Layout:
     """The standard layout of a run on ``gpus`` accelerators (see the module's docstring).
 
     Parameters
@@ -172,9 +173,17 @@ def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float,
     tensor_parallel_max : float
         GPUs of one server: the largest tensor-parallel group [1].
     tensor_parallel, pipeline_parallel, zero_stage, expert_parallel : int, optional
-        Parts the scenario sets (kept). Expert parallelism is never chosen (1 unless set).
+        Parts the scenario sets (kept).
     expert_scale : float
-        Share of the unsharded state a rank holds under ``expert_parallel`` [1].
+        Share of the unsharded state a rank holds under a set ``expert_parallel`` [1].
+    routed_share : float
+        Share of the parameters in routed experts, ``r`` [1] (0: a dense model). Where it is above 0 and
+        ``expert_parallel`` is not set, expert parallelism is chosen when it helps memory: at each tensor and
+        pipeline group the fewest expert ranks ``e`` (1, 2, 4, ...) that fit, a rank then holding ``1 - r + r / e``
+        of the unsharded state (DeepSeek-AI 2024, section 3.2.1: 64-way expert parallelism), and ``e`` within
+        the data-parallel replicas (``t p e <= gpus``) and at most ``experts``.
+    experts : int, optional
+        Routed experts per layer (the most expert ranks); None: unknown, no bound but the GPUs.
 
     Returns
     -------
@@ -206,14 +215,22 @@ def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float,
             return [pipeline_parallel]
         return _powers_of_two(min(n_layers, n / t)) or [1]
 
-    e = expert_parallel or 1
+    auto_ep = expert_parallel is None and routed_share > 0
     state = params * sum(parts.values())
-    unsharded = {z: expert_scale * params * sum(parts[k] for k in ZERO_UNSHARDED[z]) for z in z_list}
+    unsharded = {z: params * sum(parts[k] for k in ZERO_UNSHARDED[z]) for z in z_list}
 
-    def fits(t, p, z):  # layout_memory_bytes, inlined: the chooser tries a few dozen layouts
+    def scale(e):  # share of the unsharded state one rank holds at e expert ranks
+        return (1.0 - routed_share) + routed_share / e if auto_ep else expert_scale
+
+    def e_list(t, p):
+        if not auto_ep:
+            return [expert_parallel or 1]
+        return _powers_of_two(min(n / (t * p), experts if experts is not None else math.inf)) or [1]
+
+    def fits(t, p, z, e):  # layout_memory_bytes, inlined: the chooser tries a few dozen layouts
         if p * t * e > n:
             return False
-        u = unsharded[z]
+        u = scale(e) * unsharded[z]
         return u / (t * p) + (state - u) / n + activation_bytes / t <= mem
 
     pick = None
@@ -223,16 +240,16 @@ def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float,
                 last_t = i == len(t_list) - 1
                 if not last_t and n / t * seq_len > critical:  # a larger group cuts the batch the cluster forces
                     continue
-                p = next((p for p in p_list(t) if fits(t, p, z)), None)
-                if p is not None:
-                    pick = (t, p, z)
+                pe = next(((p, e) for p in p_list(t) for e in e_list(t, p) if fits(t, p, z, e)), None)
+                if pe is not None:
+                    pick = (t, *pe, z)
                     break
             if pick is not None:
                 break
     if pick is None:  # nothing fits (or memory unknown): compute's bound, ZeRO-3 over the largest group
-        pick = (t_list[-1], pipeline_parallel or 1, 3 if zero_stage is None else zero_stage)
-    t, p, z = pick
-    s, a = layout_memory_bytes(n, params, parts, activation_bytes, t, p, z, expert_scale)
+        pick = (t_list[-1], pipeline_parallel or 1, expert_parallel or 1, 3 if zero_stage is None else zero_stage)
+    t, p, e, z = pick
+    s, a = layout_memory_bytes(n, params, parts, activation_bytes, t, p, z, scale(e))
     dp = n / (t * p)
     least = n / t_top * seq_len if tensor_parallel is None else n / t * seq_len
     per_replica = max(p, round(critical / (dp * seq_len))) if dp * seq_len > 0 else p
@@ -240,6 +257,7 @@ def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float,
     batch_tokens = batch_sequences * seq_len
     chosen = tuple(name for name, v in (("tensor_parallel", tensor_parallel), ("pipeline_parallel", pipeline_parallel),
                                         ("zero_stage", zero_stage)) if v is None)
+    chosen += ("expert_parallel",) if auto_ep else ()
     return Layout(tensor_parallel=int(t), pipeline_parallel=int(p), data_parallel=dp, zero_stage=int(z),
                   expert_parallel=int(e),
                   recompute=recompute, micro_batch_sequences=1, batch_tokens=batch_tokens,

@@ -8,6 +8,7 @@ result. Nothing here computes a result.
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 import functools
 import math
@@ -393,6 +394,15 @@ def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
     return rate
 
 
+def _as_owned(s: Scenario) -> Scenario:
+    """``s`` with ``pricing="owned"`` and no typed rate: ``s.replace(...)`` without validating it again (both
+    values are valid whatever the rest, and no check combines them with another field), on every estimate."""
+    owned = copy.copy(s)
+    object.__setattr__(owned, "pricing", "owned")
+    object.__setattr__(owned, "rate_usd_per_gpu_hour", None)
+    return owned
+
+
 def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None, fallbacks: dict | None = None) -> dict:
     """Owned hardware for scenario ``s``: capital per GPU and per GPU-hour, hosting and the rule [USD].
 
@@ -671,7 +681,7 @@ def resolve(s: Scenario) -> Resolved:
     failure_rate = base_failure + spot_failures
     # owning this cluster: the scenario's own terms when owned, else the default terms of owning it (computed
     # once: the cloud rate's "in the rate" parts and the estimate's buy-versus-rent figures both read them)
-    owned = prices.pop("_owned_terms", None) or owned_terms(s.replace(pricing="owned", rate_usd_per_gpu_hour=None), acc,
+    owned = prices.pop("_owned_terms", None) or owned_terms(_as_owned(s), acc,
                                                             fallbacks=fallbacks)
     write_h = _pick(s.checkpoint_write_minutes, "checkpoint_write_minutes", used) / 60.0
     restart_h = _pick(s.restart_minutes, "restart_minutes", used, fallbacks) / 60.0

@@ -14,6 +14,11 @@ __all__ = ["compute", "GPU_COUNT_CEILING", "MONEY_KEYS", "INFEASIBLE_REASONS", "
 GPU_COUNT_CEILING = 1e12
 
 
+def _any(mask) -> bool:
+    """``np.any(mask)``, without its reduction machinery for one value (an estimate's)."""
+    return bool(mask) if np.ndim(mask) == 0 else bool(np.asarray(mask).any())
+
+
 def compute(**inputs) -> dict[str, np.ndarray]:
     """Every formula of the model (:mod:`explorer.model.formulas`), vectorized over broadcastable inputs.
 
@@ -94,7 +99,7 @@ def _goodput_at(n, f):
     above = f["recovery_above_gpus"]
     g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
     auto = np.isnan(above)
-    if not np.any(auto | (n > above)):
+    if not _any(auto | (n > above)):
         return g
     mem = F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
                     f["checkpoint_interval_hours"])
@@ -110,12 +115,21 @@ def _elasticity(rate, write_hours, restart_hours, interval_hours):
     r = np.asarray(rate, float)
     d = np.asarray(write_hours, float)
     interval = np.asarray(interval_hours, float)
+    if d.ndim == 0 and d <= 0.0 and interval.ndim == 0 and np.isnan(interval):  # no write stall: r R, as below
+        with np.errstate(invalid="ignore"):
+            return np.nan_to_num(r * restart_hours, nan=0.0, posinf=np.inf)
+    optimal = np.isnan(interval)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        tau = np.where(np.isnan(interval), F.daly_checkpoint_interval_hours(1.0 / r, d), interval)
+        tau = F.daly_checkpoint_interval_hours(1.0 / r, d)
+        if not (optimal.ndim == 0 and optimal):  # an interval given somewhere (else Daly's everywhere)
+            tau = np.where(optimal, tau, interval)
         y = (tau + d) * r
-        stall = (y + np.expm1(-y)) / -np.expm1(-y)  # y / (1 - e^-y) - 1 without cancellation
+        em = np.expm1(-y)
+        stall = (y + em) / -em  # y / (1 - e^-y) - 1 without cancellation
         e = r * restart_hours + np.where(y > 0, stall, 0.0)
-        e = np.where((d <= 0.0) & np.isnan(interval), r * restart_hours, e)
+        no_stall = (d <= 0.0) & optimal
+        if not (no_stall.ndim == 0 and not no_stall):
+            e = np.where(no_stall, r * restart_hours, e)
     return np.nan_to_num(e, nan=0.0, posinf=np.inf)
 
 
@@ -126,11 +140,11 @@ def _elasticity_at(n, f):
     above = f["recovery_above_gpus"]
     e = _elasticity(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
     auto = np.isnan(above)
-    if not np.any(auto | (n > above)):
+    if not _any(auto | (n > above)):
         return e
     e_mem = _elasticity(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
                         f["checkpoint_interval_hours"])
-    if not np.any(auto):
+    if not _any(auto):
         return np.where(n > above, e_mem, e)
     g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
     mem = F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
@@ -229,13 +243,13 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     months, months_max = sub["project_months"], sub["project_months_max"]
     n_5y = within(sub["max_wall_days"])
     # no cap on the months (compute's default): the piece below n_max is empty; no project months: above n_pm
-    n_max = n_5y if not np.any(np.isfinite(months_max)) else np.maximum(
+    n_max = n_5y if not _any(np.isfinite(months_max)) else np.maximum(
         within(months_max * F.DAYS_PER_MONTH), n_5y)
     n_pm = hi if np.all(np.isnan(months)) else np.where(
         np.isnan(months), hi, np.maximum(within(np.nan_to_num(months, nan=1.0) * F.DAYS_PER_MONTH), n_max))
     x = _interior_least(n_max, np.maximum(n_pm, n_max), sub, sub_owned, sub_state)
     capped = np.broadcast_to(~np.isnan(sub.get("people_share_max", np.nan)), x.shape)  # no such input: no cap
-    if np.any(capped):  # a people cap (an adaptation's default team): not of that form, the whole cost searched
+    if _any(capped):  # a people cap (an adaptation's default team): not of that form, the whole cost searched
         k = np.flatnonzero(capped)
         ck = {key: v if np.ndim(v) == 0 else v[k] for key, v in sub.items()}
         x = x.copy()
@@ -316,7 +330,7 @@ def _interior_least(n_lo, n_hi, f, owned, state_bytes):
     fa, fb = slope(a, f, A, K), slope(b, f, A, K)
     inside = (fa < 0) & (fb > 0) & (b > a)
     x = np.where(fa >= 0, a, b)  # no sign change: the end where the cost is least
-    if np.any(inside):
+    if _any(inside):
         g = {k: v if np.ndim(v) == 0 else v[inside] for k, v in f.items() if k in _GOODPUT_KEYS}
         A, K = A[inside] if np.ndim(A) else A, K[inside] if np.ndim(K) else K
         a, b, fa, fb = a[inside], b[inside], fa[inside], fb[inside]
@@ -363,7 +377,8 @@ def _at(n, f, owned, flop, ideal, state_bytes):
     months = np.minimum(months, f["project_months_max"])
     storage_usd = f["checkpoints_kept"] * state_bytes / 1e9 * f["storage_usd_per_gb_month"] * months
     hidden_usd = restart_loss_usd + experiments_usd + storage_usd
-    data_usd = np.broadcast_to(f["data_usd"], np.broadcast(f["data_usd"], flop).shape)
+    data_usd = f["data_usd"] if np.ndim(f["data_usd"]) == 0 and np.ndim(flop) == 0 else \
+        np.broadcast_to(f["data_usd"], np.broadcast(f["data_usd"], flop).shape)
     others_usd = compute_usd + energy_usd + data_usd + hardware_usd + hidden_usd
     people_usd = f["team_usd_per_month"] * months
     total = others_usd + people_usd
@@ -426,8 +441,9 @@ def _compute(f, owned):
     largest = np.fmax(f["max_gpus"], solve_floor)
     alt_gpus = alt_days = np.full(np.shape(reason), np.nan)
     fits_somewhere = ~(np.isinf(floor) | (floor > f["max_gpus"]))
-    wanted = np.flatnonzero(np.broadcast_to(infeasible & fits_somewhere, np.shape(reason)).ravel())
-    if wanted.size:
+    unfit = infeasible & fits_somewhere
+    wanted = np.flatnonzero(np.broadcast_to(unfit, np.shape(reason)).ravel()) if _any(unfit) else ()
+    if len(wanted):
         # the nearest feasible alternative: for a deadline no cluster meets, the largest cluster at its shortest
         # time; otherwise the fewest GPUs that fit and end within the longest run the model allows (solved only
         # where a run is infeasible)
@@ -442,7 +458,7 @@ def _compute(f, owned):
         # the estimate of the alternative must be feasible by the same comparison (a count at the limit by
         # rounding takes one GPU more)
         over = (alt_d > g["max_wall_days"]) & (reason.ravel()[wanted] != 2)
-        if np.any(over):
+        if _any(over):
             alt_n = np.where(over, alt_n + 1.0, alt_n)
             alt_good = _goodput_at(alt_n, g)
             alt_d = hours / alt_good / (24.0 * alt_n)
@@ -452,8 +468,9 @@ def _compute(f, owned):
         alt_gpus, alt_days = alt_gpus.reshape(shape), alt_days.reshape(shape)
     # a deadline no cluster meets: the figures are those of the largest cluster, never the solve's bound
     n = np.where(impossible & np.isfinite(f["max_gpus"]) & (needed > f["max_gpus"]), largest, needed)
-    moved = np.flatnonzero(np.broadcast_to(n != needed, np.shape(n)).ravel())
-    if moved.size:  # the largest cluster where a deadline needs more: recomputed there only
+    changed = n != needed
+    moved = np.flatnonzero(np.broadcast_to(changed, np.shape(n)).ravel()) if _any(changed) else ()
+    if len(moved):  # the largest cluster where a deadline needs more: recomputed there only
         shape = np.shape(n)
         g = _take(f, moved, shape)
         part = _at(np.broadcast_to(n, shape).ravel()[moved], g,
@@ -480,8 +497,10 @@ def _compute(f, owned):
         usd_per_1m_tokens=out["total_usd"] / (f["tokens"] / 1e6),
         usd_per_pflop_day=out["final_run_usd"] / (flop / (1e15 * 86400.0)),
     )
-    for k in MONEY_KEYS:  # a run that cannot happen costs nothing known
-        out[k] = np.where(infeasible, np.nan, out[k])
+    anything_infeasible = _any(infeasible)
+    for k in MONEY_KEYS:  # a run that cannot happen costs nothing known (all feasible: the values as they are)
+        if anything_infeasible or np.shape(out[k]) != np.shape(infeasible):
+            out[k] = np.where(infeasible, np.nan, out[k])
 
     return dict(
         train_flop=flop,
