@@ -9,7 +9,9 @@ them as a checkout does; ``make app`` and ``make workshop`` call these commands 
   preheated kernels as a floor, refilled a minute after use (a class arriving at once).
 * ``workshop``: the lessons and the claims page, read-only, on http://127.0.0.1:8867, sized for a class of
   ``--class`` students (docs/workshop.md): ``ceil(class / 2)`` preheated kernels for lesson 1 in each
-  language, at most ``2 × class`` viewers' kernels.
+  language, at most ``2 × class`` viewers' kernels, and that whole budget open to one client address (a room
+  behind one NAT address; the app keeps its 6 seats per address). ``--trusted-proxy`` names nginx's address
+  so that its ``X-Real-IP`` / ``X-Forwarded-For`` name the student (docs/workshop.md, "Behind nginx").
 * ``lab``: JupyterLab on the analyst's notebook (``analyst.ipynb``, copied into ``--dir`` when it holds none),
   where JupyterLab is installed (the ``lab`` extra).
 
@@ -76,16 +78,24 @@ def workshop_sizes(class_size: int, pool: int | None = None, max_kernels: int | 
 
 def workshop_argv(port: int = WORKSHOP_PORT, class_size: int = 30, pool: int | None = None,
                   max_kernels: int | None = None, fill_delay: int = WORKSHOP_FILL_DELAY,
-                  first: tuple[str, ...] = FIRST_LESSONS, ip: str = "127.0.0.1") -> list[str]:
+                  first: tuple[str, ...] = FIRST_LESSONS, ip: str = "127.0.0.1",
+                  seats_per_address: int | None = None, trusted_proxies: tuple[str, ...] = ()) -> list[str]:
     """The server's arguments for the workshop: directory mode over :data:`NOTEBOOKS`, sized for the class.
 
     Every lesson's pool follows demand (:mod:`explorer.hosting.demand_pool`) from the sizes of
     :func:`workshop_sizes`, so ``pool=0`` preheats nothing at start but keeps the pools on.
+
+    The seats one client address may hold are the class's budget, the kernel cap (``seats_per_address=None``;
+    with no cap, none per address either): a room of 30 behind one NAT address was refused at the public
+    app's 6 per address (0 of 30 served, issue 42). ``trusted_proxies``: networks whose forwarded headers
+    name the client (nginx on this machine: ``127.0.0.1``).
     """
     pool_size, cap = workshop_sizes(class_size, pool, max_kernels)
+    per_address = cap if seats_per_address is None else seats_per_address
     pools = {"default": {"pool_size": 0}, **{nb: {"pool_size": pool_size} for nb in first}}
     return [str(NOTEBOOKS), f"--Voila.ip={ip}", f"--port={port}", "--no-browser",
-            f"--ExplorerVoila.max_kernels={cap}", "--preheat_kernel=True",
+            f"--ExplorerVoila.max_kernels={cap}", f"--ExplorerVoila.seats_per_address={per_address}",
+            *[f"--ExplorerVoila.trusted_proxies={net}" for net in trusted_proxies], "--preheat_kernel=True",
             f"--VoilaKernelManager.fill_delay={fill_delay}",
             f"--VoilaKernelManager.kernel_pools_config={json.dumps(pools)}"]
 
@@ -102,7 +112,8 @@ def server_argv(args: argparse.Namespace) -> list[str]:
     if args.command == "app":
         return app_argv(args.port, args.pool, args.ip)
     return workshop_argv(args.port, args.class_size, args.pool, args.max_kernels, args.fill_delay,
-                         tuple(args.first or FIRST_LESSONS), args.ip)
+                         tuple(args.first or FIRST_LESSONS), args.ip, args.seats_per_address,
+                         tuple(args.trusted_proxy or ()))
 
 
 def _app(args: argparse.Namespace, extra: list[str]) -> int:
@@ -162,6 +173,12 @@ def register(sub, prog: str) -> None:
     shop.add_argument("--first", action="append", metavar="NOTEBOOK",
                       help="a lesson to preheat, relative to the notebooks (repeat; default: lesson 1 in en and zh)")
     shop.add_argument("--ip", default="127.0.0.1", help="address to listen on")
+    shop.add_argument("--seats-per-address", type=_count(0), default=None,
+                      help="kernels one client address may hold (default: the kernel cap, so a room behind one "
+                           "NAT address is served whole; 0: no per-address cap)")
+    shop.add_argument("--trusted-proxy", action="append", metavar="NETWORK",
+                      help="a reverse proxy whose X-Real-IP / X-Forwarded-For name the student (repeat; nginx on "
+                           "this machine: 127.0.0.1); from anyone else those headers are ignored")
     shop.set_defaults(serve=_workshop)
 
     lab = sub.add_parser("lab", help="open JupyterLab on the analyst's notebook (needs the lab extra)",
