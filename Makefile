@@ -58,10 +58,13 @@ CLASS ?= 30
 MAX_KERNELS ?=
 FILL_DELAY ?= 600
 TRUSTED_PROXY ?=
+# WORKSHOP_LANG=en (or zh; the hub's login page reads the same variable): the class's language, lesson 1 in it
+# preheated for the whole class (POOL = CLASS), none in the other
+WORKSHOP_LANG ?=
 workshop: $(STAMP)
 	$(BIN)/llm-cost-explorer workshop --port $(WORKSHOP_PORT) --class '$(CLASS)' --fill-delay $(FILL_DELAY) \
 		$(if $(POOL),--pool $(POOL)) $(if $(MAX_KERNELS),--max-kernels $(MAX_KERNELS)) \
-		$(if $(TRUSTED_PROXY),--trusted-proxy $(TRUSTED_PROXY))
+		$(if $(TRUSTED_PROXY),--trusted-proxy $(TRUSTED_PROXY)) $(if $(WORKSHOP_LANG),--lang $(WORKSHOP_LANG))
 
 # Build the lesson notebooks from their text sources, explorer/notebooks/lessons/src/*.md (tests/workshop/test_lessons.py checks it)
 lessons: $(STAMP)

@@ -64,15 +64,19 @@ def app_argv(port: int = APP_PORT, pool: int | None = None, ip: str = "127.0.0.1
     return argv
 
 
-def workshop_sizes(class_size: int, pool: int | None = None, max_kernels: int | None = None) -> tuple[int, int]:
+def workshop_sizes(class_size: int, pool: int | None = None, max_kernels: int | None = None,
+                   first_lessons: int = 2) -> tuple[int, int]:
     """(preheated kernels per first lesson, cap on viewers' kernels) for a class of ``class_size`` students.
+
+    The class is shared among its ``first_lessons`` (lesson 1 in each language the class may open): one
+    language (``--lang en``) preheats the whole class.
 
     >>> workshop_sizes(30)
     (15, 60)
-    >>> workshop_sizes(7), workshop_sizes(12, pool=0, max_kernels=50)
-    ((4, 14), (0, 50))
+    >>> workshop_sizes(7), workshop_sizes(12, pool=0, max_kernels=50), workshop_sizes(30, first_lessons=1)
+    ((4, 14), (0, 50), (30, 60))
     """
-    return ((class_size + 1) // 2 if pool is None else pool,
+    return (-(-class_size // max(first_lessons, 1)) if pool is None else pool,
             2 * class_size if max_kernels is None else max_kernels)
 
 
@@ -90,7 +94,7 @@ def workshop_argv(port: int = WORKSHOP_PORT, class_size: int = 30, pool: int | N
     app's 6 per address (0 of 30 served, issue 42). ``trusted_proxies``: networks whose forwarded headers
     name the client (nginx on this machine: ``127.0.0.1``).
     """
-    pool_size, cap = workshop_sizes(class_size, pool, max_kernels)
+    pool_size, cap = workshop_sizes(class_size, pool, max_kernels, len(first))
     per_address = cap if seats_per_address is None else seats_per_address
     pools = {"default": {"pool_size": 0}, **{nb: {"pool_size": pool_size} for nb in first}}
     return [str(NOTEBOOKS), f"--Voila.ip={ip}", f"--port={port}", "--no-browser",
@@ -112,8 +116,16 @@ def server_argv(args: argparse.Namespace) -> list[str]:
     if args.command == "app":
         return app_argv(args.port, args.pool, args.ip)
     return workshop_argv(args.port, args.class_size, args.pool, args.max_kernels, args.fill_delay,
-                         tuple(args.first or FIRST_LESSONS), args.ip, args.seats_per_address,
+                         _first_lessons(args), args.ip, args.seats_per_address,
                          tuple(args.trusted_proxy or ()))
+
+
+def _first_lessons(args: argparse.Namespace) -> tuple[str, ...]:
+    """The lessons preheated: ``--first``'s, else lesson 1 in ``--lang`` (both languages by default)."""
+    if args.first:
+        return tuple(args.first)
+    lang = getattr(args, "lang", None) or "both"
+    return FIRST_LESSONS if lang == "both" else tuple(nb for nb in FIRST_LESSONS if f"/{lang}/" in nb)
 
 
 def _app(args: argparse.Namespace, extra: list[str]) -> int:
@@ -121,7 +133,7 @@ def _app(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _workshop(args: argparse.Namespace, extra: list[str]) -> int:
-    pool_size, cap = workshop_sizes(args.class_size, args.pool, args.max_kernels)
+    pool_size, cap = workshop_sizes(args.class_size, args.pool, args.max_kernels, len(_first_lessons(args)))
     print(f"Workshop index: http://{args.ip}:{args.port}/voila/render/lessons/index.ipynb")
     print(f"Sized for a class of {args.class_size}: {pool_size} preheated kernels per first lesson, "
           f"at most {cap} viewers' kernels", flush=True)
@@ -165,13 +177,16 @@ def register(sub, prog: str) -> None:
                       help="students in the class (default 30): ceil(class / 2) preheated kernels for lesson 1 "
                            "in each language, at most 2 x class viewers' kernels")
     shop.add_argument("--pool", type=_count(0), default=None, help="preheated kernels per first lesson "
-                      "(default ceil(class / 2); 0: none at start, the pools still follow demand)")
+                      "(default ceil(class / 2), the class with --lang; 0: none at start, the pools still follow demand)")
     shop.add_argument("--max-kernels", type=_count(0), default=None, help="viewers' kernels at most "
                       "(default 2 x class; 0: no cap)")
     shop.add_argument("--fill-delay", type=_count(0), default=WORKSHOP_FILL_DELAY,
                       help=f"seconds before a used pool kernel is replaced (default {WORKSHOP_FILL_DELAY})")
     shop.add_argument("--first", action="append", metavar="NOTEBOOK",
                       help="a lesson to preheat, relative to the notebooks (repeat; default: lesson 1 in en and zh)")
+    shop.add_argument("--lang", choices=("en", "zh", "both"), default=None,
+                      help="the class's language: lesson 1 in it is preheated for the whole class (default both: "
+                           "ceil(class / 2) each)")
     shop.add_argument("--ip", default="127.0.0.1", help="address to listen on")
     shop.add_argument("--seats-per-address", type=_count(0), default=None,
                       help="kernels one client address may hold (default: the kernel cap, so a room behind one "

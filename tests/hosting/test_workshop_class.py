@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import shlex
 import subprocess
@@ -201,3 +202,13 @@ def test_behind_nginx_the_trusted_proxy_names_each_student():
         except subprocess.TimeoutExpired:
             proxy.kill()
         server.stop()
+
+
+def test_a_class_in_one_language_preheats_the_whole_class_in_it():
+    """`make workshop WORKSHOP_LANG=en`: lesson 1 in English preheated for all 30, none in Chinese (the guide's
+    answer to a one-language class; before, 15 + 15 whatever the class spoke)."""
+    options = _make_workshop("WORKSHOP_LANG=en")
+    pools = json.loads(next(o for o in options if o.startswith("--VoilaKernelManager.kernel_pools_config="))
+                       .split("=", 1)[1])
+    assert pools == {"default": {"pool_size": 0}, LESSON1_EN: {"pool_size": 30}}
+    assert "--ExplorerVoila.max_kernels=60" in options
