@@ -84,10 +84,9 @@ def serve(pool: int, max_kernels: int, log: Path, launched: bool = False, worksh
     if workshop:  # `make workshop`'s own options for a class of ``workshop`` (one address: what it sees)
         from explorer.hosting.commands import workshop_argv
 
-        options = [o for o in workshop_argv(port=port, class_size=workshop, pool=pool)[1:]
+        options = [o for o in workshop_argv(port=port, class_size=workshop, pool=pool,
+                                            seats_per_address=seats_per_address)[1:]
                    if not o.startswith(("--Voila.ip", "--port", "--no-browser"))]
-        if seats_per_address is not None:
-            options.append(f"--ExplorerVoila.seats_per_address={seats_per_address}")
     elif pool:
         pools = {"default": {"pool_size": 0}, **{nb: {"pool_size": pool} for nb in LESSONS}}
         options += ["--preheat_kernel=True", "--VoilaKernelManager.fill_delay=60",

@@ -128,8 +128,21 @@ def _first_lessons(args: argparse.Namespace) -> tuple[str, ...]:
     return FIRST_LESSONS if lang == "both" else tuple(nb for nb in FIRST_LESSONS if f"/{lang}/" in nb)
 
 
+def with_options(argv: list[str], extra: list[str]) -> list[str]:
+    """``argv`` and then ``extra``, less the options of ``argv`` that ``extra`` sets again (``--Name.key=``).
+
+    The server refuses a one-value setting given twice (``seats_per_address only accepts one value``), so an
+    option passed on replaces the command's own.
+
+    >>> with_options(["nb", "--ExplorerVoila.max_kernels=60", "--port=1"], ["--ExplorerVoila.max_kernels=20"])
+    ['nb', '--port=1', '--ExplorerVoila.max_kernels=20']
+    """
+    keys = {e.split("=", 1)[0] for e in extra if e.startswith("--") and "=" in e}
+    return [a for a in argv if not (a.startswith("--") and a.split("=", 1)[0] in keys)] + list(extra)
+
+
 def _app(args: argparse.Namespace, extra: list[str]) -> int:
-    return _serve(server_argv(args) + extra)
+    return _serve(with_options(server_argv(args), extra))
 
 
 def _workshop(args: argparse.Namespace, extra: list[str]) -> int:
@@ -137,7 +150,7 @@ def _workshop(args: argparse.Namespace, extra: list[str]) -> int:
     print(f"Workshop index: http://{args.ip}:{args.port}/voila/render/lessons/index.ipynb")
     print(f"Sized for a class of {args.class_size}: {pool_size} preheated kernels per first lesson, "
           f"at most {cap} viewers' kernels", flush=True)
-    return _serve(server_argv(args) + extra)
+    return _serve(with_options(server_argv(args), extra))
 
 
 def _lab(args: argparse.Namespace, extra: list[str]) -> int:

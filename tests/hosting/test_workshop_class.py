@@ -212,3 +212,19 @@ def test_a_class_in_one_language_preheats_the_whole_class_in_it():
                        .split("=", 1)[1])
     assert pools == {"default": {"pool_size": 0}, LESSON1_EN: {"pool_size": 30}}
     assert "--ExplorerVoila.max_kernels=60" in options
+
+
+def test_an_option_passed_on_replaces_the_commands_own(monkeypatch):
+    """`llm-cost-explorer workshop --ExplorerVoila.seats_per_address=0`: the server gets that value once (a
+    one-value setting given twice stops the server: "seats_per_address only accepts one value")."""
+    from explorer.hosting import commands
+    from explorer.hosting.server import ExplorerVoila
+
+    calls = []
+    monkeypatch.setattr(commands, "_serve", lambda argv: calls.append(argv) or 0)
+    for option in ("--ExplorerVoila.seats_per_address=0", "--ExplorerVoila.max_kernels=20"):
+        assert conftest.run_cli("workshop", option).returncode == 0
+        key = option.split("=")[0]
+        assert [a for a in calls[-1] if a.startswith(key + "=")] == [option]
+        app = ExplorerVoila()
+        app.parse_command_line(calls[-1][1:])  # raised before: two values for a one-value setting
