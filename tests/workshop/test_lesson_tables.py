@@ -27,3 +27,17 @@ def test_the_table_multiplies_as_the_recipe_says(lang):
     assert hours_at_mfu * price == pytest.approx(cost, rel=0.005)
     billed = parse_number(values[4])
     assert billed > hours_at_mfu  # failures and restarts add hours, counted in the hidden costs
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lesson_6_prints_the_project_length_rounded(lang, monkeypatch):
+    """Issue 42: lesson 6 printed "7.138665966326535 个月" (the float as it is); now 3 significant digits."""
+    import explorer.workshop
+
+    shown, show = [], explorer.workshop.Lesson.show_table
+    monkeypatch.setattr(explorer.workshop.Lesson, "show_table",
+                        lambda self, rows: shown.append(show(self, rows)) or shown[-1])  # the cell's output
+    run(lang, "06_budgeting_governance", shadow=False)
+    pages = " ".join(o.data for o in shown)
+    months = re.findall(r"([\d.]+) (?:months|个月)", pages)
+    assert months and all(len(m.replace(".", "").lstrip("0")) <= 3 for m in months), months
