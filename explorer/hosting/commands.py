@@ -56,6 +56,18 @@ def _count(low: int, high: int | None = None):
     return parse
 
 
+def _network(text: str) -> str:
+    """An argparse type: an IP address or network (``127.0.0.1``, ``10.0.0.0/8``), as the server reads it."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_network(text.strip(), strict=False)
+        return text.strip()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not an IP address or network "
+                                         "(e.g. 127.0.0.1 or 10.0.0.0/8)") from None
+
+
 def app_argv(port: int = APP_PORT, pool: int | None = None, ip: str = "127.0.0.1") -> list[str]:
     """The server's arguments for the app (what ``make app`` ran before it called ``llm-cost-explorer app``)."""
     argv = [str(APP_NOTEBOOK), f"--Voila.ip={ip}", f"--port={port}", "--no-browser"]
@@ -204,7 +216,7 @@ def register(sub, prog: str) -> None:
     shop.add_argument("--seats-per-address", type=_count(0), default=None,
                       help="kernels one client address may hold (default: the kernel cap, so a room behind one "
                            "NAT address is served whole; 0: no per-address cap)")
-    shop.add_argument("--trusted-proxy", action="append", metavar="NETWORK",
+    shop.add_argument("--trusted-proxy", action="append", metavar="NETWORK", type=_network,
                       help="a reverse proxy whose X-Real-IP / X-Forwarded-For name the student (repeat; nginx on "
                            "this machine: 127.0.0.1); from anyone else those headers are ignored")
     shop.set_defaults(serve=_workshop)

@@ -228,3 +228,12 @@ def test_an_option_passed_on_replaces_the_commands_own(monkeypatch):
         assert [a for a in calls[-1] if a.startswith(key + "=")] == [option]
         app = ExplorerVoila()
         app.parse_command_line(calls[-1][1:])  # raised before: two values for a one-value setting
+
+
+@pytest.mark.parametrize("value", ["nginx", "127.0.0.1/99", "10.0.0.300"])
+def test_a_bad_trusted_proxy_stops_with_one_line(value):
+    """A proxy address the server could not read would silently trust nobody: refused with exit code 2."""
+    result = conftest.run_cli("workshop", "--trusted-proxy", value)
+    assert result.returncode == 2 and result.stdout == "", result
+    lines = result.stderr.strip().splitlines()
+    assert "--trusted-proxy" in lines[-1] and "IP address or network" in lines[-1], result.stderr
