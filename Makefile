@@ -49,14 +49,22 @@ app: $(STAMP)
 #                 next; kernels waiting in the pool do not count). Memory: about 0.2 GB per kernel (docs/workshop.md).
 # POOL= or MAX_KERNELS= overrides either; POOL=0 preheats nothing at start. Either way every lesson's pool follows
 # demand (explorer/hosting/demand_pool.py), so POOL is an optimisation, not a requirement. A used pool kernel is
-# replaced after FILL_DELAY s (600): late arrivals find one, and the rush is not slowed by refills.
+# replaced after FILL_DELAY s (600): late arrivals find one, and the rush is not slowed by refills; a student who
+# takes a replacement still waiting starts it at once, and the waiting ones start once no student came for 30 s.
+# The whole MAX_KERNELS budget is open to one client address (a room behind one NAT). Behind nginx on this
+# machine: TRUSTED_PROXY=127.0.0.1 (its X-Real-IP then names each student; docs/workshop.md, "Behind nginx").
 WORKSHOP_PORT ?= 8867
 CLASS ?= 30
 MAX_KERNELS ?=
 FILL_DELAY ?= 600
+TRUSTED_PROXY ?=
+# WORKSHOP_LANG=en (or zh; the hub's login page reads the same variable): the class's language, lesson 1 in it
+# preheated for the whole class (POOL = CLASS), none in the other
+WORKSHOP_LANG ?=
 workshop: $(STAMP)
 	$(BIN)/llm-cost-explorer workshop --port $(WORKSHOP_PORT) --class '$(CLASS)' --fill-delay $(FILL_DELAY) \
-		$(if $(POOL),--pool $(POOL)) $(if $(MAX_KERNELS),--max-kernels $(MAX_KERNELS))
+		$(if $(POOL),--pool $(POOL)) $(if $(MAX_KERNELS),--max-kernels $(MAX_KERNELS)) \
+		$(if $(TRUSTED_PROXY),--trusted-proxy $(TRUSTED_PROXY)) $(if $(WORKSHOP_LANG),--lang $(WORKSHOP_LANG))
 
 # Build the lesson notebooks from their text sources, explorer/notebooks/lessons/src/*.md (tests/workshop/test_lessons.py checks it)
 lessons: $(STAMP)

@@ -5,6 +5,10 @@
     python benchmarks/workshop_rush.py --browsers 30   # every student a chromium page
     python benchmarks/workshop_rush.py --launched      # also the default with kernels launched normally (before)
     python benchmarks/workshop_rush.py --window 10     # the students arrive evenly within 10 s
+    python benchmarks/workshop_rush.py --make-workshop --one-address --english --window 10
+                                       # make workshop's own options (class of --students, fill delay 600 s),
+                                       # every student from one address and on the English lesson 1; with
+                                       # --one-address also the public app's 6 seats per address (before)
 
 Starts the hardened server over ``notebooks`` as the Makefile does, waits until every pool kernel has run
 the lesson ("... waits for a viewer" in the log), then the students arrive at once (or evenly within
@@ -71,12 +75,19 @@ def check_buttons(path: str) -> int:
     return code.count("ws.exercise(") + code.count("ws.concept(")
 
 
-def serve(pool: int, max_kernels: int, log: Path, launched: bool = False) -> subprocess.Popen:
+def serve(pool: int, max_kernels: int, log: Path, launched: bool = False, workshop: int = 0,
+          seats_per_address: int | None = None) -> subprocess.Popen:
     port = free_port()
     # every student of this benchmark comes from 127.0.0.1; in a class each laptop has its own address, so the
     # per-address seat cap (6) is lifted, as the tests' servers do (it turned 24 of 30 away, 2 Dec 2026)
     options = [f"--ExplorerVoila.max_kernels={max_kernels}", "--ExplorerVoila.seats_per_address=0"]
-    if pool:
+    if workshop:  # `make workshop`'s own options for a class of ``workshop`` (one address: what it sees)
+        from explorer.hosting.commands import workshop_argv
+
+        options = [o for o in workshop_argv(port=port, class_size=workshop, pool=pool,
+                                            seats_per_address=seats_per_address)[1:]
+                   if not o.startswith(("--Voila.ip", "--port", "--no-browser"))]
+    elif pool:
         pools = {"default": {"pool_size": 0}, **{nb: {"pool_size": pool} for nb in LESSONS}}
         options += ["--preheat_kernel=True", "--VoilaKernelManager.fill_delay=60",
                     f"--VoilaKernelManager.kernel_pools_config={json.dumps(pools)}"]
@@ -94,10 +105,11 @@ def serve(pool: int, max_kernels: int, log: Path, launched: bool = False) -> sub
 
 
 def run(pool: int, students: int, max_kernels: int, browsers: int = 0, window: float = 0.0,
-        launched: bool = False) -> dict:
+        launched: bool = False, workshop: bool = False, seats_per_address: int | None = None,
+        lessons: list[str] = LESSONS) -> dict:
     log = ROOT / "artifacts" / f"workshop-rush-pool{pool}{'-launched' if launched else ''}.log"
     log.parent.mkdir(exist_ok=True)
-    proc = serve(pool, max_kernels, log, launched)
+    proc = serve(pool, max_kernels, log, launched, students if workshop else 0, seats_per_address)
     try:
         if pool:
             deadline = time.monotonic() + 600
@@ -111,7 +123,7 @@ def run(pool: int, students: int, max_kernels: int, browsers: int = 0, window: f
         checks = {check_buttons(path) for path in LESSONS}
         assert len(checks) == 1, f"the lessons differ in their Check buttons: {checks}"
         probe = f"window.__checks = {checks.pop()};" + LESSON_RENDERED_PROBE
-        times = rush([base + "voila/render/" + path for path in LESSONS], students, window, browsers,
+        times = rush([base + "voila/render/" + path for path in lessons], students, window, browsers,
                      probe=probe, handshake_fn=lambda url: cl.viewer_handshake(url, base, timeout=300.0))  # websocket at the root
         done = sorted(times["protocol"] + times["browser"])
         kernels, memory = cl.children(server.pid), []  # the kernels, not their template
@@ -121,7 +133,13 @@ def run(pool: int, students: int, max_kernels: int, browsers: int = 0, window: f
             except psutil.NoSuchProcess:
                 continue
             memory.append({"rss": info.rss / 2**20, "uss": info.uss / 2**20, "pss": info.pss / 2**20})
+        log_text = log.read_text()
         out = {"pool_per_lesson": pool, "kernels_launched": launched, "students": students, "window_s": window,
+               "make_workshop_options": workshop, "lessons": lessons,
+               "seats_per_address": "make workshop's" if workshop and seats_per_address is None else
+               (seats_per_address if workshop else 0),
+               "refused_busy": log_text.count("Busy:"),
+               "woken_replacements": log_text.count("still waiting its fill delay: started now"),
                "browsers": browsers, "rendered": len(done),
                "p50_s": round(_percentile(done, 0.5), 2), "p95_s": round(_percentile(done, 0.95), 2),
                "max_s": round(max(done), 2) if done else None}
@@ -159,8 +177,28 @@ def main() -> None:
     parser.add_argument("--window", type=float, default=0.0, help="arrivals spread evenly over this [s]; 0: at once")
     parser.add_argument("--launched", action="store_true",
                         help="also each setting with kernels launched normally (before issue 26), first")
+    parser.add_argument("--make-workshop", action="store_true",
+                        help="serve with make workshop's own options for a class of --students (fill delay 600 s, "
+                             "its seats per address), not the benchmark's (fill delay 60 s, no per-address cap)")
+    parser.add_argument("--one-address", action="store_true",
+                        help="with --make-workshop: also measure, first, the public app's 6 seats per address "
+                             "(make workshop before issue 42); every student comes from 127.0.0.1 either way")
+    parser.add_argument("--english", action="store_true", help="every student opens the English lesson 1")
     parser.add_argument("--save", action="store_true", help="also write benchmarks/workshop_rush_<date>.json")
     args = parser.parse_args()
+    lessons = LESSONS[:1] if args.english else LESSONS
+    if args.make_workshop:
+        out = {"machine_cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+               "command": "python benchmarks/workshop_rush.py " + " ".join(sys.argv[1:]),
+               "load_before": os.getloadavg()}
+        if args.one_address:
+            out["one_address_before"] = run(args.pool, args.students, 0, args.browsers, args.window,
+                                            workshop=True, seats_per_address=6, lessons=lessons)
+        out["one_address" if args.one_address else "make_workshop"] = run(
+            args.pool, args.students, 0, args.browsers, args.window, workshop=True, lessons=lessons)
+        out["load_after"] = os.getloadavg()
+        report(out, "workshop_rush", args.save)
+        return
     out = {"machine_cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "command": "python benchmarks/workshop_rush.py " + " ".join(sys.argv[1:])}
     max_kernels = 2 * args.students + 2 * args.pool + 2

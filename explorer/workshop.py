@@ -45,9 +45,17 @@ def no_math(html_text: str) -> str:
     return f'<div class="tex2jax_ignore mathjax_ignore">{html_text}</div>'
 
 
+#: Scale words written out after a number ("69.3 billion"), read as the suffixes of :func:`explorer.text.parse_number`.
+_SCALE_SUFFIX = {"thousand": "k", "million": "M", "billion": "B", "trillion": "T"}
+_SCALE_WORD = re.compile(r"(?<=[\d.])\s*(thousand|million|billion|trillion)\b", re.IGNORECASE)
+#: A ratio's "times" sign at the end ("1.60x", "1.6×"), as the lessons print ratios; "3 x 10^23" keeps its x.
+_TIMES_SIGN = re.compile(r"(?<=[\d.])\s*[x×X]$")
+
+
 def parse_answer(text, units=()) -> float:
     """A student's answer: a number, or text such as ``3.15e23``, ``3.15 × 10^23``, ``3.15×10²³``, ``69B``,
-    ``6.25%``, ``1,234``, ``0.38/1.2``, ``-$1.09M`` or ``500万`` (:func:`explorer.text.parse_number`).
+    ``6.25%``, ``1,234``, ``0.38/1.2``, ``-$1.09M``, ``500万``, ``1.6x`` or ``$3.2 million``
+    (:func:`explorer.text.parse_number`).
 
     A trailing ``%`` divides by 100. Amounts are in US dollars, as every lesson asks: ``$`` is read, ``¥`` is
     refused (reason ``"currency"``). A trailing unit word is read when it is one of ``units``, the units the
@@ -60,6 +68,11 @@ def parse_answer(text, units=()) -> float:
     [3.15e+23, 3.15e+23, 3.15e+23, 69000000000.0, 0.0625, 1234.0, 0.5]
     >>> parse_answer("3.15e+23 FLOP", units=("FLOP",)), parse_answer("-$1.09M"), parse_answer("12 %")
     (3.15e+23, -1090000.0, 0.12)
+
+    The forms the lessons print are read too: a ratio with its "times" sign and scale words written out.
+
+    >>> [parse_answer(s) for s in ("1.6x", "1.60×", "69.3 billion", "$3.2 million", "2 thousand")]
+    [1.6, 1.6, 69300000000.0, 3200000.0, 2000.0]
     """
     if isinstance(text, bool):
         raise ValueError("not a number")
@@ -75,7 +88,14 @@ def parse_answer(text, units=()) -> float:
     percent = s.endswith("%")
     if percent:
         s = s[:-1].strip()
-    value = parse_number(s, currency="USD", units=units)
+    # the forms the lessons print: "1.60x" (a ratio), "69.3 billion", "$3.2 million"
+    read = _TIMES_SIGN.sub("", _SCALE_WORD.sub(lambda m: _SCALE_SUFFIX[m.group(1).lower()], s))
+    try:
+        value = parse_number(read, currency="USD", units=units)
+    except NumberError as exc:
+        if read == s:
+            raise
+        raise NumberError(s, exc.reason, symbol=exc.symbol, currency=exc.currency) from None  # names what was typed
     return value / 100 if percent else value
 
 

@@ -9,7 +9,9 @@ them as a checkout does; ``make app`` and ``make workshop`` call these commands 
   preheated kernels as a floor, refilled a minute after use (a class arriving at once).
 * ``workshop``: the lessons and the claims page, read-only, on http://127.0.0.1:8867, sized for a class of
   ``--class`` students (docs/workshop.md): ``ceil(class / 2)`` preheated kernels for lesson 1 in each
-  language, at most ``2 × class`` viewers' kernels.
+  language, at most ``2 × class`` viewers' kernels, and that whole budget open to one client address (a room
+  behind one NAT address; the app keeps its 6 seats per address). ``--trusted-proxy`` names nginx's address
+  so that its ``X-Real-IP`` / ``X-Forwarded-For`` name the student (docs/workshop.md, "Behind nginx").
 * ``kit``: the lecturer's kit (notes per lesson, answer key, handout in en and zh, a static site of the
   lessons) written into ``--out`` (default ``build/kit``), from the lessons' sources shipped in the package.
 * ``lab``: JupyterLab on the analyst's notebook (``analyst.ipynb``, copied into ``--dir`` when it holds none),
@@ -56,6 +58,18 @@ def _count(low: int, high: int | None = None):
     return parse
 
 
+def _network(text: str) -> str:
+    """An argparse type: an IP address or network (``127.0.0.1``, ``10.0.0.0/8``), as the server reads it."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_network(text.strip(), strict=False)
+        return text.strip()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not an IP address or network "
+                                         "(e.g. 127.0.0.1 or 10.0.0.0/8)") from None
+
+
 def app_argv(port: int = APP_PORT, pool: int | None = None, ip: str = "127.0.0.1") -> list[str]:
     """The server's arguments for the app (what ``make app`` ran before it called ``llm-cost-explorer app``)."""
     argv = [str(APP_NOTEBOOK), f"--Voila.ip={ip}", f"--port={port}", "--no-browser"]
@@ -64,30 +78,42 @@ def app_argv(port: int = APP_PORT, pool: int | None = None, ip: str = "127.0.0.1
     return argv
 
 
-def workshop_sizes(class_size: int, pool: int | None = None, max_kernels: int | None = None) -> tuple[int, int]:
+def workshop_sizes(class_size: int, pool: int | None = None, max_kernels: int | None = None,
+                   first_lessons: int = 2) -> tuple[int, int]:
     """(preheated kernels per first lesson, cap on viewers' kernels) for a class of ``class_size`` students.
+
+    The class is shared among its ``first_lessons`` (lesson 1 in each language the class may open): one
+    language (``--lang en``) preheats the whole class.
 
     >>> workshop_sizes(30)
     (15, 60)
-    >>> workshop_sizes(7), workshop_sizes(12, pool=0, max_kernels=50)
-    ((4, 14), (0, 50))
+    >>> workshop_sizes(7), workshop_sizes(12, pool=0, max_kernels=50), workshop_sizes(30, first_lessons=1)
+    ((4, 14), (0, 50), (30, 60))
     """
-    return ((class_size + 1) // 2 if pool is None else pool,
+    return (-(-class_size // max(first_lessons, 1)) if pool is None else pool,
             2 * class_size if max_kernels is None else max_kernels)
 
 
 def workshop_argv(port: int = WORKSHOP_PORT, class_size: int = 30, pool: int | None = None,
                   max_kernels: int | None = None, fill_delay: int = WORKSHOP_FILL_DELAY,
-                  first: tuple[str, ...] = FIRST_LESSONS, ip: str = "127.0.0.1") -> list[str]:
+                  first: tuple[str, ...] = FIRST_LESSONS, ip: str = "127.0.0.1",
+                  seats_per_address: int | None = None, trusted_proxies: tuple[str, ...] = ()) -> list[str]:
     """The server's arguments for the workshop: directory mode over :data:`NOTEBOOKS`, sized for the class.
 
     Every lesson's pool follows demand (:mod:`explorer.hosting.demand_pool`) from the sizes of
     :func:`workshop_sizes`, so ``pool=0`` preheats nothing at start but keeps the pools on.
+
+    The seats one client address may hold are the class's budget, the kernel cap (``seats_per_address=None``;
+    with no cap, none per address either): a room of 30 behind one NAT address was refused at the public
+    app's 6 per address (0 of 30 served, issue 42). ``trusted_proxies``: networks whose forwarded headers
+    name the client (nginx on this machine: ``127.0.0.1``).
     """
-    pool_size, cap = workshop_sizes(class_size, pool, max_kernels)
+    pool_size, cap = workshop_sizes(class_size, pool, max_kernels, len(first))
+    per_address = cap if seats_per_address is None else seats_per_address
     pools = {"default": {"pool_size": 0}, **{nb: {"pool_size": pool_size} for nb in first}}
     return [str(NOTEBOOKS), f"--Voila.ip={ip}", f"--port={port}", "--no-browser",
-            f"--ExplorerVoila.max_kernels={cap}", "--preheat_kernel=True",
+            f"--ExplorerVoila.max_kernels={cap}", f"--ExplorerVoila.seats_per_address={per_address}",
+            *[f"--ExplorerVoila.trusted_proxies={net}" for net in trusted_proxies], "--preheat_kernel=True",
             f"--VoilaKernelManager.fill_delay={fill_delay}",
             f"--VoilaKernelManager.kernel_pools_config={json.dumps(pools)}"]
 
@@ -104,19 +130,41 @@ def server_argv(args: argparse.Namespace) -> list[str]:
     if args.command == "app":
         return app_argv(args.port, args.pool, args.ip)
     return workshop_argv(args.port, args.class_size, args.pool, args.max_kernels, args.fill_delay,
-                         tuple(args.first or FIRST_LESSONS), args.ip)
+                         _first_lessons(args), args.ip, args.seats_per_address,
+                         tuple(args.trusted_proxy or ()))
+
+
+def _first_lessons(args: argparse.Namespace) -> tuple[str, ...]:
+    """The lessons preheated: ``--first``'s, else lesson 1 in ``--lang`` (both languages by default)."""
+    if args.first:
+        return tuple(args.first)
+    lang = getattr(args, "lang", None) or "both"
+    return FIRST_LESSONS if lang == "both" else tuple(nb for nb in FIRST_LESSONS if f"/{lang}/" in nb)
+
+
+def with_options(argv: list[str], extra: list[str]) -> list[str]:
+    """``argv`` and then ``extra``, less the options of ``argv`` that ``extra`` sets again (``--Name.key=``).
+
+    The server refuses a one-value setting given twice (``seats_per_address only accepts one value``), so an
+    option passed on replaces the command's own.
+
+    >>> with_options(["nb", "--ExplorerVoila.max_kernels=60", "--port=1"], ["--ExplorerVoila.max_kernels=20"])
+    ['nb', '--port=1', '--ExplorerVoila.max_kernels=20']
+    """
+    keys = {e.split("=", 1)[0] for e in extra if e.startswith("--") and "=" in e}
+    return [a for a in argv if not (a.startswith("--") and a.split("=", 1)[0] in keys)] + list(extra)
 
 
 def _app(args: argparse.Namespace, extra: list[str]) -> int:
-    return _serve(server_argv(args) + extra)
+    return _serve(with_options(server_argv(args), extra))
 
 
 def _workshop(args: argparse.Namespace, extra: list[str]) -> int:
-    pool_size, cap = workshop_sizes(args.class_size, args.pool, args.max_kernels)
+    pool_size, cap = workshop_sizes(args.class_size, args.pool, args.max_kernels, len(_first_lessons(args)))
     print(f"Workshop index: http://{args.ip}:{args.port}/voila/render/lessons/index.ipynb")
     print(f"Sized for a class of {args.class_size}: {pool_size} preheated kernels per first lesson, "
           f"at most {cap} viewers' kernels", flush=True)
-    return _serve(server_argv(args) + extra)
+    return _serve(with_options(server_argv(args), extra))
 
 
 def _kit(args: argparse.Namespace, extra: list[str]) -> int:
@@ -166,14 +214,23 @@ def register(sub, prog: str) -> None:
                       help="students in the class (default 30): ceil(class / 2) preheated kernels for lesson 1 "
                            "in each language, at most 2 x class viewers' kernels")
     shop.add_argument("--pool", type=_count(0), default=None, help="preheated kernels per first lesson "
-                      "(default ceil(class / 2); 0: none at start, the pools still follow demand)")
+                      "(default ceil(class / 2), the class with --lang; 0: none at start, the pools still follow demand)")
     shop.add_argument("--max-kernels", type=_count(0), default=None, help="viewers' kernels at most "
                       "(default 2 x class; 0: no cap)")
     shop.add_argument("--fill-delay", type=_count(0), default=WORKSHOP_FILL_DELAY,
                       help=f"seconds before a used pool kernel is replaced (default {WORKSHOP_FILL_DELAY})")
     shop.add_argument("--first", action="append", metavar="NOTEBOOK",
                       help="a lesson to preheat, relative to the notebooks (repeat; default: lesson 1 in en and zh)")
+    shop.add_argument("--lang", choices=("en", "zh", "both"), default=None,
+                      help="the class's language: lesson 1 in it is preheated for the whole class (default both: "
+                           "ceil(class / 2) each)")
     shop.add_argument("--ip", default="127.0.0.1", help="address to listen on")
+    shop.add_argument("--seats-per-address", type=_count(0), default=None,
+                      help="kernels one client address may hold (default: the kernel cap, so a room behind one "
+                           "NAT address is served whole; 0: no per-address cap)")
+    shop.add_argument("--trusted-proxy", action="append", metavar="NETWORK", type=_network,
+                      help="a reverse proxy whose X-Real-IP / X-Forwarded-For name the student (repeat; nginx on "
+                           "this machine: 127.0.0.1); from anyone else those headers are ignored")
     shop.set_defaults(serve=_workshop)
 
     kit = sub.add_parser("kit", help="write the lecturer's kit (notes, answer key, handout, static lessons)",

@@ -74,14 +74,21 @@ def _in_networks(address: str, networks: list[str]) -> bool:
 
 
 def client_address(request, trusted_proxies: list[str]) -> str:
-    """The viewer's address: ``X-Real-IP`` only when the connection comes from a configured proxy."""
+    """The viewer's address, read from a proxy's headers only when the connection comes from a configured proxy.
+
+    From a trusted proxy: ``X-Real-IP`` (what deploy/nginx.conf.in sets), else the last address of
+    ``X-Forwarded-For`` that is not itself a trusted proxy (what Caddy and Traefik send; the addresses before it
+    were written by the client and prove nothing). From anyone else both headers are ignored.
+    """
     peer = request.remote_ip or ""
     if trusted_proxies and _in_networks(peer, trusted_proxies):
         forwarded = (request.headers.get("X-Real-IP") or "").strip()
-        try:
-            return str(ipaddress.ip_address(forwarded))
-        except ValueError:
-            pass
+        hops = [h.strip() for h in (request.headers.get("X-Forwarded-For") or "").split(",")]
+        for candidate in [forwarded, *(h for h in reversed(hops) if not _in_networks(h, trusted_proxies))][:2]:
+            try:
+                return str(ipaddress.ip_address(candidate))
+            except ValueError:
+                continue
     return peer
 
 

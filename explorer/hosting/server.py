@@ -43,7 +43,8 @@ It runs exactly as ``voila`` does (same options) with:
 * tornado timeouts for request heads and bodies, for when it is served
   without nginx;
 * preheated pools that grow when viewers arrive and shrink when idle, within
-  a memory budget (:mod:`explorer.hosting.demand_pool`);
+  a memory budget (:mod:`explorer.hosting.demand_pool`), and whose fill delay
+  no viewer waits out (:mod:`explorer.hosting.pool_wake`);
 * the page templates compiled once for all pages, not once per kernel
   (:mod:`explorer.hosting.template_cache`).
 
@@ -83,7 +84,7 @@ from voila.tornado.treehandler import TornadoVoilaTreeHandler
 from explorer.hosting.handlers import (CELL_ERROR_MARK, ExplorerPageHandler, LabExtensionFileHandler,
                                       NotFoundHandler, OwnerShutdownHandler, ReadyLoggingRequestInfoHandler,
                                       not_found_on_bad_path, public_listing, with_error_page)
-from explorer.hosting import template_cache
+from explorer.hosting import pool_wake, template_cache
 from explorer.hosting.demand_pool import DemandPool
 from explorer.hosting.seats import Warden
 from explorer.hosting.websocket import GuardedKernelWebsocketConnection, SafeKernelWebsocketHandler, kernel_connections
@@ -103,6 +104,7 @@ _REPLACEMENTS = {
 # Voila's page handler hands a preheated kernel its query through this class's send_updates
 voila.handler.RequestInfoSocketHandler = ReadyLoggingRequestInfoHandler
 template_cache.install()  # the page templates compiled once, not by every kernel's renderer
+pool_wake.install()  # a viewer who takes a replacement still waiting its fill delay starts it at once
 ZMQ_SOCKETS_PER_WEBSOCKET = 4  # shell, control, stdin, iopub (jupyter_server's ZMQChannelsWebsocketConnection)
 FDS_PER_WEBSOCKET = 9  # those 4 ZMQ sockets (2 descriptors each) and the TCP socket (deploy/capacity.py: 9)
 FDS_PER_KERNEL = 12  # the server's side of one kernel (deploy/capacity.py: 4-10), with room for the query socket
@@ -257,6 +259,7 @@ class ExplorerVoila(Voila):
                         kernel_memory_mb=self.kernel_memory_mb, connections=kernel_connections)
         IOLoop.current().add_callback(warden.start)
         self._start_demand_pool()
+        IOLoop.current().add_callback(pool_wake.attach, self.kernel_manager, self.log)
         if self._bound_sockets:
             self._listen_on_the_bound_sockets()
         super().listen()

@@ -67,3 +67,37 @@ def test_a_decimal_comma_gets_the_reading_that_applies(lessons):
     thousands = _judge(ex, "1,600")
     assert thousands.startswith("✘")
     assert ("reads as 1,600" in thousands and "1.6" in thousands) if lang == "en" else ("读作 1,600" in thousands)
+
+
+@pytest.mark.parametrize("text", ["1.6x", "1.6×", "1.60x", "1.60 ×"])
+def test_lesson_2_reads_a_ratio_with_its_times_sign(lessons, text):
+    """Issue 42: lesson 2 prints its ratios as "1.60x"; the answer 0.8 / 0.5 = 1.6 typed that way was refused."""
+    _, ws = lessons
+    assert _judge(ws["02_utilization_precision"].exercises[1], text).startswith("✔"), text
+
+
+def test_scale_words_are_read_as_their_suffixes():
+    """Issue 42: "69.3 billion" and "$3.2 million" (how the lessons and the news write amounts) were refused.
+    Hand values: 69.3 × 10⁹ and 3.2 × 10⁶; the error for a form still refused names what was typed."""
+    from explorer.text import NumberError
+    from explorer.workshop import parse_answer
+
+    assert parse_answer("69.3 billion") == pytest.approx(69.3e9)
+    assert parse_answer("$3.2 million") == pytest.approx(3.2e6)
+    assert parse_answer("-$1.5 Trillion") == pytest.approx(-1.5e12)
+    assert parse_answer("3.15 x 10^23") == pytest.approx(3.15e23)  # an x before a power of ten is a product
+    with pytest.raises(NumberError, match="69.3 billion tokens"):
+        parse_answer("69.3 billion tokens")
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@given(st.floats(min_value=1e-6, max_value=1e15, allow_nan=False))
+def test_a_times_sign_or_a_scale_word_never_changes_a_number(value):
+    """Law: "{v}x" reads as v, and "{v} million" as v × 10⁶, for every number the box reads."""
+    from explorer.workshop import parse_answer
+
+    text = repr(value)
+    assert parse_answer(text + "x") == parse_answer(text + " ×") == parse_answer(text)
+    assert parse_answer(text + " million") == pytest.approx(parse_answer(text) * 1e6, rel=1e-12)

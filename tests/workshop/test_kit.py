@@ -162,3 +162,17 @@ def test_the_static_site_is_the_lessons_prose_without_code(kit):
     assert "课前阅读用的只读预览" in zh and 'lang="zh-Hans"' in zh
     index = (kit / "site" / "lessons" / "index.html").read_text(encoding="utf-8")
     assert 'href="en/01_flops_to_dollars.html"' in index and 'href="../claims.html"' in index
+
+
+def test_the_lecturer_notes_carry_each_exercise_s_whole_question(kit):
+    """Issue 42: the notes cut every paragraph to its first sentence, so an exercise's question and its box's
+    instruction lost all but their first sentence (lesson 1, exercise 1: "**Answer**: training compute in FLOP,
+    within ±1%." and no more). The texts are read by hand from lessons/src/01_flops_to_dollars.*.md."""
+    import re as _re
+
+    notes = {lang: (kit / "lecturer" / lang / "01_flops_to_dollars.html").read_text(encoding="utf-8")
+             for lang in ("en", "zh")}
+    text = {lang: _re.sub(r"\s+", " ", _re.sub(r"<[^>]+>", "", page)) for lang, page in notes.items()}
+    assert "then compare it with the 3.14 × 10²³ FLOP that Brown et al. (2020) report" in text["en"]
+    assert "In the web page, type it in the box and press Check." in text["en"]
+    assert "网页中，在框里输入后按 检查。" in text["zh"]

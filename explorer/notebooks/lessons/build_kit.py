@@ -186,7 +186,8 @@ def answer_key_html(lang: str, entries: list[dict]) -> str:
 def _sections(lang: str, stem: str) -> list[dict]:
     """The lesson's sections: ``{"heading", "level", "points", "checks"}``, in order.
 
-    A talking point is the first sentence of a prose paragraph or one item of a list. The prerequisites, the
+    A talking point is the first sentence of a prose paragraph or one item of a list; under an exercise's or a
+    question's heading, the whole paragraph (the question). The prerequisites, the
     setup ("Imports", the section holding the ``setup`` cell) and the references (the last section) are left out.
     """
     nb = json.loads((HERE / lang / f"{stem}.ipynb").read_text(encoding="utf-8"))
@@ -212,6 +213,8 @@ def _sections(lang: str, stem: str) -> list[dict]:
             if re.match(r"^(- |\d+\. )", block):
                 items = re.split(r"\n(?=- |\d+\. )", block)
                 sections[-1]["points"] += [re.sub(r"^(- |\d+\. )", "", i).replace("\n", " ") for i in items]
+            elif _QUESTION_HEADING.match(sections[-1]["heading"]):  # an exercise or question: the whole question
+                sections[-1]["points"].append(block.replace("\n", " "))
             else:
                 sections[-1]["points"].append(first_sentence(block.replace("\n", " ")))
     body = [s for s in sections if s["level"] >= 2]
@@ -220,6 +223,10 @@ def _sections(lang: str, stem: str) -> list[dict]:
         body[-1]["skip"] = True  # resources and references
     return [s for s in body if not s["skip"]]
 
+
+#: The headings of an exercise or a concept question: their paragraphs are the question, kept whole in the notes
+#: (cut to their first sentence, the notes of issue 42 lost the question itself).
+_QUESTION_HEADING = re.compile(r"^(Exercise|Question|练习|问题)\s*\d")
 
 _ABBREVIATIONS = ("et al.", "e.g.", "i.e.", "vs.", "cf.", "approx.", "Fig.", "No.")
 
