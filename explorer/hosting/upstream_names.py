@@ -127,19 +127,22 @@ _APP_NAMES = (
                 "comm_close"),
 )
 
-#: package -> (versions allowed by pyproject.toml, versions the registry was checked against).
+#: package -> (versions allowed by pyproject.toml, the versions every name was checked with: the lower bound and
+#: constraints.txt's). The lower bounds were checked on 7 Dec 2026 with their wheels (``pip download --no-deps``)
+#: unpacked in front of the project's venv: ``PYTHONPATH=<wheels>:. python -c "from explorer.hosting import
+#: upstream_names; print(upstream_names.problems())"`` printed ``[]``.
 CHECKED = {
-    "voila": (">=0.5.12,<0.6", "0.5.13"),
-    "jupyter_server": (">=2.14,<3", "2.21.1"),
-    "jupyter_client": (">=8.6,<9", "8.10.0"),
-    "ipykernel": (">=6.29.5,<8", "7.4.0"),
-    "comm": (">=0.2.2,<0.3", "0.2.3"),
-    "ipywidgets": (">=8.1,<9", "8.1.9"),
-    "ipympl": (">=0.10,<0.11", "0.10.0"),
-    "matplotlib": (">=3.11,<4", "3.11.2"),
-    "nbconvert": (">=7.16.5,<8", "7.17.2"),
-    "tornado": (">=6.5.8,<7", "6.6.1"),
-    "pyzmq": (">=26.0,<28", "27.3.0"),
+    "voila": (">=0.5.12,<0.6", ("0.5.12", "0.5.13")),
+    "jupyter_server": (">=2.14,<3", ("2.14.0", "2.21.1")),
+    "jupyter_client": (">=8.6,<9", ("8.6.0", "8.10.0")),
+    "ipykernel": (">=6.29.5,<8", ("6.29.5", "7.4.0")),
+    "comm": (">=0.2.2,<0.3", ("0.2.2", "0.2.3")),
+    "ipywidgets": (">=8.1,<9", ("8.1.0", "8.1.9")),
+    "ipympl": (">=0.10,<0.11", ("0.10.0", "0.10.0")),
+    "matplotlib": (">=3.11,<4", ("3.11.0", "3.11.2")),
+    "nbconvert": (">=7.16.5,<8", ("7.16.5", "7.17.2")),
+    "tornado": (">=6.5.8,<7", ("6.5.8", "6.6.1")),
+    "pyzmq": (">=26.0,<28", ("26.0.0", "27.3.0")),
 }
 
 
@@ -202,8 +205,9 @@ def problems(entries=None) -> list[str]:
     for entry in _registry() if entries is None else entries:
         why = missing(entry)
         if why is not None:
-            allowed, checked = CHECKED.get(entry.package, ("?", "?"))
-            lines.append(f"{why} ({entry.package} {_version(entry.package)} installed, checked with {checked}, "
+            allowed, checked = CHECKED.get(entry.package, ("?", ("?",)))
+            lines.append(f"{why} ({entry.package} {_version(entry.package)} installed, checked with "
+                         f"{' and '.join(checked)}, "
                          f"allowed {allowed}): {entry.breaks}")
     return lines
 

@@ -69,8 +69,12 @@ def test_every_package_checked_has_its_versions_recorded_and_bounded():
         assert found.group(1) == allowed and ",<" in allowed, (package, found.group(1), allowed)
         low = tuple(int(p) for p in re.match(r">=([\d.]+)", allowed).group(1).split("."))
         high = tuple(int(p) for p in re.search(r",<([\d.]+)", allowed).group(1).split("."))
-        have = tuple(int(p) for p in re.match(r"[\d.]+", checked).group(0).rstrip(".").split("."))
-        assert low <= have < high, (package, checked, allowed)
+        first = tuple(int(p) for p in checked[0].split("."))
+        assert first == low + (0,) * (len(first) - len(low)), (package, "the lower bound was not checked", checked)
+        for version in checked:  # the lower bound and the version CI pins (constraints.txt)
+            assert low <= tuple(int(p) for p in version.split(".")) < high, (package, version, allowed)
+        pinned = re.search(rf"^{re.escape(package)}==([\d.]+)$", (ROOT / "constraints.txt").read_text(), re.M | re.I)
+        assert pinned and pinned.group(1) in checked, (package, pinned, checked)
 
 
 def test_the_apps_lists_are_the_registrys():
