@@ -23,6 +23,13 @@ _WS = "explorer/hosting/websocket.py"
 PRIVATE_NAMES = (
     PrivateName("voila", "voila.voila_kernel_manager", None, "_pools", "source",
                 f"{_POOL}: the preheated pools are resized, and their ready kernels not counted as viewers'"),
+    PrivateName("voila", "voila.handler", None, "get_pool_size", "source",
+                "explorer/hosting/demand_pool.py: arrivals are counted where Voila's page handler asks the pool's "
+                "size (without the call the pool would never grow)"),
+    PrivateName("voila", "voila.voila_kernel_manager", None, "fill_if_needed", "source",
+                "explorer/hosting/demand_pool.py: a grown pool is filled at once"),
+    PrivateName("voila", "voila.voila_kernel_manager", None, "kernel_pools_config", "source",
+                "explorer/hosting/demand_pool.py: each notebook's pool size is set through it"),
     PrivateName("voila", "voila.handler", "VoilaHandler", "get_generator", "attr",
                 "explorer/hosting/handlers.py: the page handler streams Voila's page and notes its kernel "
                 "(seat cookie, seat caps)"),
