@@ -27,6 +27,7 @@ import comm
 from ipywidgets.widgets import widget as _widget
 
 from explorer.app.explorer_app import ExplorerApp
+from explorer.app.widgets_private import retire_comm, widget_registry
 
 __all__ = ["prebuild", "take_app"]
 
@@ -41,16 +42,17 @@ def prebuild() -> None:
     the build fails, the widgets it made leave them all the same (the template logs the error and forks
     anyway: no kernel may inherit them) and :func:`take_app` builds the app in each kernel.
     """
-    before = set(_widget._instances)
+    registry = widget_registry()
+    before = set(registry)
     _aside.clear()
     try:
         app = ExplorerApp(query_string="")
     finally:
         # in the order they were made (the registry is a dict): taken, they are opened in that order, children
         # first, so the kernel's registry and the page's widget state come in the order of a freshly built app
-        made = [widget for model_id, widget in _widget._instances.items() if model_id not in before]
+        made = [widget for model_id, widget in registry.items() if model_id not in before]
         for widget in made:
-            _widget._instances.pop(widget.model_id, None)
+            registry.pop(widget.model_id, None)
             _retire_comm(widget)
     _aside.update(app=app, widgets=made)
 
@@ -86,12 +88,7 @@ def _retire_comm(widget: _widget.Widget) -> None:
     Until :func:`_reopen`, the widget sends nothing (ipywidgets sends a state only through a comm) and
     ``widget.close()`` does nothing.
     """
-    old = widget.comm
-    manager = comm.get_comm_manager()
-    if manager.get_comm(old.comm_id) is old:
-        manager.unregister_comm(old)
-    old._closed = True  # else its close (and its __del__) would send a comm_close and unregister it again
-    widget.comm = None  # ipywidgets keeps the id it had in ``widget._model_id``
+    retire_comm(widget, comm.get_comm_manager())  # explorer.app.widgets_private: the private names
 
 
 def _reopen(widgets: list[_widget.Widget]) -> None:

@@ -16,10 +16,9 @@ made (the page of a kernel gets the state of every open widget), starts no threa
 
 from __future__ import annotations
 
-from ipywidgets.widgets import widget as _widget
-
 from explorer.app.explorer_app import _TAB_KEYS, ExplorerApp
 from explorer.app.ipympl_private import page_connected
+from explorer.app.widgets_private import widget_registry
 from explorer.text import LANGUAGES
 
 __all__ = ["warm_up"]
@@ -30,7 +29,8 @@ def warm_up() -> None:
     Only widgets made here are closed: the shared layouts and styles made when :mod:`explorer.app.shared` was
     imported stay open, as in any kernel.
     """
-    before = set(_widget._instances)
+    registry = widget_registry()
+    before = set(registry)
     try:
         for language in LANGUAGES:
             app = ExplorerApp(query_string="", language=language)
@@ -41,7 +41,7 @@ def warm_up() -> None:
             for key in ("history", "compare", "uncertainty"):
                 app.tabs.selected_index = _TAB_KEYS.index(key)  # as a viewer's click
     finally:
-        for model_id in set(_widget._instances) - before:
-            made = _widget._instances.get(model_id)
+        for model_id in set(registry) - before:
+            made = registry.get(model_id)
             if made is not None:
                 made.close()

@@ -119,6 +119,9 @@ def workshop_argv(port: int = WORKSHOP_PORT, class_size: int = 30, pool: int | N
 
 
 def _serve(argv: list[str]) -> int:
+    from explorer.hosting.upstream_names import require
+
+    require()  # a missing upstream name stops the server here, with one line naming it (exit status 3)
     from explorer.hosting.server import main
 
     main(argv)

@@ -44,6 +44,7 @@ import psutil
 from traitlets import Bool, Float, Int, validate
 from traitlets.config import LoggingConfigurable
 
+from explorer.hosting import upstream_server
 from explorer.hosting.seats import own_memory_mb
 
 __all__ = ["DemandPool", "DemandPoolSettingError", "available_memory_mb", "pool_target"]
@@ -286,14 +287,15 @@ class DemandPool(LoggingConfigurable):
 
         Returns the sizes set, by notebook.
         """
-        notebooks = set(getattr(self.km, "_pools", {})) | set(self._arrivals)
+        pools = upstream_server.kernel_pools(self.km) or {}
+        notebooks = set(pools) | set(self._arrivals)
         busy = self.busy()  # read at every resize: the share since the last one, not since the last arrival
         kernel_mb = None
         for notebook in sorted(n for n in notebooks if n is not None):
             floor = self._floors.setdefault(notebook, self._configured(notebook))
             current = self._sizes.get(notebook, floor)
             arrivals, idle_s = self.arrivals(notebook)
-            waiting = len(self.km._pools.get(notebook, ()))
+            waiting = len(pools.get(notebook, ()))
             if arrivals == 0 and current == floor and waiting <= floor:
                 continue  # nothing to do (and no memory to read)
             if kernel_mb is None:
@@ -316,7 +318,7 @@ class DemandPool(LoggingConfigurable):
 
     async def _shrink(self, notebook: str, size: int) -> None:
         """Shut down the newest started, untaken pool kernels until at most ``size`` remain (not those starting)."""
-        pool = self.km._pools.get(notebook, [])
+        pool = (upstream_server.kernel_pools(self.km) or {}).get(notebook, [])
         extra = len(pool) - size
         for task in reversed(list(pool)):
             if extra <= 0:
@@ -345,7 +347,8 @@ class DemandPool(LoggingConfigurable):
     # ------------------------------------------------------------------ the loop
     def start(self) -> asyncio.Task | None:
         """Run :meth:`resize` every ``interval`` seconds on the current event loop (None when off)."""
-        if not self.enabled or not hasattr(self.km, "_pools"):
+        # a kernel manager that preheats but whose pools cannot be found raises (UpstreamChanged), never "off"
+        if not self.enabled or upstream_server.kernel_pools(self.km) is None:
             if self.enabled:
                 self.log.info("Demand pool off: the server preheats no kernels (preheat_kernel is false)")
             return None

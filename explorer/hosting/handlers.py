@@ -47,7 +47,7 @@ from voila.request_info_handler import RequestInfoSocketHandler
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.tornado.handler import TornadoVoilaHandler
 
-from explorer.hosting import seats
+from explorer.hosting import seats, upstream_server
 from explorer.hosting.seats import SEAT_COOKIE
 
 __all__ = ["ExplorerPageHandler", "NotFoundHandler", "ReadyLoggingRequestInfoHandler", "not_found_on_bad_path",
@@ -255,11 +255,7 @@ class ExplorerPageHandler(TornadoVoilaHandler):
         viewer's for the second or two it takes: the cap errs towards refusing, never towards overcommitting.
         """
         km = self.kernel_manager
-        ready_in_pool = set()
-        for pool in getattr(km, "_pools", {}).values():  # Voila's pools of preheated kernels, one per notebook
-            for task in pool:
-                if task.done() and not task.cancelled() and task.exception() is None:
-                    ready_in_pool.add(task.result().get("kernel_id"))
+        ready_in_pool = upstream_server.ready_pool_kernel_ids(km)  # Voila's pools of preheated kernels
         live = set(km.list_kernel_ids()) - ready_in_pool
         seated = {k for k in live if k in seats.SEATS}
         return len(seated) + max(len(live - seated), sum(seats.PENDING.values()))
@@ -384,7 +380,7 @@ class OwnerShutdownHandler(VoilaShutdownKernelHandler):
     def write_error(self, status_code: int, **kwargs) -> None:
         """A plain-text refusal (jupyter_server's error template needs settings Voila lacks)."""
         self.set_header("Content-Type", "text/plain; charset=utf-8")
-        self.finish(f"{status_code} {self._reason}\n")
+        self.finish(f"{status_code} {upstream_server.response_reason(self)}\n")
 
     @web.authenticated
     async def post(self, kernel_id):
@@ -474,7 +470,7 @@ class ReadyLoggingRequestInfoHandler(RequestInfoSocketHandler):
     def open(self, kernel_id: str) -> None:
         """Accept the first socket of a running kernel not yet served (then log it ready once); close any other."""
         manager = self.settings.get("kernel_manager")
-        waiters = RequestInfoSocketHandler._waiters
+        waiters = upstream_server.query_waiters()
         if manager is None or kernel_id not in manager or kernel_id in waiters or kernel_id in self._served:
             self._refused = True
             self.close(1008, "no kernel waits for its query here")
@@ -482,7 +478,7 @@ class ReadyLoggingRequestInfoHandler(RequestInfoSocketHandler):
         self._refused = False
         self._kernel_id = kernel_id
         waiters[kernel_id] = self
-        cached = RequestInfoSocketHandler._cache.pop(kernel_id, None)
+        cached = upstream_server.query_cache().pop(kernel_id, None)
         if cached is not None:
             self._served.add(kernel_id)
             self.write_message(cached)
@@ -495,8 +491,9 @@ class ReadyLoggingRequestInfoHandler(RequestInfoSocketHandler):
     def on_close(self) -> None:
         """Forget this socket's own entry, logging a preheated kernel that gave up waiting."""
         kernel_id = getattr(self, "_kernel_id", None)
-        if kernel_id is not None and RequestInfoSocketHandler._waiters.get(kernel_id) is self:
-            del RequestInfoSocketHandler._waiters[kernel_id]
+        waiters = upstream_server.query_waiters()
+        if kernel_id is not None and waiters.get(kernel_id) is self:
+            del waiters[kernel_id]
             if kernel_id not in self._served:
                 log = self.settings.get("explorer_log") or logging.getLogger("tornado.application")
                 log.info("Preheated kernel %s %s", kernel_id, GAVE_UP_MARK)
@@ -505,9 +502,9 @@ class ReadyLoggingRequestInfoHandler(RequestInfoSocketHandler):
     def send_updates(cls, msg: dict) -> None:
         """Hand a page request's details to its kernel (now, or when the kernel connects)."""
         kernel_id = msg["kernel_id"]
-        waiter = RequestInfoSocketHandler._waiters.get(kernel_id)
+        waiter = upstream_server.query_waiters().get(kernel_id)
         if waiter is None:
-            RequestInfoSocketHandler._cache[kernel_id] = msg["payload"]
+            upstream_server.query_cache()[kernel_id] = msg["payload"]
             return
         cls._served.add(kernel_id)
         try:
@@ -518,8 +515,9 @@ class ReadyLoggingRequestInfoHandler(RequestInfoSocketHandler):
     @classmethod
     def prune(cls, live: set) -> None:
         """Drop what is kept for kernels that have gone (``live``: the kernels still running)."""
-        for kernel_id in [k for k in RequestInfoSocketHandler._cache if k not in live]:
-            RequestInfoSocketHandler._cache.pop(kernel_id, None)
+        cache = upstream_server.query_cache()
+        for kernel_id in [k for k in cache if k not in live]:
+            cache.pop(kernel_id, None)
         cls._served &= live
         cls._logged &= live
 

@@ -51,10 +51,9 @@ def hold_until_a_page_asks(kernel: Any) -> bool:
     """
     if os.environ.get(ENV) != "1":
         return False
-    import comm
-    from ipykernel.comm import Comm
+    from explorer.hosting import upstream_kernel
 
-    class HeldComm(Comm):
+    class HeldComm(upstream_kernel.comm_class()):
         """A widget's comm that publishes nothing while held (no page has spoken to this kernel yet)."""
 
         def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
@@ -62,18 +61,16 @@ def hold_until_a_page_asks(kernel: Any) -> bool:
                 return
             super().publish_msg(msg_type, data, metadata, buffers, **keys)
 
-    create = comm.create_comm
+    def held(create):
+        def create_comm(*args: Any, **kwargs: Any):
+            if _state["held"] and kwargs.get("target_name") == "jupyter.widget" and not _is_output(kwargs):
+                return HeldComm(*args, **kwargs)
+            return create(*args, **kwargs)
+        return create_comm
 
-    def create_comm(*args: Any, **kwargs: Any):
-        if _state["held"] and kwargs.get("target_name") == "jupyter.widget" and not _is_output(kwargs):
-            return HeldComm(*args, **kwargs)
-        return create(*args, **kwargs)
-
-    comm.create_comm = create_comm
-    for msg_type in _FRONT_END_MESSAGES:
-        handler = kernel.shell_handlers.get(msg_type)
-        if handler is not None:
-            kernel.shell_handlers[msg_type] = _released_first(handler)
+    upstream_kernel.replace_create_comm(held)
+    for msg_type in _FRONT_END_MESSAGES:  # each must exist: a missing one would hold the widgets for ever
+        upstream_kernel.wrap_shell_handler(kernel, msg_type, _released_first)
     _state["held"] = True
     return True
 

@@ -57,6 +57,25 @@ def native_threads() -> int:
         return 1
 
 
+def _own_package_first() -> None:
+    """Import the ``explorer`` package this script belongs to, not another one the path finds first.
+
+    The server that starts this script runs the package the script is in; the kernels must run the same
+    code. Run as a script, the template finds ``explorer`` through the environment instead: with an editable
+    install of another checkout (a git worktree beside the main one), its kernels ran that checkout's app
+    and hosting code while the server ran this one. The package's parent directory is put on the path only
+    for this one import (a checkout's root also holds ``tests`` and ``scripts``, which kernels must not import).
+    """
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if "explorer" in sys.modules or not os.path.isfile(os.path.join(root, "explorer", "__init__.py")):
+        return
+    sys.path.insert(0, root)
+    try:
+        importlib.import_module("explorer")
+    finally:
+        sys.path.remove(root)
+
+
 def preload(modules: list[str]) -> dict:
     """Import ``modules`` (a failure is reported, not raised); return what the ready message says.
 
@@ -71,6 +90,10 @@ def preload(modules: list[str]) -> dict:
     gc.disable()  # no collection while importing: the frozen objects stay where they were allocated
     start = time.perf_counter()
     failed = {}
+    try:
+        _own_package_first()
+    except Exception as exc:  # noqa: BLE001 - reported like any failed import
+        failed["explorer"] = f"{type(exc).__name__}: {exc}"
     for name in modules:
         try:
             if ":" in name:  # "module:function": called once the modules before it are imported
@@ -134,16 +157,19 @@ def become_kernel(request: dict) -> None:
     os.environ["JPY_PARENT_PID"] = str(os.getppid())
     _reseed()
     # the launcher's arguments after ``-m ipykernel_launcher`` (the connection file and any others)
-    sys.argv = ["ipykernel_launcher", *request["argv"][3:], f"--IPKernelApp.parent_handle={os.getppid()}"]
-    from ipykernel.kernelapp import IPKernelApp
+    argv = ["ipykernel_launcher", *request["argv"][3:], f"--IPKernelApp.parent_handle={os.getppid()}"]
+    from explorer.hosting.process_names import kernel_title, name_this_process
 
-    app = IPKernelApp.instance()  # what ipykernel_launcher's launch_new_instance does, with one step between
-    app.initialize()
-    register_with_shell(app.shell)
+    name_this_process(*kernel_title(argv))  # ps: "kernel-1a2b3c4d", "explorer-kernel ipykernel -f .../kernel-<id>.json"
+    from explorer.hosting import upstream_kernel
     from explorer.hosting.held_widgets import hold_until_a_page_asks
 
-    hold_until_a_page_asks(app.kernel)  # when the server asks for it (ForkProvisioner.hold_widget_messages)
-    app.start()
+    def before_start(app) -> None:
+        upstream_kernel.register_with_shell(app.shell)
+        hold_until_a_page_asks(app.kernel)  # when the server asks for it (ForkProvisioner.hold_widget_messages)
+
+    # what ipykernel_launcher's launch_new_instance does, with one step between initialize and start
+    upstream_kernel.start_kernel_app(argv, before_start)
 
 
 def register_with_shell(shell) -> None:
@@ -153,14 +179,12 @@ def register_with_shell(shell) -> None:
     ipywidgets' comm targets (``jupyter.widget`` and the page's ``jupyter.widget.control``, without which a
     page gets no widget state) and ipympl's ``post_execute`` hook (figures shown after a cell). A module
     added to the preload list that registers anything at import when ``get_ipython()`` is set needs a line
-    here; ``tests/hosting/test_provisioner.py`` checks these two against a real kernel.
+    here (in :func:`explorer.hosting.upstream_kernel.register_with_shell`); ``tests/hosting/test_provisioner.py``
+    checks these two against a real kernel.
     """
-    widgets = sys.modules.get("ipywidgets")
-    if widgets is not None:
-        widgets.register_comm_target()
-    nbagg = sys.modules.get("ipympl.backend_nbagg")
-    if nbagg is not None:
-        shell.events.register("post_execute", nbagg.flush_figures)
+    from explorer.hosting import upstream_kernel
+
+    upstream_kernel.register_with_shell(shell)
 
 
 def _reseed() -> None:
@@ -179,6 +203,9 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernels are reaped as they end
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt of the server's terminal is not for the template
     _send(sock, preload(args[1:]))
+    from explorer.hosting.process_names import TEMPLATE_NAME, name_this_process  # after preload: imports explorer
+
+    name_this_process(TEMPLATE_NAME)  # its command line stays: it names the script and the preloaded modules
     request = serve(sock)
     if request is not None:
         become_kernel(request)

@@ -25,6 +25,8 @@ import weakref
 
 import voila.voila_kernel_manager as vkm
 
+from explorer.hosting import upstream_server
+
 __all__ = ["install", "attach", "wake", "sleeping", "take_order", "QUIET_AFTER_S", "MAX_LOAD_PER_CORE"]
 
 #: No pool kernel taken for this long [s]: the rush is over, the sleeping replacements start. A class arrives
@@ -84,7 +86,7 @@ def take_order(task: asyncio.Task) -> int:
 
 def install() -> None:
     """Make Voila's pools use :func:`wait_before` (the fill delay a viewer or :func:`wake` can end)."""
-    vkm.wait_before = wait_before
+    upstream_server.replace_function(vkm, "wait_before", wait_before)
 
 
 def attach(kernel_manager, log, *, clock=time.monotonic, load=lambda: os.getloadavg()[0] / (os.cpu_count() or 1)):
@@ -92,13 +94,14 @@ def attach(kernel_manager, log, *, clock=time.monotonic, load=lambda: os.getload
 
     Returns the quiet check's task (None when the server preheats nothing).
     """
-    if not hasattr(kernel_manager, "_pools"):
+    pools = upstream_server.kernel_pools(kernel_manager)  # raises if Voila preheats but keeps no _pools
+    if pools is None:
         return None
     take = kernel_manager.get_rendered_notebook
     last_take = [clock()]
 
     async def get_rendered_notebook(notebook_name, *args, **kwargs):
-        pool = kernel_manager._pools.get(notebook_name)
+        pool = pools.get(notebook_name)
         if pool:
             pool.sort(key=take_order)  # stable: the oldest ready kernel first, as Voila takes them
             if wake(pool[0]):
@@ -116,7 +119,7 @@ def attach(kernel_manager, log, *, clock=time.monotonic, load=lambda: os.getload
                 if clock() - last_take[0] < QUIET_AFTER_S or load() >= MAX_LOAD_PER_CORE:
                     continue
                 woken = 0
-                for notebook, pool in list(kernel_manager._pools.items()):
+                for notebook, pool in list(pools.items()):
                     for task in list(pool):
                         woken += wake(task)
                 if woken:

@@ -84,9 +84,10 @@ from voila.tornado.treehandler import TornadoVoilaTreeHandler
 from explorer.hosting.handlers import (CELL_ERROR_MARK, ExplorerPageHandler, LabExtensionFileHandler,
                                       NotFoundHandler, OwnerShutdownHandler, ReadyLoggingRequestInfoHandler,
                                       not_found_on_bad_path, public_listing, with_error_page)
-from explorer.hosting import pool_wake, template_cache
+from explorer.hosting import pool_wake, template_cache, upstream_server
+from explorer.hosting.upstream_names import require
 from explorer.hosting.demand_pool import DemandPool
-from explorer.hosting.seats import Warden
+from explorer.hosting.warden import Warden
 from explorer.hosting.websocket import GuardedKernelWebsocketConnection, SafeKernelWebsocketHandler, kernel_connections
 
 __all__ = ["ExplorerVoila", "main"]
@@ -102,7 +103,7 @@ _REPLACEMENTS = {
     VoilaShutdownKernelHandler: OwnerShutdownHandler,
 }
 # Voila's page handler hands a preheated kernel its query through this class's send_updates
-voila.handler.RequestInfoSocketHandler = ReadyLoggingRequestInfoHandler
+upstream_server.rebind(voila.handler, "RequestInfoSocketHandler", ReadyLoggingRequestInfoHandler)
 template_cache.install()  # the page templates compiled once, not by every kernel's renderer
 pool_wake.install()  # a viewer who takes a replacement still waiting its fill delay starts it at once
 ZMQ_SOCKETS_PER_WEBSOCKET = 4  # shell, control, stdin, iopub (jupyter_server's ZMQChannelsWebsocketConnection)
@@ -214,12 +215,11 @@ class ExplorerVoila(Voila):
 
     def init_handlers(self):
         """Voila's handlers with the guarded replacements, and 404 for the paths a public server does not offer."""
-        handlers = []
-        for spec in super().init_handlers():
-            pattern, handler, *rest = spec
-            if any(pattern.rstrip("$").endswith(path) for path in _NOT_OFFERED):
-                continue
-            handlers.append((pattern, _REPLACEMENTS.get(handler, handler), *rest))
+        specs = [spec for spec in super().init_handlers()
+                 if not any(spec[0].rstrip("$").endswith(path) for path in _NOT_OFFERED)]
+        # every replaced handler must be in Voila's list (fails closed: upstream_server.replace_handlers)
+        optional = () if self.voila_configuration.preheat_kernel else (RequestInfoSocketHandler,)
+        handlers = upstream_server.replace_handlers(specs, _REPLACEMENTS, optional=optional)
         not_offered = [(self.server_url.rstrip("/") + path, NotFoundHandler) for path in _NOT_OFFERED]
         # the tree page and the contents API (directory mode) list only the public notebooks
         handlers = [(p, public_listing(h) if h in (TornadoVoilaTreeHandler, VoilaContentsHandler) else h, *r)
@@ -247,7 +247,7 @@ class ExplorerVoila(Voila):
                              "(or the hard limit) allows %d", needed, wanted)
 
     def listen(self):
-        """Listen with the size and time limits on requests, and start the :class:`~explorer.hosting.seats.Warden`."""
+        """Listen with the size and time limits on requests, and start the :class:`~explorer.hosting.warden.Warden`."""
         _parse_every_query_that_fits()
         self.app.listen = functools.partial(self.app.listen, max_body_size=self.max_body_bytes,
                                             max_header_size=_MAX_HEADER_BYTES,
@@ -301,5 +301,10 @@ class ExplorerVoila(Voila):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Start the server (``python -m explorer.hosting NOTEBOOK [voila options]``)."""
+    """Start the server (``python -m explorer.hosting NOTEBOOK [voila options]``).
+
+    First every upstream name the server relies on is checked (:func:`explorer.hosting.upstream_names.require`):
+    one missing stops it with one line naming it, exit status 3.
+    """
+    require()
     ExplorerVoila.launch_instance(argv=argv)

@@ -27,6 +27,8 @@ from jinja2 import BytecodeCache
 from jinja2.bccache import Bucket
 from voila.exporter import VoilaExporter
 
+from explorer.hosting import upstream_server
+
 __all__ = ["SharedBytecodeCache", "CachedVoilaExporter", "BYTECODE_CACHE", "install"]
 
 
@@ -102,4 +104,4 @@ class CachedVoilaExporter(VoilaExporter):
 
 def install() -> None:
     """Make Voila's notebook renderer (every page, every preheated kernel) use :class:`CachedVoilaExporter`."""
-    voila.notebook_renderer.VoilaExporter = CachedVoilaExporter
+    upstream_server.rebind(voila.notebook_renderer, "VoilaExporter", CachedVoilaExporter)

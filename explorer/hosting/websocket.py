@@ -56,7 +56,7 @@ from tornado.websocket import WebSocketClosedError
 from traitlets import Float, Int
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
-from explorer.hosting import seats
+from explorer.hosting import seats, upstream_server
 from explorer.hosting.seats import note_interaction
 
 __all__ = ["V1_PROTOCOL", "GuardedKernelWebsocketConnection", "SafeKernelWebsocketHandler", "v1_frame_is_valid",
@@ -313,7 +313,7 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
     def write_error(self, status_code: int, **kwargs) -> None:
         """A plain-text refusal (jupyter_server's error template needs settings Voila lacks)."""
         self.set_header("Content-Type", "text/plain; charset=utf-8")
-        self.finish(f"{status_code} {self._reason}\n")
+        self.finish(f"{status_code} {upstream_server.response_reason(self)}\n")
 
     max_buffer_bytes = 8 << 20  # set from ExplorerVoila.max_ws_buffer_bytes
 
@@ -361,10 +361,7 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
         if hasattr(connection, "release_place"):
             connection.release_place()
         if self.get_status() != 101:  # never opened: jupyter_server's prepare() registered the session anyway
-            sessions = getattr(connection, "_open_sessions", {})
-            key = getattr(connection, "session_key", None)
-            if key is not None and sessions.get(key) is self:
-                sessions.pop(key, None)
+            upstream_server.forget_session(connection, self)
 
     async def open(self, kernel_id):
         """Take the websocket's place in the caps now that it is open (close it if they filled meanwhile)."""
@@ -386,9 +383,7 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
         if getattr(self, "_never_connected", False):
             # closed in open() before connecting: nothing to disconnect, and jupyter_server's disconnect would
             # count a disconnection that had no connection (a kernel with -1 connections is never culled)
-            sessions = getattr(connection, "_open_sessions", {})
-            if sessions.get(getattr(connection, "session_key", None)) is self:
-                sessions.pop(connection.session_key, None)
+            upstream_server.forget_session(connection, self)
             self.connection = None
             return
         super().on_close()
@@ -411,7 +406,7 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
         stream = getattr(self.ws_connection, "stream", None)
         if stream is not None:
             # bytes written but not yet taken by the client (tornado's IOStream counters)
-            pending = getattr(stream, "_total_write_index", 0) - getattr(stream, "_total_write_done_index", 0)
+            pending = upstream_server.pending_write_bytes(stream)
             limit = self.settings.get("explorer_max_ws_buffer_bytes", self.max_buffer_bytes)
             if limit and pending > limit:
                 self.log.warning("Closing a kernel websocket from %s that does not read (%d bytes waiting)",

@@ -1,7 +1,8 @@
 """The preheated pool that follows demand (explorer/hosting/demand_pool.py).
 
-The rule is checked on hand-computed cases and by its laws over the input space; the resizing against a
-stand-in for Voila's kernel manager with a clock the test moves; and once against a real server on
+The rule is checked on hand-computed cases and by its laws over the input space; the resizing against
+Voila's own kernel manager (``voila_kernel_manager_factory``'s ``VoilaKernelManager``, over kernels that start
+at once) with a clock the test moves; and once against a real server on
 127.0.0.1, whose pool grows after a burst of protocol-client page loads and shrinks back once idle (timings
 scaled down through ``--DemandPool.*``).
 """
@@ -12,12 +13,17 @@ import asyncio
 import concurrent.futures
 import math
 import re
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from traitlets.config import LoggingConfigurable
+from voila.voila_kernel_manager import voila_kernel_manager_factory
 
 import clients as cl
+from explorer.hosting import upstream_server
 from explorer.hosting.demand_pool import DemandPool, _cgroup_available_mb, _meminfo_available_mb, pool_target
 
 RUSH = dict(current=4, floor=4, idle_s=1.0, idle_after_s=300.0, memory_fraction=0.5, max_size=40)
@@ -91,52 +97,96 @@ def test_available_memory_is_read_from_meminfo_and_the_cgroup(tmp_path):
     assert _cgroup_available_mb(tmp_path) == 3072.0
 
 
-# ---------------------------------------------------------------- the resizing, against a stand-in
-class FakeKernelManager:
-    """What DemandPool uses of Voila's VoilaKernelManager: pools of tasks, their config, fill and shutdown."""
+# ---------------------------------------------------------------- the resizing, against Voila's kernel manager
+class InstantKernels(LoggingConfigurable):
+    """Below Voila's pool: jupyter_server's kernel starts and shutdowns, instant (no process), recorded.
 
-    def __init__(self, floor: int):
-        self.kernel_pools_config = {"default": {"pool_size": floor}}
-        self._pools = {"app.ipynb": []}
+    Voila's ``VoilaKernelManager`` (its pools, ``fill_if_needed``, ``get_pool_size``, ``shutdown_kernel``, the
+    pool config) is made from this by Voila's own ``voila_kernel_manager_factory``, as the server makes it from
+    jupyter_server's manager: the demand pool is checked against Voila's code, not a copy of its ``_pools``.
+    """
+
+    starting: dict | None = None  # kernel id -> a future the test sets to let that kernel finish starting
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.kernels: dict[str, object] = {}
         self.shut: list[str] = []
         self.started = 0
 
-    def get_pool_size(self, notebook_name):
-        return len(self._pools.get(notebook_name, []))
+    async def start_kernel(self, kernel_name=None, **kwargs):
+        self.started += 1
+        kernel_id = f"k{self.started}"
+        if self.starting is not None:
+            self.starting[kernel_id] = asyncio.get_running_loop().create_future()
+            await self.starting[kernel_id]
+        self.kernels[kernel_id] = object()
+        return kernel_id
 
-    starting: dict | None = None  # kernel id -> its pool task, for kernels the test finishes by hand
+    def get_kernel(self, kernel_id):
+        return self.kernels[kernel_id]
 
-    def fill_if_needed(self, delay=None, notebook_name=None, **kwargs):  # as Voila's: start until the pool is full
-        size = self.kernel_pools_config.get(notebook_name, self.kernel_pools_config["default"])["pool_size"]
-        pool = self._pools.setdefault(notebook_name, [])
-        for _ in range(size - len(pool)):
-            self.started += 1
-            task = asyncio.get_event_loop().create_future()
-            if self.starting is None:
-                self._done(task, f"k{self.started}")
-            else:
-                self.starting[f"k{self.started}"] = task
-            pool.append(task)
-
-    @staticmethod
-    def _done(task, kernel_id):
-        render = asyncio.get_event_loop().create_future()  # the notebook run, waiting for its viewer's query
-        task.set_result({"kernel_id": kernel_id, "task": render})
-
-    def finish(self, kernel_id):
-        self._done(self.starting.pop(kernel_id), kernel_id)
-
-    async def shutdown_kernel(self, kernel_id, now=False):
+    async def shutdown_kernel(self, kernel_id, now=False, restart=False):
         self.shut.append(kernel_id)
+        self.kernels.pop(kernel_id, None)
 
     def list_kernel_ids(self):
-        return []
+        return list(self.kernels)
+
+    def finish(self, kernel_id):
+        self.starting.pop(kernel_id).set_result(None)
 
 
-def test_the_pool_grows_with_arrivals_and_shrinks_when_idle():
+class WaitingRenderer:
+    """Voila's notebook renderer as the pool sees it: the notebook run waits for a viewer's query (never here)."""
+
+    def __init__(self, notebook_path):
+        self.notebook_path = notebook_path
+        self.notebook = SimpleNamespace(metadata=SimpleNamespace(kernelspec=SimpleNamespace(name="python3")))
+        self.template_name, self.theme, self.rendered_cache, self.stop_generator = "lab", "light", [], False
+
+    async def initialize(self):
+        return None
+
+    async def generate_content_hybrid(self, kernel_id, kernel_future):
+        await asyncio.get_running_loop().create_future()
+
+
+def voila_km(floor: int, root: Path, *, notebook: str | None = "app.ipynb"):
+    """Voila's ``VoilaKernelManager`` over :class:`InstantKernels`, preheating ``floor`` kernels for ``notebook``.
+
+    With a notebook (one-notebook mode, as ``make app``) Voila fills its pool at once, which needs a running
+    event loop; ``notebook=None`` serves the (empty) folder ``root`` and starts nothing.
+    """
+    base = voila_kernel_manager_factory(InstantKernels, preheat_kernel=True, default_pool_size=floor)
+
+    class Manager(base):
+        def _notebook_renderer_factory(self, notebook_path=None):
+            return WaitingRenderer(notebook_path)
+
+    parent = LoggingConfigurable()  # what Voila's manager reads of the Voila app that makes it
+    parent.root_dir, parent.notebook_path = str(root), str(root / notebook) if notebook else None
+    parent.base_url, parent.server_url, parent.port = "/", "/", 0
+    return Manager(parent=parent)
+
+
+def pools(km) -> dict:
+    return upstream_server.kernel_pools(km)
+
+
+async def settled(km) -> None:
+    """Let every pool task that can finish (kernels not held by the test) finish."""
+    for _ in range(50):
+        waiting = [t for pool in pools(km).values() for t in pool if not t.done()]
+        if not waiting:
+            return
+        await asyncio.sleep(0)
+
+
+def test_the_pool_grows_with_arrivals_and_shrinks_when_idle(tmp_path):
     async def scenario():
-        km = FakeKernelManager(floor=2)
-        km.fill_if_needed(notebook_name="app.ipynb")
+        km = voila_km(2, tmp_path)
+        await settled(km)  # Voila filled its pool when it was made
         now = [1000.0]
         pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 10000.0, load=lambda: 0.5, busy=lambda: 0.1,
                           window=60, idle_after=120, kernel_mb=100, max_size=0)
@@ -144,29 +194,30 @@ def test_the_pool_grows_with_arrivals_and_shrinks_when_idle():
             km.get_pool_size("app.ipynb")
         assert pool.arrivals("app.ipynb") == (7, 0.0)
         assert await pool.resize() == {"app.ipynb": 7}
-        assert km.kernel_pools_config["app.ipynb"]["pool_size"] == 7 and len(km._pools["app.ipynb"]) == 7
+        assert km.kernel_pools_config["app.ipynb"]["pool_size"] == 7 and len(pools(km)["app.ipynb"]) == 7
+        await settled(km)  # Voila's pool tasks start the five kernels
         now[0] += 61  # the arrivals leave the window, but the pool is not idle yet: it keeps its size
         assert pool.arrivals("app.ipynb") == (0, 61.0)
         assert await pool.resize() == {"app.ipynb": 7} and km.shut == []
         now[0] += 60  # 121 s since the last arrival: back to 2, the five newest ready kernels shut down
         assert await pool.resize() == {"app.ipynb": 2}
-        assert km.shut == ["k7", "k6", "k5", "k4", "k3"] and len(km._pools["app.ipynb"]) == 2
-        assert all(t.result()["task"].cancelled() is False for t in km._pools["app.ipynb"])  # the kept ones run
+        assert km.shut == ["k7", "k6", "k5", "k4", "k3"] and len(pools(km)["app.ipynb"]) == 2
+        assert all(t.result()["task"].cancelled() is False for t in pools(km)["app.ipynb"])  # the kept ones run
         assert km.kernel_pools_config["app.ipynb"]["pool_size"] == 2
 
     cl.run_async(scenario())
 
 
-def test_a_busy_cpu_stops_growth_but_not_the_return_to_the_floor():
+def test_a_busy_cpu_stops_growth_but_not_the_return_to_the_floor(tmp_path):
     async def scenario():
-        km = FakeKernelManager(floor=2)
-        km.fill_if_needed(notebook_name="app.ipynb")
+        km = voila_km(2, tmp_path)
+        await settled(km)  # Voila filled its pool when it was made
         now, load = [0.0], [3.0]  # 3 runnable processes per core: a rush is on
         pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 10000.0, load=lambda: load[0], busy=lambda: 0.1,
                           kernel_mb=100, max_size=0, idle_after=120)
         for _ in range(6):
             pool.arrived("app.ipynb")
-        assert await pool.resize() == {} and len(km._pools["app.ipynb"]) == 2  # no kernel added
+        assert await pool.resize() == {} and len(pools(km)["app.ipynb"]) == 2  # no kernel added
         load[0] = 0.5  # the rush is over: the pool grows for the next wave
         assert await pool.resize() == {"app.ipynb": 6}
         load[0] = 3.0
@@ -176,8 +227,8 @@ def test_a_busy_cpu_stops_growth_but_not_the_return_to_the_floor():
     cl.run_async(scenario())
 
 
-def test_arrivals_older_than_the_rule_looks_at_are_forgotten_and_an_off_pool_counts_none():
-    km = FakeKernelManager(floor=1)
+def test_arrivals_older_than_the_rule_looks_at_are_forgotten_and_an_off_pool_counts_none(tmp_path):
+    km = voila_km(1, tmp_path, notebook=None)
     now = [0.0]
     pool = DemandPool(km, clock=lambda: now[0], window=60, idle_after=300)
     for _ in range(1000):  # one page load a second for 1,000 s
@@ -185,21 +236,21 @@ def test_arrivals_older_than_the_rule_looks_at_are_forgotten_and_an_off_pool_cou
         now[0] += 1.0
     assert len(pool._arrivals["app.ipynb"]) == 301  # the last 300 s, ends included
     assert pool.arrivals("app.ipynb") == (60, 1.0)  # 60 in the last minute, the last one a second ago
-    off = FakeKernelManager(floor=1)
+    off = voila_km(1, tmp_path, notebook=None)
     asked = off.get_pool_size
     DemandPool(off, enabled=False)
     assert off.get_pool_size == asked  # Voila's method left as it is
 
 
-def test_a_cpu_busy_since_the_last_resize_stops_growth_while_the_load_average_still_lags():
+def test_a_cpu_busy_since_the_last_resize_stops_growth_while_the_load_average_still_lags(tmp_path):
     """A rush on a quiet machine: the 1-minute load average is still low, but the CPU was busy since the last resize.
 
     Seen in ``benchmarks/kernel_rush.py``: with the load average alone, 30 viewers within 10 s grew the pool from
     4 to 23 during the rush, and its p95 went from about 3 s to 6.5 s.
     """
     async def scenario():
-        km = FakeKernelManager(floor=2)
-        km.fill_if_needed(notebook_name="app.ipynb")
+        km = voila_km(2, tmp_path)
+        await settled(km)  # Voila filled its pool when it was made
         busy, reads = [0.05], []
 
         def read_busy():
@@ -212,10 +263,11 @@ def test_a_cpu_busy_since_the_last_resize_stops_growth_while_the_load_average_st
         busy[0] = 0.97  # the rush's viewers' kernels run their notebooks on both cores
         for _ in range(6):
             pool.arrived("app.ipynb")
-        assert await pool.resize() == {} and len(km._pools["app.ipynb"]) == 2  # no kernel added
+        assert await pool.resize() == {} and len(pools(km)["app.ipynb"]) == 2  # no kernel added
         busy[0] = 0.5  # at the limit (max_cpu_busy = 0.5): room enough
-        assert await pool.resize() == {"app.ipynb": 6} and len(km._pools["app.ipynb"]) == 6
+        assert await pool.resize() == {"app.ipynb": 6} and len(pools(km)["app.ipynb"]) == 6
         assert reads == [0.05, 0.97, 0.5]
+        await settled(km)  # the new kernels start (a task cancelled unstarted leaves Voila's coroutine unawaited)
 
     cl.run_async(scenario())
 
@@ -237,20 +289,20 @@ def test_the_recent_cpu_share_is_read_from_the_machine():
     ("memory_fraction", 1.5, "from 0 to 1"), ("memory_fraction", -0.1, "from 0 to 1"),
     ("interval", 0.0, "from 0 (excluded) to inf"), ("kernel_mb", -5.0, "from 0 (excluded) to inf"),
     ("window", float("nan"), "from 0 (excluded) to inf"), ("max_cpu_busy", 1.5, "from 0 to 1")])
-def test_a_setting_out_of_range_is_refused_with_its_name_value_and_range(setting, value, allowed):
+def test_a_setting_out_of_range_is_refused_with_its_name_value_and_range(setting, value, allowed, tmp_path):
     from explorer.hosting.demand_pool import DemandPoolSettingError
 
     with pytest.raises(DemandPoolSettingError) as refused:
-        DemandPool(FakeKernelManager(floor=1), **{setting: value})
+        DemandPool(voila_km(1, tmp_path, notebook=None), **{setting: value})
     assert f"DemandPool.{setting} = {value!r}" in str(refused.value) and allowed in str(refused.value)
     assert isinstance(refused.value, ValueError)
-    assert DemandPool(FakeKernelManager(floor=1), memory_fraction=0.0, uss_refresh=0.0).memory_fraction == 0.0
+    assert DemandPool(voila_km(1, tmp_path, notebook=None), memory_fraction=0.0, uss_refresh=0.0).memory_fraction == 0.0
 
 
-def test_the_budget_bounds_growth_and_kernels_still_starting_are_shut_down_once_ready():
+def test_the_budget_bounds_growth_and_kernels_still_starting_are_shut_down_once_ready(tmp_path):
     async def scenario():
-        km = FakeKernelManager(floor=1)
-        km.fill_if_needed(notebook_name="app.ipynb")  # k1, ready
+        km = voila_km(1, tmp_path)
+        await settled(km)  # Voila filled its pool when it was made (k1)
         km.starting = {}  # the next kernels stay starting until the test finishes them
         now = [0.0]
         # 0.5 * 450 MB / 150 MB = 1 more kernel per resize
@@ -262,10 +314,11 @@ def test_the_budget_bounds_growth_and_kernels_still_starting_are_shut_down_once_
         assert await pool.resize() == {"app.ipynb": 3}  # k3, the next resize, with memory still free
         now[0] = 11.0  # idle: back to 1; only k1 is ready to be shut down
         assert await pool.resize() == {"app.ipynb": 1}
-        assert km.shut == ["k1"] and len(km._pools["app.ipynb"]) == 2
+        assert km.shut == ["k1"] and len(pools(km)["app.ipynb"]) == 2
         km.finish("k2")  # k2 has started: the next resize shuts it down, k3 stays the pool's one
+        await settled(km)
         assert await pool.resize() == {"app.ipynb": 1}
-        assert km.shut == ["k1", "k2"] and len(km._pools["app.ipynb"]) == 1
+        assert km.shut == ["k1", "k2"] and len(pools(km)["app.ipynb"]) == 1
         assert await pool.resize() == {"app.ipynb": 1} and km.shut == ["k1", "k2"]
 
     cl.run_async(scenario())

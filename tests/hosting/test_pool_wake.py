@@ -15,9 +15,11 @@ from explorer.hosting import pool_wake
 
 
 class _Pools:
-    """The part of Voila's kernel manager pool_wake uses: ``_pools`` and ``get_rendered_notebook``."""
+    """The part of Voila's kernel manager pool_wake uses: ``_pools`` (found through
+    ``upstream_server.kernel_pools``, which asks for ``kernel_pools_config`` first) and ``get_rendered_notebook``."""
 
     def __init__(self):
+        self.kernel_pools_config: dict = {}
         self._pools: dict[str, list] = {}
         self.taken: list = []
 

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -458,3 +459,18 @@ def test_a_kernel_that_sends_everything_opens_the_taken_apps_widgets_with_their_
     summary = _stdout(taken).split()[0]
     opened = {m["content"]["comm_id"]: m["content"]["data"]["state"] for m in taken if m["msg_type"] == "comm_open"}
     assert len(opened) > 200 and "explorer-summary" in opened[summary]["_dom_classes"]
+
+
+@pytest.mark.server
+def test_ps_names_each_forked_kernel_by_its_id_and_the_template_as_such(forked_server):
+    """``ps`` showed every kernel as ``kernel_template.py`` (issue 39): a kernel is ``kernel-<id8>`` now, its
+    arguments name its connection file, and the template is ``kernel-template``."""
+    page = cl.get_page(forked_server.url, timeout=300)
+    assert page.status == 200 and page.kernel_id
+    pid = cl.forked_kernel_pid(forked_server.log, page.kernel_id)
+    assert pid is not None
+    assert Path(f"/proc/{pid}/comm").read_text().strip() == f"kernel-{page.kernel_id[:8]}"
+    args = Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").decode()
+    assert args.startswith("explorer-kernel ipykernel -f ") and f"kernel-{page.kernel_id}.json" in args
+    template = cl.kernel_templates(forked_server.proc.pid)[0]
+    assert Path(f"/proc/{template}/comm").read_text().strip() == "kernel-template"
