@@ -68,6 +68,7 @@ import zmq
 
 from jupyter_core.paths import jupyter_config_path
 from jupyter_server.base.handlers import FileFindHandler
+from jupyter_server.services.kernels.handlers import KernelHandler
 from tornado import httputil
 from tornado.ioloop import IOLoop
 from traitlets import Float, Int, List, Unicode, default
@@ -84,6 +85,7 @@ from explorer.hosting.handlers import (CELL_ERROR_MARK, ExplorerPageHandler, Lab
                                       NotFoundHandler, OwnerShutdownHandler, ReadyLoggingRequestInfoHandler,
                                       not_found_on_bad_path, public_listing, with_error_page)
 from explorer.hosting import template_cache
+from explorer.hosting.kernel_rest import OwnerKernelHandler
 from explorer.hosting.demand_pool import DemandPool
 from explorer.hosting.seats import Warden
 from explorer.hosting.websocket import GuardedKernelWebsocketConnection, SafeKernelWebsocketHandler, kernel_connections
@@ -99,6 +101,7 @@ _REPLACEMENTS = {
     MultiStaticFileHandler: with_error_page(not_found_on_bad_path(MultiStaticFileHandler)),
     FileFindHandler: with_error_page(LabExtensionFileHandler),
     VoilaShutdownKernelHandler: OwnerShutdownHandler,
+    KernelHandler: OwnerKernelHandler,  # GET and DELETE /api/kernels/<id>: the owning page only (issue 39)
 }
 # Voila's page handler hands a preheated kernel its query through this class's send_updates
 voila.handler.RequestInfoSocketHandler = ReadyLoggingRequestInfoHandler

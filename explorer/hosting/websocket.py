@@ -17,6 +17,9 @@ grow until the OOM killer stopped it.
   before jupyter_server parses it, and drops text frames;
 * it drops messages beyond a rate (a token bucket) shared by all the
   connections of a kernel, so more sockets do not buy more messages;
+* it closes the websocket (1007) on a message whose JSON nests deeper than
+  :data:`~explorer.hosting.json_depth.MAX_JSON_DEPTH`, before anything
+  parses it (a 50,000-deep list raised ``RecursionError`` in the server);
 * it accepts a websocket to a kernel only from the page that owns it: the
   request must carry the seat cookie recorded with the kernel's seat
   (:data:`explorer.hosting.seats.SEAT_COOKIE`, one per page), so knowing a
@@ -57,6 +60,7 @@ from traitlets import Float, Int
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
 from explorer.hosting import seats
+from explorer.hosting.json_depth import MAX_JSON_DEPTH, nested_deeper_than
 from explorer.hosting.seats import note_interaction
 
 __all__ = ["V1_PROTOCOL", "GuardedKernelWebsocketConnection", "SafeKernelWebsocketHandler", "v1_frame_is_valid",
@@ -269,6 +273,10 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
             return
         if not self._take_token():
             self._drop("rate limit")
+            return
+        if any(nested_deeper_than(_part(incoming_msg, i)) for i in (1, 2, 3, 4)):  # before any JSON parser runs
+            self._drop(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+            self.websocket_handler.close(1007, f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
             return
         header = _part(incoming_msg, 1)
         if b'"comm_open"' in header[:_MAX_PARSED_BYTES]:

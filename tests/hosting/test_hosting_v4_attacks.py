@@ -1,0 +1,128 @@
+"""Issue 39 (Hosting v4), finding 4: each attack of the fourth round against a real server on 127.0.0.1.
+
+Each test failed on 1a78f69 (the commit before the fixes; docs/deploy.md, "Attacks, round 4"). Every wait is on a
+condition.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+
+import pytest
+import websocket
+
+import clients as cl
+from conftest import Server
+
+pytestmark = pytest.mark.server
+
+
+@pytest.fixture(scope="module")
+def server():
+    srv = Server("v4-attacks", pool_size=0)
+    yield srv
+    srv.stop()
+
+
+def _request(server: Server, method: str, path: str, headers: dict | None = None) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    try:
+        conn.request(method, path, headers=headers or {})
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+_FORGED_XSRF = {"Cookie": "_xsrf=abc", "X-XSRFToken": "abc"}  # tornado compares the two, nothing more
+
+
+# --- major 1: the kernel REST route follows the owner-only rule --------------------------------------------------
+
+def test_another_pages_kernel_cannot_be_read_or_shut_down_over_rest(server):
+    victim, attacker = cl.get_page(server.url), cl.get_page(server.url)
+    assert victim.rendered and attacker.rendered and victim.kernel_id != attacker.kernel_id
+    path = f"/api/kernels/{victim.kernel_id}"
+    as_attacker = {"Cookie": f"{attacker.cookie}; _xsrf=abc", "X-XSRFToken": "abc"}
+    for headers in ({}, _FORGED_XSRF, as_attacker):
+        status, body = _request(server, "GET", path, headers)
+        assert status == 403 and b"connections" not in body and b"execution_state" not in body, (status, body)
+        assert _request(server, "DELETE", path, headers)[0] == 403  # before: 204, the victim's page went dead
+    status, body = _request(server, "GET", f"/api/kernels/{'0' * 8}-0000-4000-8000-{'0' * 12}", _FORGED_XSRF)
+    assert status == 404
+    # the victim's kernel lives on and its page still talks to it
+    ws = cl.connect(server.url, victim.kernel_id, v1=True, cookie=victim.cookie, timeout=120)
+    try:
+        assert len(cl.widget_comm_ids(ws, v1=True, timeout=120)) > 10
+    finally:
+        ws.close()
+    # the owner's own page may read its kernel (the seat cookie is scoped to this path)
+    status, body = _request(server, "GET", path, {"Cookie": victim.cookie})
+    assert status == 200 and json.loads(body)["id"] == victim.kernel_id
+    assert "not the page that owns it" in server.log.read_text()
+
+
+def test_no_other_kernel_or_session_route_is_served(server):
+    page = cl.get_page(server.url)
+    assert page.rendered
+    kernel = page.kernel_id
+    as_owner = {"Cookie": f"{page.cookie}; _xsrf=abc", "X-XSRFToken": "abc"}
+    for method, path in (("GET", "/api/kernels"), ("POST", "/api/kernels"), ("GET", "/api/sessions"),
+                         ("POST", "/api/sessions"), ("POST", f"/api/kernels/{kernel}/interrupt"),
+                         ("POST", f"/api/kernels/{kernel}/restart"), ("GET", "/api/kernelspecs"),
+                         ("GET", f"/api/sessions/{kernel}")):
+        for headers in (_FORGED_XSRF, as_owner):
+            # the page handler's catch-all sends GETs of other paths to the files handler (302), which serves
+            # nothing under api/; other methods are not allowed there (405) or not found (404)
+            status, body = _request(server, method, path, headers)
+            assert status in (302, 404, 405) and kernel.encode() not in body, (method, path, status, body[:200])
+            if status == 302:
+                assert _request(server, "GET", path.replace("/api/", "/voila/files/api/"), headers)[0] in (403, 404)
+    assert "Kernel interrupted" not in server.log.read_text() and "Kernel restarted" not in server.log.read_text()
+    assert cl.kernel_exists(server.url, kernel)
+
+
+# --- minor 9: a depth limit before any JSON parser -------------------------------------------------------------
+
+def _close_code(ws: websocket.WebSocket, timeout: float) -> int | None:
+    """The code of the close frame the server sends within ``timeout`` [s] (None: none came, the socket is open)."""
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        ws.settimeout(left)
+        try:
+            opcode, frame = ws.recv_data_frame(True)
+        except websocket.WebSocketTimeoutException:
+            return None
+        except websocket.WebSocketConnectionClosedException:
+            return 1006  # closed without a close frame
+        if opcode == websocket.ABNF.OPCODE_CLOSE:
+            return int.from_bytes(frame.data[:2], "big")
+    return None
+
+
+def _frame_with_content(frame: bytes, content: bytes) -> bytes:
+    """A v1 frame (channel, header, parent, metadata, content) with its content part replaced by ``content``."""
+    count = int.from_bytes(frame[:8], "little")
+    offsets = [int.from_bytes(frame[8 * (i + 1):8 * (i + 2)], "little") for i in range(count)]
+    offsets[-1] = offsets[-2] + len(content)
+    head = count.to_bytes(8, "little") + b"".join(o.to_bytes(8, "little") for o in offsets)
+    return head + frame[len(head):int.from_bytes(frame[8 * (count - 1):8 * count], "little")] + content
+
+
+def test_a_deeply_nested_message_closes_its_websocket_before_any_parser(server):
+    page = cl.get_page(server.url)
+    ws = cl.connect(server.url, page.kernel_id, v1=True, cookie=page.cookie, timeout=120)
+    try:
+        comm = cl.widget_comm_ids(ws, v1=True, timeout=120)[0]
+        content = (b'{"comm_id": "' + comm.encode() + b'", "data": {"method": "update", "state": {"value": '
+                   + b"[" * 50_000 + b"]" * 50_000 + b"}}}")  # 50,000 levels (json.dumps would recurse too)
+        ws.send_binary(_frame_with_content(cl.v1_frame("comm_msg", {}), content))
+        code = _close_code(ws, 60)
+    finally:
+        ws.close()
+    log = server.log.read_text()
+    assert "RecursionError" not in log and "Traceback" not in log  # before: RecursionError in the server
+    assert code == 1007 and "nested deeper than" in log, code
+    assert cl.kernel_exists(server.url, page.kernel_id)  # the kernel never saw it
