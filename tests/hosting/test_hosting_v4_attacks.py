@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import re
+import signal
+import threading
 import time
 
 import pytest
@@ -126,3 +130,34 @@ def test_a_deeply_nested_message_closes_its_websocket_before_any_parser(server):
     assert "RecursionError" not in log and "Traceback" not in log  # before: RecursionError in the server
     assert code == 1007 and "nested deeper than" in log, code
     assert cl.kernel_exists(server.url, page.kernel_id)  # the kernel never saw it
+
+
+# --- major 3: a kernel that dies while starting ------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def two_seats():
+    srv = Server("v4-two-seats", "--ExplorerVoila.max_kernels=2", "--ExplorerVoila.seats_per_address=2", pool_size=0)
+    yield srv
+    srv.stop()
+
+
+def _forked_pids(server: Server) -> list[int]:
+    return [int(p) for p in re.findall(r"forked from template \d+ as (\d+)", server.log.read_text())]
+
+
+def test_a_kernel_killed_while_starting_ends_its_page_and_gives_back_its_seat_and_slot(two_seats):
+    before = len(_forked_pids(two_seats))
+    result: dict = {}
+    loader = threading.Thread(target=lambda: result.setdefault("page", cl.get_page(two_seats.url, timeout=300)),
+                              daemon=True)
+    loader.start()
+    assert cl.wait_until(lambda: len(_forked_pids(two_seats)) > before, 120, step=0.01)
+    os.kill(_forked_pids(two_seats)[before], signal.SIGKILL)  # before it answers kernel_info, as the OOM killer would
+    loader.join(240)  # before: the page never ended (a heartbeat every 10 s)
+    assert not loader.is_alive(), "the page of the dead kernel never ended"
+    page = result["page"]
+    assert page.status == 503 and "could not show this page" in page.body and not page.rendered, page.body[-300:]
+    # the address has both its seats and the server both its slots again (before: the second was "busy")
+    pages = [cl.get_page(two_seats.url, timeout=240) for _ in range(2)]
+    assert [p.status for p in pages] == [200, 200] and all(p.rendered for p in pages)
+    assert "died while the page was rendered" in two_seats.log.read_text()
