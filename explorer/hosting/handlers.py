@@ -345,7 +345,7 @@ class ExplorerPageHandler(TornadoVoilaHandler):
             self._start_watch = None
             seat = seats.SEATS.get(kernel_id) if kernel_id else None
             if seat is not None:  # the idle clock starts when the viewer has the page (a render can take a minute)
-                seat.last_interaction = time.monotonic()
+                seat.last_interaction = seat.delivered = time.monotonic()
             if kernel_id is None:
                 seats.PENDING[address] -= 1
             if not seats.PENDING.get(address):

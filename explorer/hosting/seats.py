@@ -6,7 +6,9 @@ client address and the page's own token (sent to the page as its seat cookie,
 
 * caps the seats one address may hold (:func:`seats_of`),
 * lets only the page that owns a kernel shut it down (the unload beacon),
-* frees seats that hold a kernel for nothing (:class:`Warden`): a page with no
+* frees seats that hold a kernel for nothing (:class:`Warden`): a page that has
+  not opened its kernel websocket ``connect_timeout`` after it was sent (an
+  arrival that never connects), a page with no
   interaction for ``page_idle_timeout`` (the page then shows its session
   notice), a kernel busy on one message for longer than ``busy_message_limit``
   whether its page is connected or not (the page shows its session notice
@@ -37,7 +39,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["SEAT_COOKIE", "owns", "Seat", "SEATS", "client_address", "seats_of", "note_interaction", "Warden", "rss_mb", "own_memory_mb", "memory_for_limit_mb", "BusyClock",
+__all__ = ["SEAT_COOKIE", "owns", "Seat", "SEATS", "client_address", "seats_of", "note_interaction", "note_connected", "Warden", "rss_mb", "own_memory_mb", "memory_for_limit_mb", "BusyClock",
            "forget_gone"]
 
 
@@ -48,6 +50,8 @@ class Seat:
     token: str
     since: float = field(default_factory=time.monotonic)
     last_interaction: float = field(default_factory=time.monotonic)
+    delivered: float | None = None  # when the page was sent to its end [monotonic s]; None while it renders
+    connected: bool = False  # whether the page has opened its kernel websocket
 
 
 #: The cookie a page gets with its kernel, holding its seat's token; scoped to that kernel's paths
@@ -108,6 +112,13 @@ def forget_gone(live) -> None:
     live = set(live)
     for prune in ON_GONE:
         prune(live)
+
+
+def note_connected(kernel_id: str) -> None:
+    """Record that the page of ``kernel_id`` opened its kernel websocket (its seat is claimed)."""
+    seat = SEATS.get(kernel_id)
+    if seat is not None:
+        seat.connected = True
 
 
 def note_interaction(kernel_id: str) -> None:
@@ -253,13 +264,14 @@ class Warden:
 
     def __init__(self, kernel_manager, log: logging.Logger, *, interval: float, page_idle_timeout: float,
                  busy_cull_timeout: float, kernel_memory_mb: float, connections, busy_message_limit: float = 0.0,
-                 clock=time.monotonic):
+                 connect_timeout: float = 0.0, clock=time.monotonic):
         self.km = kernel_manager
         self.log = log
         self.interval = interval
         self.page_idle_timeout = page_idle_timeout
         self.busy_cull_timeout = busy_cull_timeout
         self.busy_message_limit = busy_message_limit
+        self.connect_timeout = connect_timeout
         self.kernel_memory_mb = kernel_memory_mb
         self.connections = connections  # kernel id -> open kernel websockets
         self.clock = clock
@@ -323,6 +335,11 @@ class Warden:
             seat = SEATS.get(kernel_id)
             if seat is None:
                 continue  # a preheated kernel waiting in the pool
+            if (self.connect_timeout and not seat.connected and seat.delivered is not None
+                    and now - seat.delivered > self.connect_timeout):  # an arrival that never connected
+                await self._free(kernel_id, f"its page never connected in the {now - seat.delivered:.0f} s "
+                                            f"since it was sent (connect_timeout {self.connect_timeout:.0f} s)")
+                continue
             if self.page_idle_timeout and now - seat.last_interaction > self.page_idle_timeout:
                 await self._free(kernel_id, f"no interaction for {now - seat.last_interaction:.0f} s")
                 continue

@@ -51,7 +51,7 @@ Settings (command line or ``voila.json``, section ``ExplorerVoila``; the
 production values and their reasons are in docs/deploy.md): ``max_kernels``
 caps viewers' kernels (0: no cap); ``max_body_bytes`` caps a request body
 [bytes]; ``seats_per_address``, ``trusted_proxies``, ``exempt_networks``,
-``page_idle_timeout``, ``busy_message_limit``, ``busy_cull_timeout``, ``kernel_memory_mb``,
+``page_idle_timeout``, ``connect_timeout``, ``busy_message_limit``, ``busy_cull_timeout``, ``kernel_memory_mb``,
 ``warden_interval``, ``max_ws_buffer_bytes``, ``fd_budget``,
 ``header_timeout``, ``body_timeout``.
 """
@@ -153,6 +153,9 @@ class ExplorerVoila(Voila):
                                                         "(a class behind one NAT).")
     page_idle_timeout = Float(1800.0, config=True, help="A page with no interaction for this long gets the "
                                                          "session notice and frees its kernel [s]; 0: never.")
+    connect_timeout = Float(20.0, config=True, help="A page that has not opened its kernel websocket this long after "
+                                                   "it was sent frees its kernel [s]; 0: never. 20 s is over ten "
+                                                   "times a cold chromium page's 1.72 s (docs/deploy.md).")
     busy_message_limit = Float(60.0, config=True, help="A viewer's kernel busy on one message for this long, "
                                                         "connected or not, is shut down and its page shows the "
                                                         "session notice [s]; 0: never (docs/deploy.md).")
@@ -256,7 +259,7 @@ class ExplorerVoila(Voila):
                                             body_timeout=self.body_timeout)
         warden = Warden(self.kernel_manager, self.log, interval=self.warden_interval,
                         page_idle_timeout=self.page_idle_timeout, busy_cull_timeout=self.busy_cull_timeout,
-                        busy_message_limit=self.busy_message_limit,
+                        busy_message_limit=self.busy_message_limit, connect_timeout=self.connect_timeout,
                         kernel_memory_mb=self.kernel_memory_mb, connections=kernel_connections)
         IOLoop.current().add_callback(warden.start)
         self._start_demand_pool()

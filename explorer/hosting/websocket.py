@@ -235,6 +235,7 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
         cls.total += 1
         cls._open.add(self)
         self._counted = True
+        seats.note_connected(self.kernel_id)  # the page has claimed its seat (Warden.connect_timeout)
         return True
 
     def release_place(self) -> None:

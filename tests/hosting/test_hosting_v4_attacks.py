@@ -161,3 +161,40 @@ def test_a_kernel_killed_while_starting_ends_its_page_and_gives_back_its_seat_an
     pages = [cl.get_page(two_seats.url, timeout=240) for _ in range(2)]
     assert [p.status for p in pages] == [200, 200] and all(p.rendered for p in pages)
     assert "died while the page was rendered" in two_seats.log.read_text()
+
+
+# --- major 6: arrivals that never connect ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def defaults():
+    """The production settings of the warden and the culler (no pool: every kernel here is a page's)."""
+    srv = Server("v4-defaults", pool_size=0)
+    yield srv
+    srv.stop()
+
+
+def _arrive_and_leave(server: Server) -> None:
+    """A page request whose client closes the connection at once (as a script would, 48 times from 8 addresses)."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    conn.request("GET", "/")
+    conn.close()
+
+
+def test_arrivals_that_never_connect_are_freed_in_seconds(defaults):
+    viewer = cl.get_page(defaults.url)
+    ws = cl.connect(defaults.url, viewer.kernel_id, v1=True, cookie=viewer.cookie, timeout=120)
+    try:
+        for _ in range(3):
+            _arrive_and_leave(defaults)
+        started = re.compile(r"Kernel started: (\S+)")
+        assert cl.wait_until(lambda: len(started.findall(defaults.log.read_text())) >= 4, 120)
+        arrivals = [k for k in started.findall(defaults.log.read_text()) if k != viewer.kernel_id]
+        # connect_timeout (20 s) after their pages were rendered, plus a warden interval (5 s); before, the culler
+        # freed them after its idle timeout (120 s, checked every 30 s: about 130 s)
+        assert cl.wait_until(lambda: not any(cl.kernel_exists(defaults.url, k) for k in arrivals), 75, step=1), \
+            "arrivals that never connected still hold their kernels"
+        assert "never connected" in defaults.log.read_text()
+        assert cl.kernel_exists(defaults.url, viewer.kernel_id)  # the viewer who connected keeps their app
+        assert len(cl.widget_comm_ids(ws, v1=True, timeout=120)) > 10
+    finally:
+        ws.close()
