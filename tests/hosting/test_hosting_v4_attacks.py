@@ -198,3 +198,49 @@ def test_arrivals_that_never_connect_are_freed_in_seconds(defaults):
         assert len(cl.widget_comm_ids(ws, v1=True, timeout=120)) > 10
     finally:
         ws.close()
+
+
+# --- major 2: cheap messages pin a kernel --------------------------------------------------------------------------
+
+SHARE = 0.25  # explorer.hosting.kernel_budget.CPU_SHARE: of one core, over any 10 s window
+
+
+def _kernel_info_reply(ws: websocket.WebSocket, timeout: float) -> bool:
+    """Whether a kernel_info reply came within ``timeout`` [s]: it is answered after the shell queue is done."""
+    ws.send_binary(cl.v1_frame("kernel_info_request", {}))
+    for raw in cl.frames_until(ws, timeout):
+        if isinstance(raw, bytes) and cl.parse_v1_frame(raw)[1]["header"]["msg_type"] == "kernel_info_reply":
+            return True
+    return False
+
+
+def test_twenty_tab_switches_a_second_cost_at_most_a_quarter_of_a_core(defaults):
+    page = cl.get_page(defaults.url)
+    pid = cl.kernel_pid(defaults.proc.pid, defaults.log, page.kernel_id)
+    ws = cl.connect(defaults.url, page.kernel_id, v1=True, cookie=page.cookie, timeout=120)
+    try:
+        states = cl.widget_states(ws)
+        tabs = next(cid for cid, st in states.items() if st.get("state", {}).get("_model_name") == "TabModel"
+                    and len(st["state"].get("children", [])) >= 4)
+        for index in (1, 2, 3, 0):  # every tab built once, as a viewer's first visits do (not part of the attack)
+            cl.send_comm_msg(ws, tabs, {"method": "update", "state": {"selected_index": index}, "buffer_paths": []},
+                             v1=True)
+        assert _kernel_info_reply(ws, 300)
+        cpu_before, start = cl.cpu_seconds(pid), time.monotonic()
+        sent = 0
+        while time.monotonic() - start < 10:  # 20 a second, under the websocket's limit of 50
+            sent += 1
+            cl.send_comm_msg(ws, tabs, {"method": "update", "state": {"selected_index": sent % 4},
+                                        "buffer_paths": []}, v1=True)
+            time.sleep(0.05)
+        assert _kernel_info_reply(ws, 600)  # before: after every switch had been worked through
+        cpu = cl.cpu_seconds(pid) - cpu_before
+        elapsed = time.monotonic() - start
+        print(f"tab switches: {sent} sent, {cpu:.2f} CPU-s of the kernel in {elapsed:.1f} s")
+        # the budget (a quarter of a core) plus one message under way when it ran out; before: 100% of a core
+        # for as long as the switches came, and after (181 CPU-s for a minute of them)
+        assert cpu <= SHARE * elapsed + 1.0, f"{cpu:.1f} CPU-s in {elapsed:.1f} s for {sent} tab switches"
+        # the newest choice won: the kernel ends on the last tab sent
+        assert cl.wait_until(lambda: cl.widget_states(ws)[tabs]["state"]["selected_index"] == sent % 4, 60, step=1)
+    finally:
+        ws.close()
