@@ -18,14 +18,17 @@ import pytest
 import websocket
 
 import clients as cl
-from conftest import Server
+from conftest import ROOT, Server
 
 pytestmark = pytest.mark.server
+#: kernels import this checkout's package (the kernel template does not run in the checkout's folder: an
+#: installed editable package would give the kernels another checkout's app)
+_THIS_CHECKOUT = {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
 
 
 @pytest.fixture(scope="module")
 def server():
-    srv = Server("v4-attacks", pool_size=0)
+    srv = Server("v4-attacks", pool_size=0, env=_THIS_CHECKOUT)
     yield srv
     srv.stop()
 
@@ -136,7 +139,8 @@ def test_a_deeply_nested_message_closes_its_websocket_before_any_parser(server):
 
 @pytest.fixture(scope="module")
 def two_seats():
-    srv = Server("v4-two-seats", "--ExplorerVoila.max_kernels=2", "--ExplorerVoila.seats_per_address=2", pool_size=0)
+    srv = Server("v4-two-seats", "--ExplorerVoila.max_kernels=2", "--ExplorerVoila.seats_per_address=2", pool_size=0,
+                 env=_THIS_CHECKOUT)
     yield srv
     srv.stop()
 
@@ -168,7 +172,7 @@ def test_a_kernel_killed_while_starting_ends_its_page_and_gives_back_its_seat_an
 @pytest.fixture(scope="module")
 def defaults():
     """The production settings of the warden and the culler (no pool: every kernel here is a page's)."""
-    srv = Server("v4-defaults", pool_size=0)
+    srv = Server("v4-defaults", pool_size=0, env=_THIS_CHECKOUT)
     yield srv
     srv.stop()
 
@@ -244,3 +248,21 @@ def test_twenty_tab_switches_a_second_cost_at_most_a_quarter_of_a_core(defaults)
         assert cl.wait_until(lambda: cl.widget_states(ws)[tabs]["state"]["selected_index"] == sent % 4, 60, step=1)
     finally:
         ws.close()
+
+
+# --- minor 8: every refused link value in the banner -----------------------------------------------------------
+
+@pytest.mark.parametrize("lang, words", [("en", "is not allowed"), ("zh", "不可用")])
+def test_every_refused_link_value_is_named_in_the_pages_banner(server, lang, words):
+    link = "params=NaN&tokens=inf&mfu=abc&seq_len=1,5&gpus=%00&lang=" + lang  # before: all five dropped silently
+    page = cl.get_page(f"{server.url}?{link}")
+    assert page.rendered
+    ws = cl.connect(server.url, page.kernel_id, v1=True, cookie=page.cookie, timeout=120)
+    try:
+        values = [str(s.get("state", {}).get("value", "")) for s in cl.widget_states(ws).values()]
+    finally:
+        ws.close()
+    banner = next(v for v in values if 'class="explorer-banner"' in v)
+    for value in ("&#x27;NaN&#x27;", "&#x27;inf&#x27;", "&#x27;abc&#x27;", "&#x27;1,5&#x27;", "&#x27;\\x00&#x27;"):
+        assert value in banner, (value, banner)
+    assert banner.count(words) == 5, banner
