@@ -38,7 +38,8 @@ grow until the OOM killer stopped it.
   a CPU budget per kernel, coalescing what waits
   (:mod:`explorer.hosting.kernel_budget`);
 * it notes each message other than the page's heartbeat as interaction
-  (:func:`explorer.hosting.seats.note_interaction`).
+  (:func:`explorer.hosting.seats.note_interaction`), when it names a widget
+  the kernel has shown the page (:mod:`explorer.hosting.live_widgets`).
 
 :class:`SafeKernelWebsocketHandler` is Voila's handler with a bounded header
 reader, in case another connection class is configured, and a bound on
@@ -66,6 +67,7 @@ from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 from explorer.hosting import seats
 from explorer.hosting.json_depth import MAX_JSON_DEPTH, nested_deeper_than
 from explorer.hosting.kernel_budget import KernelGate, Pending, cpu_seconds
+from explorer.hosting.live_widgets import LiveWidgets
 from explorer.hosting.seats import note_interaction
 
 __all__ = ["V1_PROTOCOL", "GuardedKernelWebsocketConnection", "SafeKernelWebsocketHandler", "v1_frame_is_valid",
@@ -194,6 +196,7 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
     _buckets: dict[str, list[float]] = {}  # kernel id -> [tokens, last refill]
     #: the time [s] the token buckets refill by (``time.monotonic``; tests may set another on the class)
     clock = staticmethod(time.monotonic)
+    live_widgets = LiveWidgets()  # the widget ids each kernel has shown its page (the idle rule counts only them)
     _kernel_manager = None  # the server's kernel manager (set by the first connection), for the kernels' pids
     gate = KernelGate(lambda kernel_id: _kernel_cpu_seconds(GuardedKernelWebsocketConnection._kernel_manager,
                                                             kernel_id))
@@ -301,7 +304,8 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
             if target != "jupyter.widget.control":  # the page's widget manager asks for states through it
                 self._drop(f"comm_open {str(target)[:40]!r} from the page")
                 return
-        if is_interaction(header, _part(incoming_msg, 4)):
+        if is_interaction(header, _part(incoming_msg, 4)) and self.live_widgets.is_live(
+                self.kernel_id, _comm_id(_part(incoming_msg, 4))):  # a widget of this page, not any id
             note_interaction(self.kernel_id)
         gated, key, msg_id = widget_message_key(header, _part(incoming_msg, 4))
         if gated:  # a widget message: one at a time, within the kernel's CPU budget, the newest value kept
@@ -363,6 +367,15 @@ def widget_message_key(header: bytes, content: bytes) -> tuple[bool, object, str
     if data.get("buffer_paths"):
         return True, None, msg_id
     return True, (str(body.get("comm_id")), tuple(sorted(keys))), msg_id
+
+
+def _comm_id(content: bytes) -> object:
+    """The ``comm_id`` of a message's content part (None when it has none or is not JSON)."""
+    try:
+        body = json.loads(content) if len(content) <= 1 << 20 else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return body.get("comm_id") if isinstance(body, dict) else None
 
 
 def _kernel_cpu_seconds(kernel_manager, kernel_id: str) -> float | None:
@@ -498,6 +511,9 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
         msg_type = header.get("msg_type") if isinstance(header, dict) else None
         if msg_type == "execute_input":
             return None
+        if isinstance(message, bytes) and msg_type in ("comm_open", "comm_msg", "comm_info_reply", "comm_close"):
+            GuardedKernelWebsocketConnection.live_widgets.outgoing(getattr(self, "kernel_id", ""), msg_type,
+                                                                   _part(message, 4))
         if msg_type == "status" and isinstance(message, bytes):  # ends a widget message in flight (kernel_budget)
             status = _status_of(message)
             connection = getattr(self, "connection", None)
@@ -541,3 +557,4 @@ def _retrieve(future) -> None:
 
 seats.ON_GONE.append(close_gone)
 seats.ON_GONE.append(GuardedKernelWebsocketConnection.gate.forget)
+seats.ON_GONE.append(GuardedKernelWebsocketConnection.live_widgets.forget)

@@ -13,6 +13,7 @@ import re
 import signal
 import threading
 import time
+import uuid
 
 import pytest
 import websocket
@@ -275,3 +276,37 @@ def test_every_refused_link_value_is_named_in_the_pages_banner(server, lang, wor
     for value in ("&#x27;NaN&#x27;", "&#x27;inf&#x27;", "&#x27;abc&#x27;", "&#x27;1,5&#x27;", "&#x27;\\x00&#x27;"):
         assert value in banner, (value, banner)
     assert banner.count(words) == 5, banner
+
+
+# --- minor 7: the idle rule counts only messages to the page's own widgets ---------------------------------------
+
+@pytest.fixture(scope="module")
+def idle_server():
+    srv = Server("v4-idle", "--ExplorerVoila.page_idle_timeout=8", "--ExplorerVoila.warden_interval=1", pool_size=0,
+                 env=_THIS_CHECKOUT)
+    yield srv
+    srv.stop()
+
+
+def test_updates_to_widgets_that_do_not_exist_keep_no_seat(idle_server):
+    faker, viewer = cl.get_page(idle_server.url), cl.get_page(idle_server.url)
+    fake_ws = cl.connect(idle_server.url, faker.kernel_id, v1=True, cookie=faker.cookie, timeout=120)
+    ws = cl.connect(idle_server.url, viewer.kernel_id, v1=True, cookie=viewer.cookie, timeout=120)
+    try:
+        cl.widget_states(fake_ws)  # as the page does: every widget's state, by id
+        slider, value = next((cid, st["state"]["value"]) for cid, st in cl.widget_states(ws).items()
+                             if "SliderModel" in str(st.get("state", {}).get("_model_name", "")))
+        deadline = time.monotonic() + 90
+        while cl.kernel_exists(idle_server.url, faker.kernel_id) and time.monotonic() < deadline:
+            # a control's new value, as the page sends it, to an id no widget has (before: it kept the seat)
+            cl.send_comm_msg(fake_ws, uuid.uuid4().hex, {"method": "update", "state": {"value": 7},
+                                                         "buffer_paths": []}, v1=True)
+            # the viewer moves a real slider (to the value it has: nothing to recompute)
+            cl.send_comm_msg(ws, slider, {"method": "update", "state": {"value": value}, "buffer_paths": []},
+                             v1=True)
+            time.sleep(1)
+        assert not cl.kernel_exists(idle_server.url, faker.kernel_id)
+        assert cl.kernel_exists(idle_server.url, viewer.kernel_id)
+    finally:
+        fake_ws.close()
+        ws.close()
