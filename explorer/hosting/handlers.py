@@ -323,6 +323,7 @@ class ExplorerPageHandler(TornadoVoilaHandler):
         seats.PENDING[address] = seats.PENDING.get(address, 0) + 1
         kernel_id = None
         cell_error = html.escape(error_text("cell_error", page_language(self.get_argument("lang", None))))
+        seats.ARRIVING_FROM.set(address)  # the demand pool counts this arrival for its address
         self._start_watch = watch = StartWatch(self.settings["kernel_manager"])  # a kernel dying while it renders
         try:
             async for html_part in watch.parts(self.get_generator(path=path)):  # TornadoVoilaHandler.get

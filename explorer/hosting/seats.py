@@ -31,6 +31,7 @@ so a queue of short messages never looks like one long one.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hmac
 import ipaddress
 import json
@@ -59,6 +60,9 @@ class Seat:
 SEAT_COOKIE = "explorer_seat"
 
 SEATS: dict[str, Seat] = {}  # kernel id -> its seat (one server process)
+#: the client address of the page request being handled (set by the page handler; the demand pool counts
+#: arrivals per address with it)
+ARRIVING_FROM: contextvars.ContextVar[str | None] = contextvars.ContextVar("explorer_arriving_from", default=None)
 PENDING: dict[str, int] = {}  # address -> page loads in progress whose kernel is not known yet
 ON_GONE: list = []  # callables given the set of live kernel ids after each check (to drop what is kept for others)
 

@@ -310,3 +310,26 @@ def test_updates_to_widgets_that_do_not_exist_keep_no_seat(idle_server):
     finally:
         fake_ws.close()
         ws.close()
+
+
+# --- major 5: one address grows the demand pool ------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def pool_server():
+    srv = Server("v4-pool", "--ExplorerVoila.seats_per_address=2", "--DemandPool.interval=0.5",
+                 # the test machine is shared: its load is not this server's
+                 "--DemandPool.max_load_per_core=1000", "--DemandPool.max_cpu_busy=1", pool_size=1,
+                 env=_THIS_CHECKOUT, ready_timeout=300)
+    yield srv
+    srv.stop()
+
+
+def test_one_address_in_a_loop_grows_the_pool_no_further_than_its_seats(pool_server):
+    for _ in range(8):  # loads and beacons in a loop from one address (before: the pool grew to 40)
+        page = cl.get_page(pool_server.url, timeout=300)
+        assert page.status == 200 and page.kernel_id
+        assert cl.beacon(pool_server.url, page.kernel_id, page.cookie, page.cookies["_xsrf"]) == 204
+    resized = re.compile(r"Demand pool for \S+: \d+ -> (\d+) kernels")
+    assert cl.wait_until(lambda: resized.search(pool_server.log.read_text()), 60), "the pool did not follow demand"
+    sizes = [int(n) for n in resized.findall(pool_server.log.read_text())]
+    assert max(sizes) <= 2, sizes  # the pool's floor of 1 and the address's 2 seats, not its 8 loads
