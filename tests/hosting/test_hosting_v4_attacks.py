@@ -14,6 +14,7 @@ import signal
 import threading
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 import websocket
@@ -333,3 +334,44 @@ def test_one_address_in_a_loop_grows_the_pool_no_further_than_its_seats(pool_ser
     assert cl.wait_until(lambda: resized.search(pool_server.log.read_text()), 60), "the pool did not follow demand"
     sizes = [int(n) for n in resized.findall(pool_server.log.read_text())]
     assert max(sizes) <= 2, sizes  # the pool's floor of 1 and the address's 2 seats, not its 8 loads
+
+
+# --- major 4: the template is a single point of failure ------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def template_server():
+    srv = Server("v4-template", pool_size=1, env=_THIS_CHECKOUT, ready_timeout=300)
+    yield srv
+    srv.stop()
+
+
+def _oom(pid: int, name: str) -> int:
+    return int(Path(f"/proc/{pid}/{name}").read_text())
+
+
+def test_the_templates_death_costs_no_viewer_their_app_and_no_arrival_an_error_page(template_server):
+    viewer = cl.get_page(template_server.url)
+    ws = cl.connect(template_server.url, viewer.kernel_id, v1=True, cookie=viewer.cookie, timeout=120)
+    try:
+        comms = len(cl.widget_comm_ids(ws, v1=True, timeout=120))
+        assert comms > 100
+        (template,) = cl.kernel_templates(template_server.proc.pid)
+        kernel = cl.kernel_pid(template_server.proc.pid, template_server.log, viewer.kernel_id)
+        # the OOM killer's choice: a kernel (one viewer) before the template (every arrival); before, the
+        # template's score was the highest of the server's processes
+        assert _oom(kernel, "oom_score_adj") > _oom(template, "oom_score_adj")
+        assert _oom(kernel, "oom_score") > _oom(template, "oom_score")
+        template_server.wait_ready_kernels(template_server.ready_kernels() or 1, 120)
+        os.kill(template, signal.SIGKILL)  # as the OOM killer would
+        assert cl.wait_until(lambda: not Path(f"/proc/{template}").exists()
+                             or Path(f"/proc/{template}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z", 60)
+        # the connected viewer keeps their app: the same kernel, all its widgets (before: a blank fork, 22 comms)
+        assert len(cl.widget_comm_ids(ws, v1=True, timeout=120)) == comms
+        assert Path(f"/proc/{kernel}").exists() and "AsyncIOLoopKernelRestarter: restarting" not in \
+            template_server.log.read_text()
+        # the next arrivals get the app (before: an error page from each dead pool kernel)
+        for _ in range(2):
+            page = cl.get_page(template_server.url, timeout=300)
+            assert page.status == 200 and page.rendered, page.body[-300:]
+    finally:
+        ws.close()
