@@ -140,14 +140,16 @@ def become_kernel(request: dict) -> None:
     os.environ.clear()
     os.environ.update(request["env"])
     # jupyter_client names the launching process (JPY_PARENT_PID): the server. ipykernel's parent poller (which
-    # would end the kernel with the template, its parent) is off (parent_handle 0); end_with_server watches
-    # the server instead. ipykernel read the variable when the template imported it: 0 is given as an argument.
+    # would end the kernel with the template, its parent) is off: parent_handle 1, which ipykernel reads as "the
+    # parent is init, nothing to poll" (0 would also print its console banner and connection file to the
+    # server's log); end_with_server watches the server instead. ipykernel read the variable when the template
+    # imported it: the handle is given as an argument.
     os.environ["JPY_PARENT_PID"] = str(_SERVER_PID)
     end_with_server(_SERVER_PID)
     raise_oom_score(KERNEL_OOM_SCORE_ADJ)
     _reseed()
     # the launcher's arguments after ``-m ipykernel_launcher`` (the connection file and any others)
-    sys.argv = ["ipykernel_launcher", *request["argv"][3:], "--IPKernelApp.parent_handle=0"]
+    sys.argv = ["ipykernel_launcher", *request["argv"][3:], "--IPKernelApp.parent_handle=1"]
     from ipykernel.kernelapp import IPKernelApp
 
     app = IPKernelApp.instance()  # what ipykernel_launcher's launch_new_instance does, with one step between
