@@ -320,13 +320,17 @@ def request_all_states(ws: websocket.WebSocket, comm_ids: list[str], timeout: fl
 
 
 def kernel_exists(base_url: str, kernel_id: str) -> bool:
-    """Whether the server at ``base_url`` (ending in /) still runs kernel ``kernel_id`` (200, else 404)."""
+    """Whether the server at ``base_url`` (ending in /) still runs kernel ``kernel_id``.
+
+    ``GET api/kernels/<id>`` without the kernel's seat cookie: 403 for a kernel the server runs (only its page
+    may read it, explorer.hosting.kernel_rest), 404 for one it does not; 200 where that route is not guarded.
+    """
     try:
         with urllib.request.urlopen(f"{base_url}api/kernels/{kernel_id}", timeout=10) as response:
             return response.status == 200
     except urllib.error.HTTPError as exc:
-        assert exc.code == 404, exc.code
-        return False
+        assert exc.code in (403, 404), exc.code
+        return exc.code == 403
 
 
 def viewer_handshake(page_url: str, base_url: str | None = None, timeout: float = 180.0) -> tuple[bool, float]:

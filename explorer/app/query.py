@@ -117,7 +117,13 @@ def page_language(lang: str | None) -> str | None:
 
 
 def refused_fields_from_query(query: str) -> list[ScenarioError]:
-    """Why each number of ``query`` outside its field's range was left out (an error per field)."""
+    """Why each value of a scenario field in ``query`` was left out (an error per field).
+
+    Every value :func:`scenario_fields_from_query` drops is named, except a blank one (``""``, ``none``,
+    ``null``: the field's default): a number outside its field's range or past any number (``1e1000000``),
+    text that is no number (``abc``, ``NaN``, ``inf``, the decimal comma of ``1,5``, a NUL byte), a choice or
+    a name the field does not know, a date the price table does not cover.
+    """
     refused = []
     parsed = parse_qs((query or "")[:_MAX_QUERY_CHARS].lstrip("?"), keep_blank_values=True)
     for key, values in parsed.items():
@@ -131,15 +137,22 @@ def refused_fields_from_query(query: str) -> list[ScenarioError]:
             except ScenarioError as exc:
                 refused.append(exc)
             continue
-        if spec.get("kind", "str") not in ("int", "float"):
+        kind = spec.get("kind", "str")
+        if text in ("", "none", "null"):
+            continue  # blank: the default (or, for a field that must have a value, left as it is)
+        if kind not in ("int", "float"):
+            try:
+                _clamp(key, text)
+            except KeyError:
+                allowed = (Message("allowed_choices", field=key, choices=tuple(spec["choices"])) if kind == "choice"
+                           else Message("allowed_known_gpu" if key == "gpu" else "allowed_known_region"))
+                refused.append(ScenarioError(key, text, allowed))
             continue
         try:
             value = parse_number(text)  # as _clamp reads it: 7B, 1e1000000 (past the float range: refused)
-        except NumberError as exc:
-            if exc.reason not in ("long", "range"):  # no number at all (syntax, a decimal comma, a currency)
-                continue
-            value = math.inf
-        if not spec["min"] <= value <= spec["max"]:
+        except NumberError:  # past any number, or no number at all (abc, NaN, inf, a decimal comma, a NUL)
+            value = math.nan
+        if not spec["min"] <= value <= spec["max"]:  # false for NaN: refused
             refused.append(ScenarioError(key, text, Message("allowed_range", lo=spec["min"], hi=spec["max"],
                                                             bracket="(" if spec.get("lo_open") else "[")))
     return refused

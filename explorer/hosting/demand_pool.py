@@ -12,8 +12,10 @@ memory for nobody the rest of the day. :class:`DemandPool` sets the size of each
   smaller than it already is;
 * when no viewer has arrived for ``idle_after`` seconds, it goes back to the floor: the extra kernels that
   nobody took are shut down;
+* one address counts for at most ``seats_per_address`` arrivals (the kernels it may hold): page loads and
+  beacons in a loop from one address grew the pool from 4 to 40 (issue 39);
 * it grows only as far as the memory budget allows: ``memory_fraction`` of the memory the machine (or the
-  container's cgroup) has available, divided by what one kernel holds of its own (the median USS of this
+  container's cgroup) has available, in total over the resizes, divided by what one kernel holds of its own (the median USS of this
   server's kernels, measured each time; ``kernel_mb`` before there is one), and never past ``max_size``
   (default: the server's ``max_kernels``, the number of viewers it would serve at once);
 * it grows only while the CPU has room: the machine's CPU was busy at most ``max_cpu_busy`` (0.5) of the
@@ -45,7 +47,7 @@ from traitlets import Bool, Float, Int, validate
 from traitlets.config import LoggingConfigurable
 
 from explorer.hosting import upstream_server
-from explorer.hosting.seats import own_memory_mb
+from explorer.hosting.seats import ARRIVING_FROM, is_exempt, own_memory_mb
 
 __all__ = ["DemandPool", "DemandPoolSettingError", "available_memory_mb", "pool_target"]
 
@@ -91,15 +93,23 @@ def pool_target(*, arrivals: int, current: int, floor: int, idle_s: float, idle_
     -------
     int
         ``max(floor, current, arrivals)`` while viewers arrive (``max(floor, current)`` while the CPU is busy),
-        ``floor`` once idle; growth is bounded by
-        ``current + floor(memory_fraction * available_mb / kernel_mb)`` and by ``max_size``. Memory never
+        ``floor`` once idle; growth is bounded by ``max_size`` and by a memory budget that is a total:
+        ``min(current, floor) + floor(memory_fraction * (available_mb / kernel_mb + above))``, where ``above``
+        is ``max(0, current - floor)``, the pool's kernels above its floor (their memory is no longer in
+        ``available_mb``): however many resizes it takes, the kernels above the floor hold at most
+        ``memory_fraction`` of the memory there was before they started. Memory never
         forces a shrink (the pool's own kernels are already out of ``available_mb``), and the floor is
         kept even when memory is short or ``max_size`` is smaller (it was configured).
     """
     if idle_s >= idle_after_s:
         return floor
     wanted = max(floor, current) if cpu_busy else max(floor, current, arrivals)
-    room = current + max(0, math.floor(memory_fraction * max(available_mb, 0.0) / kernel_mb))
+    # the budget is a total: the kernels the pool holds above its floor count against it, so that growing resize
+    # after resize never takes more than memory_fraction of the memory there was (issue 39: "half the free
+    # memory" applied per resize took 81% of it in 3 resizes)
+    above_floor = max(0, current - floor)
+    budget = math.floor(memory_fraction * (max(available_mb, 0.0) / kernel_mb + above_floor))
+    room = max(current, min(current, floor) + budget)
     grown = min(wanted, room)
     if max_size > 0:
         grown = min(grown, max_size)
@@ -206,6 +216,7 @@ class DemandPool(LoggingConfigurable):
         self.load = load
         self.busy = busy
         self._arrivals: dict[str, collections.deque] = collections.defaultdict(collections.deque)
+        self._addresses: dict[str, collections.deque] = collections.defaultdict(collections.deque)  # by arrival
         self._floors: dict[str, int] = {}
         self._sizes: dict[str, int] = {}
         self._uss: tuple[float, float] | None = None  # (when [s], median USS [MB])
@@ -223,24 +234,43 @@ class DemandPool(LoggingConfigurable):
 
         self.km.get_pool_size = get_pool_size
 
-    def arrived(self, notebook: str) -> None:
-        """Count one viewer's page load of ``notebook`` (forgetting those older than the rule looks at)."""
+    def arrived(self, notebook: str, address: str | None = None) -> None:
+        """Count one viewer's page load of ``notebook`` from ``address`` (default: the page request's,
+        :data:`explorer.hosting.seats.ARRIVING_FROM`), forgetting those older than the rule looks at."""
         times, now = self._arrivals[notebook], self.clock()
         times.append(now)
+        addresses = self._addresses[notebook]
+        addresses.append(address if address is not None else ARRIVING_FROM.get())
         while now - times[0] > max(self.window, self.idle_after):
             times.popleft()
+            addresses.popleft()
+
+    def _counted(self, addresses) -> int:
+        """Arrivals counted for the pool: at most ``seats_per_address`` of the server from one address
+        (one address cannot hold more kernels, so its page loads ask for no more pool kernels), except from
+        ``exempt_networks`` and page loads of unknown address."""
+        per_address = int(getattr(self.parent, "seats_per_address", 0) or 0)
+        if not per_address:
+            return len(addresses)
+        exempt = list(getattr(self.parent, "exempt_networks", []) or [])
+        counts = collections.Counter(addresses)
+        return sum(n if address is None or is_exempt(address, exempt) else min(n, per_address)
+                   for address, n in counts.items())
 
     def arrivals(self, notebook: str) -> tuple[int, float]:
         """(page loads within the last ``window`` [viewers], time since the last one [s], inf if none)."""
         times = self._arrivals.get(notebook)
         if not times:
             return 0, math.inf
+        addresses = self._addresses[notebook]
         now = self.clock()
         while times and now - times[0] > max(self.window, self.idle_after):
             times.popleft()  # older than anything the rule looks at
+            addresses.popleft()
         if not times:
             return 0, math.inf
-        return sum(1 for t in times if now - t <= self.window), now - times[-1]
+        recent = [a for t, a in zip(times, addresses) if now - t <= self.window]
+        return self._counted(recent), now - times[-1]
 
     # ------------------------------------------------------------------ the pools
     def _configured(self, notebook: str) -> int:

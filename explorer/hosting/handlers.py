@@ -49,6 +49,7 @@ from voila.tornado.handler import TornadoVoilaHandler
 
 from explorer.hosting import seats, upstream_server
 from explorer.hosting.seats import SEAT_COOKIE
+from explorer.hosting.start_watch import StartWatch
 
 __all__ = ["ExplorerPageHandler", "NotFoundHandler", "ReadyLoggingRequestInfoHandler", "not_found_on_bad_path",
            "message_page", "OwnerShutdownHandler", "error_page", "page_language", "is_public", "ErrorPageMixin",
@@ -318,8 +319,10 @@ class ExplorerPageHandler(TornadoVoilaHandler):
         seats.PENDING[address] = seats.PENDING.get(address, 0) + 1
         kernel_id = None
         cell_error = html.escape(error_text("cell_error", page_language(self.get_argument("lang", None))))
+        seats.ARRIVING_FROM.set(address)  # the demand pool counts this arrival for its address
+        self._start_watch = watch = StartWatch(self.settings["kernel_manager"])  # a kernel dying while it renders
         try:
-            async for html_part in self.get_generator(path=path):  # TornadoVoilaHandler.get, noting the kernel
+            async for html_part in watch.parts(self.get_generator(path=path)):  # TornadoVoilaHandler.get
                 if kernel_id is None:
                     found = _KERNEL_ID.search(html_part)
                     if found:
@@ -332,14 +335,45 @@ class ExplorerPageHandler(TornadoVoilaHandler):
                 self.write(html_part)
                 if kernel_id is not None:  # held until then: the seat cookie goes with the headers
                     self.flush()
+            if watch.died.is_set():
+                await self._kernel_died_while_rendering(watch, kernel_id)
         finally:
+            watch.stop_watching()
+            self._start_watch = None
             seat = seats.SEATS.get(kernel_id) if kernel_id else None
             if seat is not None:  # the idle clock starts when the viewer has the page (a render can take a minute)
-                seat.last_interaction = time.monotonic()
+                seat.last_interaction = seat.delivered = time.monotonic()
             if kernel_id is None:
                 seats.PENDING[address] -= 1
             if not seats.PENDING.get(address):
                 seats.PENDING.pop(address, None)
+
+    @property
+    def kernel_manager(self):
+        """The server's kernel manager; during a page render, the :class:`StartWatch` standing in for it."""
+        return getattr(self, "_start_watch", None) or self.settings["kernel_manager"]
+
+    async def _kernel_died_while_rendering(self, watch: StartWatch, kernel_id: str | None) -> None:
+        """End the page with the error page, shut down what the restarter started in its place, free the seat."""
+        self.log.warning("The kernel of a page died while the page was rendered: the page ends with the error page")
+        manager = self.settings["kernel_manager"]
+        for started in watch.kernel_ids:
+            seats.SEATS.pop(started, None)
+            if started in manager:
+                try:
+                    await manager.shutdown_kernel(started, now=True)
+                except Exception:  # noqa: BLE001 - already gone
+                    pass
+        seats.forget_gone(manager.list_kernel_ids())
+        language = page_language(self.get_argument("lang", None))
+        if kernel_id is None:  # nothing sent yet: the fixed error page in place of the app
+            self.clear()
+            self.set_status(503)
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.set_header("Cache-Control", "no-store")
+            self.finish(error_page(503, language))
+        else:  # the page has begun: its end says what happened
+            self.finish(f"<p>{html.escape(error_text('error_text', language))}</p></body></html>")
 
     def _set_seat_cookie(self, kernel_id: str, token: str) -> None:
         """The page's seat cookie, on the paths of its kernel's websocket and unload beacon only.

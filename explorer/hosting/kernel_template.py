@@ -24,8 +24,14 @@ Rules kept here:
 * ``MPLBACKEND`` is set before matplotlib is imported, as ipykernel sets it in a kernel;
 * the template ignores ``SIGCHLD``, so that the kernel processes it forks are reaped by the kernel of the
   operating system as they end (the server watches them through a pidfd); the child restores the default;
-* the template exits when the server's end of the socket closes, and the kernels then exit as a kernel
-  whose server died does (ipykernel's parent poller sees its parent change).
+* the template exits when the server's end of the socket closes; each kernel watches the *server* (a pidfd on
+  the template's parent, :func:`end_with_server`), not its own parent, so a kernel ends when the server ends
+  but lives on when only the template dies (the OOM killer's choice, a crash): before, ipykernel's parent
+  poller ended every kernel with the template, the restarter brought them back as blank forks and the
+  connected viewers lost their apps (issue 39). The next fork starts a new template;
+* each kernel raises its own ``oom_score_adj`` to :data:`KERNEL_OOM_SCORE_ADJ` (a process may raise its own
+  score without privileges, not lower it), so that under memory pressure the OOM killer takes a kernel
+  (one viewer's page) before the template (every later arrival's kernel, until it is started again).
 
 The protocol: one JSON object per line. The template first writes ``{"ready": ...}`` with the import
 time and the thread count; then each request ``{"argv": [...], "env": {...}, "cwd": "..."}`` gets
@@ -47,6 +53,11 @@ import time
 #: (and so in each kernel; a public server runs many kernels on few cores).
 THREAD_LIMITS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"  # what ipykernel's init_gui_pylab sets
+#: A kernel's ``oom_score_adj`` (-1000..1000; 0 inherited): 500 puts every kernel ahead of the template, whose
+#: resident size is about a kernel's (the pages they share count in both), so the killer's score of a kernel
+#: (its share of memory, in thousandths, plus this) is above the template's whatever the two hold.
+KERNEL_OOM_SCORE_ADJ = 500
+_SERVER_PID = 0  # the template's parent, the server (set in main)
 
 
 def native_threads() -> int:
@@ -151,13 +162,17 @@ def become_kernel(request: dict) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    # jupyter_client names the launching process (JPY_PARENT_PID); here the template is the parent, and
-    # ipykernel's parent poller ends the kernel when the template ends (the template ends with the server).
-    # ipykernel read the variable when the template imported it: it is given as an argument too.
-    os.environ["JPY_PARENT_PID"] = str(os.getppid())
+    # jupyter_client names the launching process (JPY_PARENT_PID): the server. ipykernel's parent poller (which
+    # would end the kernel with the template, its parent) is off: parent_handle 1, which ipykernel reads as "the
+    # parent is init, nothing to poll" (0 would also print its console banner and connection file to the
+    # server's log); end_with_server watches the server instead. ipykernel read the variable when the template
+    # imported it: the handle is given as an argument.
+    os.environ["JPY_PARENT_PID"] = str(_SERVER_PID)
+    end_with_server(_SERVER_PID)
+    raise_oom_score(KERNEL_OOM_SCORE_ADJ)
     _reseed()
     # the launcher's arguments after ``-m ipykernel_launcher`` (the connection file and any others)
-    argv = ["ipykernel_launcher", *request["argv"][3:], f"--IPKernelApp.parent_handle={os.getppid()}"]
+    argv = ["ipykernel_launcher", *request["argv"][3:], "--IPKernelApp.parent_handle=1"]
     from explorer.hosting.process_names import kernel_title, name_this_process
 
     name_this_process(*kernel_title(argv))  # ps: "kernel-1a2b3c4d", "explorer-kernel ipykernel -f .../kernel-<id>.json"
@@ -170,6 +185,40 @@ def become_kernel(request: dict) -> None:
 
     # what ipykernel_launcher's launch_new_instance does, with one step between initialize and start
     upstream_kernel.start_kernel_app(argv, before_start)
+
+
+def end_with_server(server_pid: int) -> None:
+    """End this process when ``server_pid`` ends (a daemon thread waiting on its pidfd); at once if it has."""
+    import select
+    import threading
+
+    try:
+        pidfd = os.pidfd_open(server_pid)
+    except (ProcessLookupError, OSError, ValueError):
+        os._exit(1)
+
+    def wait() -> None:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        while not poller.poll(None):
+            pass
+        os._exit(1)  # as ipykernel's parent poller does: the server that served this kernel has gone
+
+    threading.Thread(target=wait, name="end-with-server", daemon=True).start()
+
+
+def raise_oom_score(adj: int) -> bool:
+    """Set this process's ``oom_score_adj`` to ``adj`` if that raises it; False where it cannot be written."""
+    path = "/proc/self/oom_score_adj"
+    try:
+        with open(path) as f:
+            if int(f.read()) >= adj:
+                return True
+        with open(path, "w") as f:
+            f.write(str(adj))
+        return True
+    except (OSError, ValueError):
+        return False
 
 
 def register_with_shell(shell) -> None:
@@ -199,6 +248,8 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
         del sys.path[0]  # the script's directory; ipykernel puts the kernel's working directory first
+    global _SERVER_PID
+    _SERVER_PID = os.getppid()  # the server that started this template
     sock = socket.socket(fileno=int(args[0]))
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernels are reaped as they end
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt of the server's terminal is not for the template

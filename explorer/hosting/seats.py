@@ -6,7 +6,9 @@ client address and the page's own token (sent to the page as its seat cookie,
 
 * caps the seats one address may hold (:func:`seats_of`),
 * lets only the page that owns a kernel shut it down (the unload beacon),
-* frees seats that hold a kernel for nothing (:class:`~explorer.hosting.warden.Warden`): a page with no
+* frees seats that hold a kernel for nothing (:class:`~explorer.hosting.warden.Warden`): a page that has
+  not opened its kernel websocket ``connect_timeout`` after it was sent (an
+  arrival that never connects), a page with no
   interaction for ``page_idle_timeout`` (the page then shows its session
   notice), a kernel busy on one message for longer than ``busy_message_limit``
   whether its page is connected or not (the page shows its session notice
@@ -28,13 +30,14 @@ so a queue of short messages never looks like one long one.
 
 from __future__ import annotations
 
+import contextvars
 import hmac
 import ipaddress
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["SEAT_COOKIE", "owns", "Seat", "SEATS", "client_address", "seats_of", "note_interaction", "rss_mb", "own_memory_mb", "memory_for_limit_mb",
+__all__ = ["SEAT_COOKIE", "owns", "Seat", "SEATS", "client_address", "seats_of", "note_interaction", "note_connected", "rss_mb", "own_memory_mb", "memory_for_limit_mb",
            "forget_gone"]
 
 
@@ -45,6 +48,8 @@ class Seat:
     token: str
     since: float = field(default_factory=time.monotonic)
     last_interaction: float = field(default_factory=time.monotonic)
+    delivered: float | None = None  # when the page was sent to its end [monotonic s]; None while it renders
+    connected: bool = False  # whether the page has opened its kernel websocket
 
 
 #: The cookie a page gets with its kernel, holding its seat's token; scoped to that kernel's paths
@@ -52,6 +57,9 @@ class Seat:
 SEAT_COOKIE = "explorer_seat"
 
 SEATS: dict[str, Seat] = {}  # kernel id -> its seat (one server process)
+#: the client address of the page request being handled (set by the page handler; the demand pool counts
+#: arrivals per address with it)
+ARRIVING_FROM: contextvars.ContextVar[str | None] = contextvars.ContextVar("explorer_arriving_from", default=None)
 PENDING: dict[str, int] = {}  # address -> page loads in progress whose kernel is not known yet
 ON_GONE: list = []  # callables given the set of live kernel ids after each check (to drop what is kept for others)
 
@@ -112,6 +120,13 @@ def forget_gone(live) -> None:
     live = set(live)
     for prune in ON_GONE:
         prune(live)
+
+
+def note_connected(kernel_id: str) -> None:
+    """Record that the page of ``kernel_id`` opened its kernel websocket (its seat is claimed)."""
+    seat = SEATS.get(kernel_id)
+    if seat is not None:
+        seat.connected = True
 
 
 def note_interaction(kernel_id: str) -> None:

@@ -52,7 +52,7 @@ Settings (command line or ``voila.json``, section ``ExplorerVoila``; the
 production values and their reasons are in docs/deploy.md): ``max_kernels``
 caps viewers' kernels (0: no cap); ``max_body_bytes`` caps a request body
 [bytes]; ``seats_per_address``, ``trusted_proxies``, ``exempt_networks``,
-``page_idle_timeout``, ``busy_message_limit``, ``busy_cull_timeout``, ``kernel_memory_mb``,
+``page_idle_timeout``, ``connect_timeout``, ``busy_message_limit``, ``busy_cull_timeout``, ``kernel_memory_mb``,
 ``warden_interval``, ``max_ws_buffer_bytes``, ``fd_budget``,
 ``header_timeout``, ``body_timeout``.
 """
@@ -69,6 +69,7 @@ import zmq
 
 from jupyter_core.paths import jupyter_config_path
 from jupyter_server.base.handlers import FileFindHandler
+from jupyter_server.services.kernels.handlers import KernelHandler
 from tornado import httputil
 from tornado.ioloop import IOLoop
 from traitlets import Float, Int, List, Unicode, default
@@ -85,6 +86,7 @@ from explorer.hosting.handlers import (CELL_ERROR_MARK, ExplorerPageHandler, Lab
                                       NotFoundHandler, OwnerShutdownHandler, ReadyLoggingRequestInfoHandler,
                                       not_found_on_bad_path, public_listing, with_error_page)
 from explorer.hosting import pool_wake, template_cache, upstream_server
+from explorer.hosting.kernel_rest import OwnerKernelHandler
 from explorer.hosting.upstream_names import require
 from explorer.hosting.demand_pool import DemandPool
 from explorer.hosting.warden import Warden
@@ -101,6 +103,7 @@ _REPLACEMENTS = {
     MultiStaticFileHandler: with_error_page(not_found_on_bad_path(MultiStaticFileHandler)),
     FileFindHandler: with_error_page(LabExtensionFileHandler),
     VoilaShutdownKernelHandler: OwnerShutdownHandler,
+    KernelHandler: OwnerKernelHandler,  # GET and DELETE /api/kernels/<id>: the owning page only (issue 39)
 }
 # Voila's page handler hands a preheated kernel its query through this class's send_updates
 upstream_server.rebind(voila.handler, "RequestInfoSocketHandler", ReadyLoggingRequestInfoHandler)
@@ -153,6 +156,9 @@ class ExplorerVoila(Voila):
                                                         "(a class behind one NAT).")
     page_idle_timeout = Float(1800.0, config=True, help="A page with no interaction for this long gets the "
                                                          "session notice and frees its kernel [s]; 0: never.")
+    connect_timeout = Float(20.0, config=True, help="A page that has not opened its kernel websocket this long after "
+                                                   "it was sent frees its kernel [s]; 0: never. 20 s is over ten "
+                                                   "times a cold chromium page's 1.72 s (docs/deploy.md).")
     busy_message_limit = Float(60.0, config=True, help="A viewer's kernel busy on one message for this long, "
                                                         "connected or not, is shut down and its page shows the "
                                                         "session notice [s]; 0: never (docs/deploy.md).")
@@ -255,7 +261,7 @@ class ExplorerVoila(Voila):
                                             body_timeout=self.body_timeout)
         warden = Warden(self.kernel_manager, self.log, interval=self.warden_interval,
                         page_idle_timeout=self.page_idle_timeout, busy_cull_timeout=self.busy_cull_timeout,
-                        busy_message_limit=self.busy_message_limit,
+                        busy_message_limit=self.busy_message_limit, connect_timeout=self.connect_timeout,
                         kernel_memory_mb=self.kernel_memory_mb, connections=kernel_connections)
         IOLoop.current().add_callback(warden.start)
         self._start_demand_pool()

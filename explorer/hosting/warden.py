@@ -132,13 +132,14 @@ class Warden:
 
     def __init__(self, kernel_manager, log: logging.Logger, *, interval: float, page_idle_timeout: float,
                  busy_cull_timeout: float, kernel_memory_mb: float, connections, busy_message_limit: float = 0.0,
-                 clock=time.monotonic):
+                 connect_timeout: float = 0.0, clock=time.monotonic):
         self.km = kernel_manager
         self.log = log
         self.interval = interval
         self.page_idle_timeout = page_idle_timeout
         self.busy_cull_timeout = busy_cull_timeout
         self.busy_message_limit = busy_message_limit
+        self.connect_timeout = connect_timeout
         self.kernel_memory_mb = kernel_memory_mb
         self.connections = connections  # kernel id -> open kernel websockets
         self.clock = clock
@@ -206,6 +207,11 @@ class Warden:
             seat = seats.SEATS.get(kernel_id)
             if seat is None:
                 continue  # a preheated kernel waiting in the pool
+            if (self.connect_timeout and not seat.connected and seat.delivered is not None
+                    and now - seat.delivered > self.connect_timeout):  # an arrival that never connected
+                await self._free(kernel_id, f"its page never connected in the {now - seat.delivered:.0f} s "
+                                            f"since it was sent (connect_timeout {self.connect_timeout:.0f} s)")
+                continue
             if self.page_idle_timeout and now - seat.last_interaction > self.page_idle_timeout:
                 await self._free(kernel_id, f"no interaction for {now - seat.last_interaction:.0f} s")
                 continue

@@ -17,6 +17,9 @@ grow until the OOM killer stopped it.
   before jupyter_server parses it, and drops text frames;
 * it drops messages beyond a rate (a token bucket) shared by all the
   connections of a kernel, so more sockets do not buy more messages;
+* it closes the websocket (1007) on a message whose JSON nests deeper than
+  :data:`~explorer.hosting.json_depth.MAX_JSON_DEPTH`, before anything
+  parses it (a 50,000-deep list raised ``RecursionError`` in the server);
 * it accepts a websocket to a kernel only from the page that owns it: the
   request must carry the seat cookie recorded with the kernel's seat
   (:data:`explorer.hosting.seats.SEAT_COOKIE`, one per page), so knowing a
@@ -31,8 +34,12 @@ grow until the OOM killer stopped it.
 * it drops ``comm_open`` for ``jupyter.widget`` from the page: the app
   creates all its widgets in the kernel, and models created from the page
   grew a kernel by gigabytes;
+* it sends the page's widget messages to the kernel one at a time and within
+  a CPU budget per kernel, coalescing what waits
+  (:mod:`explorer.hosting.kernel_budget`);
 * it notes each message other than the page's heartbeat as interaction
-  (:func:`explorer.hosting.seats.note_interaction`).
+  (:func:`explorer.hosting.seats.note_interaction`), when it names a widget
+  the kernel has shown the page (:mod:`explorer.hosting.live_widgets`).
 
 :class:`SafeKernelWebsocketHandler` is Voila's handler with a bounded header
 reader, in case another connection class is configured, and a bound on
@@ -52,11 +59,15 @@ import time
 from jupyter_server.auth.decorator import ws_authenticated
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from tornado import web
+from tornado.ioloop import IOLoop
 from tornado.websocket import WebSocketClosedError
 from traitlets import Float, Int
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
 from explorer.hosting import seats, upstream_server
+from explorer.hosting.json_depth import MAX_JSON_DEPTH, nested_deeper_than
+from explorer.hosting.kernel_budget import KernelGate, Pending, cpu_seconds
+from explorer.hosting.live_widgets import LiveWidgets
 from explorer.hosting.seats import note_interaction
 
 __all__ = ["V1_PROTOCOL", "GuardedKernelWebsocketConnection", "SafeKernelWebsocketHandler", "v1_frame_is_valid",
@@ -98,6 +109,7 @@ _MAX_PARSED_BYTES = 4096  # parts longer than this are not parsed to classify a 
 # state keys of the page's own front-end widget (explorer.app.page_bridge.PageBridge), which it sends by itself:
 # the heartbeat's ping (and its answer) and the chart box's width; none of them is a viewer's choice
 _PAGE_SENT_KEYS = frozenset({"ping", "pong", "chart_width"})
+_RETRY_S = 0.2  # how soon a waiting widget message is offered to the gate again [s]
 _INTERACTION_METHODS = frozenset({"update", "custom"})  # a control's new value, a button's click
 
 
@@ -184,12 +196,19 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
     _buckets: dict[str, list[float]] = {}  # kernel id -> [tokens, last refill]
     #: the time [s] the token buckets refill by (``time.monotonic``; tests may set another on the class)
     clock = staticmethod(time.monotonic)
+    live_widgets = LiveWidgets()  # the widget ids each kernel has shown its page (the idle rule counts only them)
+    _kernel_manager = None  # the server's kernel manager (set by the first connection), for the kernels' pids
+    gate = KernelGate(lambda kernel_id: _kernel_cpu_seconds(GuardedKernelWebsocketConnection._kernel_manager,
+                                                            kernel_id))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.kernel_ws_protocol = V1_PROTOCOL  # never negotiate the old protocol
         self._dropped = 0
         self._counted = False
+        self._pending = Pending()  # widget messages waiting for the kernel's gate
+        self._retry = None
+        GuardedKernelWebsocketConnection._kernel_manager = self.multi_kernel_manager
 
     def _full(self) -> bool:
         cls = GuardedKernelWebsocketConnection
@@ -231,6 +250,7 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
         cls.total += 1
         cls._open.add(self)
         self._counted = True
+        seats.note_connected(self.kernel_id)  # the page has claimed its seat (Warden.connect_timeout)
         return True
 
     def release_place(self) -> None:
@@ -270,6 +290,10 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
         if not self._take_token():
             self._drop("rate limit")
             return
+        if any(nested_deeper_than(_part(incoming_msg, i)) for i in (1, 2, 3, 4)):  # before any JSON parser runs
+            self._drop(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+            self.websocket_handler.close(1007, f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+            return
         header = _part(incoming_msg, 1)
         if b'"comm_open"' in header[:_MAX_PARSED_BYTES]:
             content = _part(incoming_msg, 4)
@@ -280,15 +304,98 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
             if target != "jupyter.widget.control":  # the page's widget manager asks for states through it
                 self._drop(f"comm_open {str(target)[:40]!r} from the page")
                 return
-        if is_interaction(header, _part(incoming_msg, 4)):
+        if is_interaction(header, _part(incoming_msg, 4)) and self.live_widgets.is_live(
+                self.kernel_id, _comm_id(_part(incoming_msg, 4))):  # a widget of this page, not any id
             note_interaction(self.kernel_id)
+        gated, key, msg_id = widget_message_key(header, _part(incoming_msg, 4))
+        if gated:  # a widget message: one at a time, within the kernel's CPU budget, the newest value kept
+            if not self._pending.add(key, msg_id, incoming_msg):
+                self._drop("too many widget messages waiting")
+            self.flush_pending()
+            return
         super().handle_incoming_message(incoming_msg)
+
+    def flush_pending(self) -> None:
+        """Send the oldest waiting widget message if the gate lets it go; retry later while some wait."""
+        cls = GuardedKernelWebsocketConnection
+        while len(self._pending) and cls.gate.may_send(self.kernel_id):
+            msg_id, frame = self._pending.pop()
+            cls.gate.sent(self.kernel_id, msg_id)
+            super().handle_incoming_message(frame)
+        if len(self._pending) and self._retry is None:
+            self._retry = IOLoop.current().call_later(_RETRY_S, self._retry_flush)
+
+    def _retry_flush(self) -> None:
+        self._retry = None
+        if self.websocket_handler.ws_connection is not None:  # still open
+            self.flush_pending()
+
+    def kernel_status(self, parent_id: str, execution_state: str) -> None:
+        """The kernel's status message on its way to the page: an idle ends the widget message in flight."""
+        if GuardedKernelWebsocketConnection.gate.status(self.kernel_id, parent_id, execution_state):
+            for connection in [c for c in GuardedKernelWebsocketConnection._open if c.kernel_id == self.kernel_id]:
+                connection.flush_pending()
 
     def _drop(self, why: str) -> None:
         self._dropped += 1
         if self._dropped in (1, 10, 100, 1000, 10000):
             self.log.warning("Dropped %d incoming kernel message(s) from %s (%s)", self._dropped,
                              self.websocket_handler.request.remote_ip, why)
+
+
+def widget_message_key(header: bytes, content: bytes) -> tuple[bool, object, str]:
+    """(gated, coalescing key, msg_id) of a message from the page (:mod:`explorer.hosting.kernel_budget`).
+
+    Gated: a ``comm_msg`` other than an update of only the page's own heartbeat keys. The key of an update
+    without buffers is (comm id, its state's keys): a newer one replaces the waiting one; other messages have
+    None (kept in order).
+    """
+    if b'"comm_msg"' not in header[:_MAX_PARSED_BYTES]:
+        return False, None, ""
+    try:
+        head = json.loads(header) if len(header) <= _MAX_PARSED_BYTES else {}
+        body = json.loads(content) if len(content) <= 1 << 20 else {}
+    except (ValueError, UnicodeDecodeError):
+        return True, None, ""
+    msg_id = str(head.get("msg_id", "")) if isinstance(head, dict) else ""
+    data = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(data, dict) or data.get("method") != "update" or not isinstance(data.get("state"), dict):
+        return True, None, msg_id
+    keys = set(data["state"])
+    if keys <= _PAGE_SENT_KEYS:
+        return False, None, msg_id  # the heartbeat and the chart's width go at once
+    if data.get("buffer_paths"):
+        return True, None, msg_id
+    return True, (str(body.get("comm_id")), tuple(sorted(keys))), msg_id
+
+
+def _comm_id(content: bytes) -> object:
+    """The ``comm_id`` of a message's content part (None when it has none or is not JSON)."""
+    try:
+        body = json.loads(content) if len(content) <= 1 << 20 else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return body.get("comm_id") if isinstance(body, dict) else None
+
+
+def _kernel_cpu_seconds(kernel_manager, kernel_id: str) -> float | None:
+    """CPU time of ``kernel_id``'s process so far [s] (None when unknown)."""
+    try:
+        kernel = kernel_manager.get_kernel(kernel_id)
+    except (KeyError, AttributeError):
+        return None
+    pid = getattr(getattr(getattr(kernel, "provisioner", None), "process", None), "pid", None)
+    return cpu_seconds(pid) if pid else None
+
+
+def _status_of(ws_msg: bytes) -> tuple[str, str] | None:
+    """(parent msg_id, execution_state) of a v1 ``status`` frame from the kernel, or None."""
+    try:
+        parent = json.loads(_part(ws_msg, 2))
+        content = json.loads(_part(ws_msg, 4))
+        return str(parent.get("msg_id", "")), str(content.get("execution_state", ""))
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        return None
 
 
 def _bounded_header(ws_msg: bytes) -> dict | None:
@@ -399,6 +506,14 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
         msg_type = header.get("msg_type") if isinstance(header, dict) else None
         if msg_type == "execute_input":
             return None
+        if isinstance(message, bytes) and msg_type in ("comm_open", "comm_msg", "comm_info_reply", "comm_close"):
+            GuardedKernelWebsocketConnection.live_widgets.outgoing(getattr(self, "kernel_id", ""), msg_type,
+                                                                   _part(message, 4))
+        if msg_type == "status" and isinstance(message, bytes):  # ends a widget message in flight (kernel_budget)
+            status = _status_of(message)
+            connection = getattr(self, "connection", None)
+            if status is not None and hasattr(connection, "kernel_status"):
+                connection.kernel_status(*status)
         if msg_type == "error" or (msg_type == "stream" and _is_stderr(message)):
             # a kernel traceback (a malformed widget message raises in the kernel) names the server's
             # install path; the read-only app never shows either to a viewer
@@ -436,3 +551,5 @@ def _retrieve(future) -> None:
 
 
 seats.ON_GONE.append(close_gone)
+seats.ON_GONE.append(GuardedKernelWebsocketConnection.gate.forget)
+seats.ON_GONE.append(GuardedKernelWebsocketConnection.live_widgets.forget)

@@ -20,7 +20,7 @@ DEATH_LINKS = {
     "gpu_cap=1e1000000": "gpu_cap",
     "slot_B=tokens%3D1e1000000": "slot_B",
     "tokens=" + "1" * 3000 + "a": "tokens",  # longer than any number: refused before it is read
-    "tokens=banana": None,  # no number at all: left out, as before
+    "tokens=banana": "tokens",  # no number at all: named in the banner (issue 39; it was dropped without a word)
 }
 
 

@@ -333,7 +333,9 @@ def test_a_real_servers_pool_grows_after_a_burst_and_shrinks_back_when_idle():
     srv = Server("demand-pool", "--DemandPool.interval=0.5", "--DemandPool.window=60", "--DemandPool.idle_after=60",
                  # the test machine is shared: its load is not this server's
                  "--DemandPool.max_load_per_core=1000", "--DemandPool.max_cpu_busy=1",
-                 "--MappingKernelManager.cull_idle_timeout=3600", pool_size=1, ready_timeout=600)
+                 "--MappingKernelManager.cull_idle_timeout=3600",
+                 "--ExplorerVoila.connect_timeout=0",  # its viewers are page loads that never connect; they stay
+                 pool_size=1, ready_timeout=600)
     try:
         burst = 4
         with concurrent.futures.ThreadPoolExecutor(burst) as ex:  # four viewers at once, each a page load

@@ -215,13 +215,15 @@ def test_sticky_sessions_keep_a_page_on_its_voila_process(stack):
     for name in ("content-security-policy", "x-frame-options", "referrer-policy", "x-content-type-options"):
         assert name in headers
     kernel_id = re.search(rb'"kernelId": "([0-9a-f-]{36})"', body).group(1).decode()
+    # the page's seat cookie: only the owner may read its kernel (explorer.hosting.kernel_rest)
+    seat = next(c.split(";")[0] for c in headers["set-cookie-all"] if c.startswith("explorer_seat="))
     # with its cookie, every request reaches the process that owns the kernel
     for _ in range(10):
-        status, _, _ = _request(stack.url, path=f"/api/kernels/{kernel_id}", headers={"Cookie": route})
+        status, _, _ = _request(stack.url, path=f"/api/kernels/{kernel_id}", headers={"Cookie": f"{route}; {seat}"})
         assert status == 200
     # other routes spread over both processes: some of them do not know this kernel
     statuses = {_request(stack.url, path=f"/api/kernels/{kernel_id}",
-                         headers={"Cookie": f"voila_route={uuid.uuid4().hex}"})[0] for _ in range(20)}
+                         headers={"Cookie": f"voila_route={uuid.uuid4().hex}; {seat}"})[0] for _ in range(20)}
     assert statuses == {200, 404}
     upstreams = {m for line in _log_lines(stack, f"/api/kernels/{kernel_id} ", at_least=20)
                  for m in re.findall(r"up=(\S+)", line)}

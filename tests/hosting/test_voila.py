@@ -126,11 +126,11 @@ def test_leaving_the_page_frees_its_kernel(server, chromium):
 
     page = _open(chromium, server.url, route=False)  # routing would hold back the beacon
     kernel_id = page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
-    assert cl.get_page(f"{server.url}api/kernels/{kernel_id}", timeout=30).status == 200
+    assert cl.kernel_exists(server.url, kernel_id)
     page.goto("about:blank")
     page.wait_for_timeout(1000)
     page.close()
     deadline = time.monotonic() + 20
-    while cl.get_page(f"{server.url}api/kernels/{kernel_id}", timeout=30).status == 200:
+    while cl.kernel_exists(server.url, kernel_id):
         assert time.monotonic() < deadline, "the kernel outlived its page"
         time.sleep(0.5)

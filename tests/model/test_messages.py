@@ -183,6 +183,8 @@ SAMPLES: dict[str, dict] = {
     "assumption_source_peer_price": dict(peer="AMD Instinct MI300X", year=2023, price=25734.0, unit="USD",
                                          peak=1307.4, peer_peak=1307.4, precision="bf16"),
     "assumption_source_active_fraction": dict(fraction=0.055),
+    "allowed_known_gpu": {},
+    "allowed_known_region": {},
 }
 
 
