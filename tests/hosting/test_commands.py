@@ -75,3 +75,10 @@ def test_lab_without_jupyterlab_says_so_in_one_line(monkeypatch, tmp_path):
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "pip install 'llm-cost-explorer[lab]'" in result.stderr
     assert list(Path(tmp_path).iterdir()) == []  # nothing copied when nothing can open it
+
+
+def test_kernel_at_once_turns_the_static_first_answer_off(served):
+    """Issue 39: the operator who prefers a kernel with every page says so with one flag."""
+    assert run_cli("app", "--kernel-at-once").returncode == 0
+    assert served[-1][-1] == "--ExplorerVoila.static_first=False"
+    assert run_cli("app").returncode == 0 and not any("static_first" in a for a in served[-1])
