@@ -63,3 +63,36 @@ def test_the_static_page_and_the_overlay_carry_the_answer():
     part, placed = inject_overlay('<html><body class="x">rest', "<b>OVER</b>")
     assert placed and part == '<html><body class="x"><b>OVER</b>rest'
     assert inject_overlay("<head>", "x") == ("<head>", False)
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+_KEYS = ["params", "tokens", "gpus", "lang", "scope", "preset", "gpu", "mfu", "utm", "live", "tab"]
+_VALUES = st.sampled_from(["13B", "7e9", "2T", "zh", "en", "run", "abc", "1e99", "", "0.4", "H100", "NaN"])
+
+
+@given(st.lists(st.tuples(st.sampled_from(_KEYS), _VALUES), max_size=8, unique_by=lambda kv: kv[0]),
+       st.randoms(use_true_random=False))
+def test_the_cache_key_does_not_depend_on_key_order_or_on_keys_the_app_ignores(pairs, rnd):
+    from urllib.parse import urlencode
+
+    from explorer.app.static_answer import normalized_query
+
+    shuffled = list(pairs)
+    rnd.shuffle(shuffled)
+    key, other = normalized_query(urlencode(pairs)).split("&"), normalized_query(urlencode(shuffled)).split("&")
+    # the values read are in the Scenario's order; refused values in the link's (the banner names them so)
+    assert [p for p in key if not p.startswith("refused:")] == [p for p in other if not p.startswith("refused:")]
+    assert sorted(key) == sorted(other)
+    assert normalized_query(urlencode(pairs)) == normalized_query(urlencode([*pairs, ("utm_source", "x")]))
+
+
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(1, 400)), max_size=80), st.integers(1, 10),
+       st.integers(1, 2000))
+def test_the_cache_never_holds_more_than_its_bounds(puts, entries, max_bytes):
+    cache = AnswerCache(max_entries=entries, max_bytes=max_bytes)
+    for key, size in puts:
+        cache.put(str(key), {"html": "x" * size})
+        assert len(cache) <= entries
+        assert cache.bytes <= max_bytes or len(cache) == 1  # one answer larger than the bound is still served
+        assert cache.get(str(key)) is not None  # the answer just put is kept
