@@ -305,17 +305,20 @@ class ExplorerPageHandler(TornadoVoilaHandler):
                 return
         overlay = None  # the static answer over the live page until its widgets draw (static_page)
         answers = self.settings.get("explorer_answers")
-        if answers is not None and not directory_mode and not path:
+        static_first = self.settings.get("explorer_static_first", True)
+        if (answers is not None and not directory_mode and not path
+                and (static_first or static.LIVE_KEY in self.request.arguments)):
             answer = await answers.get(query)
             if answer is None:  # too many distinct links rendering at once
                 self._busy()
                 return
-            if not static.wants_live(self.request.arguments, self.settings.get("explorer_static_first", True)):
+            if not static.wants_live(self.request.arguments, static_first):
                 self.set_header("Content-Type", "text/html; charset=utf-8")
                 self.set_header("Cache-Control", "no-cache")
                 self.finish(static.static_html(answer))  # a look: no kernel, no seat
                 return
-            overlay = static.overlay_html(answer)
+            if static.LIVE_KEY in self.request.arguments:  # after the first touch: the answer stays on screen
+                overlay = static.overlay_html(answer)
         cap = int(self.settings.get("explorer_max_kernels", 0) or 0)
         starts_kernel = directory_mode or not path  # one-notebook mode redirects other paths to files
         if cap and starts_kernel and self._viewer_kernels() >= cap:

@@ -10,7 +10,8 @@ asks for the live app at the same link with ``live=1`` added (:data:`LIVE_KEY`),
 The live page carries the same answer as an overlay at the top of its body, shown from its first paint until
 the app's widgets have drawn their summary, then removed: the switch keeps what is on screen (chromium holds
 the old page's paint until the new one paints, and the new one paints the same answer). ``static_first =
-False`` (``llm-cost-explorer app --kernel-at-once``) serves the live page at once, with the same overlay.
+False`` (``llm-cost-explorer app --kernel-at-once``) serves the live page at once, as before issue 39 (no
+overlay: nothing was on screen before it).
 
 Answers are kept in an :class:`AnswerCache`, a least-recently-used cache bounded by entries and bytes, keyed
 by the renderer's normalized query (links that read the same share one entry). A render takes about 0.1 CPU-s
