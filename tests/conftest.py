@@ -175,6 +175,10 @@ class Server:
         ARTIFACTS.mkdir(exist_ok=True)
         # every test client comes from 127.0.0.1: no per-address seat cap unless a test sets one
         per_address = [] if any("seats_per_address" in o for o in options) else ["--ExplorerVoila.seats_per_address=0"]
+        # the tests of the live app get it at once (the static first answer has tests of its own:
+        # tests/hosting/test_static_first.py, which pass static_first=True)
+        if not any("static_first" in o for o in options):
+            per_address.append("--ExplorerVoila.static_first=False")
         args = [sys.executable, "-m", "explorer.hosting", notebook, "--Voila.ip=127.0.0.1",
                 "--port=0", "--port_retries=0", "--no-browser", *per_address, *options]
         if pool_size is not None:

@@ -70,9 +70,16 @@ def _network(text: str) -> str:
                                          "(e.g. 127.0.0.1 or 10.0.0.0/8)") from None
 
 
-def app_argv(port: int = APP_PORT, pool: int | None = None, ip: str = "127.0.0.1") -> list[str]:
-    """The server's arguments for the app (what ``make app`` ran before it called ``llm-cost-explorer app``)."""
+def app_argv(port: int = APP_PORT, pool: int | None = None, ip: str = "127.0.0.1",
+             kernel_at_once: bool = False) -> list[str]:
+    """The server's arguments for the app (what ``make app`` ran before it called ``llm-cost-explorer app``).
+
+    ``kernel_at_once``: every page starts its kernel at once, not on the viewer's first touch of the static
+    answer (``ExplorerVoila.static_first``, :mod:`explorer.hosting.static_page`).
+    """
     argv = [str(APP_NOTEBOOK), f"--Voila.ip={ip}", f"--port={port}", "--no-browser"]
+    if kernel_at_once:
+        argv.append("--ExplorerVoila.static_first=False")
     if pool is not None:
         argv += [f"--pool_size={pool}", f"--VoilaKernelManager.fill_delay={POOL_FILL_DELAY}"]
     return argv
@@ -131,7 +138,7 @@ def _serve(argv: list[str]) -> int:
 def server_argv(args: argparse.Namespace) -> list[str]:
     """The server's arguments for a parsed ``app`` or ``workshop`` command line (less the options passed on)."""
     if args.command == "app":
-        return app_argv(args.port, args.pool, args.ip)
+        return app_argv(args.port, args.pool, args.ip, getattr(args, "kernel_at_once", False))
     return workshop_argv(args.port, args.class_size, args.pool, args.max_kernels, args.fill_delay,
                          _first_lessons(args), args.ip, args.seats_per_address,
                          tuple(args.trusted_proxy or ()))
@@ -208,6 +215,9 @@ def register(sub, prog: str) -> None:
                      help="keep this many preheated kernels as a floor, refilled a minute after use (a class "
                           "arriving at once); default: voila.json's pool of 4, which follows demand")
     app.add_argument("--ip", default="127.0.0.1", help="address to listen on (0.0.0.0 in a container)")
+    app.add_argument("--kernel-at-once", action="store_true",
+                     help="start each viewer's kernel with the page (default: the page first shows the link's "
+                          "answer without a kernel, and starts one when the viewer first touches it)")
     app.set_defaults(serve=_app)
 
     shop = sub.add_parser("workshop", help="serve the workshop lessons read-only on http://127.0.0.1:8867",

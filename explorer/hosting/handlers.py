@@ -47,7 +47,7 @@ from voila.request_info_handler import RequestInfoSocketHandler
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.tornado.handler import TornadoVoilaHandler
 
-from explorer.hosting import seats, upstream_server
+from explorer.hosting import seats, static_page as static, upstream_server
 from explorer.hosting.seats import SEAT_COOKIE
 from explorer.hosting.start_watch import StartWatch
 
@@ -300,6 +300,22 @@ class ExplorerPageHandler(TornadoVoilaHandler):
                 self.set_header("Content-Type", "text/html; charset=utf-8")
                 self.finish(page)
                 return
+        overlay = None  # the static answer over the live page until its widgets draw (static_page)
+        answers = self.settings.get("explorer_answers")
+        static_first = self.settings.get("explorer_static_first", True)
+        if (answers is not None and not directory_mode and not path
+                and (static_first or static.LIVE_KEY in self.request.arguments)):
+            answer = await answers.get(query)
+            if answer is None:  # too many distinct links rendering at once
+                self._busy()
+                return
+            if not static.wants_live(self.request.arguments, static_first):
+                self.set_header("Content-Type", "text/html; charset=utf-8")
+                self.set_header("Cache-Control", "no-cache")
+                self.finish(static.static_html(answer))  # a look: no kernel, no seat
+                return
+            if static.LIVE_KEY in self.request.arguments:  # after the first touch: the answer stays on screen
+                overlay = static.overlay_html(answer)
         cap = int(self.settings.get("explorer_max_kernels", 0) or 0)
         starts_kernel = directory_mode or not path  # one-notebook mode redirects other paths to files
         if cap and starts_kernel and self._viewer_kernels() >= cap:
@@ -330,6 +346,9 @@ class ExplorerPageHandler(TornadoVoilaHandler):
                         seats.SEATS[kernel_id] = seats.Seat(address, token)
                         seats.PENDING[address] -= 1
                         self._set_seat_cookie(kernel_id, token)
+                if overlay is not None:
+                    html_part, placed = static.inject_overlay(html_part, overlay)
+                    overlay = None if placed else overlay
                 if CELL_ERROR_MARK in html_part:  # a failed cell: the fixed text, not the framework's advice
                     html_part = _CELL_ERROR.sub(cell_error, html_part).replace(CELL_ERROR_MARK, cell_error)
                 self.write(html_part)

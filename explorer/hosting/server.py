@@ -72,7 +72,7 @@ from jupyter_server.base.handlers import FileFindHandler
 from jupyter_server.services.kernels.handlers import KernelHandler
 from tornado import httputil
 from tornado.ioloop import IOLoop
-from traitlets import Float, Int, List, Unicode, default
+from traitlets import Bool, Float, Int, List, Unicode, default
 from voila.app import Voila
 from voila.request_info_handler import RequestInfoSocketHandler
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
@@ -85,7 +85,7 @@ from voila.tornado.treehandler import TornadoVoilaTreeHandler
 from explorer.hosting.handlers import (CELL_ERROR_MARK, ExplorerPageHandler, LabExtensionFileHandler,
                                       NotFoundHandler, OwnerShutdownHandler, ReadyLoggingRequestInfoHandler,
                                       not_found_on_bad_path, public_listing, with_error_page)
-from explorer.hosting import pool_wake, template_cache, upstream_server
+from explorer.hosting import memory_cap, pool_wake, static_page, template_cache, upstream_server
 from explorer.hosting.kernel_rest import OwnerKernelHandler
 from explorer.hosting.upstream_names import require
 from explorer.hosting.demand_pool import DemandPool
@@ -142,8 +142,9 @@ class ExplorerVoila(Voila):
 
     classes = [*Voila.classes, DemandPool]  # --DemandPool.<setting>= on the command line, and in --help-all
 
-    max_kernels = Int(40, config=True, help="Most kernels held by viewers at once; 0 for no cap. "
-                                            "Further viewers get a 'busy, try again' page (HTTP 503).")
+    max_kernels = Int(config=True, help="Most kernels held by viewers at once; 0 for no cap. Further viewers get "
+                                        "a 'busy, try again' page (HTTP 503). Default: what the memory available "
+                                        "at start holds (explorer/hosting/memory_cap.py, docs/deploy.md).")
 
     max_body_bytes = Int(1 << 20, config=True, help="Largest request body accepted [bytes]; the app's own "
                                                       "requests (the unload beacon) are a few hundred bytes.")
@@ -180,6 +181,28 @@ class ExplorerVoila(Voila):
                                  "lessons, their index and glossary, and the claims page (not analyst.ipynb, "
                                  "which runs code for analysts, nor explorer.ipynb, served by `make app`).")
 
+    static_answer = Unicode("", config=True, help="Module (dotted name) that renders the app's first answer as "
+                                                  "static HTML (voila.json: explorer.app.static_answer); a viewer "
+                                                  "then gets it with no kernel (explorer.hosting.static_page). "
+                                                  "Empty: every page starts a kernel.")
+    static_first = Bool(True, config=True, help="With static_answer: serve the static answer first and start a "
+                                                "kernel on the viewer's first touch; False: the live app at once "
+                                                "(the answer shown over it until it draws).")
+    static_cache_entries = Int(256, config=True, help="Static answers kept (least recently used dropped).")
+    static_cache_mb = Float(16.0, config=True, help="Static answers kept at most, in total [MB].")
+
+    @default("max_kernels")
+    def _max_kernels_by_memory(self) -> int:
+        """The viewers' kernels the machine's memory holds (:mod:`explorer.hosting.memory_cap`), logged with its figures."""
+        config = self.voila_configuration
+        pool = int(config.default_pool_size) if config.preheat_kernel else 0
+        cap, fig = memory_cap.default_max_kernels(pool)
+        self.log.info("Kernel cap %d, set by memory: (MemAvailable %.0f MB - free floor max(%.0f MB, %.0f%% of %.0f MB)"
+                      " - template %.0f MB - pool %d x %.0f MB) / %.0f MB per viewer's kernel", cap,
+                      fig["MemAvailable"], fig["free_floor_min_mb"], 100 * fig["free_floor_fraction"], fig["MemTotal"],
+                      fig["template_rss_mb"], pool, fig["kernel_uss_mb_all_tabs"], fig["kernel_uss_mb_all_tabs"])
+        return cap
+
     @default("config_file_paths")
     def _config_file_paths_default(self):
         """Voila's (the working directory, then the Jupyter config path), then the package's ``voila.json``."""
@@ -212,12 +235,24 @@ class ExplorerVoila(Voila):
         settings["explorer_exempt_networks"] = list(self.exempt_networks)
         settings["explorer_max_ws_buffer_bytes"] = self.max_ws_buffer_bytes
         settings["explorer_public_notebooks"] = list(self.public_notebooks)
+        settings["explorer_answers"] = self._static_answers()
+        settings["explorer_static_first"] = self.static_first
         settings["default_handler_class"] = NotFoundHandler  # a path nothing serves: the fixed 404 page
         for advice in ("cell_error_instruction", "cell_timeout_instruction"):  # "Please run Voila with --..."
             if advice not in self.config.VoilaExecutor:
                 self.config.VoilaExecutor[advice] = CELL_ERROR_MARK  # the page handler puts its own text there
         self._raise_limits()  # before the kernel manager's context makes its first socket
         return settings
+
+    def _static_answers(self) -> static_page.Answers | None:
+        """The static answers (:mod:`explorer.hosting.static_page`) when ``static_answer`` names a renderer for
+        the notebook served (its ``NOTEBOOK``); a renderer that cannot be loaded stops the server."""
+        renderer = static_page.renderer_or_none(self.static_answer, self.log)
+        if renderer is None or not self.notebook_path or Path(self.notebook_path).name != getattr(
+                renderer, "NOTEBOOK", None):
+            return None
+        return static_page.Answers(renderer, static_page.AnswerCache(self.static_cache_entries,
+                                                                     int(self.static_cache_mb * 2**20)), self.log)
 
     def init_handlers(self):
         """Voila's handlers with the guarded replacements, and 404 for the paths a public server does not offer."""
@@ -264,6 +299,9 @@ class ExplorerVoila(Voila):
                         busy_message_limit=self.busy_message_limit, connect_timeout=self.connect_timeout,
                         kernel_memory_mb=self.kernel_memory_mb, connections=kernel_connections)
         IOLoop.current().add_callback(warden.start)
+        answers = self.app.settings.get("explorer_answers")
+        if answers is not None:  # the first render pays matplotlib's first-use costs: before any viewer does
+            IOLoop.current().add_callback(answers.get, "")
         self._start_demand_pool()
         IOLoop.current().add_callback(pool_wake.attach, self.kernel_manager, self.log)
         if self._bound_sockets:

@@ -98,3 +98,10 @@ def test_version_is_written_once_and_printed_by_name():
     assert result.returncode == 0 and result.stdout.split()[-1] == declared.group(1)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert "version" not in project and project["dynamic"] == ["version"]  # read from explorer/__init__.py
+
+
+def test_kernel_at_once_turns_the_static_first_answer_off(served):
+    """Issue 39: the operator who prefers a kernel with every page says so with one flag."""
+    assert run_cli("app", "--kernel-at-once").returncode == 0
+    assert served[-1][-1] == "--ExplorerVoila.static_first=False"
+    assert run_cli("app").returncode == 0 and not any("static_first" in a for a in served[-1])

@@ -104,10 +104,13 @@ def test_the_installed_wheel_serves_the_app(workdir):
     step = time.monotonic()
     server = InstalledApp(venv, cwd)
     try:
-        rendered, seconds = viewer_handshake(server.url, timeout=240)
+        # the app's first page: the static answer (issue 39), with no kernel; live=1 is the first touch
+        look = get_page(server.url)
+        assert look.status == 200 and 'id="explorer-static"' in look.body and look.kernel_id is None
+        rendered, seconds = viewer_handshake(server.url + "?live=1", base_url=server.url, timeout=240)
         times["widgets"] = time.monotonic() - step
         assert rendered, f"no widgets from the installed app in {seconds:.0f} s; see {server.log}"
-        page = get_page(server.url)
+        page = get_page(server.url + "?live=1")
         assert page.status == 200 and page.rendered
         assert "from explorer.app import" not in page.body and "Traceback" not in page.body  # voila.json applies
         log = server.log.read_text(errors="replace")

@@ -99,7 +99,8 @@ def stack(tmp_path_factory):
     prefix = base / "prefix"
     voila_ports = _distinct_free_ports(2)
     # a preheated pool of one kernel per process at most (voila.json may ask for more)
-    proc, port = _serve(prefix, "--ports", ",".join(map(str, voila_ports)), "--", "--pool_size=1")
+    proc, port = _serve(prefix, "--ports", ",".join(map(str, voila_ports)), "--", "--pool_size=1",
+                        "--ExplorerVoila.static_first=False")  # pages with a kernel at once (issue 39)
     yield Stack("127.0.0.1", port, voila_ports, prefix)
     _stop(proc)
     ARTIFACTS.mkdir(exist_ok=True)
@@ -382,7 +383,7 @@ def test_seats_are_counted_per_client_address_behind_nginx(stack):
     claims another address in X-Real-IP (nginx replaces it); 127.0.0.3 still gets in."""
     prefix = stack.prefix.with_name("seats")
     proc, port = _serve(prefix, "--processes", "1", "--page-rate", "60r/m", "--page-burst", "20", "--",
-                        "--pool_size=0", "--ExplorerVoila.seats_per_address=2")
+                        "--pool_size=0", "--ExplorerVoila.seats_per_address=2", "--ExplorerVoila.static_first=False")
 
     def load(source: str, headers: dict | None = None) -> int:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=180, source_address=(source, 0))

@@ -1,0 +1,86 @@
+"""The default cap on viewers' kernels, set by the machine's memory (issue 39).
+
+The cap is the number of viewers' kernels that fit in the memory available when the server starts, after a
+floor of free memory, the kernel template and the preheated pool::
+
+    floor_mb = max(free_floor_min_mb, free_floor_fraction × MemTotal)
+    cap      = floor((MemAvailable − floor_mb − template_rss_mb − pool_size × kernel_mb) / kernel_mb), at least 1
+
+``kernel_mb`` is the measured private memory (USS) of a viewer's kernel after the viewer opened every tab:
+the pages one more viewer adds (a kernel forked from the template shares its imported modules, counted once
+in ``template_rss_mb``). The figures and the rules are rows of ``capacity.csv`` (value, rule, source, date);
+``MemTotal`` and ``MemAvailable`` come from ``/proc/meminfo``. The arithmetic, with this machine's figures, is
+in docs/deploy.md ("A cap set by memory").
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+from pathlib import Path
+
+__all__ = ["meminfo_mb", "capacity_figures", "free_floor_mb", "memory_cap", "default_max_kernels"]
+
+_CAPACITY = Path(__file__).with_name("capacity.csv")
+
+
+@functools.cache
+def capacity_figures() -> dict[str, float]:
+    """The rows of ``capacity.csv``: name -> value (MB, or a share)."""
+    with open(_CAPACITY, newline="", encoding="utf-8") as f:
+        return {row["name"]: float(row["value"]) for row in csv.DictReader(f)}
+
+
+def meminfo_mb(text: str | None = None) -> dict[str, float]:
+    """``MemTotal`` and ``MemAvailable`` of ``/proc/meminfo`` (or of ``text`` in its format) [MB]."""
+    text = Path("/proc/meminfo").read_text() if text is None else text
+    found = {}
+    for line in text.splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("MemTotal", "MemAvailable"):
+            found[key] = int(rest.split()[0]) / 1024  # kB
+    return found
+
+
+def free_floor_mb(total_mb: float, fraction: float, minimum_mb: float) -> float:
+    """Memory kept free [MB]: ``fraction`` of the machine's ``total_mb``, at least ``minimum_mb``."""
+    return max(minimum_mb, fraction * total_mb)
+
+
+def memory_cap(available_mb: float, total_mb: float, *, kernel_mb: float, template_mb: float, pool_size: int,
+               floor_fraction: float, floor_min_mb: float) -> int:
+    """Viewers' kernels that fit in ``available_mb`` (see the module docstring); at least 1.
+
+    Parameters
+    ----------
+    available_mb, total_mb : float
+        ``MemAvailable`` and ``MemTotal`` [MB].
+    kernel_mb : float
+        Private memory of one viewer's kernel after every tab [MB].
+    template_mb : float
+        Resident memory of the kernel template [MB].
+    pool_size : int
+        Preheated kernels kept waiting (each costs ``kernel_mb`` or less).
+    floor_fraction, floor_min_mb : float
+        The free-memory floor: this share of ``total_mb``, at least ``floor_min_mb`` [MB].
+
+    Examples
+    --------
+    A 4 GiB machine with 3 GiB available: floor 1,024 MB, so (3,072 − 1,024 − 200 − 4 × 100) / 100 = 14.48.
+
+    >>> memory_cap(3072, 4096, kernel_mb=100, template_mb=200, pool_size=4, floor_fraction=0.1, floor_min_mb=1024)
+    14
+    """
+    room = available_mb - free_floor_mb(total_mb, floor_fraction, floor_min_mb) - template_mb - pool_size * kernel_mb
+    return max(1, math.floor(room / kernel_mb))
+
+
+def default_max_kernels(pool_size: int, meminfo_text: str | None = None) -> tuple[int, dict[str, float]]:
+    """The cap for this machine now, and the figures it came from (for the server's log line)."""
+    mem = meminfo_mb(meminfo_text)
+    fig = capacity_figures()
+    cap = memory_cap(mem["MemAvailable"], mem["MemTotal"], kernel_mb=fig["kernel_uss_mb_all_tabs"],
+                     template_mb=fig["template_rss_mb"], pool_size=pool_size,
+                     floor_fraction=fig["free_floor_fraction"], floor_min_mb=fig["free_floor_min_mb"])
+    return cap, {**mem, **fig, "pool_size": pool_size}

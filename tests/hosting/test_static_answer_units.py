@@ -1,0 +1,98 @@
+"""Issue 39 without a server: the static answer's cache bound, its key, and the memory cap's arithmetic by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.hosting import memory_cap
+from explorer.hosting.static_page import AnswerCache, Answers, inject_overlay, static_html
+from clients import run_async
+
+
+def test_the_cache_keeps_at_most_its_entries_and_bytes_dropping_the_least_recently_used():
+    cache = AnswerCache(max_entries=3, max_bytes=10**6)
+    for key in "abcd":
+        cache.put(key, {"html": key * 10})
+    assert len(cache) == 3 and cache.get("a") is None  # the oldest went
+    cache.get("b")  # b used: c is now the least recently used
+    cache.put("e", {"html": "e"})
+    assert cache.get("c") is None and cache.get("b") is not None
+    small = AnswerCache(max_entries=100, max_bytes=250)
+    for i in range(50):
+        small.put(str(i), {"html": "x" * 100})
+    assert small.bytes <= 250 and len(small) == 2
+
+
+def test_many_distinct_links_keep_the_cache_within_its_bound_with_the_real_renderer():
+    from explorer.app import static_answer
+
+    answers = Answers(static_answer, AnswerCache(max_entries=5, max_bytes=10**6))
+
+    async def many():
+        for n in range(12):
+            await answers.get(f"params={n + 1}B")
+        return await answers.get("tokens=2T&params=13B&utm_source=x"), await answers.get("params=13e9&tokens=2e12")
+
+    first, same = run_async(many())
+    assert len(answers.cache) <= 5 and answers.cache.bytes <= 5 * max(AnswerCache.size(first), 1) * 1.5
+    assert first is same and answers.renders == 13  # the same link read two ways: one render
+
+
+@pytest.mark.parametrize("available, total, pool, expected", [
+    # 24 GiB machine, 20 GiB available: floor = 10 % of 24,576 = 2,457.6 MB;
+    # (20,480 - 2,457.6 - 195.8 - 4 x 114.6) / 114.6 = 17,368.2 / 114.6 = 151.56 -> 151
+    (20480, 24576, 4, 151),
+    # 4 GiB laptop, 3 GiB available: floor = max(1,024, 409.6) = 1,024;
+    # (3,072 - 1,024 - 195.8 - 0) / 114.6 = 1,852.2 / 114.6 = 16.16 -> 16
+    (3072, 4096, 0, 16),
+    # 1 GiB left of 2 GiB: less than the floor -> still one kernel
+    (1024, 2048, 4, 1),
+])
+def test_the_default_cap_follows_memory_as_computed_by_hand(available, total, pool, expected):
+    meminfo = f"MemTotal:       {total * 1024} kB\nMemFree:  1 kB\nMemAvailable:   {available * 1024} kB\n"
+    cap, figures = memory_cap.default_max_kernels(pool, meminfo)
+    assert figures["kernel_uss_mb_all_tabs"] == 114.6 and figures["template_rss_mb"] == 195.8  # capacity.csv
+    assert cap == expected
+
+
+def test_the_static_page_and_the_overlay_carry_the_answer():
+    answer = {"lang": "zh", "title": "T", "style": "<style></style>", "html": "<p>ANSWER</p>", "total_usd": "1.0",
+              "hint": "touch", "opening": "opening"}
+    page = static_html(answer)
+    assert '<html lang="zh"' in page and "ANSWER" in page and "live=1" in page and "kernelId" not in page
+    part, placed = inject_overlay('<html><body class="x">rest', "<b>OVER</b>")
+    assert placed and part == '<html><body class="x"><b>OVER</b>rest'
+    assert inject_overlay("<head>", "x") == ("<head>", False)
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+_KEYS = ["params", "tokens", "gpus", "lang", "scope", "preset", "gpu", "mfu", "utm", "live", "tab"]
+_VALUES = st.sampled_from(["13B", "7e9", "2T", "zh", "en", "run", "abc", "1e99", "", "0.4", "H100", "NaN"])
+
+
+@given(st.lists(st.tuples(st.sampled_from(_KEYS), _VALUES), max_size=8, unique_by=lambda kv: kv[0]),
+       st.randoms(use_true_random=False))
+def test_the_cache_key_does_not_depend_on_key_order_or_on_keys_the_app_ignores(pairs, rnd):
+    from urllib.parse import urlencode
+
+    from explorer.app.static_answer import normalized_query
+
+    shuffled = list(pairs)
+    rnd.shuffle(shuffled)
+    key, other = normalized_query(urlencode(pairs)).split("&"), normalized_query(urlencode(shuffled)).split("&")
+    # the values read are in the Scenario's order; refused values in the link's (the banner names them so)
+    assert [p for p in key if not p.startswith("refused:")] == [p for p in other if not p.startswith("refused:")]
+    assert sorted(key) == sorted(other)
+    assert normalized_query(urlencode(pairs)) == normalized_query(urlencode([*pairs, ("utm_source", "x")]))
+
+
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(1, 400)), max_size=80), st.integers(1, 10),
+       st.integers(1, 2000))
+def test_the_cache_never_holds_more_than_its_bounds(puts, entries, max_bytes):
+    cache = AnswerCache(max_entries=entries, max_bytes=max_bytes)
+    for key, size in puts:
+        cache.put(str(key), {"html": "x" * size})
+        assert len(cache) <= entries
+        assert cache.bytes <= max_bytes or len(cache) == 1  # one answer larger than the bound is still served
+        assert cache.get(str(key)) is not None  # the answer just put is kept
