@@ -333,7 +333,7 @@ class ExplorerApp:
         body.add_class("explorer-body")
         self.widget = w.VBox([shared_html(views.STYLE + views.scroll_hint_css()), self.session, self.title, body,
                               self.bridge],
-                             layout=w.Layout(width="100%", max_width="1320px"))
+                             layout=w.Layout(width="100%", max_width=f"{views.APP_MAX_WIDTH_PX}px"))
         self.widget.add_class("explorer-app")
 
     # ------------------------------------------------------------------ options and labels
