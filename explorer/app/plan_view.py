@@ -33,7 +33,8 @@ from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model import Estimate
 from explorer.plots.plan import PlanCurvePlot
-from explorer.scenario import PRICING_MODES, Scenario
+from explorer.app.bindings import seller_options
+from explorer.scenario import PRICING_MODES, SELLERS, Scenario
 from explorer.text import breakeven_text, count_in, label, money_in, power_of_ten, readable_number
 
 __all__ = ["PlanView", "plan_html", "typed_size", "DEFAULT_BUDGET_TEXT", "CURVE_DECADES", "parse_deadline", "LINK_KEYS", "LINK_TEXT_MAX"]
@@ -47,7 +48,7 @@ CURVE_DECADES = 2
 CURVE_POINTS_PER_DECADE = 2
 _INPUT, _ROW, _TEXT_STYLE = FLEX_INPUT, WRAP_ROW, INPUT_STYLE
 #: The Plan tab's inputs in a share link (see :meth:`PlanView.decision_items`).
-LINK_KEYS = ("plan_budget", "plan_gpu", "plan_pricing", "plan_deadline", "plan_cap", "plan_scope")
+LINK_KEYS = ("plan_budget", "plan_gpu", "plan_pricing", "plan_seller", "plan_deadline", "plan_cap", "plan_scope")
 #: The longest typed value a link may give a box [characters]: the same bound as the budget's ``budget_text``.
 LINK_TEXT_MAX = 40
 
@@ -68,6 +69,7 @@ def _link_checks() -> dict[str, tuple[Callable[[str], bool], Message]]:
             "plan_gpu": (lambda t: t in gpus, Message("allowed_choices", choices=gpus, field="gpu")),
             "plan_pricing": (lambda t: t in PRICING_MODES,
                              Message("allowed_choices", choices=list(PRICING_MODES), field="pricing")),
+            "plan_seller": (lambda t: t in SELLERS, Message("allowed_choices", choices=list(SELLERS), field="seller")),
             "plan_deadline": (reads(parse_deadline), Message("allowed_plan_deadline")),
             "plan_cap": (reads(parse_gpu_cap), Message("allowed_gpu_cap")),
             "plan_scope": (lambda t: t in scopes, Message("allowed_choices", choices=scopes, field="plan_scope"))}
@@ -117,6 +119,8 @@ class PlanView(LazyTab):
         self.budget_box.add_class("explorer-plan-budget")
         self.gpu = w.Dropdown(layout=_INPUT, style=DESCRIPTION_STYLE)
         self.pricing = w.Dropdown(layout=_INPUT, style=DESCRIPTION_STYLE)
+        self.seller = w.Dropdown(layout=_INPUT, style=DESCRIPTION_STYLE)  # one provider, or as the scenario
+        self.seller.add_class("explorer-plan-seller")
         self.deadline_box = w.Text(value="", continuous_update=False, layout=_INPUT, style=_TEXT_STYLE)
         self.deadline_box.add_class("explorer-plan-deadline")
         self.cap_box = w.Text(value="", continuous_update=False, layout=_INPUT, style=_TEXT_STYLE)
@@ -135,9 +139,10 @@ class PlanView(LazyTab):
         self.chart.figure.canvas.add_class("explorer-plan-chart")
         #: the curve; its redraw plans again and writes the plan beside it (the tab's out-of-date work)
         self.charts[self.key] = ChartSurface.of(self.chart.figure, self._refresh)
-        for box in (self.budget_box, self.gpu, self.pricing, self.deadline_box, self.cap_box, self.scope):
+        for box in (self.budget_box, self.gpu, self.pricing, self.seller, self.deadline_box, self.cap_box, self.scope):
             box.observe(lambda _c: self._safely(self._changed), names="value")
-        self.widget.children = [self.intro, w.HBox([self.budget_box, self.gpu, self.pricing], layout=_ROW),
+        self.gpu.observe(lambda _c: self._safely(self._seller_options), names="value")
+        self.widget.children = [self.intro, w.HBox([self.budget_box, self.gpu, self.pricing, self.seller], layout=_ROW),
                                 w.HBox([self.deadline_box, self.cap_box, self.scope], layout=_ROW),
                                 self.message, self.result, self.use_button, self.chart.figure.canvas]
         self.set_language(self.language)
@@ -146,6 +151,7 @@ class PlanView(LazyTab):
     # ------------------------------------------------------------------ the inputs in a link
     def _boxes(self) -> dict[str, w.Widget]:
         return {"plan_budget": self.budget_box, "plan_gpu": self.gpu, "plan_pricing": self.pricing,
+                "plan_seller": self.seller,
                 "plan_deadline": self.deadline_box, "plan_cap": self.cap_box, "plan_scope": self.scope}
 
     def decision_items(self) -> dict[str, str]:
@@ -220,11 +226,23 @@ class PlanView(LazyTab):
             self.pricing.options = [(label("plan_as_scenario", lang), "")] + [
                 (label(f"pricing_{p}", lang), p) for p in PRICING_MODES]
             self.pricing.value = basis if basis in PRICING_MODES else ""
+            self.seller.description = label("seller", lang)
+            self._seller_options()
             self.scope.options = [(label(f"plan_scope_{s}", lang), s) for s in PLAN_SCOPES]
             self.use_button.description = label("plan_use", lang)
         finally:
             self._muted = False
         self.chart.set_language(lang)
+
+    def _seller_options(self) -> None:
+        """The sellers of the tab's accelerator (or the scenario's), after "as in the scenario"; a seller that does
+        not price the new accelerator goes back to "as in the scenario"."""
+        gpu = self.gpu.value or (self.estimate.scenario.gpu if self.estimate is not None else None)
+        keep = self.seller.value
+        options = [(label("plan_as_scenario", self.language), "")] + seller_options(self.language, gpu)
+        with self.muted():
+            self.seller.options = options
+            self.seller.value = keep if keep in {v for _, v in options} else ""
 
     def update(self, e: Estimate) -> None:
         """A new scenario in the app: the plan starts from it (planned again when the tab is shown)."""
@@ -249,6 +267,8 @@ class PlanView(LazyTab):
             fields.update(gpu=acc.id, precision=acc.nearest_precision(s.precision))
         if self.built and self.pricing.value:
             fields.update(pricing=self.pricing.value, rate_usd_per_gpu_hour=None)
+        if self.built and self.seller.value:  # one provider's own prices
+            fields.update(seller=self.seller.value, rate_usd_per_gpu_hour=None)
         return s.replace(**fields)
 
     def _inputs(self) -> tuple[dict | None, list[tuple[str, str]]]:
