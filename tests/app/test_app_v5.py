@@ -192,3 +192,14 @@ def test_plan_can_pick_a_single_provider(make_app):
     v.gpu.value = "p100"  # CoreWeave lists no P100: back to the scenario's seller
     assert v.seller.value == "" and "coreweave" not in {s for _, s in v.seller.options}
     assert "plan_seller" not in a.share_query()
+
+
+def test_simulation_prints_money_not_e_notation():
+    from explorer.analysis import simulate
+
+    sim = simulate(Scenario(), n=500, seed=0)
+    text = repr(sim) + sim._repr_html_()
+    assert not re.search(r"\de[+-]\d", text), text[:300]
+    lo, hi = sim.interval_usd
+    assert money_in(lo, "USD", "en") in repr(sim) and money_in(hi, "USD", "en") in repr(sim)
+    assert sim.percentiles_text().loc["P50", "total_usd"].startswith("$")
