@@ -63,9 +63,10 @@ function render({ model, el }) {
     const WORDS = model.get('words');  // columns of words (model, organization, hardware): left-aligned, wrapped
     const table = document.createElement('table');
     const head = table.insertRow();
-    for (const text of ['', ...columns]) {
+    ['', ...columns].forEach((text, i) => {  // a column of words has its title on the left, as its cells
       const th = document.createElement('th'); th.textContent = text; head.appendChild(th);
-    }
+      if (WORDS.includes(i - 1)) { th.style.textAlign = 'left'; }
+    });
     for (const row of rows) {
       const tr = table.insertRow();
       tr.dataset.id = row.id;
