@@ -26,7 +26,8 @@ import traitlets
 from explorer import catalog
 from explorer.analysis.runs import models_table, run_scenario
 from explorer.model import estimate
-from explorer.app.shared import (AUTO_WIDTH, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN, TOGGLE_STYLE, WRAP_ROW,
+from explorer.app.shared import (AUTO_WIDTH, CHECKBOX_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN,
+                                 TOGGLE_STYLE, WRAP_ROW,
                                  html as shared_html)
 from explorer.errors import ScenarioError
 from explorer.app.lazy_tab import LazyTab
@@ -234,9 +235,9 @@ class ModelsView(LazyTab):
                                      layout=PLAIN)
         self.count = shared_html()
         # the rest of the columns on demand; the developers' own prices for a replay at them
-        self.all_columns = w.Checkbox(value=False, indent=False, layout=AUTO_WIDTH)
+        self.all_columns = w.Checkbox(value=False, indent=False, layout=AUTO_WIDTH, style=CHECKBOX_STYLE)
         self.all_columns.add_class("explorer-models-all")
-        self.developer_price = w.Checkbox(value=False, indent=False, layout=AUTO_WIDTH)
+        self.developer_price = w.Checkbox(value=False, indent=False, layout=AUTO_WIDTH, style=CHECKBOX_STYLE)
         self.developer_price.add_class("explorer-models-devprice")
         self.price_note = shared_html()
         self.price_note.add_class("explorer-models-price-note")
