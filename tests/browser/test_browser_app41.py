@@ -2,7 +2,8 @@
 owned hardware shows what to buy, a Chinese page writes its numbers in 万/亿, and nothing overflows a phone.
 
 Element boxes are measured in chromium (``getBoundingClientRect``); any console error fails a test (the
-``chromium`` fixture). The 1920 px screenshots are kept in the artifacts to be looked at.
+``chromium`` fixture). The 1920 px screenshots are kept in the artifacts to be looked at; docs/img/plan.png and
+docs/img/models.png (the README's) are artifacts/plan-owned-1920.png and models-1920.png, copied after a look.
 """
 
 from __future__ import annotations
@@ -76,6 +77,8 @@ def test_browser_wide_screen_is_used_and_models_key_columns_fit(voila_url, chrom
         assert right <= fit["box"] + 1 and right <= width, (text, right, fit["box"])
     if width == 1920:
         page.screenshot(path=str(ARTIFACTS / f"app41-models-{width}-{lang}.png"))
+        page.wait_for_timeout(500)
+        page.locator(".explorer-right .widget-tab").first.screenshot(path=str(ARTIFACTS / "models-1920.png"))
     if lang == "zh":  # the Chinese page writes money and counts in 万/亿, never 1.8M nor 1.18e+24
         page.get_by_text("成本构成", exact=True).click()
         text = page.locator(".explorer-kpis").inner_text() + page.locator(".explorer-summary").inner_text()
@@ -102,7 +105,7 @@ def test_browser_plan_owned_shows_capex_and_break_even(voila_url, chromium):
     page.wait_for_function(f"([sel, before]) => ({_IMAGE})(sel) !== before", arg=[".explorer-plan-chart", drawn],
                            timeout=120_000)
     page.wait_for_timeout(500)
-    page.locator(".explorer-right .widget-tab").first.screenshot(path=str(ARTIFACTS / "app41-plan-owned-1920-en.png"))
+    page.locator(".explorer-right .widget-tab").first.screenshot(path=str(ARTIFACTS / "plan-owned-1920.png"))
 
 
 def test_browser_phone_nothing_overflows_in_chinese(voila_url, chromium):
