@@ -157,7 +157,11 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print one JSON object")
 
     pln = sub.add_parser("plan", help="the largest compute-optimal model a budget pays for (explorer.plan)")
-    pln.add_argument("--budget-usd", type=_number, required=True, help="the budget [USD], e.g. 5M or 5e6")
+    money = pln.add_mutually_exclusive_group(required=True)
+    money.add_argument("--budget", type=_number,
+                       help="the budget in the scenario's currency (--currency; USD by default), e.g. 5M, 5e6 or "
+                            "5000万: with --currency CNY it is yuan, as in the app's Plan tab")
+    money.add_argument("--budget-usd", type=_number, help="the budget [USD] whatever --currency says, e.g. 5M or 5e6")
     pln.add_argument("--scope", choices=("project", "final_run"), default="project",
                      help="what the budget pays for: the whole project (default) or the final run")
     pln.add_argument("--tokens-per-param", type=_number, default=20.0,
@@ -527,14 +531,22 @@ def _plan_command(args: argparse.Namespace) -> str:
     data = _read_scenario(args.scenario) if args.scenario else {}
     # a GPU count typed (or in the file) is the cluster; otherwise the planner picks it (issue 38)
     cluster = "base" if args.gpus is not None or (data.get("gpus") is not None and args.days is None) else "auto"
-    p = plan(args.budget_usd, _scenario_from_args(args, data), scope=args.scope,
+    base = _scenario_from_args(args, data)
+    fx = estimate(base).usd_to_currency  # the scenario's rate: a budget typed in its currency, in dollars
+    budget_usd = args.budget_usd if args.budget_usd is not None else args.budget / fx
+    p = plan(budget_usd, base, scope=args.scope,
              tokens_per_param=args.tokens_per_param, gpu_cap=args.gpu_cap, cluster=cluster)
     if args.json:
         out = p.to_dict()
         out["warnings"] = [render(w, args.lang) for w in p.warnings]
         return _dumps(out)
     scope = "whole project" if p.scope == "project" else "final run"
-    lines = [f"Plan: the largest compute-optimal model for {_fmt(p.budget_usd)} USD ({scope}), "
+    cur = base.currency
+    typed = (f"{_fmt(args.budget)} {cur} (--budget, in the scenario's currency) = " if args.budget is not None
+             and cur != "USD" else "")
+    said = (f" (--budget-usd is in dollars; --budget {_fmt(p.budget_usd * fx)} would be the same in {cur})"
+            if args.budget_usd is not None and cur != "USD" else "")
+    lines = [f"Plan: the largest compute-optimal model for {typed}{_fmt(p.budget_usd)} USD{said} ({scope}), "
              f"{p.tokens_per_param:g} tokens per parameter",
              f"  parameters           {quantity(p.params)}",
              f"  tokens               {quantity(p.tokens)}",

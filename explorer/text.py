@@ -17,7 +17,8 @@ from explorer.tables import read_rows
 
 __all__ = ["LANGUAGES", "label", "labels", "money", "quantity", "quantity_in", "money_in", "number_text",
            "readable_number", "parse_number", "NumberError", "MAX_NUMBER_CHARS", "short_repr",
-           "CURRENCY_SYMBOLS", "breakeven_text"]
+           "CURRENCY_SYMBOLS", "breakeven_text", "count_in",
+           "power_of_ten"]
 
 LANGUAGES = ("en", "zh")
 CURRENCY_SYMBOLS = {"USD": "$", "CNY": "¥"}
@@ -371,16 +372,18 @@ def _term(s: str, raw: str, currency: str | None, units: tuple[str, ...]) -> flo
     return result
 
 
-#: Chinese number scales: 亿 (10^8) and 万 (10^4).
-_ZH_SCALES = ((1e8, "亿"), (1e4, "万"))
+#: Chinese number scales: 万亿 (10^12), 亿 (10^8) and 万 (10^4).
+_ZH_SCALES = ((1e12, "万亿"), (1e8, "亿"), (1e4, "万"))
 
 
 def quantity_in(x: float, language: str = "en", digits: int = 3) -> str:
     """A compact number in ``language``: :func:`quantity` in English (``1.4M``); in Chinese with
-    万 and 亿 (``140万``, ``1.91亿``, ``3,288``).
+    万, 亿 and 万亿 (``140万``, ``1.91亿``, ``1.39万亿``, ``3,288``).
 
     >>> quantity_in(1.4e6, "zh"), quantity_in(1.914e8, "zh"), quantity_in(3288, "zh"), quantity_in(1.4e6)
     ('140万', '1.91亿', '3,288', '1.4M')
+    >>> quantity_in(1.392e12, "zh")
+    '1.39万亿'
     """
     if language != "zh":
         return quantity(x, digits)
@@ -397,18 +400,37 @@ def quantity_in(x: float, language: str = "en", digits: int = 3) -> str:
     return f"{sign}{x:,.0f}" if x >= 10 ** (digits - 1) else f"{sign}{_significant(x, digits)}"
 
 
-def money_in(x: float, currency: str = "USD", language: str = "en", digits: int = 3) -> str:
+def money_in(x: float, currency: str = "USD", language: str = "en", digits: int = 3, *, symbol: bool = False) -> str:
     """An amount in ``language``: :func:`money` in English (``$1.4M``); in Chinese the number with
-    万/亿 and the currency as a word (``140万美元``, ``2,290万元``).
+    万/亿 and the currency as a word (``140万美元``, ``2,290万元``), or with ``symbol`` its sign first, for
+    cards, cells and chart axes (``¥3,660万``, ``¥1.89亿``).
 
     >>> money_in(1.4e6, language="zh"), money_in(2.29e7, "CNY", "zh"), money_in(1.4e6)
     ('140万美元', '2,290万元', '$1.4M')
+    >>> money_in(3.66e7, "CNY", "zh", symbol=True), money_in(1.89e8, "CNY", "zh", symbol=True)
+    ('¥3,660万', '¥1.89亿')
     """
     if language != "zh":
         return money(x, currency, digits)
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "未知"
-    return quantity_in(x, "zh", digits) + {"USD": "美元", "CNY": "元"}.get(currency, currency)
+    text = quantity_in(x, "zh", digits)
+    if symbol and currency in CURRENCY_SYMBOLS:
+        sign = CURRENCY_SYMBOLS[currency]
+        return "-" + sign + text[1:] if text.startswith("-") else sign + text
+    return text + {"USD": "美元", "CNY": "元"}.get(currency, currency)
+
+
+def count_in(x: float, language: str = "en", digits: int = 3) -> str:
+    """A count (GPU-hours, tokens, MWh) in ``language``: :func:`quantity` in English, 万/亿 in Chinese; from
+    10^16 up as a power of ten in both (``1.18×10²⁴``), never in e-notation.
+
+    >>> count_in(6.05e5, "zh"), count_in(6.05e5), count_in(1.18e24, "zh"), count_in(1.18e24)
+    ('60.5万', '605k', '1.18×10²⁴', '1.18×10²⁴')
+    """
+    if x is not None and not (isinstance(x, float) and math.isnan(x)) and math.isfinite(x) and abs(x) >= 1e16:
+        return power_of_ten(x, digits)
+    return quantity_in(x, language, digits)
 
 
 def breakeven_text(months: float, language: str = "en") -> str:

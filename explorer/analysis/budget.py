@@ -88,6 +88,10 @@ class BudgetStatus:
     experiment_status : {"within", "over", "review"} or None
         The rule applied to ``experiment_usd`` against ``experiment_budget_usd``;
         None without an experiment budget.
+
+    Notes
+    -----
+    In a notebook the check prints as a short table (``_repr_html_``); ``repr`` is one line.
     """
 
     status: str
@@ -105,6 +109,38 @@ class BudgetStatus:
     experiment_usd: float = math.nan
     experiment_budget_usd: float | None = None
     experiment_status: str | None = None
+
+    def _rows(self) -> list[tuple[str, str]]:
+        """(name, value) of the check, as :meth:`__repr__` and :meth:`_repr_html_` print them."""
+        from explorer.text import money
+
+        rows = [("status", self.status), ("total (point)", money(self.total_usd)), ("budget", money(self.budget_usd)),
+                ("total / budget", f"{self.ratio:.2f}x"), ("P(over budget)", f"{self.probability_over:.1%}"),
+                ("median of the draws", money(self.median_usd)), ("GPUs needed", f"{self.gpus_needed:,}"),
+                ("days", f"{self.days:.3g}")]
+        if self.gpu_cap is not None:
+            rows.append(("GPU cap", f"{self.gpu_cap:,.0f}" + ("" if self.within_gpu_cap else " (exceeded)")))
+        if self.deadline_feasible is not None:
+            rows.append(("deadline feasible", "yes" if self.deadline_feasible else "no"))
+        if self.experiment_status is not None:
+            rows.append(("one experiment", f"{money(self.experiment_usd)}: {self.experiment_status}"))
+        if self.note:
+            rows.append(("note", str(self.note)))
+        return rows
+
+    def __repr__(self) -> str:
+        from explorer.text import money
+
+        return (f"BudgetStatus({self.status}: {money(self.total_usd)} of {money(self.budget_usd)} "
+                f"(x{self.ratio:.2f}), P(over) {self.probability_over:.1%}, {self.gpus_needed:,} GPUs, "
+                f"{self.days:.3g} days)")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:right'>"
+                        f"{html.escape(v)}</td></tr>" for k, v in self._rows())
+        return f"<table><caption style='text-align:left'><b>Budget status</b></caption>{cells}</table>"
 
 
 def budget_status(scenario: Scenario, budget_usd: float, simulation: Simulation | None = None,

@@ -82,6 +82,13 @@ class Plan:
         Where the GPU count came from: picked by the planner, the base's count, or solved for the deadline.
     warnings : tuple of Message
         What the plan assumes that the user should know.
+    smallest : Estimate or None
+        Without a plan, the estimate of the smallest model tried: why nothing fits (its cost on ``scope``, its
+        people, its cluster); None otherwise.
+
+    Notes
+    -----
+    In a notebook a plan prints as a short table (``_repr_html_``); ``repr`` is one line.
     """
 
     budget_usd: float
@@ -93,6 +100,45 @@ class Plan:
     limited_by: str
     warnings: tuple[Message, ...] = ()
     cluster: str = "auto"
+    smallest: Estimate | None = None
+
+    def _rows(self) -> list[tuple[str, str]]:
+        """(name, value) of the plan's figures, as :meth:`__repr__` and :meth:`_repr_html_` print them."""
+        from explorer.text import money, power_of_ten, quantity
+
+        rows = [("budget", money(self.budget_usd)), ("scope", self.scope), ("limited by", self.limited_by)]
+        e = self.estimate
+        if e is None:
+            if self.smallest is not None:
+                rows.append(("smallest model costs", money(_cost(self.smallest, self.scope))))
+            return rows
+        rows[2:2] = [("model", f"{quantity(self.params)} parameters on {quantity(self.tokens)} tokens"),
+                     ("compute", f"{power_of_ten(e.train_flop)} FLOP"),
+                     ("cluster", f"{int(e.gpus):,} x {e.scenario.gpu}, {e.wall_days:.3g} days ({self.cluster})"),
+                     ("cost on scope", money(self.cost_usd)), ("final run", money(e.final_run_usd)),
+                     ("whole project", money(e.total_usd))]
+        if e.scenario.pricing == "owned" and e.owned:
+            rows.append(("hardware to buy", money(e.owned["capex_usd"])))
+        return rows
+
+    def __repr__(self) -> str:
+        if self.estimate is None:
+            return f"Plan(budget={self._rows()[0][1]}, scope={self.scope!r}, nothing fits: {self.limited_by})"
+        e = self.estimate
+        from explorer.text import money, quantity
+
+        return (f"Plan(budget={money(self.budget_usd)}, scope={self.scope!r}: {quantity(self.params)} parameters on "
+                f"{quantity(self.tokens)} tokens, {int(e.gpus):,} x {e.scenario.gpu}, {e.wall_days:.3g} days, "
+                f"cost {money(self.cost_usd)}, limited by {self.limited_by})")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:right'>"
+                        f"{html.escape(v)}</td></tr>" for k, v in self._rows())
+        notes = "".join(f"<li>{html.escape(str(w))}</li>" for w in self.warnings)
+        return (f"<table><caption style='text-align:left'><b>Plan</b></caption>{cells}</table>"
+                + (f"<ul>{notes}</ul>" if notes else ""))
 
     @property
     def params(self) -> float:
@@ -235,7 +281,8 @@ def plan(budget_usd: float, base: Scenario | None = None, *, scope: str = "proje
     why, s, e = attempt(lo)
     if why is not None:
         return Plan(float(budget_usd), scope, float(tokens_per_param), None, None, math.nan, why,
-                    warnings + (Message("plan_nothing_fits", params=lo, tokens=tokens_per_param * lo),), source)
+                    warnings + (Message("plan_nothing_fits", params=lo, tokens=tokens_per_param * lo),), source,
+                    smallest=e)
     best = (s, e)
     why_hi, s_hi, e_hi = attempt(hi)
     if why_hi is None:

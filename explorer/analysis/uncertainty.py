@@ -298,6 +298,10 @@ class Simulation:
     final_runs_usd : ndarray or None
         Machine cost of the final run of each draw [USD], shape (n,) (what the
         history chart plots; see :attr:`run_interval_usd`).
+
+    Notes
+    -----
+    In a notebook a simulation prints its percentiles as money (``_repr_html_``); ``repr`` is one line.
     """
 
     totals_usd: np.ndarray
@@ -308,6 +312,25 @@ class Simulation:
     n: int = 0
     seed: int | None = 0
     final_runs_usd: np.ndarray | None = None
+
+    def percentiles_text(self) -> pd.DataFrame:
+        """:attr:`percentiles` as money text (``$1.66M``), never e-notation: what a notebook shows."""
+        from explorer.text import money
+
+        return self.percentiles.map(lambda v: money(float(v)))
+
+    def __repr__(self) -> str:
+        from explorer.text import money
+
+        lo, hi = self.interval_usd
+        return (f"Simulation({self.n:,} draws, seed {self.seed}: point {money(self.point_usd)}, "
+                f"90% range {money(lo)} - {money(hi)})")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return (f"<p><b>Simulation</b>: {html.escape(repr(self)[len('Simulation('):-1])}</p>"
+                + self.percentiles_text().to_html())
 
     def probability_over(self, budget_usd: float) -> float:
         """Fraction of draws whose total exceeds ``budget_usd`` [1]; a draw whose run cannot happen (no cost,

@@ -66,6 +66,31 @@ def fixed(*options: tuple[str, Any]) -> Options:
     return lambda _language, _v: list(options)
 
 
+def sellers_of(gpu: str | None) -> tuple[str, ...]:
+    """The sellers offered for accelerator ``gpu``: the groups, then each provider with a price of it in
+    cloud_prices.csv (8 of 26 list no H100: offering them priced the run "unknown", issue 41); every seller when
+    ``gpu`` is not in the catalog."""
+    if gpu not in catalog.accelerators():
+        return tuple(SELLERS)
+    return tuple(s for s in SELLERS if s in prices.SELLER_GROUPS or prices.seller_date(s, gpu))
+
+
+def seller_options(language: str, gpu: str | None, keep: str | None = None) -> list[tuple[str, str]]:
+    """(label, seller) of :func:`sellers_of` ``gpu``, each provider with the date of its price of ``gpu``; ``keep``
+    (the seller a scenario holds, say from a link) is offered too, so it is shown as it is."""
+    offered = sellers_of(gpu)
+    if keep in SELLERS and keep not in offered:
+        offered = (*offered, keep)
+    out = []
+    for s in offered:
+        if s in prices.SELLER_GROUPS or gpu not in catalog.accelerators():
+            out.append((views.seller_words(s, language), s))
+        else:
+            date = prices.seller_date(s, gpu) or prices.seller_date(s)
+            out.append((label("seller_provider", language).format(name=prices.seller_name(s), date=date), s))
+    return out
+
+
 def _precisions(_language: str, v: Mapping[str, Any]) -> list:
     """Only the precisions the accelerator has: the dropdown never shows one the results cannot use."""
     return [(p.upper(), p) for p in catalog.accelerator(v.get("gpu") or "h100-sxm").precisions]
@@ -154,7 +179,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("pricing", "choice", "pricing",
             options=labelled("pricing", tuple(p for p in PRICING_MODES if not p.startswith("hyperscaler_")))),
     Binding("seller", "choice", "pricing", visible=lambda v: v.get("pricing") != "owned",
-            options=lambda lang, _v: [(views.seller_words(s, lang), s) for s in SELLERS]),
+            options=lambda lang, v: seller_options(lang, v.get("gpu"), v.get("seller"))),
     Binding("price_date", "choice", "pricing", visible=lambda v: v.get("pricing") != "owned", options=_price_dates),
     Binding("rate_usd_per_gpu_hour", "optional", "pricing", visible=lambda v: v.get("pricing") != "owned", money=True),
     Binding("spot_discount", "optional", "pricing", visible=_is("pricing", "spot")),

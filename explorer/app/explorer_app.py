@@ -333,7 +333,7 @@ class ExplorerApp:
         body.add_class("explorer-body")
         self.widget = w.VBox([shared_html(views.STYLE + views.scroll_hint_css()), self.session, self.title, body,
                               self.bridge],
-                             layout=w.Layout(width="100%", max_width="1320px"))
+                             layout=w.Layout(width="100%", max_width=f"{views.APP_MAX_WIDTH_PX}px"))
         self.widget.add_class("explorer-app")
 
     # ------------------------------------------------------------------ options and labels
@@ -423,8 +423,11 @@ class ExplorerApp:
                         self.rows["gpus"].twin.value = int(self.estimate.gpus)
             if owner is self.controls["gpu"]:
                 self.panel.adapt_precision(owner.value)
+                self.panel.adapt_seller(owner.value)
             elif owner is self.controls["precision"]:
                 self.rows["precision"].set_note("")
+            elif owner is self.controls["seller"]:
+                self.rows["seller"].set_note("")
             if owner is not self.controls["currency"] and owner is not self.controls["usd_to_cny"]:
                 with self._mute():
                     self.controls["preset"].value = ""

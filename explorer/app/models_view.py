@@ -13,7 +13,9 @@ then, not with the page.
 from __future__ import annotations
 
 import html
+import functools
 import math
+import re
 from typing import Callable
 
 import anywidget
@@ -21,40 +23,51 @@ import ipywidgets as w
 import pandas as pd
 import traitlets
 
+from explorer import catalog
 from explorer.analysis.runs import models_table, run_scenario
-from explorer.app.shared import (AUTO_WIDTH, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN, TOGGLE_STYLE, WRAP_ROW,
+from explorer.model import estimate
+from explorer.app.shared import (AUTO_WIDTH, CHECKBOX_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN,
+                                 TOGGLE_STYLE, WRAP_ROW,
                                  html as shared_html)
 from explorer.errors import ScenarioError
 from explorer.app.lazy_tab import LazyTab
 from explorer.scenario import Scenario
-from explorer.text import label, money, quantity, readable_number
+from explorer.text import label, money_in, power_of_ten, quantity_in, readable_number
 
-__all__ = ["ModelsView", "ModelsTable", "SORT_COLUMNS", "COLUMNS", "filter_sort"]
+__all__ = ["ModelsView", "ModelsTable", "SORT_COLUMNS", "COLUMNS", "KEY_COLUMNS", "filter_sort", "developer_prices",
+           "with_cost_ratio"]
 
-#: Columns shown, in order: (column of models_table, label key).
-COLUMNS = (("model", "models_col_model"), ("source", "models_col_source"), ("organization", "models_col_org"),
-           ("date", "models_col_date"), ("params", "models_col_params"), ("tokens", "models_col_tokens"),
-           ("compute_flop", "models_col_compute"), ("hardware", "models_col_hardware"), ("gpus", "models_col_gpus"),
-           ("reported_gpu_hours", "models_col_reported_hours"), ("replay_gpu_hours", "models_col_replay_hours"),
-           ("gpu_hours_error", "models_col_error"), ("reported_cost_usd", "models_col_reported_cost"),
-           ("epoch_cloud_usd", "models_col_epoch_cloud"), ("epoch_acquisition_usd", "models_col_epoch_acquisition"),
-           ("epoch_amortized_usd", "models_col_epoch_amortized"), ("replay_run_usd", "models_col_replay_cost"))
+#: Columns shown, in order: (column of models_table, label key). The key columns lead (what the tab is for: the
+#: replay beside what was reported, in GPU-hours and in dollars); the rest show with "All columns" (issue 41: the
+#: table was 1,464 px wide in an 880 px box and its error column started past the box's edge).
+KEY_COLUMNS = (("model", "models_col_model"), ("source", "models_col_source"),
+               ("reported_gpu_hours", "models_col_reported_hours"), ("replay_gpu_hours", "models_col_replay_hours"),
+               ("gpu_hours_error", "models_col_error"), ("reported_cost_usd", "models_col_reported_cost"),
+               ("replay_run_usd", "models_col_replay_cost"), ("cost_ratio", "models_col_cost_ratio"))
+COLUMNS = KEY_COLUMNS + (
+    ("date", "models_col_date"), ("organization", "models_col_org"), ("params", "models_col_params"),
+    ("tokens", "models_col_tokens"), ("compute_flop", "models_col_compute"), ("hardware", "models_col_hardware"),
+    ("gpus", "models_col_gpus"), ("epoch_cloud_usd", "models_col_epoch_cloud"),
+    ("epoch_acquisition_usd", "models_col_epoch_acquisition"), ("epoch_amortized_usd", "models_col_epoch_amortized"))
+#: A published cost resting on the developer's own price per GPU-hour: ``$2/H800-GPU-hour`` in the
+#: ``cost_basis`` column of published_runs.csv (DeepSeek-V3; MPT-7B's MosaicML price).
+_DEVELOPER_PRICE = re.compile(r"\$(\d+(?:\.\d+)?)/([A-Za-z0-9-]*?)-?(?:GPU-)?hour")
 #: Columns the table sorts by.
 SORT_COLUMNS = ("date", "model", "params", "tokens", "compute_flop", "gpu_hours_error", "reported_cost_usd",
-                "epoch_cloud_usd", "replay_run_usd")
+                "epoch_cloud_usd", "replay_run_usd", "cost_ratio")
 
 _ESM = """
-const WORDS = %(words)s;  // columns of words (model, organization, hardware): left-aligned, wrapped
-
 function render({ model, el }) {
   el.classList.add('explorer-compare', 'explorer-models-table');
   function draw() {
     const columns = model.get('columns'), rows = model.get('rows'), load = model.get('load_label');
+    const WORDS = model.get('words');  // columns of words (model, organization, hardware): left-aligned, wrapped
     const table = document.createElement('table');
     const head = table.insertRow();
-    for (const text of ['', ...columns]) {
+    ['', ...columns].forEach((text, i) => {  // a column of words has its title on the left, as its cells
       const th = document.createElement('th'); th.textContent = text; head.appendChild(th);
-    }
+      if (WORDS.includes(i - 1)) { th.style.textAlign = 'left'; }
+    });
     for (const row of rows) {
       const tr = table.insertRow();
       tr.dataset.id = row.id;
@@ -78,13 +91,17 @@ function render({ model, el }) {
       });
     }
     el.replaceChildren(table);
+    // the model column stays in view beside the buttons while the rest scrolls (CSS: position sticky)
+    const first = table.rows.length > 1 ? table.rows[1].cells[0] : null;
+    if (first) { el.style.setProperty('--explorer-load-width', first.offsetWidth + 'px'); }
   }
   model.on('change:rows', draw);
   model.on('change:columns', draw);
+  model.on('change:words', draw);
   draw();
 }
 export default { render };
-""" % {"words": [i for i, (c, _k) in enumerate(COLUMNS) if c in ("model", "organization", "hardware")]}
+"""
 
 
 class ModelsTable(anywidget.AnyWidget):
@@ -106,7 +123,50 @@ class ModelsTable(anywidget.AnyWidget):
     columns = traitlets.List(traitlets.Unicode()).tag(sync=True)
     rows = traitlets.List().tag(sync=True)
     load_label = traitlets.Unicode("Load").tag(sync=True)
+    words = traitlets.List(traitlets.Int()).tag(sync=True)
     picked = traitlets.Any(None).tag(sync=True)
+
+
+@functools.cache
+def developer_prices() -> dict[str, tuple[float, str]]:
+    """Rows whose published cost rests on the developer's own price: ``{row id: (price [USD/GPU-hour], basis)}``.
+
+    Read from the ``cost_basis`` column of published_runs.csv (its source is the run's paper or blog):
+    DeepSeek-V3's $5.576M is 2.788M H800-hours at "$2/H800-GPU-hour (developer assumption)".
+    """
+    out = {}
+    for row in catalog.published_runs():
+        match = _DEVELOPER_PRICE.search(row.get("cost_basis") or "")
+        if match and row.get("reported_cost_usd"):
+            out["run:" + row["model"]] = (float(match.group(1)), row["cost_basis"])
+    return out
+
+
+@functools.cache
+def _replay_at_developer_price() -> dict[str, float]:
+    """The final-run cost of each row of :func:`developer_prices` replayed at that price [USD]."""
+    out = {}
+    for row_id, (price, _basis) in developer_prices().items():
+        try:
+            out[row_id] = estimate(run_scenario(row_id).replace(rate_usd_per_gpu_hour=price)).final_run_usd
+        except ScenarioError:
+            continue
+    return out
+
+
+def with_cost_ratio(table: pd.DataFrame, developer_price: bool = False) -> pd.DataFrame:
+    """``table`` with ``cost_ratio`` = replayed / reported final-run cost (NaN where either is unknown).
+
+    ``developer_price``: replay the rows whose published cost rests on the developer's own price per GPU-hour
+    (:func:`developer_prices`) at that price instead of the catalog's.
+    """
+    table = table.copy()
+    if developer_price:
+        replays = _replay_at_developer_price()
+        mask = table["id"].isin(list(replays))
+        table.loc[mask, "replay_run_usd"] = table.loc[mask, "id"].map(replays)
+    table["cost_ratio"] = table["replay_run_usd"] / table["reported_cost_usd"]
+    return table
 
 
 def filter_sort(table: pd.DataFrame, search: str, column: str, descending: bool) -> pd.DataFrame:
@@ -117,7 +177,7 @@ def filter_sort(table: pd.DataFrame, search: str, column: str, descending: bool)
         hay = (table["model"].fillna("") + " " + table["organization"].fillna("") + " "
                + table["hardware"].fillna("")).str.lower()
         table = table[hay.str.contains(text, regex=False)]
-    column = column if column in SORT_COLUMNS else "date"
+    column = column if column in SORT_COLUMNS and column in table else "date"
     key = table[column].abs() if column == "gpu_hours_error" else table[column]
     order = key.sort_values(ascending=not descending, kind="stable", na_position="last").index
     return table.loc[order]
@@ -132,17 +192,19 @@ def _cell(column: str, value, row: pd.Series, lang: str) -> str:
         return "—"
     if column == "gpu_hours_error":
         return f"{value * 100:+.0f}%"
+    if column == "cost_ratio":
+        return f"{value:.2f}×"
     if column.endswith("_usd"):
-        return money(value, "USD")
+        return money_in(value, "USD", lang, symbol=True)
     if column == "compute_flop":
-        return f"{value:.2g}"
+        return power_of_ten(value, 2)
     if column == "tokens":
-        text = readable_number(float(f"{value:.3g}"))
+        text = quantity_in(value, lang) if lang == "zh" else readable_number(float(f"{value:.3g}"))
         return ("≈" + text) if row["tokens_derived"] else text
     if column in ("params",):
-        return readable_number(float(f"{value:.3g}"))
+        return quantity_in(value, lang) if lang == "zh" else readable_number(float(f"{value:.3g}"))
     if column in ("reported_gpu_hours", "replay_gpu_hours"):
-        return quantity(value)
+        return quantity_in(value, lang)
     return f"{int(value):,}"
 
 
@@ -172,14 +234,22 @@ class ModelsView(LazyTab):
         self.order = w.ToggleButtons(options=[("↓", True), ("↑", False)], value=True, style=TOGGLE_STYLE,
                                      layout=PLAIN)
         self.count = shared_html()
+        # the rest of the columns on demand; the developers' own prices for a replay at them
+        self.all_columns = w.Checkbox(value=False, indent=False, layout=AUTO_WIDTH, style=CHECKBOX_STYLE)
+        self.all_columns.add_class("explorer-models-all")
+        self.developer_price = w.Checkbox(value=False, indent=False, layout=AUTO_WIDTH, style=CHECKBOX_STYLE)
+        self.developer_price.add_class("explorer-models-devprice")
+        self.price_note = shared_html()
+        self.price_note.add_class("explorer-models-price-note")
         self.message = shared_html()
         self.message.add_class("explorer-models-message")
         self.table = ModelsTable(layout=PLAIN)
         self.table.observe(lambda c: self._safely(self._on_picked, c["new"]), names="picked")
-        for box in (self.search, self.sort, self.order):
+        for box in (self.search, self.sort, self.order, self.all_columns, self.developer_price):
             box.observe(lambda _c: self._safely(self.show), names="value")
         row = w.HBox([self.search, self.sort, self.order, self.count], layout=WRAP_ROW)
-        self.widget.children = [self.intro, row, self.message, self.table]
+        toggles = w.HBox([self.all_columns, self.developer_price], layout=WRAP_ROW)
+        self.widget.children = [self.intro, row, toggles, self.price_note, self.message, self.table]
         self.set_language(self.language)
 
     def set_language(self, language: str) -> None:
@@ -197,23 +267,43 @@ class ModelsView(LazyTab):
             self.order.options = [(label("models_descending", lang), True), (label("models_ascending", lang), False)]
         finally:
             self._muted = False
+        self.all_columns.description = label("models_all_columns", lang)
+        self.developer_price.description = label("models_developer_price", lang)
         self.table.load_label = label("models_load", lang)
         self.show()
 
     def shown_rows(self) -> pd.DataFrame:
         """The rows on screen, filtered and sorted as the boxes say."""
-        return filter_sort(self.table_data, self.search.value, self.sort.value, bool(self.order.value))
+        table = with_cost_ratio(self.table_data, bool(self.developer_price.value))
+        return filter_sort(table, self.search.value, self.sort.value, bool(self.order.value))
+
+    def columns(self) -> tuple[tuple[str, str], ...]:
+        """The columns on screen: the key ones, or all with "All columns"."""
+        return COLUMNS if self.all_columns.value else KEY_COLUMNS
 
     def show(self) -> None:
         """Send the rows for the search and sort to the page."""
         lang = self.language
         rows = self.shown_rows()
-        self.table.columns = [label(key, lang) for _, key in COLUMNS]
-        self.table.rows = [{"id": r["id"], "cells": [_cell(c, r[c], r, lang) for c, _ in COLUMNS],
+        columns = self.columns()
+        self.table.columns = [label(key, lang) for _, key in columns]
+        self.table.words = [i for i, (c, _k) in enumerate(columns) if c in ("model", "organization", "hardware")]
+        self.table.rows = [{"id": r["id"], "cells": [_cell(c, r[c], r, lang) for c, _ in columns],
                             "missing": self._missing_text(r["missing"])} for _, r in rows.iterrows()]
+        self.price_note.value = self._price_note()
         self.count.value = (f'<span class="explorer-note">'
                             f'{html.escape(label("models_count", lang).format(n=len(rows), total=len(self.table_data)))}'
                             "</span>")
+
+    def _price_note(self) -> str:
+        """Which published costs rest on the developer's own price, and at what price the replay is."""
+        lang = self.language
+        notes = []
+        for row_id, (price, _basis) in developer_prices().items():
+            model = row_id.split(":", 1)[1]
+            key = "models_note_developer_price_on" if self.developer_price.value else "models_note_developer_price"
+            notes.append(label(key, lang).format(model=model, price=money_in(price, "USD", lang, digits=3)))
+        return "".join(f'<div class="explorer-note">{html.escape(n)}</div>' for n in notes)
 
     def _missing_text(self, missing: str) -> str:
         if not missing:

@@ -21,10 +21,11 @@ from typing import Any, Iterator, Mapping
 
 import ipywidgets as w
 
-from explorer import catalog, rules
+from explorer import catalog, prices, rules
 from explorer.app import bindings as _bindings
 from explorer.app import controls as c
-from explorer.app.bindings import GROUPS, Binding
+from explorer.app.bindings import GROUPS, Binding, sellers_of
+from explorer.prices import DEFAULT_SELLER
 from explorer.app.shared import CHECKBOX_STYLE, FULL_WIDTH, PLAIN
 from explorer.model import currency_per_usd
 from explorer.scenario import Scenario, field_spec
@@ -264,6 +265,9 @@ class ControlPanel:
             if only is None and "precision" in r:
                 r["precision"].widget.options = self.bindings_by_name("precision").option_list(
                     self.language, {"gpu": s.gpu})
+            if only is None and "seller" in r:  # the sellers of this accelerator (and the scenario's own)
+                r["seller"].widget.options = self.bindings_by_name("seller").option_list(
+                    self.language, {"gpu": s.gpu, "seller": s.seller})
             if only is None or relabel:
                 self.money_rate = rate
             for b in self.bindings:
@@ -378,6 +382,20 @@ class ControlPanel:
             row.widget.value = new
         row.set_note(html.escape(label("precision_switched", self.language).format(
             old=old.upper(), new=new.upper(), gpu=acc.name)) if new != old else "")
+
+    def adapt_seller(self, gpu: str) -> None:
+        """Offer only the sellers with a price of ``gpu``; keep the seller if it has one, else fall back to the
+        default group and say so beside the list."""
+        row = self.rows["seller"]
+        old = row.widget.value
+        offered = sellers_of(gpu)
+        new = old if old in offered else DEFAULT_SELLER
+        with self.mute():
+            row.widget.options = self.bindings_by_name("seller").option_list(self.language, {"gpu": gpu, "seller": new})
+            row.widget.value = new
+        row.set_note(html.escape(label("seller_switched", self.language).format(
+            old=prices.seller_name(old), gpu=catalog.accelerator(gpu).name,
+            new=label(f"seller_{new}", self.language))) if new != old else "")
 
     def money_note(self, s: Scenario) -> str:
         """The note beside the currency switch (plain text): in yuan, the rate the money boxes take; else ""."""

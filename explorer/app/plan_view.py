@@ -33,10 +33,11 @@ from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model import Estimate
 from explorer.plots.plan import PlanCurvePlot
-from explorer.scenario import PRICING_MODES, Scenario
-from explorer.text import label, money, quantity, readable_number
+from explorer.app.bindings import seller_options
+from explorer.scenario import PRICING_MODES, SELLERS, Scenario
+from explorer.text import breakeven_text, count_in, label, money_in, power_of_ten, readable_number
 
-__all__ = ["PlanView", "DEFAULT_BUDGET_TEXT", "CURVE_DECADES", "parse_deadline", "LINK_KEYS", "LINK_TEXT_MAX"]
+__all__ = ["PlanView", "plan_html", "typed_size", "DEFAULT_BUDGET_TEXT", "CURVE_DECADES", "parse_deadline", "LINK_KEYS", "LINK_TEXT_MAX"]
 
 #: The budget the tab starts with: the question of issue 27 ("What can I train for $5M by June?"), in the
 #: app's currency.
@@ -47,7 +48,7 @@ CURVE_DECADES = 2
 CURVE_POINTS_PER_DECADE = 2
 _INPUT, _ROW, _TEXT_STYLE = FLEX_INPUT, WRAP_ROW, INPUT_STYLE
 #: The Plan tab's inputs in a share link (see :meth:`PlanView.decision_items`).
-LINK_KEYS = ("plan_budget", "plan_gpu", "plan_pricing", "plan_deadline", "plan_cap", "plan_scope")
+LINK_KEYS = ("plan_budget", "plan_gpu", "plan_pricing", "plan_seller", "plan_deadline", "plan_cap", "plan_scope")
 #: The longest typed value a link may give a box [characters]: the same bound as the budget's ``budget_text``.
 LINK_TEXT_MAX = 40
 
@@ -68,6 +69,7 @@ def _link_checks() -> dict[str, tuple[Callable[[str], bool], Message]]:
             "plan_gpu": (lambda t: t in gpus, Message("allowed_choices", choices=gpus, field="gpu")),
             "plan_pricing": (lambda t: t in PRICING_MODES,
                              Message("allowed_choices", choices=list(PRICING_MODES), field="pricing")),
+            "plan_seller": (lambda t: t in SELLERS, Message("allowed_choices", choices=list(SELLERS), field="seller")),
             "plan_deadline": (reads(parse_deadline), Message("allowed_plan_deadline")),
             "plan_cap": (reads(parse_gpu_cap), Message("allowed_gpu_cap")),
             "plan_scope": (lambda t: t in scopes, Message("allowed_choices", choices=scopes, field="plan_scope"))}
@@ -117,6 +119,8 @@ class PlanView(LazyTab):
         self.budget_box.add_class("explorer-plan-budget")
         self.gpu = w.Dropdown(layout=_INPUT, style=DESCRIPTION_STYLE)
         self.pricing = w.Dropdown(layout=_INPUT, style=DESCRIPTION_STYLE)
+        self.seller = w.Dropdown(layout=_INPUT, style=DESCRIPTION_STYLE)  # one provider, or as the scenario
+        self.seller.add_class("explorer-plan-seller")
         self.deadline_box = w.Text(value="", continuous_update=False, layout=_INPUT, style=_TEXT_STYLE)
         self.deadline_box.add_class("explorer-plan-deadline")
         self.cap_box = w.Text(value="", continuous_update=False, layout=_INPUT, style=_TEXT_STYLE)
@@ -135,9 +139,10 @@ class PlanView(LazyTab):
         self.chart.figure.canvas.add_class("explorer-plan-chart")
         #: the curve; its redraw plans again and writes the plan beside it (the tab's out-of-date work)
         self.charts[self.key] = ChartSurface.of(self.chart.figure, self._refresh)
-        for box in (self.budget_box, self.gpu, self.pricing, self.deadline_box, self.cap_box, self.scope):
+        for box in (self.budget_box, self.gpu, self.pricing, self.seller, self.deadline_box, self.cap_box, self.scope):
             box.observe(lambda _c: self._safely(self._changed), names="value")
-        self.widget.children = [self.intro, w.HBox([self.budget_box, self.gpu, self.pricing], layout=_ROW),
+        self.gpu.observe(lambda _c: self._safely(self._seller_options), names="value")
+        self.widget.children = [self.intro, w.HBox([self.budget_box, self.gpu, self.pricing, self.seller], layout=_ROW),
                                 w.HBox([self.deadline_box, self.cap_box, self.scope], layout=_ROW),
                                 self.message, self.result, self.use_button, self.chart.figure.canvas]
         self.set_language(self.language)
@@ -146,6 +151,7 @@ class PlanView(LazyTab):
     # ------------------------------------------------------------------ the inputs in a link
     def _boxes(self) -> dict[str, w.Widget]:
         return {"plan_budget": self.budget_box, "plan_gpu": self.gpu, "plan_pricing": self.pricing,
+                "plan_seller": self.seller,
                 "plan_deadline": self.deadline_box, "plan_cap": self.cap_box, "plan_scope": self.scope}
 
     def decision_items(self) -> dict[str, str]:
@@ -220,11 +226,23 @@ class PlanView(LazyTab):
             self.pricing.options = [(label("plan_as_scenario", lang), "")] + [
                 (label(f"pricing_{p}", lang), p) for p in PRICING_MODES]
             self.pricing.value = basis if basis in PRICING_MODES else ""
+            self.seller.description = label("seller", lang)
+            self._seller_options()
             self.scope.options = [(label(f"plan_scope_{s}", lang), s) for s in PLAN_SCOPES]
             self.use_button.description = label("plan_use", lang)
         finally:
             self._muted = False
         self.chart.set_language(lang)
+
+    def _seller_options(self) -> None:
+        """The sellers of the tab's accelerator (or the scenario's), after "as in the scenario"; a seller that does
+        not price the new accelerator goes back to "as in the scenario"."""
+        gpu = self.gpu.value or (self.estimate.scenario.gpu if self.estimate is not None else None)
+        keep = self.seller.value
+        options = [(label("plan_as_scenario", self.language), "")] + seller_options(self.language, gpu)
+        with self.muted():
+            self.seller.options = options
+            self.seller.value = keep if keep in {v for _, v in options} else ""
 
     def update(self, e: Estimate) -> None:
         """A new scenario in the app: the plan starts from it (planned again when the tab is shown)."""
@@ -249,6 +267,8 @@ class PlanView(LazyTab):
             fields.update(gpu=acc.id, precision=acc.nearest_precision(s.precision))
         if self.built and self.pricing.value:
             fields.update(pricing=self.pricing.value, rate_usd_per_gpu_hour=None)
+        if self.built and self.seller.value:  # one provider's own prices
+            fields.update(seller=self.seller.value, rate_usd_per_gpu_hour=None)
         return s.replace(**fields)
 
     def _inputs(self) -> tuple[dict | None, list[tuple[str, str]]]:
@@ -309,29 +329,92 @@ class PlanView(LazyTab):
         """Load the plan shown into the app (what "Use this plan" does); False without a plan."""
         if self.plan is None or self.plan.scenario is None:
             return False
-        return bool(self.on_use(self.plan.scenario))
+        s = self.plan.scenario  # the size as a person would type it (71.9B, 1.44T), not 71.93949835288113B
+        return bool(self.on_use(s.replace(params=typed_size(s.params), tokens=typed_size(s.tokens))))
+
+
+def _amount(x_usd: float, currency: str, fx: float, lang: str) -> str:
+    return money_in(x_usd * fx, currency, lang, symbol=True)
+
+
+def _why_nothing(p: Plan, currency: str, fx: float, lang: str) -> str:
+    """Why no model fits, and what would: the smallest model's cost and its largest part, or the binding limit."""
+    e = p.smallest
+    if e is None:
+        return ""
+    if p.limited_by == "budget":
+        cost = e.total_usd if p.scope == "project" else e.final_run_usd
+        parts = {k: v for k, v in e.cost().items() if k != "total"} if p.scope == "project" else {}
+        if parts:
+            part, value = max(parts.items(), key=lambda kv: kv[1])  # in the scenario's currency
+            largest = label("plan_nothing_largest", lang).format(
+                part=label(f"dim_{part}", lang).lower() if lang == "en" else label(f"dim_{part}", lang),
+                cost=money_in(value, e.scenario.currency, lang, symbol=True))
+        else:
+            largest = ""
+        text = label("plan_nothing_budget", lang).format(
+            params=count_in(e.scenario.params, lang), cost=_amount(cost, currency, fx, lang), largest=largest)
+    elif p.limited_by in ("memory", "gpu_cap"):
+        text = label(f"plan_nothing_{p.limited_by}", lang).format(
+            params=count_in(e.scenario.params, lang), gpus=f"{int(e.min_gpus_memory):,}" if
+            math.isfinite(e.min_gpus_memory) else "?")
+    else:
+        text = label(f"plan_limited_{p.limited_by}", lang)
+    return f'<div class="explorer-message explorer-plan-why">{html.escape(text)}</div>'
+
+
+def _owned_rows(p: Plan, currency: str, fx: float, lang: str) -> tuple[list[tuple[str, str]], str]:
+    """Under owned hardware: what must be bought first and the break-even against renting, and the budget's rule."""
+    e = p.estimate
+    o = e.owned if e is not None and e.scenario.pricing == "owned" else None
+    if not o:
+        return [], ""
+    capex = o["capex_usd"]
+    times = capex / p.budget_usd if p.budget_usd > 0 else math.nan
+    rows = [("plan_capex", f"{_amount(capex, currency, fx, lang)} "
+                           f"({label('plan_capex_times', lang).format(times=f'{times:.2g}')})"),
+            ("plan_breakeven", " · ".join(
+                f"{label(f'pricing_{b}', lang)}: {breakeven_text(o['breakeven_months'].get(b, math.nan), lang)}"
+                for b in ("on_demand", "reserved_1y") if b in o["breakeven_months"]))]
+    note = label("plan_owned_budget_rule", lang).format(capex=_amount(capex, currency, fx, lang))
+    return rows, f'<div class="explorer-note explorer-plan-owned">{html.escape(note)}</div>'
 
 
 def plan_html(p: Plan | None, currency: str, fx: float, language: str = "en") -> str:
-    """The plan in a few lines: model and tokens, compute, cluster and days, final-run and whole-project cost."""
+    """The plan in a few lines: model and tokens, compute, cluster and days, final-run and whole-project cost; under
+    owned hardware what must be bought first and the break-even; without a plan, why nothing fits."""
     lang = language
     if p is None:
         return ""
-    warnings = "".join(f'<div class="explorer-note">{html.escape(translate(m, lang))}</div>' for m in p.warnings)
+    warnings = "".join(f'<div class="explorer-note">{html.escape(translate(m, lang))}</div>' for m in p.warnings
+                       if getattr(m, "id", "") != "plan_nothing_fits")
     if p.scenario is None or p.estimate is None:
-        return f'<div class="explorer-message">{html.escape(label("plan_nothing", lang))}</div>{warnings}'
+        return (f'<div class="explorer-message">{html.escape(label("plan_nothing", lang))}</div>'
+                f'{_why_nothing(p, currency, fx, lang)}{warnings}')
     e = p.estimate
     acc = catalog.accelerator(e.scenario.gpu)
+    size = (lambda x: count_in(x, lang)) if lang == "zh" else (lambda x: readable_number(float(f"{x:.3g}")))
     rows = [
-        ("plan_model", f"{readable_number(float(f'{p.params:.3g}'))} {label('plan_params_unit', lang)}"),
-        ("plan_tokens", f"{readable_number(float(f'{p.tokens:.3g}'))} "
+        ("plan_model", f"{size(p.params)} {label('plan_params_unit', lang)}"),
+        ("plan_tokens", f"{size(p.tokens)} "
                         f"({p.tokens_per_param:g} {label('plan_tokens_per_param', lang)})"),
-        ("plan_compute", f"{e.train_flop:.3g} FLOP"),
-        ("plan_cluster", f"{int(e.gpus):,} × {acc.name} · {quantity(e.wall_days)} {label('unit_days', lang)}"),
-        ("kpi_total_run", money(e.final_run_usd * fx, currency)),
-        ("kpi_total_project", money(e.total_usd * fx, currency)),
+        ("plan_compute", f"{power_of_ten(e.train_flop)} FLOP"),
+        ("plan_cluster", f"{int(e.gpus):,} × {acc.name} · {count_in(e.wall_days, lang)} {label('unit_days', lang)}"),
+        ("kpi_total_run", _amount(e.final_run_usd, currency, fx, lang)),
+        ("kpi_total_project", _amount(e.total_usd, currency, fx, lang)),
     ]
+    owned, owned_note = _owned_rows(p, currency, fx, lang)
+    rows += owned
     cells = "".join(f"<tr><th>{html.escape(label(k, lang))}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
     limit = html.escape(label(f"plan_limited_{p.limited_by}", lang))
-    return (f'<table class="explorer-table explorer-plan-table">{cells}</table>'
+    return (f'<table class="explorer-table explorer-plan-table">{cells}</table>{owned_note}'
             f'<div class="explorer-note"><b>{limit}</b> · {html.escape(label("plan_rule", lang))}</div>{warnings}')
+
+
+def typed_size(x: float) -> float:
+    """A planned size as a person types it: three significant digits, rounded down so the plan stays affordable
+    (71,939,498,352 -> 71.9B; the box read "71.93949835288113B")."""
+    if not math.isfinite(x) or x <= 0:
+        return x
+    step = 10.0 ** (math.floor(math.log10(x)) - 2)
+    return float(f"{math.floor(x / step + 1e-9) * step:.3g}")

@@ -4,8 +4,8 @@ The page measures the width of the visible chart's box and sends it through
 the app's front-end widget (:class:`~explorer.app.page_bridge.PageBridge`), on
 load and after the window or the tab changes (debounced). The kernel clamps it, rounds it down to
 :data:`WIDTH_STEP_PX`, and, when it differs from the current one, resizes the
-figures to it: never wider than they were designed, so a wide screen keeps
-the designed charts and costs nothing. The caller lays out again only the
+figures to it: narrower on a phone, and on a wide screen wider, up to
+:data:`GROW_WIDTH_MAX` times their designed width (issue 41). The caller lays out again only the
 visible figure (one layout per message), the others when their tab opens.
 
 Text stays at its size in points, so at 390 px the charts are narrower with
@@ -30,6 +30,10 @@ from explorer.app.ipympl_private import MAX_CSS_PIXELS, MIN_CSS_PIXELS
 __all__ = ["ChartSizer", "WIDTH_STEP_PX", "parse_width"]
 
 WIDTH_STEP_PX = 20  # widths are rounded down to this step [CSS px]: dragging a window lays out at most every 20 px
+#: A wide box widens the charts up to this many times their designed width, and their height by at most
+#: :data:`GROW_HEIGHT_MAX` (text stays at its size in points): a 1,920 px screen is used, not left blank (issue 41).
+GROW_WIDTH_MAX = 1.6
+GROW_HEIGHT_MAX = 1.2
 MIN_WIDTH_PX = 240  # narrowest layout [CSS px]: the breakdown's labels and bars still fit (120 px collapses it);
 # a narrower box scales that layout down
 
@@ -78,11 +82,16 @@ class ChartSizer:
         return fig.dpi / ratio
 
     def size_px(self, fig: Figure, width_px: int | None) -> tuple[float, float]:
-        """The size of ``fig`` for a box ``width_px`` wide [CSS px]: the designed size, narrower when the box is."""
+        """The size of ``fig`` for a box ``width_px`` wide [CSS px]: the box's width, from 240 px up to
+        :data:`GROW_WIDTH_MAX` times the designed width; the designed height, taller by the width's growth
+        up to :data:`GROW_HEIGHT_MAX` times."""
         design_w, design_h = self.design[fig]
-        if width_px is None or width_px >= design_w:
+        if width_px is None or width_px == design_w:
             return design_w, design_h
-        return float(width_px), design_h
+        if width_px < design_w:
+            return float(width_px), design_h
+        grown = min(float(width_px), design_w * GROW_WIDTH_MAX)
+        return grown, design_h * min(grown / design_w, GROW_HEIGHT_MAX)
 
     def apply(self, width_px: int | None) -> set[Figure]:
         """Resize the figures for a box ``width_px`` wide; the figures whose size changed."""

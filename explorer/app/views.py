@@ -16,10 +16,10 @@ from explorer.errors import ScenarioError
 from explorer.messages import render
 from explorer.model import Estimate
 from explorer.model.checks import people_largest
-from explorer.text import label, labels, money, quantity
+from explorer.text import count_in, label, labels, money, money_in, quantity
 
 __all__ = ["region_note_html", "kpi_html", "summary_text", "warnings_html", "assumptions_html", "share_html", "glossary_html",
-           "session_html", "translate", "error_text", "STYLE", "HEARTBEAT_SECONDS",
+           "session_html", "translate", "error_text", "STYLE", "APP_MAX_WIDTH_PX", "HEARTBEAT_SECONDS",
            "SESSION_TIMEOUT_SECONDS"]
 
 #: How often the page pings the kernel, and how long without an answer before the session counts as ended [s].
@@ -29,6 +29,10 @@ SESSION_TIMEOUT_SECONDS = 20
 #: CSS for the app, injected once. The body stacks below 900 px; charts are laid out for their box's width
 #: (explorer/app/responsive.py) and scale down only while that is on its way. ipympl's top canvas (rubber band and
 #: resize handle) is hidden: the charts take no mouse input.
+#: The widest the app grows [CSS px]: a 2,560 px screen is used whole (the page was capped at 1,320 px until issue 41,
+#: leaving 585 px of a 1,920 px screen blank); past it the lines of the summary would grow too long to read.
+APP_MAX_WIDTH_PX = 2560
+
 STYLE = """
 <style>
 .explorer-app {box-sizing:border-box; max-width:100%; overflow-x:hidden;}
@@ -59,6 +63,10 @@ STYLE = """
 .explorer-app .widget-toggle-buttons {flex-wrap:wrap; max-width:100%;}
 .explorer-kpis {display:flex; flex-wrap:wrap; gap:8px; margin:4px 0 6px 0;}
 .explorer-kpi {border:1px solid #d5d8dc; border-radius:6px; padding:6px 10px; min-width:96px; background:#fbfcfc;}
+@media (min-width: 1200px) { /* a desktop: the cards share one row */
+  .explorer-kpis {flex-wrap:nowrap;} .explorer-kpi {flex:1 1 auto; min-width:0; padding:5px 8px;}
+  .explorer-kpi .v {white-space:nowrap;} }
+@media (min-width: 1600px) { .explorer-left {flex-basis:440px;} }
 .explorer-kpi .v {font-size:19px; font-weight:600; color:#1b2631; line-height:1.25;}
 .explorer-kpi .k {font-size:11.5px; color:#566573;}
 .explorer-kpi.total .v {color:#0b5394; font-size:22px;}
@@ -76,6 +84,13 @@ STYLE = """
 @media (max-width: 600px) { .explorer-compare table, .explorer-recipe table {font-size:11px;}
   .explorer-compare th, .explorer-compare td, .explorer-recipe th, .explorer-recipe td {padding:2px 4px;} }
 .explorer-compare th:first-child, .explorer-recipe td:first-child, .explorer-recipe th:first-child {text-align:left;}
+/* row labels on one line (with four slots they wrapped to 3-6 lines); the Models table's load and model columns stay
+   in view while the rest scrolls */
+.explorer-compare:not(.explorer-models-table) th:first-child {white-space:nowrap;}
+.explorer-models-table td:nth-child(-n+2), .explorer-models-table th:nth-child(-n+2)
+  {position:sticky; background:#fff; z-index:1;}
+.explorer-models-table td:first-child, .explorer-models-table th:first-child {left:0;}
+.explorer-models-table td:nth-child(2), .explorer-models-table th:nth-child(2) {left:var(--explorer-load-width, 52px);}
 .explorer-compare tr.desc td {font-size:11px; color:#566573; text-align:left; min-width:110px;}
 .explorer-compare tr.total td {font-weight:600;}
 .explorer-swatch {display:inline-block; width:10px; height:10px; margin-right:4px; border-radius:2px;}
@@ -231,20 +246,20 @@ def kpi_html(e: Estimate, language: str = "en", scope: str = "project",
            if e.estimated and math.isfinite(total) else "")
     if interval is not None and all(math.isfinite(v) for v in interval):
         est = (f'<div class="range">{html.escape(label("kpi_range90", language))}{"：" if language == "zh" else ": "}'
-               f"{html.escape(money(interval[0], cur))} – {html.escape(money(interval[1], cur))}</div>") + est
+               f"{html.escape(money_in(interval[0], cur, language, symbol=True))} – {html.escape(money_in(interval[1], cur, language, symbol=True))}</div>") + est
     if not e.feasible:  # a run that cannot happen has no cost: say so where the total would be
         est = f'<div class="range">{html.escape(label("chart_infeasible", language))}</div>'
     cards = [
         ("total", label(f"kpi_total_{scope}", language),
-         money(total, cur).replace("unknown", unknown) if e.feasible else label("kpi_infeasible", language), est),
-        ("", label("kpi_days", language), f"{_num(e.wall_days)} {label('unit_days', language)}", ""),
+         money_in(total, cur, language, symbol=True).replace("unknown", unknown) if e.feasible else label("kpi_infeasible", language), est),
+        ("", label("kpi_days", language), f"{count_in(e.wall_days, language)} {label('unit_days', language)}", ""),
         ("", label("kpi_gpus", language), f"{e.gpus:,}", ""),
-        ("", label("kpi_gpu_hours", language), _num(e.gpu_hours), ""),
-        ("", label("kpi_energy", language), f"{_num(e.energy_mwh)} {label('unit_mwh', language)}",
+        ("", label("kpi_gpu_hours", language), count_in(e.gpu_hours, language), ""),
+        ("", label("kpi_energy", language), f"{count_in(e.energy_mwh, language)} {label('unit_mwh', language)}",
          f'<div class="range">{html.escape(label("kpi_energy_gpu_only", language))} '
-         f"{html.escape(_num(e.energy_gpu_mwh))} {html.escape(label('unit_mwh', language))}</div>"),
-        ("", label("kpi_co2", language), f"{_num(e.co2_tonnes)} {label('unit_tco2', language)}", ""),
-        ("", label("kpi_per_token", language), money(total / (e.scenario.tokens / 1e6), cur), ""),
+         f"{html.escape(count_in(e.energy_gpu_mwh, language))} {html.escape(label('unit_mwh', language))}</div>"),
+        ("", label("kpi_co2", language), f"{count_in(e.co2_tonnes, language)} {label('unit_tco2', language)}", ""),
+        ("", label("kpi_per_token", language), money_in(total / (e.scenario.tokens / 1e6), cur, language, symbol=True), ""),
     ]
     body = "".join(
         f'<div class="explorer-kpi {cls}"><div class="v">{html.escape(v.replace("unknown", unknown))}</div>'
@@ -264,33 +279,33 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
     acc = catalog.accelerator(s.gpu)
     total = _total(e, scope)
     model = label(f"summary_model_{s.architecture}", language).format(
-        params=quantity(s.params), active=quantity(s.active_params_effective))
+        params=count_in(s.params, language), active=count_in(s.active_params_effective, language))
     text = label(f"summary_{scope}", language).format(
         model=model,
-        tokens=quantity(s.tokens),
+        tokens=count_in(s.tokens, language),
         gpus=f"{e.gpus:,}",
         gpu=acc.name,
         precision=s.precision.upper(),
         pricing=pricing_words(e, language),
-        days=_num(e.wall_days),
-        gpu_hours=_num(e.gpu_hours),
-        mwh=_num(e.energy_mwh),
-        co2=_num(e.co2_tonnes),
-        total=money(total, cur),
-        per_token=money(total / (s.tokens / 1e6), cur),
+        days=count_in(e.wall_days, language),
+        gpu_hours=count_in(e.gpu_hours, language),
+        mwh=count_in(e.energy_mwh, language),
+        co2=count_in(e.co2_tonnes, language),
+        total=money_in(total, cur, language, symbol=True),
+        per_token=money_in(total / (s.tokens / 1e6), cur, language, symbol=True),
     )
     sep = "" if language == "zh" else " "
     if s.architecture == "moe":
         defaulted = s.active_params is None and s.active_fraction is None and (s.experts is None or s.top_k is None)
         text += sep + label("summary_moe_default" if defaulted else "summary_moe", language).format(
-            active=quantity(s.active_params_effective), params=quantity(s.params),
+            active=count_in(s.active_params_effective, language), params=count_in(s.params, language),
             share=_share(s.active_fraction_effective))
     if e.layout is not None:  # the parallel layout, batch and steps (issue 38)
         L = e.layout
         dp = f"{L.data_parallel:,.0f}" if float(L.data_parallel).is_integer() else f"{L.data_parallel:,.1f}"
         text += sep + label("summary_layout", language).format(
             tp=L.tensor_parallel, pp=L.pipeline_parallel, dp=dp, zero=L.zero_stage,
-            recompute=label(f"term:{L.recompute}", language), batch=quantity(L.batch_tokens), steps=f"{L.steps:,}")
+            recompute=label(f"term:{L.recompute}", language), batch=count_in(L.batch_tokens, language), steps=f"{L.steps:,}")
     if scope == "project" and math.isfinite(total) and total > 0:  # lets a viewer test the "data is 30-40%" claim
         text += sep + label("summary_data_share", language).format(share=_share(e.cost()["data"] / total))
         text += sep + hidden_text(e, language)
@@ -337,7 +352,7 @@ def pricing_words(e: Estimate, language: str) -> str:
     if s.rate_usd_per_gpu_hour is None or s.pricing == "owned":
         return basis_words(s, language)
     typed, per = label("term:rate_usd_per_gpu_hour", language), label("per_gpu_hour", language)
-    rate = money(s.rate_usd_per_gpu_hour * e.usd_to_currency, s.currency)
+    rate = money_in(s.rate_usd_per_gpu_hour * e.usd_to_currency, s.currency, language, symbol=True)
     return f"{typed} {per} {rate}" if language == "zh" else f"{typed} {rate} {per}"
 
 
@@ -346,10 +361,10 @@ def hidden_text(e: Estimate, language: str = "en") -> str:
     cur, fx = e.scenario.currency, e.usd_to_currency
     d = e.details_usd
     return label("summary_hidden", language).format(
-        hidden=money(e.cost_usd["hidden"] * fx, cur), mult=f"{e.scenario.experiments_multiplier_effective:g}",
-        experiments=money(d["experiments"] * fx, cur), failures=money(d["failure_loss"] * fx, cur),
-        other=money(d["other_loss"] * fx, cur), storage=money(d["storage"] * fx, cur),
-        people=money(e.cost_usd["people"] * fx, cur), months=f"{e.project_months:.3g}")
+        hidden=money_in(e.cost_usd["hidden"] * fx, cur, language, symbol=True), mult=f"{e.scenario.experiments_multiplier_effective:g}",
+        experiments=money_in(d["experiments"] * fx, cur, language, symbol=True), failures=money_in(d["failure_loss"] * fx, cur, language, symbol=True),
+        other=money_in(d["other_loss"] * fx, cur, language, symbol=True), storage=money_in(d["storage"] * fx, cur, language, symbol=True),
+        people=money_in(e.cost_usd["people"] * fx, cur, language, symbol=True), months=f"{e.project_months:.3g}")
 
 
 def owned_text(e: Estimate, language: str = "en") -> str:
@@ -360,7 +375,7 @@ def owned_text(e: Estimate, language: str = "en") -> str:
         f"{months:.0f} {label('months', language)}"
     rule = label(f"rule_{o['amortization']}", language).format(years=f"{o['years']:g}")
     return label("summary_owned", language).format(
-        capex=money(o["capex_usd"] * fx, cur), per_gpu=money(o["capital_usd_per_gpu"] * fx, cur), rule=rule,
+        capex=money_in(o["capex_usd"] * fx, cur, language, symbol=True), per_gpu=money_in(o["capital_usd_per_gpu"] * fx, cur, language, symbol=True), rule=rule,
         utilization=f"{o['utilization']:.0%}", months=when)
 
 
@@ -441,7 +456,7 @@ def kept_fields_html(fields: dict, language: str = "en") -> str:
         if isinstance(value, str):
             text = label(f"term:{value}", language)
         elif name == "active_params":
-            text = quantity(value)
+            text = count_in(value, language)
         else:
             text = f"{value:,}" if isinstance(value, int) else f"{value:,.4g}"
         items.append(f"{label(_KEPT_TERMS.get(name, f'term:{name}'), language)} {text}")
@@ -459,11 +474,11 @@ def region_note_html(e: Estimate, language: str = "en") -> str:
     cur = s.currency
     unknown = label("unit_unknown", language)
     if s.pricing == "owned":
-        energy = money(e.cost()["energy"], cur).replace("unknown", unknown)
+        energy = money_in(e.cost()["energy"], cur, language, symbol=True).replace("unknown", unknown)
         text = label("region_note_owned", language).format(energy=energy, price=price_text)
     else:
         inside = e.in_rate_usd.get("energy", math.nan) * e.usd_to_currency
-        text = label("region_note_cloud", language).format(energy=money(inside, cur).replace("unknown", unknown),
+        text = label("region_note_cloud", language).format(energy=money_in(inside, cur, language, symbol=True).replace("unknown", unknown),
                                                            price=price_text)
     return f'<div class="explorer-note" style="margin:6px 0 4px 0">{html.escape(text)}</div>'
 

@@ -19,7 +19,7 @@ from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate
 from explorer.plots.blit import Blitter
 from explorer.plots.figure import NotebookFigure, png_bytes
 from explorer.plots.fonts import text_kwargs
-from explorer.text import label, money
+from explorer.text import label, money, money_in
 
 __all__ = ["BreakdownPlot", "WaterfallPlot", "DIMENSION_COLORS", "freeze_layout"]
 
@@ -235,7 +235,9 @@ class BreakdownPlot(_Plot):
         in_rate = {d: _finite(estimate.in_rate_usd.get(d, 0.0)) * fx for d in ("energy", "hardware")}
         total = sum(values)
         self.scale = max(max(values), *in_rate.values(), 1e-9)
+        fonts = text_kwargs(lang)[0].get("fontfamily", ["DejaVu Sans"])  # 万/亿 in Chinese: the CJK font
         for bar, rate_bar, text, d, v in zip(self.bars, self.rate_bars, self.value_texts, COST_DIMENSIONS, values):
+            text.set_fontfamily(fonts)
             length = v / self.scale
             bar.set_width(length)
             inside = in_rate.get(d, 0.0)
@@ -247,9 +249,9 @@ class BreakdownPlot(_Plot):
             elif scope == "run" and d in ("data", "people"):
                 words = label("not_in_run", lang)
             elif inside > 0 and v == 0:
-                words = f"{money(inside, currency)} {label('in_rate', lang)}"
+                words = f"{money_in(inside, currency, text_kwargs(lang)[1], symbol=True)} {label('in_rate', lang)}"
             else:
-                words = money(raw, currency) + share
+                words = money_in(raw, currency, text_kwargs(lang)[1], symbol=True) + share
             text.set_text(words)
             text.set_x(max(length, inside / self.scale) + 0.012)
         kw, drawable = text_kwargs(lang)
@@ -259,7 +261,7 @@ class BreakdownPlot(_Plot):
             for text in self.value_texts:
                 text.set_text("")
         experiments = parts["experiments"] / self.scale
-        self.hidden_text.set_text(f"{label('hidden_experiments', drawable)} {money(parts['experiments'], currency)}"
+        self.hidden_text.set_text(f"{label('hidden_experiments', drawable)} {money_in(parts['experiments'], currency, drawable, symbol=True)}"
                                   if experiments > 0.55 else "")
         self.hidden_text.set_fontfamily(kw.get("fontfamily", ["DejaVu Sans"]))
         left = 0.0

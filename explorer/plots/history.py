@@ -56,7 +56,7 @@ from explorer.plots.blit import Blitter
 from explorer.plots.figure import NotebookFigure
 from explorer.plots.fonts import text_kwargs
 from explorer.plots.label_placement import LabelInsideAxes, place_labels, placement_key
-from explorer.text import label, labels, money
+from explorer.text import label, labels, money, money_in, quantity_in
 
 __all__ = ["HistoryHandles", "HistoryPlot", "history_figure", "set_scenario_marker", "enable_marker_blitting", "redraw_marker",
            "set_marker_interval", "reset_history_limits"]
@@ -80,7 +80,7 @@ def _short_name(model: str, language: str) -> str:
 def _labels(language: str) -> dict:
     """All text of the figure in ``language``, from the one label table (explorer/data/labels.csv)."""
     keys = ("title", "subtitle", "xlabel", "ylabel", "hollow", "trend", "band", "crossing", "scenario",
-            "retrain", "footer")
+            "scenario_point", "retrain", "footer")
     lab = {k: label(f"history_{k}", language) for k in keys}
     lab["methods"] = {m: label(f"history_method_{m}", language) for m in history.METHODS}
     lab["method_words"] = {m: label(f"history_words_{m}", language) for m in history.METHODS}
@@ -135,6 +135,21 @@ def _usd_axis(x, _pos=None) -> str:
         if x >= div:
             return f"${x / div:g}{suffix}"
     return f"${x:g}"
+
+
+def _money_axis(language: str, symbol: str = "$", fx: float = 1.0):
+    """A tick formatter of powers of ten of money: ``$1B`` in English; on a Chinese chart 万/亿 as Chinese readers
+    write them (``¥1,000亿``, not ``¥1000B``, issue 41), when the chart can draw Chinese."""
+    drawable = text_kwargs(language)[1]
+
+    def fmt(y, _pos=None) -> str:
+        x = y * fx
+        if drawable != "zh":
+            return _usd_axis(x).replace("$", symbol)
+        if x <= 0 or abs(math.log10(x) - round(math.log10(x))) > 1e-6:
+            return ""
+        return symbol + quantity_in(float(f"{x:.3g}"), "zh")
+    return FuncFormatter(fmt)
 
 
 #: Trend band and line on a grid, by fit and grid ends (see :func:`_trend_curves`), newest last.
@@ -304,7 +319,8 @@ def _draw(fig: Figure, fit, language: str) -> HistoryHandles:
         xerr = [[c.year - c.lo], [max(c.hi, c.year) - c.year]] if math.isfinite(c.hi) else None
         ax.errorbar([c.year], [c.cost_usd], xerr=xerr, fmt="D", color="black", ms=7, capsize=4,
                     lw=1.4, zorder=5)
-        crossing_labels.append((c, ax.annotate(f"{money(c.cost_usd)}: {c.year:.0f}", (c.year, c.cost_usd),
+        crossing_labels.append((c, ax.annotate(f"{money_in(c.cost_usd, 'USD', language, symbol=True)}: {c.year:.0f}",
+                                               (c.year, c.cost_usd), **text_kw,
                                                xytext=(0, 9), textcoords="offset points", ha="center",
                                                va="bottom", fontsize=10, fontweight="bold", zorder=6)))
 
@@ -338,7 +354,9 @@ def _draw(fig: Figure, fit, language: str) -> HistoryHandles:
     # constrained layout then does not depend on the axes' previous width (a language switched back lays out the same)
     right = math.ceil(x_end) + (1 if math.ceil(x_end) % 5 == 0 else 0)
     ax.set_xlim(math.floor(min(fit.year.min(), data["year"].min())) - 1, right)
-    ax.yaxis.set_major_formatter(FuncFormatter(_usd_axis))
+    ax.yaxis.set_major_formatter(_money_axis(language))
+    if text_kw:  # the ticks write 万/亿 in Chinese: drawn in the CJK font
+        ax.tick_params(axis="y", labelfontfamily=text_kw["fontfamily"])
     # whole years every 5, whatever the axes' size: the layout then does not depend on the figure's previous state
     ax.xaxis.set_major_locator(MultipleLocator(5))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos=None: f"{x:.0f}"))
@@ -364,7 +382,7 @@ def _draw(fig: Figure, fit, language: str) -> HistoryHandles:
         Line2D([], [], color=TREND_COLOR, lw=2, label=lab["trend"]),
         Patch(facecolor=TREND_COLOR, alpha=0.13, label=lab["band"]),
         Line2D([], [], ls="none", marker="D", color="black", ms=7, label=lab["crossing"]),
-        Line2D([], [], ls="none", marker="*", ms=16, mfc=SCENARIO_COLOR, mec="black", label=lab["scenario"]),
+        Line2D([], [], ls="none", marker="*", ms=16, mfc=SCENARIO_COLOR, mec="black", label=lab["scenario_point"]),
     ]
     legend = ax.legend(handles=handles, loc="upper left", fontsize=10, framealpha=0.95,
                        prop={"family": text_kw["fontfamily"], "size": 10} if text_kw else None)
@@ -413,16 +431,16 @@ def _set_currency(h: HistoryHandles, currency: str, usd_to_currency: float) -> N
     ax = h.ax
     if currency == "USD":
         ax.yaxis.set_major_locator(LogLocator(base=10))
-        ax.yaxis.set_major_formatter(FuncFormatter(_usd_axis))
+        ax.yaxis.set_major_formatter(_money_axis(h.language))
         ax.set_ylabel(h.ylabel_usd)
     else:
         ax.yaxis.set_major_locator(FixedLocator([10.0 ** k / fx for k in range(0, 16)]))
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos=None: _usd_axis(y * fx).replace("$", "¥")))
+        ax.yaxis.set_major_formatter(_money_axis(h.language, "¥", fx))
         zh = h.language == "zh"
         ax.set_ylabel(h.ylabel_usd.replace(" 美元", f" 美元折合人民币，{fx:.4g} 元/美元") if zh else
                       h.ylabel_usd.replace(" USD,", f" USD in CNY at {fx:.4g} CNY/USD,"))
     for c, text in h.crossing_labels:
-        text.set_text(f"{money(c.cost_usd * fx, currency)}: {c.year:.0f}")
+        text.set_text(f"{money_in(c.cost_usd * fx, currency, text_kwargs(h.language)[1], symbol=True)}: {c.year:.0f}")
     if h.blitter is not None:
         h.blitter.background = None  # the axis changed: a full draw, or this currency's background if cached
 
@@ -447,7 +465,7 @@ def _set_marker(h: HistoryHandles, cost_usd: float | None, year: float, label: s
         h.scenario_marker.set_data([t], [cost])
         h.scenario_marker.set_visible(True)
         h.scenario_label.xy = (t, cost)
-        h.scenario_label.set_text(f"{label}: {money(cost * h.fx, h.currency)}")
+        h.scenario_label.set_text(f"{label}: {money_in(cost * h.fx, h.currency, text_kwargs(h.language)[1], symbol=True)}")
         h.scenario_label.set_visible(True)
         ax = h.ax
         y0, y1 = ax.get_ylim()
@@ -491,6 +509,15 @@ def _set_interval(h: HistoryHandles, low_usd: float | None, high_usd: float | No
         y0, y1 = h.ax.get_ylim()
         if low < y0 or high > y1:
             h.ax.set_ylim(min(y0, low / 1.5), max(y1, high * 1.5))
+    # the legend promises the bar only when one is drawn (issue 41)
+    legend = h.ax.get_legend()
+    if legend is not None:
+        text = legend.get_texts()[-1]
+        want = label("history_scenario" if ok else "history_scenario_point", h.language)
+        if text.get_text() != want:
+            text.set_text(want)
+            if h.blitter is not None:
+                h.blitter.background = None  # the legend is in the background: a full draw
 
 
 def _enable_blitting(fig: Figure, h: HistoryHandles, cache: dict) -> None:

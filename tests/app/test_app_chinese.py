@@ -93,9 +93,17 @@ def _budget(app, text: str) -> str:
 
 @pytest.mark.parametrize("language, words", [("en", "90% range"), ("zh", "90% 区间")])
 def test_history_legend_says_what_the_bar_through_the_marker_is(language, words):
+    from explorer.plots.history import set_marker_interval, set_scenario_marker
+
     fig = history_figure(language=language)
     legend = fig.history_handles.ax.get_legend()
+    # no bar drawn: the legend promises none (issue 41: it read "bar: its 90% range" with no bar)
+    assert not any(words in t.get_text() for t in legend.get_texts())
+    set_scenario_marker(fig, 5e6, 2025.0, draw=False)
+    set_marker_interval(fig, 4e6, 7e6)
     assert any(words in t.get_text() for t in legend.get_texts())
+    set_marker_interval(fig, None, None)
+    assert not any(words in t.get_text() for t in legend.get_texts())
 
 
 def test_chinese_and_cny_views_draw_every_glyph(make_app):

@@ -74,7 +74,7 @@ def test_moe_summary_names_the_moe_and_its_active_parameters(app):
     app.set_scenario(Scenario(params=70e9, architecture="moe", active_params=3.9e9))
     assert "Training a 70B-parameter MoE (3.9B active) on" in app.summary.value
     app.controls["language"].value = "zh"
-    assert "70B 参数的 MoE 模型（激活 3.9B）" in app.summary.value
+    assert "700亿 参数的 MoE 模型（激活 39亿）" in app.summary.value  # 万/亿 on the Chinese page (issue 41)
 
 
 def test_the_active_share_box_is_rounded_and_an_unchanged_box_keeps_the_exact_share(app):

@@ -51,8 +51,14 @@ def test_charts_are_laid_out_for_the_width_the_page_reports(make_app):
     assert a.charts["waterfall"].needs_layout  # the other when its tab opens
     a.tabs.selected_index = 1
     assert not a.charts["waterfall"].needs_layout
-    a.bridge.chart_width = 1400  # a desktop: the designed sizes again, never wider
-    assert {f: _px(f) for f in wide} == wide
+    a.bridge.chart_width = 860  # about the designed width (864 px, rounded down to the 20 px step): as designed
+    assert {f: _px(f) for f in wide} == {f: (860, 355) for f in wide}
+    # a 1,920 px desktop's box (issue 41): wider, up to 1.6 x 864 = 1,382.4 px, and taller by the growth up to
+    # 1.2 x 355.2 = 426.2 px (the charts had stayed 864 px wide in a 1,480 px box)
+    a.bridge.chart_width = 1480
+    assert _px(a.breakdown.figure) == (1382, 426)
+    a.bridge.chart_width = 960  # 960 / 864 = 1.111: 355.2 x 1.111 = 394.7 px tall
+    assert _px(a.breakdown.figure) == (960, 395)
 
 
 @pytest.mark.parametrize("text", [0, -5, 99999999, "x", 1e9, 300.5, "", "w 372", None, float("inf"), [360]])
@@ -60,7 +66,7 @@ def test_width_messages_are_clamped_or_ignored(text, make_app):
     a = make_app(query_string="")
     a.bridge.chart_width = text
     w_px, h_px = _px(a.breakdown.figure)
-    assert 240 <= w_px <= 864 and h_px == 355
+    assert 240 <= w_px <= 1382 and 355 <= h_px <= 426  # 864 x 355 designed; at most 1.6 x as wide, 1.2 x as tall
     assert a.error == ""
 
 

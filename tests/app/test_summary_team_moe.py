@@ -7,7 +7,7 @@ import pytest
 
 from explorer import Scenario, estimate
 from explorer.app.views import summary_text
-from explorer.text import quantity
+from explorer.text import count_in, quantity
 
 
 def test_summary_names_moe_with_its_active_parameters_and_says_when_they_are_a_default():
@@ -16,7 +16,9 @@ def test_summary_names_moe_with_its_active_parameters_and_says_when_they_are_a_d
     en, zh = summary_text(e, "en"), summary_text(e, "zh")
     assert f"Mixture-of-Experts: {active} of 70B parameters active per token" in en
     assert "the default for this size" in en
-    assert f"混合专家（MoE）：70B 参数中每个 token 激活 {active}" in zh and "默认值" in zh
+    # the Chinese page writes sizes in 万/亿 (issue 41): 70B = 700亿
+    assert f"混合专家（MoE）：700亿 参数中每个 token 激活 {count_in(e.scenario.active_params_effective, 'zh')}" in zh
+    assert "默认值" in zh
     typed = summary_text(estimate(Scenario(params=70e9, architecture="moe", active_params=13e9)), "en")
     assert "Mixture-of-Experts: 13B of 70B parameters active per token (19%)." in typed
     assert "Mixture-of-Experts" not in summary_text(estimate(Scenario()), "en")

@@ -53,7 +53,7 @@ def test_preset_then_size_moe_and_typed_rate(voila_url, chromium, width, lang):
     kept.wait_for(state="visible", timeout=120_000)
     assert "61" in kept.inner_text() and "7,168" in kept.inner_text()
     text = summary(page)
-    assert ("671B-parameter MoE (37B active)" if lang == "en" else "671B 参数的 MoE 模型（激活 37B）") in text
+    assert ("671B-parameter MoE (37B active)" if lang == "en" else "6,710亿 参数的 MoE 模型（激活 370亿）") in text
     assert ("Typed rate $2 per GPU-hour" if lang == "en" else "输入的费率") in text
     page.screenshot(path=str(ARTIFACTS / f"app27-deepseek-{width}-{lang}.png"), full_page=False)
     before = summary(page)
@@ -61,7 +61,7 @@ def test_preset_then_size_moe_and_typed_rate(voila_url, chromium, width, lang):
     wait_change(page, before)
     kept.wait_for(state="hidden", timeout=120_000)  # a new size clears the model's shape
     text = summary(page)
-    assert ("7B-parameter MoE" if lang == "en" else "7B 参数的 MoE 模型") in text
+    assert ("7B-parameter MoE" if lang == "en" else "70亿 参数的 MoE 模型") in text
     page.screenshot(path=str(ARTIFACTS / f"app27-7b-{width}-{lang}.png"), full_page=False)
     unexplained = [w for w in warnings if "Unsatisfied version" in w and not KNOWN_UNSATISFIED.search(w)]
     assert unexplained == [], unexplained

@@ -58,7 +58,8 @@ def test_a_language_switch_shows_the_same_marker_and_interval():
     plot.set_language("zh")
     fig = plot.relayout()  # "zh" falls back to English without a CJK font: then the same figure
     h = plot.handles
-    assert fig is plot.figure and h.scenario_label.get_text() == "run A: ¥175M"
+    # 2.5e7 USD x 7 = 1.75e8 CNY: ¥1.75亿 on a Chinese chart (issue 41), ¥175M when it fell back to English
+    assert fig is plot.figure and h.scenario_label.get_text() in ("run A: ¥1.75亿", "run A: ¥175M")
     assert list(h.interval_line.get_ydata()) == [1e7, 5e7]
     assert plot.shown == {"currency": "CNY", "fx": 7.0, "cost_usd": 2.5e7, "year": 2025.0, "label": "run A",
                           "low_usd": 1e7, "high_usd": 5e7}
