@@ -16,7 +16,7 @@ from explorer.errors import ScenarioError
 from explorer.messages import render
 from explorer.model import Estimate
 from explorer.model.checks import people_largest
-from explorer.text import count_in, label, labels, money, money_in, quantity
+from explorer.text import count_in, label, labels, money_in, quantity
 
 __all__ = ["region_note_html", "kpi_html", "summary_text", "warnings_html", "assumptions_html", "share_html", "glossary_html",
            "session_html", "translate", "error_text", "STYLE", "APP_MAX_WIDTH_PX", "HEARTBEAT_SECONDS",

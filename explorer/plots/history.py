@@ -56,7 +56,7 @@ from explorer.plots.blit import Blitter
 from explorer.plots.figure import NotebookFigure
 from explorer.plots.fonts import text_kwargs
 from explorer.plots.label_placement import LabelInsideAxes, place_labels, placement_key
-from explorer.text import label, labels, money, money_in, quantity_in
+from explorer.text import label, labels, money_in, quantity_in
 
 __all__ = ["HistoryHandles", "HistoryPlot", "history_figure", "set_scenario_marker", "enable_marker_blitting", "redraw_marker",
            "set_marker_interval", "reset_history_limits"]
