@@ -6,7 +6,7 @@
 The app is served as ``make app`` serves it (``python -m explorer.hosting`` with the project's voila.json: forked
 kernels, the preheated pool), the live app opened in headless chromium (``live=1``: past the static first
 answer), and every tab of the app clicked in turn (their titles are ``tab_<key>`` of labels.csv, in the order of
-``explorer.app.explorer_app._TAB_KEYS``); after each click the benchmark waits until the kernel has spent no CPU
+``explorer.app.explorer_app.TAB_KEYS``); after each click the benchmark waits until the kernel has spent no CPU
 for 2 s (it has drawn the tab). Then it reads the kernel's USS (``Private_Clean + Private_Dirty`` of
 ``/proc/<pid>/smaps_rollup``: the pages only this kernel holds, what one more viewer costs), PSS and RSS, and
 the kernel's USS right after the page first drew (before any tab), for comparison.
@@ -48,7 +48,7 @@ def _quiet(pid: int, still_s: float = 2.0, timeout: float = 120.0) -> None:
 
 
 def one_viewer(srv, browser, lang: str) -> dict:
-    from explorer.app.explorer_app import _TAB_KEYS
+    from explorer.app.explorer_app import TAB_KEYS
     from explorer.text import label
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -59,7 +59,7 @@ def one_viewer(srv, browser, lang: str) -> dict:
     pid = cl.kernel_pid(srv.proc.pid, srv.log, kernel_id)
     _quiet(pid)
     first = memory_mb(pid)
-    for key in _TAB_KEYS:
+    for key in TAB_KEYS:
         page.locator(".lm-TabBar-tab", has_text=label(f"tab_{key}", lang)).first.click()
         _quiet(pid)
     after = memory_mb(pid)

@@ -105,9 +105,9 @@ def run_cli(*args: str, cwd: str | Path | None = None) -> CliResult:
 def open_tab(app, key: str) -> None:
     """Open the app's tab ``key`` (``"compare"``, ``"uncertainty"``, ...) as a viewer's click does: a tab built
     when first shown (History, Compare, Uncertainty, What if, Plan, Models) is built then."""
-    from explorer.app.explorer_app import _TAB_KEYS
+    from explorer.app.explorer_app import TAB_KEYS
 
-    app.tabs.selected_index = _TAB_KEYS.index(key)
+    app.tabs.selected_index = TAB_KEYS.index(key)
 
 
 def csv_from_link(html_text: str) -> list[dict]:

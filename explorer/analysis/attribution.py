@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.analysis.comparison import price_warnings
-from explorer.analysis.levers import LEVERS, OTHER, _atoms, _compose
+from explorer.analysis.levers import LEVERS, OTHER, lever_atoms, compose_inputs
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model.vectorized import compute
@@ -160,7 +160,7 @@ def attribute(baseline: Scenario, target: Scenario, levers: Iterable[str] | None
 
     Each endpoint is resolved once (catalogs, defaults); a lever then swaps
     its whole group of resolved quantities. Quantities that several levers
-    set are split into parts (see ``_atoms``): e.g. the peak FLOP/s is the
+    set are split into parts (see ``lever_atoms``): e.g. the peak FLOP/s is the
     accelerator's 16-bit peak times the precision's ratio to it, the rate is
     the accelerator's on-demand price times the pricing mode's factor.
 
@@ -189,7 +189,7 @@ def attribute(baseline: Scenario, target: Scenario, levers: Iterable[str] | None
     for lever in chosen:
         if lever not in LEVERS:
             raise ScenarioError("levers", lever, Message("allowed_choices", choices=list(LEVERS), field="lever"))
-    base, tgt = _atoms(baseline), _atoms(target)
+    base, tgt = lever_atoms(baseline), lever_atoms(target)
     differs = [lv for lv in LEVERS if any(not _same(base[lv][q], tgt[lv][q]) for q in base[lv])]
     players = [[lv] for lv in chosen if lv in differs]
     rest = [lv for lv in differs if lv not in chosen]
@@ -204,7 +204,7 @@ def attribute(baseline: Scenario, target: Scenario, levers: Iterable[str] | None
         owner = next((i for i, group in enumerate(players) if lv in group), None)
         on = ((masks >> owner) & 1).astype(bool) if owner is not None else np.zeros(1 << k, bool)
         mixed[lv] = {q: np.where(on, tgt[lv][q], base[lv][q]) for q in base[lv]}
-    out = compute(**_compose(mixed))
+    out = compute(**compose_inputs(mixed))
     totals = np.asarray(out["total_usd"], dtype=float)
     b, t = float(totals[0]), float(totals[-1])
     for name, value, s in (("baseline", b, baseline), ("target", t, target)):

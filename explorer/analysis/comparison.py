@@ -11,7 +11,7 @@ from explorer import catalog, prices
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model import COST_DIMENSIONS, estimate
-from explorer.model.estimating import _owned_summary
+from explorer.model.estimating import owned_summary
 from explorer.model.resolve import resolve
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
@@ -329,7 +329,7 @@ def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
                 continue
             v_i = {k: float(np.asarray(a).item() if np.ndim(a) == 0 else np.asarray(a)[row_of[i]])
                    for k, a in v.items() if np.asarray(a).dtype.kind in "biuf"}
-            o = _owned_summary(s, resolved[i], v_i, int(v_i["gpus"]))
+            o = owned_summary(s, resolved[i], v_i, int(v_i["gpus"]))
             table.loc[i, "capex_usd"] = o["capex_usd"]
             table.loc[i, "breakeven_months"] = o["breakeven_months"]["on_demand"]
     table["vs_start"] = table["total_usd"] / estimate(scenario).total_usd

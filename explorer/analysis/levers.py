@@ -1,7 +1,7 @@
 """The levers of an attribution, and a scenario split into per-lever quantities.
 
-:func:`_atoms` splits a scenario's resolved inputs into the quantities each
-lever owns; :func:`_compose` turns (arrays of) them back into the inputs of
+:func:`lever_atoms` splits a scenario's resolved inputs into the quantities each
+lever owns; :func:`compose_inputs` turns (arrays of) them back into the inputs of
 :func:`~explorer.model.vectorized.compute`. Attribution swaps whole groups
 between two scenarios; sensitivity and Monte Carlo scale single quantities.
 """
@@ -42,7 +42,7 @@ LEVERS: tuple[str, ...] = (PRECISION, ARCHITECTURE, MODEL_SIZE, TOKENS, ACCELERA
                            MFU, RELIABILITY, DATA, TEAM, EXPERIMENTS, TRAINING_KIND)
 
 
-def _nan(x) -> float:
+def nan_if_none(x) -> float:
     return math.nan if x is None else float(x)
 
 
@@ -50,8 +50,8 @@ def _ratio(value: float, ref: float) -> float:
     return value / ref if math.isfinite(ref) and ref != 0.0 else value
 
 
-def _atoms(s: Scenario) -> dict[str, dict[str, float]]:
-    """The scenario split into per-lever quantities that :func:`_compose` turns back into compute inputs.
+def lever_atoms(s: Scenario) -> dict[str, dict[str, float]]:
+    """The scenario split into per-lever quantities that :func:`compose_inputs` turns back into compute inputs.
 
     Coupled inputs are products or sums of parts owned by different levers;
     :func:`~explorer.model.resolve.resolve` gives the parts (``Resolved.factors``),
@@ -99,7 +99,7 @@ def _atoms(s: Scenario) -> dict[str, dict[str, float]]:
                       a_factor=_ratio(x["accelerator_usd_per_gpu_hour"], a_ref),
                       h_factor=_ratio(x["hardware_usd_per_gpu_hour"], h_ref),
                       spot_failures=f["spot_failures_per_gpu_hour"]),
-        REGION: dict(pue=x["pue"], grid=x["grid_gco2_per_kwh"], electricity=_nan(f["electricity_usd_per_kwh"])),
+        REGION: dict(pue=x["pue"], grid=x["grid_gco2_per_kwh"], electricity=nan_if_none(f["electricity_usd_per_kwh"])),
         MFU: dict(override=float(f["mfu_set"]), mfu=x["mfu"] if f["mfu_set"] else math.nan),
         RELIABILITY: dict(failure=f["failure_rate_base_per_gpu_hour"], write_h=x["checkpoint_write_hours"],
                           interval_h=x["checkpoint_interval_hours"], restart_h=x["restart_hours"],
@@ -115,7 +115,7 @@ def _atoms(s: Scenario) -> dict[str, dict[str, float]]:
     }
 
 
-def _compose(a: Mapping[str, Mapping[str, np.ndarray]]) -> dict:
+def compose_inputs(a: Mapping[str, Mapping[str, np.ndarray]]) -> dict:
     """Inputs of :func:`compute` from per-lever quantities (arrays broadcast over coalitions or draws)."""
     p, ar, m, acc = a[PRECISION], a[ARCHITECTURE], a[MODEL_SIZE], a[ACCELERATOR]
     pr, rel, d, tk = a[PRICING], a[RELIABILITY], a[DATA], a[TRAINING_KIND]

@@ -8,7 +8,7 @@ import pandas as pd
 
 from explorer import catalog
 from explorer.analysis.attribution import attribute
-from explorer.analysis.levers import ARCHITECTURE, DATA, PRECISION, REGION, _atoms, _nan
+from explorer.analysis.levers import ARCHITECTURE, DATA, PRECISION, REGION, lever_atoms, nan_if_none
 from explorer.catalog import default
 from explorer.model import estimate
 from explorer.scenario import Scenario
@@ -144,7 +144,7 @@ def recipe_verdicts(scenario: Scenario) -> pd.DataFrame:
 
     def metric(name, m):
         if m == "electricity_usd_per_kwh":
-            return float(_atoms(scen[name])[REGION]["electricity"])
+            return float(lever_atoms(scen[name])[REGION]["electricity"])
         e = ests[name]
         return e.final_run_usd if m == "final_run_usd" else e.cost_usd[m.removesuffix("_usd")]
 
@@ -178,9 +178,9 @@ def recipe_verdicts(scenario: Scenario) -> pd.DataFrame:
             group = (PRECISION, ARCHITECTURE, DATA) if lever == "combined" else (lever,)
             shap = sum(v for k, v in attribution.parts_usd.items() if set(k.split("+")) & set(group))
         rows[cid] = dict(lever=lever, applied=first is not None, metric=m, before_usd=before, after_usd=after,
-                         saving=saving, claimed_low=_nan(low), claimed_high=_nan(high),
-                         sourced_low=_nan(sourced[0] if sourced else None),
-                         sourced_high=_nan(sourced[1] if sourced else None), verdict=verdict,
+                         saving=saving, claimed_low=nan_if_none(low), claimed_high=nan_if_none(high),
+                         sourced_low=nan_if_none(sourced[0] if sourced else None),
+                         sourced_high=nan_if_none(sourced[1] if sourced else None), verdict=verdict,
                          claim_id=claim["claim_id"],
                          fact_check=C.fact_check_verdict(verdict) if verdict != C.NOT_APPLIED else "",
                          shapley_usd=shap, claim_en=claim["claim_en"], source=claim["source"])

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from explorer import catalog
-from explorer.analysis.levers import ACCELERATOR, EXPERIMENTS, MFU, PRICING, REGION, RELIABILITY, _atoms, _compose
+from explorer.analysis.levers import ACCELERATOR, EXPERIMENTS, MFU, PRICING, REGION, RELIABILITY, lever_atoms, compose_inputs
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model import COST_DIMENSIONS
@@ -244,7 +244,7 @@ def sensitivity(scenario: Scenario, ranges: pd.DataFrame | None = None) -> pd.Da
     """
     df = _check_ranges(ranges)
     keys = [k for k in df.index if _applies(k, scenario)]
-    base = _atoms(scenario)
+    base = lever_atoms(scenario)
     atoms = _broadcast_atoms(base, 2 * len(keys) + 1)
     ends = []
     for i, key in enumerate(keys):
@@ -259,7 +259,7 @@ def sensitivity(scenario: Scenario, ranges: pd.DataFrame | None = None) -> pd.Da
             for lv, g in one.items():
                 for q, v in g.items():
                     atoms[lv][q][j] = v[0]
-    totals = np.asarray(compute(**_compose(atoms))["total_usd"], dtype=float)
+    totals = np.asarray(compute(**compose_inputs(atoms))["total_usd"], dtype=float)
     out = pd.DataFrame({
         "name": keys,
         "low": [e[0] for e in ends],
@@ -422,7 +422,7 @@ def simulate(scenario: Scenario, n: int = 10_000, seed: int | None = 0,
         raise ScenarioError("seed", seed, Message("allowed_seed", limit=MAX_SEED))
     df = _check_ranges(ranges)
     rng = np.random.default_rng(seed)
-    base = _atoms(scenario)
+    base = lever_atoms(scenario)
     atoms = _broadcast_atoms(base, n)
     draws = {}
     for key in df.index:
@@ -437,8 +437,8 @@ def simulate(scenario: Scenario, n: int = 10_000, seed: int | None = 0,
                  else np.full(n, math.exp(mu)))
         draws[key] = value
         _apply(atoms, key, value, row["scale"])
-    out = compute(**_compose(atoms))
-    point = float(np.asarray(compute(**_compose(base))["total_usd"]))
+    out = compute(**compose_inputs(atoms))
+    point = float(np.asarray(compute(**compose_inputs(base))["total_usd"]))
     totals = np.asarray(out["total_usd"], dtype=float)
     dims = {d: np.broadcast_to(np.asarray(out[f"cost_{d}_usd"], float), totals.shape) for d in COST_DIMENSIONS}
     table = {"total_usd": totals, **{f"{d}_usd": v for d, v in dims.items()}}

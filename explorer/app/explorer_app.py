@@ -50,14 +50,14 @@ WIDTH_COALESCE_SECONDS = 0.25
 #: The banner names at most this many refused values (the last line says how many more, each beside its box).
 BANNER_LINES_MAX = 6
 #: The tabs, in order (their titles are ``tab_<key>`` in labels.csv).
-_TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif", "plan",
+TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif", "plan",
              "models")
 #: A preset's published project (its listed team and length): a new model size gives them back to the rules
 #: that follow the run, unless they were typed since (explorer/rules.py).
 _PROJECT_FIELDS = ("team_headcount", "project_months")
 
 
-def _first_estimate(start: Scenario, fields: dict) -> Estimate:
+def first_estimate(start: Scenario, fields: dict) -> Estimate:
     """Estimate of ``start`` with the query's ``fields`` on top.
 
     A field that makes the scenario invalid, or the deadline impossible, is
@@ -175,8 +175,8 @@ class ExplorerApp:
         refused = query.refused_fields_from_query(query_string) + self.analysis.apply_decision(extras)
         refused += self.plan_view.apply_decision(extras)  # the Plan tab's inputs, set when it is built
         self.whatif.apply_decision(extras)
-        if extras.get("tab") in _TAB_KEYS:  # the tab the link was made on (its What-if, Plan... built then)
-            self.tabs.selected_index = _TAB_KEYS.index(extras["tab"])
+        if extras.get("tab") in TAB_KEYS:  # the tab the link was made on (its What-if, Plan... built then)
+            self.tabs.selected_index = TAB_KEYS.index(extras["tab"])
         if refused:  # every value left out is named, the first beside its control
             self._reject(refused[0].field, str(refused[0]), refused[0], tuple(refused[1:]))
 
@@ -197,7 +197,7 @@ class ExplorerApp:
         self.language = query.page_language(extras.get("lang")) or self.language
         if extras.get("scope") in ("project", "run"):
             self.scope = extras["scope"]
-        return _first_estimate(start, fields), preset_id
+        return first_estimate(start, fields), preset_id
 
     def apply_query(self, query_string: str) -> None:
         """Show the scenario, preset and language of a share link's ``query_string``.
@@ -357,7 +357,7 @@ class ExplorerApp:
                             f'<div class="explorer-note">{label("app_subtitle", lang)}</div>')
         # one message per container, not one per title (each re-renders the page's tab bar)
         self.groups.titles = tuple(label(f"group_{group}", lang) for group in GROUPS)
-        self.tabs.titles = tuple(label(f"tab_{key}", lang) for key in _TAB_KEYS)
+        self.tabs.titles = tuple(label(f"tab_{key}", lang) for key in TAB_KEYS)
         self.pin_button.description = label("pin_baseline_a", lang)
         self.analysis.set_language(lang)
         self.whatif.set_language(lang)
@@ -762,7 +762,7 @@ class ExplorerApp:
         """Show ``scenario`` from the Plan or Models tab, on the Breakdown tab; False when it cannot be shown."""
         ok = self.set_scenario(scenario)
         if ok:
-            self.tabs.selected_index = _TAB_KEYS.index("breakdown")
+            self.tabs.selected_index = TAB_KEYS.index("breakdown")
         return ok
 
     def _on_pin(self, _button) -> None:
@@ -807,9 +807,9 @@ class ExplorerApp:
 
     # ------------------------------------------------------------------ rendering
     def _tab_key(self) -> str:
-        """Key of the tab in view (:data:`_TAB_KEYS`)."""
+        """Key of the tab in view (:data:`TAB_KEYS`)."""
         index = self.tabs.selected_index
-        return _TAB_KEYS[index] if index is not None and 0 <= index < len(_TAB_KEYS) else ""
+        return TAB_KEYS[index] if index is not None and 0 <= index < len(TAB_KEYS) else ""
 
     @property
     def history_fig(self) -> Figure:

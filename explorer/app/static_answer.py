@@ -21,7 +21,7 @@ import math
 
 from explorer.app import query, views
 from explorer.app.analysis_views import APP_SEED
-from explorer.app.explorer_app import BANNER_LINES_MAX, _first_estimate
+from explorer.app.explorer_app import BANNER_LINES_MAX, first_estimate
 from explorer.app.uncertainty_view import APP_DRAWS
 from explorer.analysis.uncertainty import simulate
 from explorer.errors import ScenarioError
@@ -121,7 +121,7 @@ def answer(query_string: str) -> dict[str, str]:
     preset = extras.get("preset", "")
     if preset in presets():
         start = presets()[preset].scenario
-    e = _first_estimate(start, fields)
+    e = first_estimate(start, fields)
     png = base64.b64encode(_chart_png(e, scope, language)).decode("ascii")
     alt = label("tab_breakdown", language)
     body = (f'<div class="explorer-banner-box">{_banner(refused, language)}</div>'

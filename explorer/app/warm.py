@@ -16,7 +16,7 @@ made (the page of a kernel gets the state of every open widget), starts no threa
 
 from __future__ import annotations
 
-from explorer.app.explorer_app import _TAB_KEYS, ExplorerApp
+from explorer.app.explorer_app import TAB_KEYS, ExplorerApp
 from explorer.app.ipympl_private import page_connected
 from explorer.app.widgets_private import widget_registry
 from explorer.text import LANGUAGES
@@ -39,7 +39,7 @@ def warm_up() -> None:
             # the tabs built when first opened (History, Compare, Uncertainty): built and drawn once here, so a
             # viewer opening one in a forked kernel finds its first-time work (label placement, fonts) done
             for key in ("history", "compare", "uncertainty"):
-                app.tabs.selected_index = _TAB_KEYS.index(key)  # as a viewer's click
+                app.tabs.selected_index = TAB_KEYS.index(key)  # as a viewer's click
     finally:
         for model_id in set(registry) - before:
             made = registry.get(model_id)

@@ -340,7 +340,7 @@ def estimate(scenario: Scenario) -> Estimate:
         price_basis=scenario.pricing, project_months=v["project_months"],
         rate_usd_per_gpu_hour=(r.inputs["accelerator_usd_per_gpu_hour"] + r.inputs["hardware_usd_per_gpu_hour"]
                                if r.inputs["owned"] else r.inputs["rate_usd_per_gpu_hour"]),
-        owned=_owned_summary(scenario, r, v, n),
+        owned=owned_summary(scenario, r, v, n),
         fallbacks={**r.fallbacks, "project_months": v["project_months"] if scenario.project_months is None else None,
                    **({k: getattr(layout, k) for k in layout.chosen} if layout is not None else {})},
         feasible=not reason, infeasible_reason=reason,
@@ -430,7 +430,7 @@ def _memory_parts(scenario: Scenario, r, v: Mapping[str, float], n: int) -> dict
     return parts
 
 
-def _owned_summary(scenario: Scenario, r, v: Mapping[str, float], gpus: int) -> dict:
+def owned_summary(scenario: Scenario, r, v: Mapping[str, float], gpus: int) -> dict:
     """Owning the scenario's cluster: capital, amortization and the buy-versus-rent break-even per cloud basis."""
     acc = catalog.accelerator(scenario.gpu)
     t = r.owned  # resolve()'s owned terms of this cluster

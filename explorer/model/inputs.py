@@ -3,7 +3,7 @@
 Each input is an :class:`InputSpec`: its name, its default (none: required), its unit and what it is.
 :data:`COMPUTE_INPUTS` is the one list: :func:`~explorer.model.compute` takes its signature and the
 Parameters of its docstring from it, and :func:`compute_inputs` checks what the callers that build every
-input (:func:`~explorer.model.resolve.resolve`, ``explorer.analysis.levers._compose``) pass against it. An
+input (:func:`~explorer.model.resolve.resolve`, ``explorer.analysis.levers.compose_inputs``) pass against it. An
 input added here is one a caller that forgets it fails on at once, naming it.
 """
 

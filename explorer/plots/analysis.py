@@ -26,7 +26,7 @@ from matplotlib.ticker import FuncFormatter
 
 from explorer.analysis import LEVERS, Attribution, Simulation
 from explorer.model import COST_DIMENSIONS
-from explorer.plots.breakdown import _finite, _Plot, place_waterfall, waterfall_artists
+from explorer.plots.breakdown import finite_or_zero, PlotBase, place_waterfall, waterfall_artists
 from explorer.plots.figure import NotebookFigure
 from explorer.plots.fonts import text_kwargs
 from explorer.text import breakeven_text, label, money
@@ -39,18 +39,18 @@ SLOT_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
 _SLOT_HATCH = ("", "//", "..", "xx")
 
 
-def _money(x: float, currency: str, digits: int = 3) -> str:
+def mathtext_money(x: float, currency: str, digits: int = 3) -> str:
     """:func:`~explorer.text.money` with ``$`` escaped: two of them in one text would start mathtext."""
     return money(x, currency, digits).replace("$", r"\$")
 
 
-def _font(kw: dict, size: float = 9):
+def font_properties(kw: dict, size: float = 9):
     from matplotlib.font_manager import FontProperties
 
     return FontProperties(family=kw["fontfamily"], size=size) if kw else FontProperties(size=size)
 
 
-class _Labelled(_Plot):
+class LabelledPlot(PlotBase):
     """Language handling shared by the analysis figures."""
 
     title_key = ""
@@ -74,10 +74,10 @@ class _Labelled(_Plot):
         pass
 
     def _money_axis(self, axis, currency: str) -> None:
-        axis.set_major_formatter(FuncFormatter(lambda v, _pos: _money(v, currency, 2)))
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: mathtext_money(v, currency, 2)))
 
 
-class TornadoPlot(_Labelled):
+class TornadoPlot(LabelledPlot):
     """Tornado chart: one bar per uncertain input from its low-end to its high-end total.
 
     Parameters
@@ -117,14 +117,14 @@ class TornadoPlot(_Labelled):
             self.legend.remove()
         self.legend = self.ax.legend([self.low_bars[0], self.high_bars[0]],
                                      [label("an_input_low", self.lang), label("an_input_high", self.lang)],
-                                     loc="lower right", frameon=False, prop=_font(self.kw))
+                                     loc="lower right", frameon=False, prop=font_properties(self.kw))
 
     def update(self, table: pd.DataFrame, currency: str = "USD", usd_to_currency: float = 1.0, *,
                draw: bool = True) -> None:
         """Show a :func:`~explorer.analysis.sensitivity` table (``attrs["point_usd"]`` marks the point)."""
         rows = table.head(self.max_rows)
         fx = usd_to_currency
-        point = _finite(table.attrs.get("point_usd", math.nan)) * fx
+        point = finite_or_zero(table.attrs.get("point_usd", math.nan)) * fx
         self.names = list(rows["name"])
         lo_all, hi_all = [point], [point]
         for i in range(self.max_rows):
@@ -135,7 +135,7 @@ class TornadoPlot(_Labelled):
                 text.set_text("")
                 continue
             r = rows.iloc[i]
-            lo, hi = _finite(r["total_usd_low"]) * fx, _finite(r["total_usd_high"]) * fx
+            lo, hi = finite_or_zero(r["total_usd_low"]) * fx, finite_or_zero(r["total_usd_high"]) * fx
             # blue: the input at its low end; orange: at its high end (each drawn from the point)
             lb.set_x(min(point, lo))
             lb.set_width(abs(lo - point))
@@ -143,7 +143,7 @@ class TornadoPlot(_Labelled):
             hb.set_width(abs(hi - point))
             lo_all += [lo, hi]
             hi_all += [lo, hi]
-            text.set_text(f"{_money(min(lo, hi), currency)} – {_money(max(lo, hi), currency)}")
+            text.set_text(f"{mathtext_money(min(lo, hi), currency)} – {mathtext_money(max(lo, hi), currency)}")
             text.set_x(max(lo, hi))
         left, right = min(lo_all), max(hi_all)
         pad = 0.05 * (right - left) if right > left else max(abs(point), 1.0) * 0.1
@@ -157,7 +157,7 @@ class TornadoPlot(_Labelled):
             self.figure.canvas.draw_idle()
 
 
-class LeverWaterfallPlot(_Labelled):
+class LeverWaterfallPlot(LabelledPlot):
     """Waterfall of a change by lever: baseline total, each differing lever's part, target total.
 
     Increases are red and labelled ``+``, decreases green and labelled ``-``.
@@ -202,8 +202,8 @@ class LeverWaterfallPlot(_Labelled):
 
         def text_of(i: int, height: float, scale: float) -> str:
             if totals[i]:
-                return _money(height, currency)
-            return ("+" if height > 0 else "-") + _money(abs(height), currency)
+                return mathtext_money(height, currency)
+            return ("+" if height > 0 else "-") + mathtext_money(abs(height), currency)
 
         place_waterfall(self.bars, self.texts, self.connectors, [(b, h) for _, b, h in steps], totals, text_of)
         self.ax.set_xlim(-0.6, len(steps) - 0.4)
@@ -213,7 +213,7 @@ class LeverWaterfallPlot(_Labelled):
             self.figure.canvas.draw_idle()
 
 
-class CompareBarsPlot(_Labelled):
+class CompareBarsPlot(LabelledPlot):
     """Grouped bars: the six cost dimensions and the total, one bar per compared slot (up to four)."""
 
     title_key = "chart_compare_title"
@@ -280,7 +280,7 @@ class CompareBarsPlot(_Labelled):
                     bar.set_facecolor(SLOT_COLORS[styles[j]])
                     bar.set_hatch(_SLOT_HATCH[styles[j]])
             for bar, g in zip(bars, self.groups):
-                value = _finite(rows.iloc[j][f"{g}_usd"]) * usd_to_currency if used else 0.0
+                value = finite_or_zero(rows.iloc[j][f"{g}_usd"]) * usd_to_currency if used else 0.0
                 bar.set_height(value)
                 bar.set_visible(used)
                 top = max(top, value)
@@ -289,13 +289,13 @@ class CompareBarsPlot(_Labelled):
         if self.legend is not None:
             self.legend.remove()
         self.legend = self.ax.legend([bars[0] for bars in self.slot_bars[:len(rows)]], self.slot_names,
-                                     loc="upper left", frameon=False, prop=_font(self.kw))
+                                     loc="upper left", frameon=False, prop=font_properties(self.kw))
         self._relabel()
         if draw:
             self.figure.canvas.draw_idle()
 
 
-class SimulationPlot(_Labelled):
+class SimulationPlot(LabelledPlot):
     """Histogram of the simulated totals with the P5-P95 band, the median and the point estimate.
 
     Parameters
@@ -329,7 +329,7 @@ class SimulationPlot(_Labelled):
         self.ax.set_xlabel(label("an_total_cost", self.lang), **self.kw)
         if self.legend is not None:
             self.legend.remove()
-        prop = _font(self.kw)
+        prop = font_properties(self.kw)
         self.legend = self.ax.legend([self.band, self.median_line, self.point_line],
                                      [label("an_interval90", self.lang), label("an_median", self.lang),
                                       label("an_point", self.lang)], loc="upper right", bbox_to_anchor=(1.0, 0.84),
@@ -360,7 +360,7 @@ class SimulationPlot(_Labelled):
         self.band.set_width(p95 - p5)
         self.median_line.set_xdata([p50, p50])
         self.point_line.set_xdata([point, point])
-        self.note.set_text(f"{_money(p5, currency)} – {_money(p95, currency)}\n"
+        self.note.set_text(f"{mathtext_money(p5, currency)} – {mathtext_money(p95, currency)}\n"
                            f"{simulation.n:,} {label('an_draws', self.lang)}")
         self.note.set(**self.kw)
         self.ax.set_xlim(lo, hi)

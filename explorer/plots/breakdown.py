@@ -52,7 +52,7 @@ def freeze_layout(figure: Figure) -> None:
     figure.set_layout_engine("none")
 
 
-def _finite(x: float) -> float:
+def finite_or_zero(x: float) -> float:
     return 0.0 if x is None or not math.isfinite(x) else x
 
 
@@ -107,7 +107,7 @@ def place_waterfall(bars, texts, connectors, steps, is_total, text_of) -> float:
     return scale
 
 
-class _Plot:
+class PlotBase:
     """Shared parts: the figure, its language, and optional blitting of the moving artists."""
 
     figure: Figure
@@ -133,7 +133,7 @@ class _Plot:
             self.figure.canvas.draw()
 
 
-class BreakdownPlot(_Plot):
+class BreakdownPlot(PlotBase):
     """Horizontal bars of the six cost dimensions, with amounts and shares.
 
     Parameters
@@ -226,13 +226,13 @@ class BreakdownPlot(_Plot):
         lang = self.language or "en"
         fx = estimate.usd_to_currency
         cost = estimate.cost()
-        parts = {p: _finite(estimate.details_usd.get(p, 0.0)) * fx for p in HIDDEN_PARTS}
+        parts = {p: finite_or_zero(estimate.details_usd.get(p, 0.0)) * fx for p in HIDDEN_PARTS}
         if scope == "run":
             cost.update(data=0.0, people=0.0, hidden=estimate.details_usd["restart_loss"] * fx)
             parts.update(experiments=0.0, storage=0.0)
         currency = estimate.scenario.currency
-        values = [_finite(cost[d]) for d in COST_DIMENSIONS]
-        in_rate = {d: _finite(estimate.in_rate_usd.get(d, 0.0)) * fx for d in ("energy", "hardware")}
+        values = [finite_or_zero(cost[d]) for d in COST_DIMENSIONS]
+        in_rate = {d: finite_or_zero(estimate.in_rate_usd.get(d, 0.0)) * fx for d in ("energy", "hardware")}
         total = sum(values)
         self.scale = max(max(values), *in_rate.values(), 1e-9)
         fonts = text_kwargs(lang)[0].get("fontfamily", ["DejaVu Sans"])  # 万/亿 in Chinese: the CJK font
@@ -273,7 +273,7 @@ class BreakdownPlot(_Plot):
             self.figure.canvas.draw_idle()
 
 
-class WaterfallPlot(_Plot):
+class WaterfallPlot(PlotBase):
     """Baseline total, the change in each dimension, and the current total.
 
     Increases are red and labelled ``+``, decreases green and labelled ``-``,
@@ -333,8 +333,8 @@ class WaterfallPlot(_Plot):
         An unknown cost (NaN) counts as 0 here; :meth:`update` labels it "unknown".
         """
         fx = current.usd_to_currency
-        base = {k: _finite(v) * fx for k, v in baseline.cost_usd.items()}
-        cur = {k: _finite(v) * fx for k, v in current.cost_usd.items()}
+        base = {k: finite_or_zero(v) * fx for k, v in baseline.cost_usd.items()}
+        cur = {k: finite_or_zero(v) * fx for k, v in current.cost_usd.items()}
         start = sum(base[d] for d in COST_DIMENSIONS)
         out = [(0.0, start)]
         level = start

@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator
 
-from explorer.plots.analysis import _font, _Labelled, _money
+from explorer.plots.analysis import font_properties, LabelledPlot, mathtext_money
 from explorer.plots.figure import NotebookFigure
 from explorer.text import label, readable_number
 
@@ -27,7 +27,7 @@ def _params_text(x: float) -> str:
     return readable_number(float(f"{x:.3g}")) if math.isfinite(x) and x > 0 else ""
 
 
-class PlanCurvePlot(_Labelled):
+class PlanCurvePlot(LabelledPlot):
     """Model size [parameters] a budget pays for against the budget [currency], with the viewer's plan marked.
 
     Parameters
@@ -67,7 +67,7 @@ class PlanCurvePlot(_Labelled):
             self.legend.remove()
         self.legend = self.ax.legend([self.line, self.point], [label("plan_chart_curve", self.lang),
                                                                label("plan_chart_you", self.lang)],
-                                     loc="upper left", frameon=False, prop=_font(self.kw))
+                                     loc="upper left", frameon=False, prop=font_properties(self.kw))
 
     def update(self, curve: pd.DataFrame, budget_usd: float | None, params: float | None, currency: str = "USD",
                usd_to_currency: float = 1.0, *, draw: bool = True) -> None:
@@ -95,7 +95,7 @@ class PlanCurvePlot(_Labelled):
         self.point.set_data([bx], [params if has_plan else np.nan])
         self.point.set_visible(has_plan)
         self.note.xy = (bx, params if has_plan else 1.0)
-        self.note.set_text(f"{_params_text(params)} · {_money(bx, currency)}" if has_plan else "")
+        self.note.set_text(f"{_params_text(params)} · {mathtext_money(bx, currency)}" if has_plan else "")
         self.note.set(**self.kw)
         x_all = np.concatenate([xs, [bx]]) if budget_usd is not None else xs
         y_all = np.concatenate([ys, [params]]) if has_plan else ys
@@ -103,7 +103,7 @@ class PlanCurvePlot(_Labelled):
             self.ax.set_xlim(x_all.min() / 1.5, x_all.max() * 1.5)
         if y_all.size:
             self.ax.set_ylim(y_all.min() / 2, y_all.max() * 2)
-        self.ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: _money(v, currency, 2)))
+        self.ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: mathtext_money(v, currency, 2)))
         self.currency = currency
         if draw:
             self.figure.canvas.draw_idle()

@@ -1,14 +1,14 @@
-"""Every input of compute reaches it through the analysis's lever split (levers._atoms -> levers._compose).
+"""Every input of compute reaches it through the analysis's lever split (levers.lever_atoms -> levers.compose_inputs).
 
-Attribution, sensitivity and the Monte Carlo price scenarios through ``compute(**_compose(_atoms(s)))``; the
-estimate prices them through ``compute(**resolve(s).inputs)``. Until this test, ``_compose`` gave compute's
+Attribution, sensitivity and the Monte Carlo price scenarios through ``compute(**compose_inputs(lever_atoms(s)))``; the
+estimate prices them through ``compute(**resolve(s).inputs)``. Until this test, ``compose_inputs`` gave compute's
 defaults for two inputs instead of the scenario's: ``max_wall_days`` (inf instead of the 5 years of
 ``max_run_years``: a run too long to start got money in attribution and the Monte Carlo while its estimate had
 none) and ``chip_power_w`` (NaN instead of the accelerator's TDP: no GPU-only energy).
 
-The check enumerates :data:`~explorer.model.inputs.COMPUTE_INPUTS`: for each input, the value ``_compose`` gives
+The check enumerates :data:`~explorer.model.inputs.COMPUTE_INPUTS`: for each input, the value ``compose_inputs`` gives
 equals the one ``resolve`` gives on every scenario of a set chosen so that each input takes at least two values
-across it (a constant typed into ``_compose`` cannot pass), except the inputs that no field of a scenario moves,
+across it (a constant typed into ``compose_inputs`` cannot pass), except the inputs that no field of a scenario moves,
 named below with the default they come from. Then every output of the two paths agrees, over the whole input
 space (hypothesis).
 """
@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 
 from explorer import Scenario, estimate
-from explorer.analysis.levers import _atoms, _compose
+from explorer.analysis.levers import lever_atoms, compose_inputs
 from explorer.catalog import default
 from explorer.model import compute
 from explorer.model.inputs import COMPUTE_INPUTS, INPUT_NAMES
@@ -67,7 +67,7 @@ unchanged: dict[str, int] = {name: 0 for name in INPUT_NAMES}
 
 @pytest.fixture(scope="module")
 def both_paths():
-    return [(resolve(s).inputs, _compose(_atoms(s))) for s in SCENARIOS]
+    return [(resolve(s).inputs, compose_inputs(lever_atoms(s))) for s in SCENARIOS]
 
 
 @pytest.mark.parametrize("name", INPUT_NAMES)
@@ -86,7 +86,7 @@ def test_each_input_reaches_compute_as_resolve_gives_it(name, both_paths):
     distinct = {"nan" if math.isnan(x) else x for x in (float(np.asarray(v, float)) for v in resolved)}
     if name in SET_BY_NO_FIELD:  # proven not to change: one value, the named default
         assert len(distinct) == 1 and distinct.pop() == pytest.approx(SET_BY_NO_FIELD[name]()), name
-    else:  # the set moves it (NaN, "not given", counts as a value), so a constant in _compose would fail above
+    else:  # the set moves it (NaN, "not given", counts as a value), so a constant in compose_inputs would fail above
         assert len(distinct) >= 2, (name, distinct)
 
 
@@ -96,7 +96,7 @@ def test_the_declared_list_is_the_whole_list():
 
 
 def test_only_the_two_multiplied_by_zero_differ(both_paths):
-    """The inputs where _compose may give another value than resolve, each proven above to move nothing."""
+    """The inputs where compose_inputs may give another value than resolve, each proven above to move nothing."""
     for name in INPUT_NAMES:
         test_each_input_reaches_compute_as_resolve_gives_it(name, both_paths)
     assert {n for n, count in unchanged.items() if count} <= {"electricity_usd_per_kwh", "storage_usd_per_gb_month"}
@@ -106,14 +106,14 @@ def test_a_run_too_long_to_start_has_no_money_in_the_analysis_either():
     s = SCENARIOS[-1]
     e = estimate(s)
     assert not e.feasible and e.infeasible_reason == "too_long" and math.isnan(e.total_usd)
-    out = compute(**_compose(_atoms(s)))
+    out = compute(**compose_inputs(lever_atoms(s)))
     assert np.isnan(out["total_usd"]) and int(out["infeasible_reason"]) == 3  # INFEASIBLE_REASONS[3] = too_long
 
 
 def test_gpu_only_energy_is_known_in_the_analysis():
     """chip_power_w = the accelerator's TDP: GPU-hours x 700 W for an H100 SXM (NVIDIA datasheet)."""
     s = Scenario(gpu="h100-sxm")
-    out = compute(**_compose(_atoms(s)))
+    out = compute(**compose_inputs(lever_atoms(s)))
     assert float(out["energy_gpu_mwh"]) == pytest.approx(float(out["gpu_hours"]) * 700 / 1e6, rel=1e-12)
     assert float(out["energy_gpu_mwh"]) == pytest.approx(estimate(s).energy_gpu_mwh, rel=1e-12)
 
@@ -122,7 +122,7 @@ def test_gpu_only_energy_is_known_in_the_analysis():
 @given(scenarios())
 def test_every_output_of_the_two_paths_agrees_over_the_input_space(s):
     a = compute(**resolve(s).inputs)
-    b = compute(**_compose(_atoms(s)))
+    b = compute(**compose_inputs(lever_atoms(s)))
     assert a.keys() == b.keys()
     for k in a:
         assert _same(a[k], b[k]) or np.allclose(np.asarray(a[k], float), np.asarray(b[k], float), rtol=1e-9,

@@ -13,7 +13,7 @@ from conftest import app_factory
 
 from explorer import Scenario, attribute, catalog, estimate, prices
 from explorer.analysis import PRICING, RELIABILITY
-from explorer.analysis.levers import _atoms
+from explorer.analysis.levers import lever_atoms
 from explorer.app.bindings import BINDINGS
 from explorer.model.resolve import resolve
 from explorer.text import label, readable_number
@@ -57,7 +57,7 @@ def test_a_changed_default_reaches_the_estimate_the_attribution_and_the_blank_bo
     assert resolve(s).inputs["failure_rate_per_gpu_hour"] == 1e-4
     assert estimate(s).fallbacks["failure_rate_per_gpu_hour"] == 1e-4
     # the attribution: its reliability lever holds the new rate, and typing the catalog's old rate is a change
-    assert _atoms(s)[RELIABILITY]["failure"] == 1e-4
+    assert lever_atoms(s)[RELIABILITY]["failure"] == 1e-4
     a = attribute(s, s.replace(failure_rate_per_gpu_hour=old))
     assert a.parts_usd["reliability"] < 0  # fewer failures than the changed default: a saving
     assert a.parts_usd["reliability"] == pytest.approx(a.change_usd, rel=1e-12)
@@ -94,7 +94,7 @@ def test_a_changed_price_reaches_the_estimate_the_attribution_and_the_blank_box(
     assert resolve(s).inputs["rate_usd_per_gpu_hour"] == 2 * price
     assert resolve(s.replace(pricing="spot")).inputs["rate_usd_per_gpu_hour"] == pytest.approx(
         2 * price * (1 - catalog.default("spot_discount")), rel=1e-12)
-    assert _atoms(s)["accelerator"]["od_ref"] == 2 * price
+    assert lever_atoms(s)["accelerator"]["od_ref"] == 2 * price
     # on-demand -> spot on a cloud: every dollar of the change is rate x GPU-hours, so twice the price, twice it
     after = attribute(s, s.replace(pricing="spot"))
     assert after.parts_usd[PRICING] == pytest.approx(2 * before.parts_usd[PRICING], rel=1e-9)

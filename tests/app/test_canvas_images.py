@@ -8,7 +8,7 @@ import io
 import pytest
 from PIL import Image
 
-from explorer.app.explorer_app import _TAB_KEYS
+from explorer.app.explorer_app import TAB_KEYS
 
 PREFIX = "data:image/png;base64,"
 
@@ -43,7 +43,7 @@ def test_every_chart_drawn_before_a_page_connects_is_a_data_url(make_app):
     drawn = {name for name, fig in charts.items() if fig.canvas._data_url is not None}
     assert drawn == {"breakdown"}  # the first tab's chart; hidden tabs cost their kernel nothing yet
     for name, fig in charts.items():
-        app.tabs.selected_index = _TAB_KEYS.index(name)
+        app.tabs.selected_index = TAB_KEYS.index(name)
         fig = app.history_fig if name == "history" else fig  # the History figure follows the language
         img = _image(fig.canvas._data_url)
         assert img.size == tuple(int(v) for v in fig.bbox.size), (name, img.size, fig.bbox.size)

@@ -20,7 +20,7 @@ from explorer.app.models_view import SORT_COLUMNS, filter_sort
 from strategies import examples
 from explorer.errors import ScenarioError
 
-_MODELS = 9  # index of the Models tab (explorer_app._TAB_KEYS)
+_MODELS = 9  # index of the Models tab (explorer_app.TAB_KEYS)
 
 
 def _rows(name: str) -> list[dict]:

@@ -18,7 +18,7 @@ from explorer.app.plan_view import parse_deadline
 from explorer.errors import ScenarioError
 from explorer.plots.plan import PlanCurvePlot
 
-_PLAN = 8  # index of the Plan tab (explorer_app._TAB_KEYS)
+_PLAN = 8  # index of the Plan tab (explorer_app.TAB_KEYS)
 
 HAND = dict(gpu="h100-sxm", precision="bf16", mfu=0.4, rate_usd_per_gpu_hour=2.0, failure_rate_per_gpu_hour=0.0,
             other_losses_factor=1.0, seq_len=16, gpus=1024)

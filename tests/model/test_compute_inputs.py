@@ -1,5 +1,5 @@
 """compute()'s inputs are declared once (explorer.model.inputs): its signature and docstring are made from the
-declaration, and the callers that build every input (resolve, the analysis's _compose) give exactly those."""
+declaration, and the callers that build every input (resolve, the analysis's compose_inputs) give exactly those."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from explorer import Scenario
-from explorer.analysis.levers import _atoms, _compose
+from explorer.analysis.levers import lever_atoms, compose_inputs
 from explorer.model import compute
 from explorer.model.inputs import COMPUTE_INPUTS, INPUT_NAMES, REQUIRED, compute_inputs
 from explorer.model.resolve import resolve
@@ -49,7 +49,7 @@ def test_the_docstring_documents_every_input_once_with_its_unit():
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: f"{s.gpu}-{s.pricing}-{s.architecture}")
 def test_resolve_and_the_analysis_give_exactly_the_declared_inputs(scenario):
     assert sorted(resolve(scenario).inputs) == sorted(INPUT_NAMES)
-    assert sorted(_compose(_atoms(scenario))) == sorted(INPUT_NAMES)
+    assert sorted(compose_inputs(lever_atoms(scenario))) == sorted(INPUT_NAMES)
 
 
 def test_an_input_declared_but_not_given_is_named_and_an_unknown_one_refused():
