@@ -40,6 +40,11 @@ NOTEBOOK = "explorer.ipynb"
 CHART_SIZE_IN = (9.0, 3.7)
 #: Pixels per inch of the PNG (100: 900 x 370 px, drawn at the app's width on a 1400 px screen).
 CHART_DPI = 100
+#: The chart for a phone [inches]: 360 x 370 px, the width of a 390 px screen's chart box, laid out for it as the
+#: app lays out a narrow breakdown (the designed height, the box's width); shown below :data:`NARROW_BELOW_PX`.
+NARROW_SIZE_IN = (3.6, 3.7)
+#: Screens narrower than this [CSS px] get the narrow chart (the wide one scaled to them has unreadable text).
+NARROW_BELOW_PX = 600
 
 
 def _link(query_string: str) -> tuple[dict, dict, list[ScenarioError]]:
@@ -94,9 +99,9 @@ def _interval(e, scope: str) -> tuple[float, float] | None:
     return (low * fx, high * fx) if math.isfinite(low) and math.isfinite(high) else None
 
 
-def _chart_png(e, scope: str, language: str) -> bytes:
+def _chart_png(e, scope: str, language: str, size_in: tuple[float, float] = CHART_SIZE_IN) -> bytes:
     """The cost breakdown chart of ``e`` as PNG (a plain Figure, rendered through a fresh Agg canvas)."""
-    figure = NotebookFigure(figsize=CHART_SIZE_IN, layout="constrained")
+    figure = NotebookFigure(figsize=size_in, layout="constrained")
     plot = BreakdownPlot(figure, language=language)
     plot.update(e, draw=False, scope=scope, language=language)
     return png_bytes(figure, dpi=CHART_DPI)
@@ -109,7 +114,8 @@ def answer(query_string: str) -> dict[str, str]:
     -------
     dict
         ``lang`` ("en" or "zh"), ``title`` (plain text), ``style`` (the app's CSS, a ``<style>`` block),
-        ``html`` (the banner, KPI cards, warnings, summary and the breakdown chart as an inline PNG; the
+        ``html`` (the banner, KPI cards, warnings, summary and the breakdown chart as an inline PNG, with a
+        narrow one for phones (:data:`NARROW_SIZE_IN`); the
         total cost is in the element of class ``explorer-kpi total``), ``total_usd`` (the total as a
         number, in US dollars, for checks), ``hint`` and ``opening`` (the line above the answer before and
         after the first touch, plain text).
@@ -123,14 +129,16 @@ def answer(query_string: str) -> dict[str, str]:
         start = presets()[preset].scenario
     e = first_estimate(start, fields)
     png = base64.b64encode(_chart_png(e, scope, language)).decode("ascii")
+    narrow = base64.b64encode(_chart_png(e, scope, language, NARROW_SIZE_IN)).decode("ascii")
     alt = label("tab_breakdown", language)
     body = (f'<div class="explorer-banner-box">{_banner(refused, language)}</div>'
             f'<div class="explorer-kpis-box">{views.kpi_html(e, language, scope, interval=_interval(e, scope))}</div>'
             f"{views.warnings_html(e, language)}"
             f'<div class="explorer-summary"><p class="explorer-summary-text">'
             f"{html.escape(views.summary_text(e, language, scope))}</p></div>"
+            f'<picture><source media="(max-width: {NARROW_BELOW_PX - 1}px)" srcset="data:image/png;base64,{narrow}">'
             f'<img class="explorer-static-chart" alt="{html.escape(alt)}" width="{int(CHART_SIZE_IN[0] * CHART_DPI)}"'
-            f' height="{int(CHART_SIZE_IN[1] * CHART_DPI)}" src="data:image/png;base64,{png}">')
+            f' height="{int(CHART_SIZE_IN[1] * CHART_DPI)}" src="data:image/png;base64,{png}"></picture>')
     total = e.total_usd if scope == "project" else e.final_run_usd
     return {"lang": language, "title": label("app_title", language),
             "style": views.STYLE, "html": body, "total_usd": repr(float(total)),

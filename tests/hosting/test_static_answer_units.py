@@ -96,3 +96,18 @@ def test_the_cache_never_holds_more_than_its_bounds(puts, entries, max_bytes):
         assert len(cache) <= entries
         assert cache.bytes <= max_bytes or len(cache) == 1  # one answer larger than the bound is still served
         assert cache.get(str(key)) is not None  # the answer just put is kept
+
+
+def test_a_phone_gets_a_chart_drawn_for_its_width():
+    """The answer carries the wide chart and, for screens under 600 px, one no wider than a 390 px phone's
+    content box (390 px less the page's margins), read from each PNG's own header (IHDR width, bytes 16-20)."""
+    import base64
+    import re
+
+    from explorer.app.static_answer import answer
+
+    page = answer("preset=deepseek_v3&lang=zh")["html"]
+    narrow, = re.findall(r'<source media="\(max-width: 599px\)" srcset="data:image/png;base64,([^"]+)"', page)
+    wide, = re.findall(r'<img class="explorer-static-chart"[^>]* src="data:image/png;base64,([^"]+)"', page)
+    width = [int.from_bytes(base64.b64decode(b)[16:20], "big") for b in (narrow, wide)]
+    assert width[0] <= 390 - 2 * 12 and width[1] >= 800, width
