@@ -138,8 +138,8 @@ def test_hidden_analysis_charts_are_relabelled_when_their_tab_opens(app, monkeyp
     from explorer.plots import analysis as plots
 
     calls = []
-    original = plots._Labelled.set_language
-    monkeypatch.setattr(plots._Labelled, "set_language",
+    original = plots.LabelledPlot.set_language
+    monkeypatch.setattr(plots.LabelledPlot, "set_language",
                         lambda self, language: (calls.append(type(self).__name__), original(self, language)))
     app.controls["language"].value = "zh"  # on the Breakdown tab: the analysis charts are hidden
     assert calls == []

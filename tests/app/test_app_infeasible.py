@@ -12,6 +12,7 @@ import re
 from explorer import Scenario, estimate
 from explorer.catalog import default
 from explorer.text import label
+from explorer.app.explorer_app import TAB_KEYS
 
 #: 70B on 15T tokens on 32 H100: about 4.7M GPU-hours, 16 years of wall-clock (longer than max_run_years); on 8 it
 #: does not fit in memory at all since issue 38 (a count below the memory floor is infeasible).
@@ -21,7 +22,7 @@ NO_FIT = Scenario(params=1e14, tokens=1e15, gpus=1024)
 
 
 def _breakdown_rows(app) -> dict:
-    app.tabs.selected_index = app._TAB_KEYS.index("share") if hasattr(app, "_TAB_KEYS") else 6
+    app.tabs.selected_index = TAB_KEYS.index("share")
     m = re.search(r'download="breakdown.csv" href="data:text/csv;charset=utf-8;base64,([^"]+)"', app.downloads.value)
     assert m, app.downloads.value[:300]
     rows = csv.DictReader(io.StringIO(base64.b64decode(m.group(1)).decode("utf-8")))
