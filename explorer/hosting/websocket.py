@@ -347,8 +347,9 @@ def widget_message_key(header: bytes, content: bytes) -> tuple[bool, object, str
     """(gated, coalescing key, msg_id) of a message from the page (:mod:`explorer.hosting.kernel_budget`).
 
     Gated: a ``comm_msg`` other than an update of only the page's own heartbeat keys. The key of an update
-    without buffers is (comm id, its state's keys): a newer one replaces the waiting one; other messages have
-    None (kept in order).
+    without buffers is (comm id, its state's keys), of a chart's ``draw`` request (ipympl) (comm id, "draw"): a
+    newer one replaces the waiting one (a drawing asked for twice is drawn once); other messages have None (kept
+    in order).
     """
     if b'"comm_msg"' not in header[:_MAX_PARSED_BYTES]:
         return False, None, ""
@@ -359,6 +360,9 @@ def widget_message_key(header: bytes, content: bytes) -> tuple[bool, object, str
         return True, None, ""
     msg_id = str(head.get("msg_id", "")) if isinstance(head, dict) else ""
     data = body.get("data") if isinstance(body, dict) else None
+    if (isinstance(data, dict) and data.get("method") == "custom" and isinstance(data.get("content"), dict)
+            and data["content"].get("type") == "draw"):
+        return True, (str(body.get("comm_id")), "draw"), msg_id  # a chart's view asking for a drawing: one is enough
     if not isinstance(data, dict) or data.get("method") != "update" or not isinstance(data.get("state"), dict):
         return True, None, msg_id
     keys = set(data["state"])
