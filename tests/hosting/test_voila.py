@@ -115,7 +115,8 @@ def test_share_link_is_applied_by_a_preheated_kernel(server, chromium):
     assert server.pool_size, "this test needs the preheated pool"
     page = _open(chromium, server.url + "?preset=deepseek_v3&lang=zh")
     text = _total(page)
-    assert "671B" in text and "H800" in text and "参数" in text, text  # DeepSeek-V3: 671B on H800, in Chinese
+    # DeepSeek-V3: 671B on H800, in Chinese, where 671B is written 6,710亿 (issue 41: Chinese numbers)
+    assert "6,710亿" in text and "H800" in text and "参数" in text, text
     page.close()
 
 
