@@ -153,16 +153,18 @@ def query_cache() -> dict:
 def activity_stream(kernel, *, started: bool):
     """The kernel manager's own IOPub stream of ``kernel`` (jupyter_server's ``_activity_stream``).
 
-    None while the kernel may still be starting (jupyter_server sets it once the kernel has started). A kernel
-    known to have started (``started``: handed to a viewer) that jupyter_client reports ready but has no such
-    stream raises :class:`UpstreamChanged`: the busy-message limit would never fire.
+    None while the kernel may still be starting (jupyter_server sets it once the kernel has started) and once it
+    is being shut down or restarted (``stop_watching_activity`` sets it back to None, while the kernel stays
+    listed until its shutdown ends). A kernel known to have started (``started``: handed to a viewer) that
+    jupyter_client reports ready but that never had the attribute raises :class:`UpstreamChanged`: the
+    busy-message limit would never fire. (Before, a None stream raised too: a kernel culled while the warden
+    looked at it stopped the whole server, found by the full suite on CI.)
     """
-    stream = getattr(kernel, "_activity_stream", None)
-    if stream is None and started:
+    if started and not hasattr(kernel, "_activity_stream"):
         ready = getattr(kernel, "ready", None)
         if ready is not None and ready.done():
             raise _missing("jupyter_server MappingKernelManager kernel._activity_stream", "the busy-message limit")
-    return stream
+    return getattr(kernel, "_activity_stream", None)
 
 
 def wrap_recv_callback(stream, wrapper) -> None:

@@ -9,6 +9,7 @@ name removed must exit with one line naming it.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import os
 import re
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import clients as cl
 from explorer.hosting import upstream_kernel, upstream_names, upstream_server
 from explorer.hosting.upstream_names import EXIT_STATUS, REGISTRY, UpstreamChanged
 
@@ -146,6 +148,41 @@ def test_the_busy_clock_refuses_a_seated_started_kernel_without_its_activity_str
     assert BusyClock().watch("k", kernel, seated=False) is False  # may still be starting
     with pytest.raises(UpstreamChanged, match="_activity_stream"):
         BusyClock().watch("k", kernel, seated=True)
+
+
+@pytest.mark.server
+def test_a_kernel_being_shut_down_is_not_an_upstream_change():
+    """jupyter_server's own shutdown drops the activity stream (``stop_watching_activity``) while the kernel stays
+    listed until its process has ended; a warden check in that window must not stop the server. Before: CI's full
+    suite, where the idle-kernel cull (tests/hosting/test_provisioner.py) met the warden's check, got
+    "Connection reset" and then "Connection refused" from the whole server."""
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+
+    from explorer.hosting.warden import BusyClock
+
+    async def scenario():
+        km = AsyncMappingKernelManager()
+        kernel_id = await km.start_kernel()
+        kernel = km.get_kernel(kernel_id)
+        try:
+            await kernel.ready
+            clock = BusyClock()
+            assert clock.watch(kernel_id, kernel, seated=True)  # started: the manager's stream is there
+            shutdown = asyncio.ensure_future(km.shutdown_kernel(kernel_id))
+            for _ in range(1000):  # until the manager has dropped the stream, its shutdown still under way
+                await asyncio.sleep(0)
+                if getattr(kernel, "_activity_stream", "") is None:
+                    break
+            assert getattr(kernel, "_activity_stream", "") is None and not shutdown.done()
+            assert kernel_id in km.list_kernel_ids()
+            dropped = clock.watch(kernel_id, kernel, seated=True)  # before: UpstreamChanged, and the server stopped
+            await shutdown
+            return dropped
+        finally:
+            if kernel_id in km.list_kernel_ids():
+                await km.shutdown_kernel(kernel_id, now=True)
+
+    assert cl.run_async(scenario()) is False
 
 
 def test_the_busy_clock_keeps_the_managers_own_callback():
