@@ -132,13 +132,9 @@ class Plan:
                 f"cost {money(self.cost_usd)}, limited by {self.limited_by})")
 
     def _repr_html_(self) -> str:
-        import html
+        from explorer.text import rows_html
 
-        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:right'>"
-                        f"{html.escape(v)}</td></tr>" for k, v in self._rows())
-        notes = "".join(f"<li>{html.escape(str(w))}</li>" for w in self.warnings)
-        return (f"<table><caption style='text-align:left'><b>Plan</b></caption>{cells}</table>"
-                + (f"<ul>{notes}</ul>" if notes else ""))
+        return rows_html("Plan", self._rows(), self.warnings)
 
     @property
     def params(self) -> float:
