@@ -44,3 +44,12 @@ numpydoc_xref_param_type = False
 html_theme = "alabaster"
 html_title = "llm-cost-explorer"
 html_static_path: list[str] = []
+
+
+# architecture.md draws its process diagram in a ```mermaid fence (GitHub renders it); Pygments knows no mermaid
+# lexer, and its warning fails the -W build: show the diagram's source as plain text here
+def setup(app):
+    """Register ``mermaid`` as a plain-text fence for Pygments (no extension needed)."""
+    from pygments.lexers.special import TextLexer
+
+    app.add_lexer("mermaid", TextLexer)
