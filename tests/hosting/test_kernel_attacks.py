@@ -1,6 +1,6 @@
 """Issue 39 (Hosting v4), finding 4: each attack of the fourth round against a real server on 127.0.0.1.
 
-Each test failed on 1a78f69 (the commit before the fixes; docs/deploy.md, "Attacks, round 4"). Every wait is on a
+Each test failed on 1a78f69 (the commit before the fixes; docs/hosting-history.md, "Attacks, round 4"). Every wait is on a
 condition.
 """
 

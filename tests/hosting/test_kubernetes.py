@@ -4,7 +4,7 @@ Every document of ``explorer.yaml`` is validated, strictly (no unknown field), a
 schemas that the ``kubernetes-validate`` package bundles (1.33 and its newest, 1.37). The sizes are checked
 against the arithmetic of docs/deploy.md, from the measured figures: the quiet-machine rush
 (benchmarks/kernel_rush_2026-12-02_quiet.json, forked mode) and the per-viewer kernel after its page drew the
-charts (140 MB USS, docs/deploy.md's first table).
+charts (140 MB USS, docs/hosting-history.md's first table).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ kubernetes_validate = pytest.importorskip("kubernetes_validate")
 ROOT = Path(__file__).resolve().parents[2]
 KUBE = ROOT / "deploy" / "kubernetes"
 VERSIONS = ("1.33.0", "1.37.0")
-KERNEL_AFTER_CHARTS_MIB = 140.0  # docs/deploy.md: kernel per viewer after the page drew its charts, USS
+KERNEL_AFTER_CHARTS_MIB = 140.0  # docs/hosting-history.md's first table: kernel per viewer after the page drew its charts, USS
 POOL_FLOOR = 4  # voila.json's default_pool_size
 
 

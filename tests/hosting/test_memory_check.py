@@ -2,7 +2,7 @@
 
 A process's private pages (USS) are part of its resident ones (RSS), so a process resident within the limit is
 within it; ``/proc/<pid>/smaps_rollup`` (USS) walks the page tables and costs 8-9 ms a kernel, ``/proc/<pid>/status``
-(RSS) about 0.1 ms (docs/deploy.md, "Where a forked viewer's CPU goes").
+(RSS) about 0.1 ms (docs/hosting-history.md, "Where a forked viewer's CPU goes").
 """
 
 from __future__ import annotations
