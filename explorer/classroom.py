@@ -26,7 +26,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 __all__ = ["RECORD_ENV", "RECORDS", "MAX_RECORD_BYTES", "STUCK_TRIES", "recording_on", "record_check",
-           "read_records", "read_own_records", "read_class", "fetch_class", "class_table", "stuck", "notebook_stem"]
+           "read_records", "read_own_records", "read_class", "fetch_class", "class_table", "stuck", "notebook_stem",
+           "course_checks"]
 
 RECORD_ENV = "WORKSHOP_RECORD_CHECKS"
 RECORDS = Path(".llm-cost-explorer") / "checks.jsonl"   # under a student's home
@@ -221,16 +222,39 @@ def _tries(records_by_student: dict[str, list[dict]]) -> dict[tuple[str, str], d
     return out
 
 
-def class_table(records_by_student: dict[str, list[dict]]):
+#: The English lessons (the zh ones have the same names and checks), read by :func:`course_checks`.
+LESSONS_EN = Path(__file__).resolve().parent / "notebooks" / "lessons" / "en"
+
+
+def course_checks(lessons: Path = LESSONS_EN) -> list[str]:
+    """Every check of the course as the class view names it, ``"<lesson> · <check>"``, whether tried or not.
+
+    Read from the lesson notebooks' code: each ``ws.exercise(N, ...)`` is ``EN``, each ``ws.concept("QN", ...)``
+    is ``QN``, and the capstone's form is ``plan`` (the checks :class:`explorer.workshop.Lesson` records).
+    """
+    checks = set()
+    for nb in sorted(lessons.glob("*.ipynb")):
+        code = "\n".join("".join(c["source"]) for c in json.loads(nb.read_text(encoding="utf-8"))["cells"]
+                         if c["cell_type"] == "code")
+        checks |= {f"{nb.stem} · E{n}" for n in re.findall(r"\bws\.exercise\((\d+)", code)}
+        checks |= {f"{nb.stem} · {q}" for q in re.findall(r"\bws\.concept\(\"(Q\d+)\"", code)}
+        if re.search(r"\bws\.(?:check_)?capstone\(", code):
+            checks.add(f"{nb.stem} · plan")
+    return sorted(checks)
+
+
+def class_table(records_by_student: dict[str, list[dict]], checks: list[str] | None = None):
     """A pandas DataFrame, students × checks: ``"✔"`` passed, ``"✘ 3"`` tried 3 times and not passed, ``""`` not tried.
 
-    Every student of ``records_by_student`` has a row, those with no record too; the columns are sorted by
-    lesson and check, and a last column ``passed`` counts each student's passed checks.
+    Every student of ``records_by_student`` has a row, those with no record too; every check of ``checks``
+    (default: :func:`course_checks`, the whole course) has a column, those no one tried too, and so has any other
+    check in the records. The columns are sorted by lesson and check, and a last column ``passed`` counts each
+    student's passed checks.
     """
     import pandas as pd
 
     tries = _tries(records_by_student)
-    columns = sorted({check for _, check in tries})
+    columns = sorted({check for _, check in tries} | set(course_checks() if checks is None else checks))
     rows = {}
     for student in records_by_student:
         cells = {}

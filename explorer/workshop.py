@@ -50,6 +50,10 @@ _SCALE_SUFFIX = {"thousand": "k", "million": "M", "billion": "B", "trillion": "T
 _SCALE_WORD = re.compile(r"(?<=[\d.])\s*(thousand|million|billion|trillion)\b", re.IGNORECASE)
 #: A ratio's "times" sign at the end ("1.60x", "1.6×"), as the lessons print ratios; "3 x 10^23" keeps its x.
 _TIMES_SIGN = re.compile(r"(?<=[\d.])\s*[x×X]$")
+#: Energy units the lessons print (lesson 5: kWh for prices and grids, MWh for a run), in MWh each: an energy
+#: answer is read in any of them and converted to the exercise's own unit ("1.47e6 kWh" for "1,470 MWh").
+_ENERGY_MWH = {"wh": 1e-6, "kwh": 1e-3, "mwh": 1.0, "gwh": 1e3, "千瓦时": 1e-3, "兆瓦时": 1.0, "吉瓦时": 1e3}
+_ENERGY_UNIT = re.compile(r"(?<=[\d.\sKkMBT万亿])\s*(GWh|MWh|kWh|Wh|千瓦时|兆瓦时|吉瓦时)$", re.IGNORECASE)
 
 
 def parse_answer(text, units=()) -> float:
@@ -73,6 +77,11 @@ def parse_answer(text, units=()) -> float:
 
     >>> [parse_answer(s) for s in ("1.6x", "1.60×", "69.3 billion", "$3.2 million", "2 thousand")]
     [1.6, 1.6, 69300000000.0, 3200000.0, 2000.0]
+
+    An exercise that asks for energy (``units`` names Wh, kWh, MWh or GWh) reads the others too, converted:
+
+    >>> [parse_answer(s, units=("MWh",)) for s in ("1.47e6 kWh", "1,470 MWh", "1.47 GWh", "1470")]
+    [1470.0, 1470.0, 1470.0, 1470.0]
     """
     if isinstance(text, bool):
         raise ValueError("not a number")
@@ -90,8 +99,13 @@ def parse_answer(text, units=()) -> float:
         s = s[:-1].strip()
     # the forms the lessons print: "1.60x" (a ratio), "69.3 billion", "$3.2 million"
     read = _TIMES_SIGN.sub("", _SCALE_WORD.sub(lambda m: _SCALE_SUFFIX[m.group(1).lower()], s))
+    scale = 1.0
+    asked = next((_ENERGY_MWH[u.casefold()] for u in units if u.casefold() in _ENERGY_MWH), None)
+    typed = _ENERGY_UNIT.search(read) if asked is not None else None
+    if typed:  # an energy answer in another unit the lessons print: converted to the exercise's unit
+        read, scale = read[:typed.start()].rstrip(), _ENERGY_MWH[typed.group(1).casefold()] / asked
     try:
-        value = parse_number(read, currency="USD", units=units)
+        value = parse_number(read, currency="USD", units=units) * scale
     except NumberError as exc:
         if read == s:
             raise

@@ -82,7 +82,15 @@ def _rich(text: str) -> str:
 def _number(x: float, unit: str) -> str:
     if unit.startswith(("year", "拟合趋势达到该数字的年份")):
         return f"{x:.0f}"  # 2031, not 2,031
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    shown = f"{x:.3g}"
+    # 3 significant digits, or more when they would round a fraction to a whole number (LoRA's 0.99965 is no "1")
+    for digits in range(4, 7):
+        if x == round(x) or float(shown) != round(float(shown)):
+            break
+        shown = f"{x:.{digits}g}"
+    return shown
 
 
 def _section(section: str, language: str) -> str:

@@ -101,3 +101,23 @@ def test_a_times_sign_or_a_scale_word_never_changes_a_number(value):
     text = repr(value)
     assert parse_answer(text + "x") == parse_answer(text + " ×") == parse_answer(text)
     assert parse_answer(text + " million") == pytest.approx(parse_answer(text) * 1e6, rel=1e-12)
+
+
+@pytest.fixture(scope="module", params=LANGS)
+def lesson_5(request):
+    return request.param, run(request.param, "05_energy_region_carbon", shadow=False)["ws"]
+
+
+def test_energy_is_read_in_the_units_the_lessons_print(lesson_5):
+    """Issue 42: lesson 5 prints kWh (prices, grids) and MWh (a run); "1.47e6 kWh" for exercise 1's MWh was
+    refused as "not a number". 1 MWh = 1,000 kWh = 0.001 GWh: the same energy in any of them is accepted, and a
+    kWh figure typed as MWh is still 10³ too large."""
+    lang, ws = lesson_5
+    ex = ws.exercises[1]
+    mwh = ex.answer
+    kwh_word, mwh_word = ("kWh", "MWh") if lang == "en" else ("千瓦时", "兆瓦时")
+    for text in (f"{mwh * 1e3:.4e} kWh", f"{mwh * 1e3:,.0f} kWh", f"{mwh * 1e3:.4e}kwh", f"{mwh / 1e3:.5f} GWh",
+                 f"{mwh:,.1f} MWh", f"{mwh * 1e3:.4e} {kwh_word}", f"{mwh:.1f} {mwh_word}"):
+        assert _judge(ex, text).startswith("✔"), text
+    assert "10³" in _judge(ex, f"{mwh * 1e3:.4e} MWh")
+    assert "10³" in _judge(ex, f"{mwh:.1f} kWh")

@@ -148,3 +148,67 @@ def test_the_scan_finds_what_issue_28_reported():
     assert re.search(r"\b\w+=[\"'][\w-]+[\"']", 'estimate(run.replace(pricing="owned"))')
     words = re.findall(r"[A-Za-z][A-Za-z0-9'/\-]*[A-Za-z0-9]", plain("<td>0.0905 USD/kWh (2023)</td>"))
     assert "USD/kWh" not in ALLOWED and words == ["USD/kWh"]
+
+
+def english_words(text: str) -> set[str]:
+    """The words of ``text`` outside the allow-list, by the rules of :func:`test_no_english_beyond_units_and_names`."""
+    accelerator_names = sorted((a.name for a in catalog.accelerators().values()), key=len, reverse=True)
+    t = NUMBER.sub(" ", CALL.sub(" ", CODE_SPAN.sub(" ", plain(text))))
+    t = re.sub(r"\S+\.(?:csv|ipynb|md)\b", " ", t)
+    for name in accelerator_names:
+        t = t.replace(name, " ")
+    return {w for w in re.findall(r"[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ0-9'/\-]*[A-Za-zÀ-ÖØ-öø-ÿ0-9]|[A-Za-z]", t)
+            if w not in ALLOWED and w.rstrip("s") not in ALLOWED}
+
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_the_cells_a_student_opens_in_jupyterlab_say_what_they_are_in_chinese(stem):
+    """Issue 42: the zh lessons' checker cells began "# Exercise 1: the checker. Run it; ..." in English only
+    (what JupyterLab shows of a folded cell when a student opens it). The first line of every checker, feedback,
+    exercise and question cell of a zh lesson carries Chinese when it has English words beyond the allow-list."""
+    found = []
+    for cell in json.loads((LESSONS / "zh" / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]:
+        tags = set(cell["metadata"].get("tags", []))
+        if cell["cell_type"] != "code" or not tags & {"answer", "concept-answer", "exercise", "concept"}:
+            continue
+        first = "".join(cell["source"]).splitlines()[0].strip()
+        if first.startswith("#") and english_words(first.lstrip("# ")) and not re.search(r"[\u4e00-\u9fff]", first):
+            found.append(first)
+    assert not found, (stem, found)
+
+
+@pytest.mark.parametrize("stem", [s for s in STEMS if s != "capstone"])
+def test_the_exercise_boxes_and_their_feedback_read_in_chinese(stem):
+    """The answer boxes as a zh page shows them: label, placeholder, button, fold, and the feedback to a right, a
+    wrong, a power-of-ten, an unreadable, an empty and a decimal-comma answer (what was typed, quoted back in
+    “…”, is not read)."""
+    ws = run("zh", stem, shadow=False)["ws"]
+    found = set()
+    for ex in ws.exercises.values():
+        texts = [ex.box.placeholder, ex.button.description, ex.fold.get_title(0)]
+        texts += [c.value for c in ex.widget.children if hasattr(c, "value") and isinstance(c.value, str)]
+        for typed in (str(ex.answer), str(ex.answer * 1.5), str(ex.answer * 1000), "abc", "", "3,5"):
+            texts.append(re.sub(r"“[^”]*”", " ", ex.judge(typed)[1]))
+        found |= {w for t in texts for w in english_words(t)}
+    assert not found, (stem, sorted(found))
+
+
+#: Names on the fact-check page beyond the lessons': models and data sets of the claims, and the Chinese
+#: article's own Latin words quoted as it wrote them (Checkpoint, Spot Instance, Token, its FAQ numbers Q1, Q3).
+CLAIM_NAMES = {"BERT-Large", "RoBERTa", "Large", "Gemini", "Ultra", "Grok-3", "LLaMA-65B", "LLaMA-MoE", "Meditron",
+               "Meditron-70B", "Qwen3-235B-A22B", "davinci", "FineWeb", "INT4", "BF16/FP16/FP32", "H100/H800",
+               "Checkpoint", "Spot", "Instance", "Token", "Q1", "Q3"}
+
+
+def test_the_claims_page_reads_in_chinese():
+    """The fact-check page in Chinese (issue 42 asks for no English on the Chinese pages): its table and every
+    claim's explanation, without the page's CSS and <code> (names a reader types)."""
+    from explorer.app.claims_view import claims_table_html, why_html
+    from explorer.claims import check_claims
+
+    zh = check_claims("zh")
+    texts = [claims_table_html(zh, "zh")] + [why_html(zh, cid, "zh") for cid in zh["id"]]
+    texts = [re.sub(r"<style.*?</style>|<code>.*?</code>", " ", t, flags=re.S) for t in texts]
+    found = {w for t in texts for w in english_words(t)} - CLAIM_NAMES
+    assert not found, sorted(found)

@@ -85,3 +85,24 @@ def test_claims_page_in_chinese_at_390px(chromium, workshop):
     assert "in English" not in page.inner_text("body") and "英文" not in page.inner_text("body")
     page.screenshot(path=str(ARTIFACTS / "workshop-claims-zh-390.png"), full_page=False)
     page.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_claims_page_shows_the_lessons_figures(lang):
+    """Issue 42: the fact-check page showed LoRA's saving as "1", the FP8 memory claim as "0" while lesson 2 teaches
+    that memory per GPU falls 8%, and western power 0.423 against lesson 5's 0.439. Each figure is read from the
+    rendered page and compared with the lesson's own answer (run as a student would) and a hand calculation."""
+    from workshop_run import run
+
+    claims = check_claims(lang)
+    rows = {cid: re.findall(r"<td>([^<]*)<br><small>", row)[-1]  # the last cell: the number, then its unit
+            for cid, row in re.findall(r"<tr data-claim='(\w+)'>(.*?)</tr>", claims_table_html(claims, lang))}
+    # LoRA: (4 + 6 x 1%) N x 1B tokens against 6 N x 2T tokens of pre-training -> 99.966% saved, not "1"
+    assert rows["b_lora"] == f"{1 - 4.06 / 6 * 1e9 / 2e12:.4g}" == "0.9997"
+    # western power: Ningxia 0.0508 against 0.0905 USD/kWh, lesson 5's exercise 2
+    lesson_5 = run(lang, "05_energy_region_carbon", shadow=False)["ws"].exercises[2].answer
+    assert rows["b_west_40"] == f"{lesson_5:.3g}" == f"{1 - 0.0508 / 0.0905:.3g}"
+    # FP8: the training state saves nothing (the number), and the words give lesson 2's 8.0% for memory per GPU
+    lesson_2 = run(lang, "02_utilization_precision", shadow=False)["ws"].exercises[2].answer
+    assert rows["b_fp8_memory"] == "0"
+    assert f"{lesson_2:.1%}" in why_html(claims, "b_fp8_memory", lang)

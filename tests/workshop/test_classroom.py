@@ -94,7 +94,7 @@ def _fake_class(root: Path) -> None:
 
 def test_the_class_table_shows_who_passed_which_check(tmp_path):
     _fake_class(tmp_path)
-    table = class_table(read_class(tmp_path))
+    table = class_table(read_class(tmp_path), checks=[])  # only the checks in the records
     assert list(table.index) == ["ada", "bo", "cy"]
     assert list(table.columns) == ["01_flops_to_dollars · E1", "01_flops_to_dollars · E2",
                                    "01_flops_to_dollars · Q1", "passed"]
@@ -174,7 +174,8 @@ def test_the_lecturers_notebook_shows_the_class(tmp_path, monkeypatch):
         if cell["cell_type"] == "code":
             assert not cell["outputs"]
             exec(compile("".join(cell["source"]), "class_view", "exec"), ns)
-    assert ns["table"].loc["ada"].tolist() == ["✔", "✘ 3", "", 1]
+    tried = ["01_flops_to_dollars · E1", "01_flops_to_dollars · E2", "01_flops_to_dollars · Q1", "passed"]
+    assert ns["table"].loc["ada", tried].tolist() == ["✔", "✘ 3", "", 1]  # and a blank for every check not tried
     assert ns["stuck_now"].values.tolist() == [["ada", "01_flops_to_dollars · E2", 3]]
 
 
@@ -291,3 +292,17 @@ def test_the_class_table_and_stuck_agree_with_the_records(by_student):
             listed = ((now_stuck.student == student) & (now_stuck.check == f"{r['lesson']} · {r['check']}")).any()
             assert listed == (not ever and tries >= STUCK_TRIES)
         assert table.loc[student, "passed"] == sum(1 for c in table.columns[:-1] if table.loc[student, c] == "✔")
+
+
+def test_the_class_table_has_a_column_for_every_check_of_the_course_tried_or_not():
+    """Issue 42: the class view listed only the checks someone had tried, so an exercise the whole class skipped
+    did not show. Now every check of the course has a column: 6 lessons × 2 exercises (12, "### Exercise" in the
+    sources) + 6 × 2 concept questions + the capstone's plan = 25; a student who tried nothing has a row of blanks."""
+    records = {"ada": [], "bo": [{"lesson": "01_flops_to_dollars", "lang": "en", "check": "E1", "passed": True,
+                                   "time": "2026-12-07T10:00:00+00:00"}]}
+    table = class_table(records)
+    checks = [c for c in table.columns if c != "passed"]
+    assert len(checks) == 25 and sum(" · E" in c for c in checks) == 12 and "capstone · plan" in checks
+    assert "06_budgeting_governance · E2" in checks and "03_architecture_scaling · Q1" in checks
+    assert set(table.loc["ada", checks]) == {""} and table.loc["ada", "passed"] == 0
+    assert table.loc["bo", "01_flops_to_dollars · E1"] == "✔" and table.loc["bo", "passed"] == 1

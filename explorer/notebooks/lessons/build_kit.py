@@ -17,9 +17,11 @@ It writes, under ``--out`` (``build/kit``, gitignored), with no network:
 * ``handout.<lang>.html``: the student handout: links, which lessons each agenda of ``docs/workshop.md``
   teaches in class, the formulas (``src/kit_labels.csv``, each with the lesson that teaches it and its reference) and the core
   terms of the glossary (those of the lessons both agendas teach);
-* ``site/``: the lessons, the glossary and the fact-check as static HTML to read before class (nbconvert's
-  ``basic`` template, code and outputs left out: the interactive parts are on the class server),
-  ``site/lessons/index.html`` first.
+* ``site/``: the lessons, the glossary and the fact-check as static HTML to read before class and to fall back
+  on when the server is down (nbconvert's ``basic`` template, code left out): each lesson with what its cells
+  show at their starting values (tables, charts, each panel's table and controls, the numbers under each
+  exercise), so all 12 exercises can be done from it; no answer box and no solution. ``site/lessons/index.html``
+  first.
 
 The kit's own words are in ``src/kit_labels.csv`` (English and Chinese). Importing this module writes nothing.
 """
@@ -59,6 +61,7 @@ a, code {overflow-wrap: anywhere;} table {display: block; max-width: 100%; overf
 .key {font-size: 12px; line-height: 1.3;} .key td, .key th {padding: 2px 6px;} .nw {white-space: nowrap;}
 .anchor-link {visibility: hidden; text-decoration: none; margin-left: .3em;} :hover > .anchor-link {visibility: visible;}
 .key td:first-child {max-width: 11em;}
+.shown {margin: .4em 0 .8em;} .control {margin: .1em 0; color: #57606a;}
 @media print {body {margin: 0; max-width: none;} .noprint {display: none;} .key {font-size: 9.5px;}}
 </style>"""
 
@@ -90,20 +93,68 @@ def number_text(x: float) -> str:
 
 # ------------------------------------------------------------------ the lessons, run as a student would
 def run_lesson(lang: str, stem: str) -> dict:
-    """Execute every code cell of ``<lang>/<stem>.ipynb`` in one namespace (as Run All does); returns it."""
+    """Execute every code cell of ``<lang>/<stem>.ipynb`` in one namespace (as Run All does); returns it.
+
+    What each cell shows (its ``display`` calls and its last expression, as Jupyter shows them) is kept as
+    static HTML in ``ns["__shown__"]``, ``{cell index: [html, ...]}`` (:func:`static_html`): the static site
+    prints it under the cell, so the numbers an exercise needs are there without a kernel.
+    """
+    import ast
+
+    import IPython.display
+
     os.environ.setdefault("MPLBACKEND", "Agg")
     nb = json.loads((HERE / lang / f"{stem}.ipynb").read_text(encoding="utf-8"))
     ns: dict = {"__name__": "__main__"}
-    here = os.getcwd()
+    shown: dict[int, list[str]] = {}
+    here, display = os.getcwd(), IPython.display.display
     os.chdir(HERE / lang)
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            for c in nb["cells"]:
-                if c["cell_type"] == "code" and "preheat" not in c["metadata"].get("tags", []):
-                    exec(compile("".join(c["source"]), f"<{lang}/{stem}>", "exec"), ns)
+            for i, c in enumerate(nb["cells"]):
+                tags = c["metadata"].get("tags", [])
+                if c["cell_type"] != "code" or "preheat" in tags:
+                    continue
+                out = shown.setdefault(i, [])
+                IPython.display.display = lambda *objects, _out=out, **_: _out.extend(objects)
+                tree = ast.parse("".join(c["source"]))
+                last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+                exec(compile(tree, f"<{lang}/{stem}>", "exec"), ns)
+                if last is not None:
+                    value = eval(compile(ast.Expression(last.value), f"<{lang}/{stem}>", "eval"), ns)
+                    if value is not None:
+                        out.append(value)
+                shown[i] = [] if "setup" in tags else [h for o in out if (h := static_html(o))]
     finally:
+        IPython.display.display = display
         os.chdir(here)
+    ns["__shown__"] = shown
     return ns
+
+
+def static_html(shown) -> str:
+    """What a cell shows, as HTML that needs no kernel: HTML outputs as they are, and of a widget its HTML parts
+    (a panel's table at its starting values, an exercise's table of given numbers and its tolerance) with each
+    control's label and starting value. Answer boxes, buttons and folds (solutions) are left out."""
+    import ipywidgets as W
+
+    if isinstance(shown, W.Widget):
+        if isinstance(shown, (W.Accordion, W.Button, W.Text)):
+            return ""
+        if isinstance(shown, W.HTML):
+            return shown.value
+        if isinstance(shown, W.Box):
+            if any(isinstance(row, W.Box) and any(isinstance(c, W.Button) for c in row.children)
+                   for row in shown.children):  # a check (answer box or letters, a button): its given numbers only
+                return "".join(c.value for c in shown.children if isinstance(c, W.HTML) and "<table" in c.value)
+            return "".join(static_html(c) for c in shown.children)
+        label = getattr(shown, "description", "")
+        value = getattr(shown, "label", None) or getattr(shown, "value", "")
+        return f"<p class='control'>{html.escape(label)}: <b>{html.escape(str(value))}</b></p>" if label else ""
+    data = getattr(shown, "data", None)
+    if isinstance(data, str) and "<" in data:
+        return data
+    return ""
 
 
 def _plain(text: str) -> str:
@@ -339,13 +390,20 @@ def handout_html(lang: str, class_url: str) -> str:
 
 
 # ------------------------------------------------------------------ the static site
-def site(out: Path, class_url: str) -> list[Path]:
-    """The lessons, glossary, index and fact-check as HTML under ``out`` (mirroring ``explorer/notebooks/``)."""
+def site(out: Path, class_url: str, runs: dict | None = None) -> list[Path]:
+    """The lessons, glossary, index and fact-check as HTML under ``out`` (mirroring ``explorer/notebooks/``).
+
+    A lesson's page carries what its cells show at their starting values (``runs``: ``{(lang, stem): the
+    namespace of``:func:`run_lesson```}``, run here when not given): the tables and charts, each panel's table
+    with its controls' starting values, and under each exercise the table of the numbers it needs; so every
+    exercise can be done from the page with no server. Code, answer boxes and solutions are left out.
+    """
     import nbformat
     from nbconvert import HTMLExporter
 
     L = labels()
-    exporter = HTMLExporter(template_name="basic", exclude_input=True, exclude_output=True,
+    runs = dict(runs or {})
+    exporter = HTMLExporter(template_name="basic", exclude_input=True, exclude_output=False,
                             exclude_input_prompt=True, exclude_output_prompt=True)
     notebooks = ([HERE / "index.ipynb", HERE / "glossary.ipynb", PACKAGE / "notebooks" / "claims.ipynb"]
                  + [HERE / lang / f"{stem}.ipynb" for lang in LANGS for stem in LESSONS + EXTRAS])
@@ -353,6 +411,14 @@ def site(out: Path, class_url: str) -> list[Path]:
     for nb_path in notebooks:
         nb = nbformat.read(nb_path, as_version=4)
         lang = "zh" if nb.metadata.get("lang") == "zh-Hans" else "en" if nb.metadata.get("lang") else None
+        lesson = (nb_path.parent.name, nb_path.stem)
+        if nb_path.parent.name in LANGS and lesson not in runs:
+            runs[lesson] = run_lesson(*lesson)
+        shown = runs[lesson]["__shown__"] if lesson in runs else {}
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type == "code":
+                cell.outputs = [nbformat.v4.new_output("display_data", {"text/html": f"<div class='shown'>{h}</div>"})
+                                for h in shown.get(i, [])]
         fragment, _ = exporter.from_notebook_node(nb)
         fragment = re.sub(r'href="([^":#]+)\.ipynb', r'href="\1.html', fragment)  # links stay within the site
         note = (L["preview"][lang] if lang else f"{L['preview']['en']}<br>{L['preview']['zh']}")
@@ -372,12 +438,13 @@ def build(out: Path, class_url: str = CLASS_URL) -> dict:
     """Write the whole kit under ``out``; returns ``{"files": [...], "key": [answer key entries]}``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    files = site(out / "site", class_url)
+    runs = {(lang, stem): run_lesson(lang, stem) for lang in LANGS for stem in LESSONS + EXTRAS}
+    files = site(out / "site", class_url, runs)
     key: list[dict] = []
     per_lesson: dict[tuple[str, str], list[dict]] = {}
     for lang in LANGS:
         for stem in LESSONS + EXTRAS:
-            ws = run_lesson(lang, stem)["ws"]
+            ws = runs[(lang, stem)]["ws"]
             per_lesson[(lang, stem)] = entries = key_entries(lang, stem, ws)
             key += entries
     for (lang, stem), entries in per_lesson.items():
