@@ -295,10 +295,10 @@ class DemandPool(LoggingConfigurable):
         sizes = []
         for kernel_id in list(self.km.list_kernel_ids())[-USS_SAMPLE:]:
             try:
-                process = getattr(self.km.get_kernel(kernel_id).provisioner, "process", None)
-            except (KeyError, AttributeError):
+                pid = upstream_server.kernel_pid(self.km.get_kernel(kernel_id))
+            except KeyError:
                 continue
-            if process is not None and (mb := own_memory_mb(process.pid)) > 0:
+            if pid is not None and (mb := own_memory_mb(pid)) > 0:
                 sizes.append(mb)
         if not sizes:
             return self.kernel_mb

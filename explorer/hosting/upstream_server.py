@@ -14,7 +14,8 @@ from explorer.hosting.upstream_names import PrivateName, UpstreamChanged
 
 __all__ = ["PRIVATE_NAMES", "UpstreamChanged", "replace_function", "kernel_pools", "ready_pool_kernel_ids", "query_waiters",
            "query_cache", "activity_stream", "wrap_recv_callback", "pending_write_bytes", "forget_session",
-           "response_reason", "replace_handlers", "rebind"]
+           "response_reason", "replace_handlers", "rebind", "kernel_pid",
+           "websocket_stream"]
 
 _POOL = "explorer/hosting/demand_pool.py and the kernel cap (handlers.py)"
 _WS = "explorer/hosting/websocket.py"
@@ -67,13 +68,25 @@ PRIVATE_NAMES = (
                 f"{_WS}: the slow-reader guard (bytes a client has not taken)"),
     PrivateName("tornado", "tornado.iostream", "BaseIOStream", "_total_write_done_index", "source",
                 f"{_WS}: the slow-reader guard (bytes a client has not taken)"),
+    PrivateName("tornado", "tornado.websocket", "WebSocketHandler", "ws_connection", "source",
+                f"{_WS}: websocket_stream, the slow-reader guard's stream (None once closed)"),
+    PrivateName("tornado", "tornado.websocket", "WebSocketProtocol", "stream", "source",
+                f"{_WS}: websocket_stream, the slow-reader guard's stream"),
+    PrivateName("jupyter_server", "jupyter_server.services.kernels.websocket", "KernelWebsocketHandler",
+                "connection", "source",
+                f"{_WS}: the handler's connection (its place in the caps, the kernel budget's status messages)"),
     PrivateName("tornado", "tornado.web", "RequestHandler", "_reason", "source",
                 "explorer/hosting/handlers.py, websocket.py: the plain-text refusal names its reason"),
     PrivateName("jupyter_client", "jupyter_client.provisioning.local_provisioner", "LocalProvisioner", "pgid",
                 "source", "explorer/hosting/provisioner.py: a forked kernel's process group (interrupts)"),
     PrivateName("jupyter_client", "jupyter_client.provisioning.local_provisioner", "LocalProvisioner", "process",
                 "source", "explorer/hosting/provisioner.py: the forked kernel as a duck-typed Popen "
-                          "(poll, wait, send_signal, kill, terminate)"),
+                          "(poll, wait, send_signal, kill, terminate); kernel_pid: a kernel's pid, for the "
+                          "kernel CPU budget (websocket.py), the memory limit (warden.py) and the pool's kernel "
+                          "size (demand_pool.py)"),
+    PrivateName("jupyter_client", "jupyter_client.manager", "KernelManager", "provisioner", "attr",
+                "kernel_pid: a kernel's provisioner, through which its pid is found (the kernel CPU budget, the "
+                "memory limit, the pool's kernel size)"),
     PrivateName("jupyter_client", "jupyter_client.provisioning.local_provisioner", "LocalProvisioner",
                 "connection_info", "source", "explorer/hosting/provisioner.py: a forked kernel's connection"),
     # the handler classes Voila's init_handlers lists, replaced by identity (server.py's _REPLACEMENTS)
@@ -179,6 +192,31 @@ def wrap_recv_callback(stream, wrapper) -> None:
     stream.on_recv(lambda msg_list: wrapper(original, msg_list))
 
 
+# ---------------------------------------------------------------- jupyter_client: a kernel's process
+def kernel_pid(kernel) -> int | None:
+    """The process id of ``kernel`` (a jupyter_client ``KernelManager``), or None while it has no process.
+
+    A kernel has no process while it is still starting (not launched yet) and once it has ended (jupyter_client's
+    ``LocalProvisioner.wait`` clears ``process`` when the process has ended, in a shutdown or a restart); both are
+    told by jupyter_client's public ``KernelManager.has_kernel``. A kernel that ``has_kernel`` says has a process
+    but whose ``provisioner.process`` holds no pid raises :class:`UpstreamChanged`: jupyter_client keeps the
+    process under another name, and the kernel CPU budget and the memory limit would silently never apply.
+    """
+    try:
+        has_kernel = kernel.has_kernel
+    except AttributeError:
+        raise _missing("jupyter_client.manager.KernelManager.has_kernel", "a kernel's process") from None
+    if not has_kernel:
+        return None
+    if not hasattr(kernel, "provisioner"):
+        raise _missing("jupyter_client.manager.KernelManager.provisioner", "a kernel's process")
+    pid = getattr(getattr(kernel.provisioner, "process", None), "pid", None)
+    if not isinstance(pid, int):
+        raise _missing("jupyter_client.provisioning.local_provisioner.LocalProvisioner.process",
+                       "the kernel CPU budget and the memory limit")
+    return pid
+
+
 # ---------------------------------------------------------------- tornado
 def pending_write_bytes(stream) -> int:
     """Bytes written to a tornado ``IOStream`` that the client has not taken yet."""
@@ -186,6 +224,23 @@ def pending_write_bytes(stream) -> int:
         return stream._total_write_index - stream._total_write_done_index
     except AttributeError:
         raise _missing("tornado.iostream.BaseIOStream._total_write_index", "the slow-reader guard") from None
+
+
+def websocket_stream(handler):
+    """The ``IOStream`` under a tornado websocket ``handler``; None once it has closed (``ws_connection`` None).
+
+    An open websocket whose protocol object has no ``stream`` raises :class:`UpstreamChanged`: the slow-reader
+    guard would read nothing and never close a socket that does not read.
+    """
+    try:
+        connection = handler.ws_connection
+    except AttributeError:
+        raise _missing("tornado.websocket.WebSocketHandler.ws_connection", "the slow-reader guard") from None
+    if connection is None:
+        return None
+    if not hasattr(connection, "stream"):
+        raise _missing("tornado.websocket.WebSocketProtocol.stream", "the slow-reader guard")
+    return connection.stream
 
 
 def response_reason(handler) -> str:

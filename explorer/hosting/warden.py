@@ -163,12 +163,9 @@ class Warden:
                 self.log.warning("Seat check failed", exc_info=True)
 
     def _pid(self, kernel_id: str) -> int | None:
-        try:
-            kernel = self.km.get_kernel(kernel_id)
-        except KeyError:
+        if kernel_id not in self.km:  # gone (jupyter_server's get_kernel would raise a 404, not KeyError)
             return None
-        process = getattr(getattr(kernel, "provisioner", None), "process", None)
-        return getattr(process, "pid", None)
+        return upstream_server.kernel_pid(self.km.get_kernel(kernel_id))  # UpstreamChanged when a started kernel's pid cannot be found
 
     async def _free(self, kernel_id: str, why: str) -> None:
         self.log.warning("Freeing kernel %s: %s", kernel_id, why)

@@ -383,12 +383,15 @@ def _comm_id(content: bytes) -> object:
 
 
 def _kernel_cpu_seconds(kernel_manager, kernel_id: str) -> float | None:
-    """CPU time of ``kernel_id``'s process so far [s] (None when unknown)."""
-    try:
-        kernel = kernel_manager.get_kernel(kernel_id)
-    except (KeyError, AttributeError):
+    """CPU time of ``kernel_id``'s process so far [s] (None when it is gone or has no process yet).
+
+    A kernel whose process cannot be found through jupyter_client raises
+    :class:`~explorer.hosting.upstream_names.UpstreamChanged` (:func:`upstream_server.kernel_pid`): the budget
+    never lets messages through unmetered.
+    """
+    if kernel_id not in kernel_manager:  # gone (jupyter_server's get_kernel would raise a 404, not KeyError)
         return None
-    pid = getattr(getattr(getattr(kernel, "provisioner", None), "process", None), "pid", None)
+    pid = upstream_server.kernel_pid(kernel_manager.get_kernel(kernel_id))
     return cpu_seconds(pid) if pid else None
 
 
@@ -522,7 +525,7 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
             # a kernel traceback (a malformed widget message raises in the kernel) names the server's
             # install path; the read-only app never shows either to a viewer
             return None
-        stream = getattr(self.ws_connection, "stream", None)
+        stream = upstream_server.websocket_stream(self)  # never None-by-default for an open socket
         if stream is not None:
             # bytes written but not yet taken by the client (tornado's IOStream counters)
             pending = upstream_server.pending_write_bytes(stream)

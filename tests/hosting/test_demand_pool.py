@@ -120,7 +120,7 @@ class InstantKernels(LoggingConfigurable):
         if self.starting is not None:
             self.starting[kernel_id] = asyncio.get_running_loop().create_future()
             await self.starting[kernel_id]
-        self.kernels[kernel_id] = object()
+        self.kernels[kernel_id] = SimpleNamespace(has_kernel=False)  # no process (jupyter_client's has_kernel)
         return kernel_id
 
     def get_kernel(self, kernel_id):
