@@ -119,7 +119,8 @@ def voila_command(port: int, extra: list[str] = (), root: Path = ROOT, exempt: t
     hardened = (Path(root) / "explorer" / "hosting" / "__main__.py").exists()
     program = [sys.executable, "-m", "explorer.hosting"] if hardened else [find_voila()]
     proxied = []
-    if hardened and (Path(root) / "explorer" / "hosting" / "seats.py").exists():
+    if hardened and any((Path(root) / "explorer" / "hosting" / where / "seats.py").exists()
+                        for where in ("server", ".")):  # hosting/server/ since issue 39; a checkout from before
         # nginx on this machine names the client in X-Real-IP: seats are counted per client address
         proxied = ["--ExplorerVoila.trusted_proxies=127.0.0.1",
                    *[f"--ExplorerVoila.exempt_networks={net}" for net in exempt]]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.hosting import memory_cap
-from explorer.hosting.static_page import AnswerCache, Answers, inject_overlay, static_html
+from explorer.hosting.server import memory_cap
+from explorer.hosting.server.static_page import AnswerCache, Answers, inject_overlay, static_html
 from clients import run_async
 
 

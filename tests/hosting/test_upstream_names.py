@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 
 import clients as cl
-from explorer.hosting import upstream_kernel, upstream_names, upstream_server
+from explorer.hosting import upstream_names
+from explorer.hosting.kernel import upstream_kernel
+from explorer.hosting.server import upstream_server
 from explorer.hosting.upstream_names import EXIT_STATUS, REGISTRY, UpstreamChanged
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,7 +140,7 @@ def test_a_preheating_kernel_manager_without_its_pools_is_an_error_not_an_off_po
 
 
 def test_the_busy_clock_refuses_a_seated_started_kernel_without_its_activity_stream():
-    from explorer.hosting.warden import BusyClock
+    from explorer.hosting.server.warden import BusyClock
 
     class Ready:
         def done(self):
@@ -158,7 +160,7 @@ def test_a_kernel_being_shut_down_is_not_an_upstream_change():
     "Connection reset" and then "Connection refused" from the whole server."""
     from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 
-    from explorer.hosting.warden import BusyClock
+    from explorer.hosting.server.warden import BusyClock
 
     async def scenario():
         km = AsyncMappingKernelManager()
@@ -197,7 +199,7 @@ async def _started_kernel():
 def _memory_warden(km):
     import logging
 
-    from explorer.hosting.warden import Warden
+    from explorer.hosting.server.warden import Warden
 
     return Warden(km, logging.getLogger("test"), interval=1.0, page_idle_timeout=0, busy_cull_timeout=0,
                   kernel_memory_mb=1024.0, connections=lambda _k: 0)
@@ -211,7 +213,7 @@ def test_a_kernels_pid_is_found_while_it_runs_and_is_none_while_it_starts_or_end
     would stop the whole server, as the activity stream's did on CI)."""
     from jupyter_client.manager import AsyncKernelManager
 
-    from explorer.hosting import websocket
+    from explorer.hosting.server import websocket
 
     assert upstream_server.kernel_pid(AsyncKernelManager()) is None  # not launched yet
 
@@ -252,7 +254,7 @@ def test_a_running_kernel_whose_pid_cannot_be_found_stops_the_budget_and_the_war
     from jupyter_client.manager import KernelManager
     from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 
-    from explorer.hosting import websocket
+    from explorer.hosting.server import websocket
 
     async def scenario():
         km, kernel_id = await _started_kernel()
@@ -291,7 +293,7 @@ def test_the_slow_reader_guard_refuses_an_open_websocket_without_its_stream():
     """tornado's real protocol object holds ``stream``; one without it raises, never "no bytes waiting"."""
     from tornado.websocket import WebSocketProtocol13, _WebSocketParams
 
-    from explorer.hosting.websocket import SafeKernelWebsocketHandler
+    from explorer.hosting.server.websocket import SafeKernelWebsocketHandler
 
     protocol = WebSocketProtocol13(object(), False, _WebSocketParams())
     assert upstream_server.websocket_stream(type("H", (), {"ws_connection": protocol})()) is None  # not accepted
@@ -305,7 +307,7 @@ def test_the_slow_reader_guard_refuses_an_open_websocket_without_its_stream():
 def test_the_busy_clock_keeps_the_managers_own_callback():
     from zmq.eventloop.zmqstream import ZMQStream
 
-    from explorer.hosting.warden import BusyClock
+    from explorer.hosting.server.warden import BusyClock
 
     seen = []
     stream = ZMQStream.__new__(ZMQStream)  # only its callback slot is used here

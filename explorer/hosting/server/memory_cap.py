@@ -22,7 +22,7 @@ from pathlib import Path
 
 __all__ = ["meminfo_mb", "capacity_figures", "free_floor_mb", "memory_cap", "default_max_kernels"]
 
-_CAPACITY = Path(__file__).with_name("capacity.csv")
+_CAPACITY = Path(__file__).parents[1] / "capacity.csv"  # explorer/hosting/capacity.csv
 
 
 @functools.cache

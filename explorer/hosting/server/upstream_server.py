@@ -17,40 +17,40 @@ __all__ = ["PRIVATE_NAMES", "UpstreamChanged", "replace_function", "kernel_pools
            "response_reason", "replace_handlers", "rebind", "kernel_pid",
            "websocket_stream"]
 
-_POOL = "explorer/hosting/demand_pool.py and the kernel cap (handlers.py)"
-_WS = "explorer/hosting/websocket.py"
+_POOL = "explorer/hosting/server/demand_pool.py and the kernel cap (handlers.py)"
+_WS = "explorer/hosting/server/websocket.py"
 
 #: Every private or undocumented server-side name the hosting layer relies on.
 PRIVATE_NAMES = (
     PrivateName("voila", "voila.voila_kernel_manager", None, "_pools", "source",
                 f"{_POOL}: the preheated pools are resized, and their ready kernels not counted as viewers'"),
     PrivateName("voila", "voila.handler", None, "get_pool_size", "source",
-                "explorer/hosting/demand_pool.py: arrivals are counted where Voila's page handler asks the pool's "
+                "explorer/hosting/server/demand_pool.py: arrivals are counted where Voila's page handler asks the pool's "
                 "size (without the call the pool would never grow)"),
     PrivateName("voila", "voila.voila_kernel_manager", None, "wait_before", "attr",
-                "explorer/hosting/pool_wake.py: a replacement's fill delay that a viewer or the quiet check ends "
+                "explorer/hosting/server/pool_wake.py: a replacement's fill delay that a viewer or the quiet check ends "
                 "(without it a class in one language waits the workshop's 600 s)"),
     PrivateName("voila", "voila.voila_kernel_manager", None, "fill_if_needed", "source",
-                "explorer/hosting/demand_pool.py: a grown pool is filled at once"),
+                "explorer/hosting/server/demand_pool.py: a grown pool is filled at once"),
     PrivateName("voila", "voila.voila_kernel_manager", None, "kernel_pools_config", "source",
-                "explorer/hosting/demand_pool.py: each notebook's pool size is set through it"),
+                "explorer/hosting/server/demand_pool.py: each notebook's pool size is set through it"),
     PrivateName("voila", "voila.handler", "VoilaHandler", "get_generator", "attr",
-                "explorer/hosting/handlers.py: the page handler streams Voila's page and notes its kernel "
+                "explorer/hosting/server/handlers.py: the page handler streams Voila's page and notes its kernel "
                 "(seat cookie, seat caps)"),
     PrivateName("voila", "voila.handler", "VoilaHandler", "should_use_rendered_notebook", "attr",
-                "explorer/hosting/handlers.py: ?template= and ?theme= ignored when overrides are off"),
+                "explorer/hosting/server/handlers.py: ?template= and ?theme= ignored when overrides are off"),
     PrivateName("voila", "voila.request_info_handler", "RequestInfoSocketHandler", "_waiters", "attr",
-                "explorer/hosting/handlers.py: a preheated kernel's query socket, one per waiting kernel"),
+                "explorer/hosting/server/handlers.py: a preheated kernel's query socket, one per waiting kernel"),
     PrivateName("voila", "voila.request_info_handler", "RequestInfoSocketHandler", "_cache", "attr",
-                "explorer/hosting/handlers.py: a query handed over before its kernel waits for it"),
+                "explorer/hosting/server/handlers.py: a query handed over before its kernel waits for it"),
     PrivateName("voila", "voila.request_info_handler", "voila.handler", "RequestInfoSocketHandler", "identity",
-                "explorer/hosting/server.py: the page handler hands queries to the guarded request-info handler"),
+                "explorer/hosting/server/server.py: the page handler hands queries to the guarded request-info handler"),
     PrivateName("voila", "voila.handler", None, "send_updates", "source",
-                "explorer/hosting/handlers.py: the page handler's query hand-over goes through the guarded class"),
+                "explorer/hosting/server/handlers.py: the page handler's query hand-over goes through the guarded class"),
     PrivateName("voila", "voila.exporter", "voila.notebook_renderer", "VoilaExporter", "identity",
-                "explorer/hosting/template_cache.py: page templates compiled once, not per kernel"),
+                "explorer/hosting/server/template_cache.py: page templates compiled once, not per kernel"),
     PrivateName("nbconvert", "nbconvert.exporters.templateexporter", "TemplateExporter", "_create_environment",
-                "attr", "explorer/hosting/template_cache.py: the shared template bytecode cache"),
+                "attr", "explorer/hosting/server/template_cache.py: the shared template bytecode cache"),
     PrivateName("jupyter_server", "jupyter_server.services.kernels.connection.channels",
                 "ZMQChannelsWebsocketConnection", "_open_sessions", "attr",
                 f"{_WS}: a websocket that never opened gives its session entry back (else sessions leak)"),
@@ -61,9 +61,9 @@ PRIVATE_NAMES = (
                 "pre_get", "attr", f"{_WS}: the connection is remembered to give its place back"),
     PrivateName("jupyter_server", "jupyter_server.services.kernels.kernelmanager", "MappingKernelManager",
                 "_activity_stream", "source",
-                "explorer/hosting/warden.py (BusyClock): the busy-message limit reads each kernel's status"),
+                "explorer/hosting/server/warden.py (BusyClock): the busy-message limit reads each kernel's status"),
     PrivateName("pyzmq", "zmq.eventloop.zmqstream", "ZMQStream", "_recv_callback", "source",
-                "explorer/hosting/warden.py (BusyClock): the kernel manager's own activity callback is kept"),
+                "explorer/hosting/server/warden.py (BusyClock): the kernel manager's own activity callback is kept"),
     PrivateName("tornado", "tornado.iostream", "BaseIOStream", "_total_write_index", "source",
                 f"{_WS}: the slow-reader guard (bytes a client has not taken)"),
     PrivateName("tornado", "tornado.iostream", "BaseIOStream", "_total_write_done_index", "source",
@@ -76,11 +76,11 @@ PRIVATE_NAMES = (
                 "connection", "source",
                 f"{_WS}: the handler's connection (its place in the caps, the kernel budget's status messages)"),
     PrivateName("tornado", "tornado.web", "RequestHandler", "_reason", "source",
-                "explorer/hosting/handlers.py, websocket.py: the plain-text refusal names its reason"),
+                "explorer/hosting/server/handlers.py, websocket.py: the plain-text refusal names its reason"),
     PrivateName("jupyter_client", "jupyter_client.provisioning.local_provisioner", "LocalProvisioner", "pgid",
-                "source", "explorer/hosting/provisioner.py: a forked kernel's process group (interrupts)"),
+                "source", "explorer/hosting/server/provisioner.py: a forked kernel's process group (interrupts)"),
     PrivateName("jupyter_client", "jupyter_client.provisioning.local_provisioner", "LocalProvisioner", "process",
-                "source", "explorer/hosting/provisioner.py: the forked kernel as a duck-typed Popen "
+                "source", "explorer/hosting/server/provisioner.py: the forked kernel as a duck-typed Popen "
                           "(poll, wait, send_signal, kill, terminate); kernel_pid: a kernel's pid, for the "
                           "kernel CPU budget (websocket.py), the memory limit (warden.py) and the pool's kernel "
                           "size (demand_pool.py)"),
@@ -88,10 +88,10 @@ PRIVATE_NAMES = (
                 "kernel_pid: a kernel's provisioner, through which its pid is found (the kernel CPU budget, the "
                 "memory limit, the pool's kernel size)"),
     PrivateName("jupyter_client", "jupyter_client.provisioning.local_provisioner", "LocalProvisioner",
-                "connection_info", "source", "explorer/hosting/provisioner.py: a forked kernel's connection"),
+                "connection_info", "source", "explorer/hosting/server/provisioner.py: a forked kernel's connection"),
     # the handler classes Voila's init_handlers lists, replaced by identity (server.py's _REPLACEMENTS)
     *(PrivateName(package, module, "voila.app", name, "identity",
-                  f"explorer/hosting/server.py: {why}")
+                  f"explorer/hosting/server/server.py: {why}")
       for package, module, name, why in (
           ("voila", "voila.tornado.handler", "TornadoVoilaHandler", "the page handler (caps, seat cookie)"),
           ("voila", "voila.tornado.kernel_websocket_handler", "VoilaKernelWebsocketHandler",
