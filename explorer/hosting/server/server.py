@@ -145,6 +145,10 @@ class ExplorerVoila(Voila):
     max_kernels = Int(config=True, help="Most kernels held by viewers at once; 0 for no cap. Further viewers get "
                                         "a 'busy, try again' page (HTTP 503). Default: what the memory available "
                                         "at start holds (explorer/hosting/server/memory_cap.py, docs/deploy.md).")
+    processes_sharing_memory = Int(1, min=1, config=True,
+                                   help="Server processes on this machine, this one included (deploy/serve.py passes "
+                                        "its --processes): the default max_kernels plans for an N-th of the memory "
+                                        "above the free floor, not the whole machine N times.")
 
     max_body_bytes = Int(1 << 20, config=True, help="Largest request body accepted [bytes]; the app's own "
                                                       "requests (the unload beacon) are a few hundred bytes.")
@@ -196,11 +200,13 @@ class ExplorerVoila(Voila):
         """The viewers' kernels the machine's memory holds (:mod:`explorer.hosting.server.memory_cap`), logged with its figures."""
         config = self.voila_configuration
         pool = int(config.default_pool_size) if config.preheat_kernel else 0
-        cap, fig = memory_cap.default_max_kernels(pool)
-        self.log.info("Kernel cap %d, set by memory: (MemAvailable %.0f MB - free floor max(%.0f MB, %.0f%% of %.0f MB)"
-                      " - template %.0f MB - pool %d x %.0f MB) / %.0f MB per viewer's kernel", cap,
+        processes = self.processes_sharing_memory
+        cap, fig = memory_cap.default_max_kernels(pool, processes=processes)
+        self.log.info("Kernel cap %d, set by memory: ((MemAvailable %.0f MB - free floor max(%.0f MB, %.0f%% of %.0f "
+                      "MB)) / %d process(es) - template %.0f MB - pool %d x %.0f MB) / %.0f MB per viewer's kernel", cap,
                       fig["MemAvailable"], fig["free_floor_min_mb"], 100 * fig["free_floor_fraction"], fig["MemTotal"],
-                      fig["template_rss_mb"], pool, fig["kernel_uss_mb_all_tabs"], fig["kernel_uss_mb_all_tabs"])
+                      processes, fig["template_rss_mb"], pool, fig["kernel_uss_mb_all_tabs"],
+                      fig["kernel_uss_mb_all_tabs"])
         return cap
 
     @default("config_file_paths")
