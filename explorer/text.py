@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import decimal
 import functools
+import html
 import math
 import re
 import sys
@@ -15,7 +16,7 @@ from typing import Iterable, Mapping
 
 from explorer.tables import read_rows
 
-__all__ = ["LANGUAGES", "label", "labels", "money", "quantity", "quantity_in", "money_in", "number_text",
+__all__ = ["LANGUAGES", "rows_html", "label", "labels", "money", "quantity", "quantity_in", "money_in", "number_text",
            "readable_number", "parse_number", "NumberError", "MAX_NUMBER_CHARS", "short_repr",
            "CURRENCY_SYMBOLS", "breakeven_text", "count_in",
            "power_of_ten"]
@@ -445,6 +446,25 @@ def breakeven_text(months: float, language: str = "en") -> str:
     if math.isinf(months):
         return label("owned_never", language)
     return f"{months:.0f} {label('unit_months', language)}"
+
+
+def rows_html(title: str, rows: Iterable[tuple[str, str]], notes: Iterable[object] = ()) -> str:
+    """A notebook's table of named figures: the ``_repr_html_`` of :class:`~explorer.analysis.plan.Plan` and
+    :class:`~explorer.analysis.budget.BudgetStatus`, one row per (name, value), then ``notes`` as a list.
+
+    Every text is escaped.
+
+    >>> page = rows_html("Plan", [("budget", "$5M")], ["a <note>"])
+    >>> "<th style='text-align:left'>budget</th><td style='text-align:right'>$5M</td>" in page
+    True
+    >>> page.endswith("<ul><li>a &lt;note&gt;</li></ul>")
+    True
+    """
+    cells = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:right'>"
+                    f"{html.escape(v)}</td></tr>" for k, v in rows)
+    items = "".join(f"<li>{html.escape(str(note))}</li>" for note in notes)
+    return (f"<table><caption style='text-align:left'><b>{html.escape(title)}</b></caption>{cells}</table>"
+            + (f"<ul>{items}</ul>" if items else ""))
 
 
 def short_repr(value: object, limit: int = 80) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
@@ -28,7 +28,7 @@ class Attribution:
 
     Attributes
     ----------
-    parts_usd : dict of str -> float
+    parts_usd : dict[str, Any] of str -> float
         Shapley value of each lever [USD] (negative = a saving), in
         :data:`LEVERS` order; exactly 0.0 for a lever that does not differ.
         With ``levers=`` given, the levers left out share one ``"other"`` part.
@@ -52,8 +52,8 @@ class Attribution:
     baseline_usd: float
     target_usd: float
     change_usd: float
-    inseparable: tuple = ()
-    warnings: tuple = ()
+    inseparable: tuple[dict[str, Any], ...] = ()
+    warnings: tuple[Message, ...] = ()
 
     def note(self, language: str = "en") -> str:
         """In words, which levers could not be separated and why ("" when every lever has its own part).
@@ -64,7 +64,7 @@ class Attribution:
         """
         from explorer.text import label
 
-        def names(levers):
+        def names(levers: Iterable[str]) -> str:
             return label("list_and", language).join(label(f"lever_{lv}", language) for lv in levers)
 
         out = []
@@ -87,7 +87,7 @@ class Attribution:
         return tuple(k for k, v in self.parts_usd.items() if v != 0.0)
 
 
-def joint_key(levers) -> str:
+def joint_key(levers: Iterable[str]) -> str:
     """Key of the part of levers that cannot be separated: ``"model_size+tokens+cluster"``."""
     return "+".join(levers)
 
@@ -127,6 +127,7 @@ def _merge_infeasible(values: np.ndarray, k: int) -> list[list[int]]:
                 n = int(np.count_nonzero(bad & split))
                 if n > best:
                     best, pair = n, (a, b)
+        assert pair is not None  # best starts below any count: with two groups or more (while a coalition is bad) one is taken
         a, b = pair
         groups[a] = sorted(groups[a] + groups[b])
         del groups[b]
@@ -214,7 +215,7 @@ def attribute(baseline: Scenario, target: Scenario, levers: Iterable[str] | None
             raise ScenarioError(name, why, Message("allowed_finite_total"))
     groups = _merge_infeasible(totals, k) if k else []
     impossible = np.broadcast_to(np.asarray(out["deadline_impossible"], bool), totals.shape)
-    inseparable = []
+    inseparable: list[dict[str, Any]] = []
     keys = []
     for g in groups:
         levers = [lv for i in g for lv in ([names[i]] if names[i] != OTHER else [OTHER])]
@@ -223,7 +224,7 @@ def attribute(baseline: Scenario, target: Scenario, levers: Iterable[str] | None
             # an example of a mixed scenario of this group that has no finite cost
             # (one that mixes the group's levers, with the fewest levers switched to the target)
             masks = np.arange(1 << k)
-            on = sum(((masks >> i) & 1) for i in g)
+            on = sum((((masks >> i) & 1) for i in g), np.zeros_like(masks))
             mixed_group = (on > 0) & (on < len(g))
             bad = np.flatnonzero(mixed_group & ~np.isfinite(totals))
             m = int(bad[np.argmin([bin(int(x)).count("1") for x in bad])]) if bad.size else 0

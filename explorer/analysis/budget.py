@@ -136,11 +136,9 @@ class BudgetStatus:
                 f"{self.days:.3g} days)")
 
     def _repr_html_(self) -> str:
-        import html
+        from explorer.text import rows_html
 
-        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:right'>"
-                        f"{html.escape(v)}</td></tr>" for k, v in self._rows())
-        return f"<table><caption style='text-align:left'><b>Budget status</b></caption>{cells}</table>"
+        return rows_html("Budget status", self._rows())
 
 
 def budget_status(scenario: Scenario, budget_usd: float, simulation: Simulation | None = None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping, cast
 
 import numpy as np
 import pandas as pd
@@ -10,14 +10,17 @@ import pandas as pd
 from explorer import catalog, prices
 from explorer.errors import ScenarioError
 from explorer.messages import Message
-from explorer.model import COST_DIMENSIONS, estimate
+from explorer.model import COST_DIMENSIONS, Estimate, estimate
 from explorer.model.estimating import owned_summary
-from explorer.model.resolve import resolve
+from explorer.model.resolve import Resolved, resolve
 from explorer.model.vectorized import compute
 from explorer.scenario import Scenario
 from explorer.text import readable_number
 
 __all__ = ["COMPARE_COLUMNS", "owned_columns", "basis_warnings", "price_warnings", "compare", "WHAT_IF_LEVERS", "what_if"]
+
+#: What :func:`compare` takes: one scenario, scenarios by name, or scenarios in order.
+Scenarios = Scenario | Mapping[str, Scenario] | Iterable[Scenario]
 
 #: Columns of :func:`compare`, in order.
 COMPARE_COLUMNS: tuple[str, ...] = (*(f"{d}_usd" for d in COST_DIMENSIONS), "total_usd", "final_run_usd", "days",
@@ -25,7 +28,7 @@ COMPARE_COLUMNS: tuple[str, ...] = (*(f"{d}_usd" for d in COST_DIMENSIONS), "tot
                                     "capex_usd", "breakeven_months")
 
 
-def owned_columns(e) -> dict[str, float]:
+def owned_columns(e: Estimate) -> dict[str, float]:
     """An owned estimate's up-front purchase and break-even, as a buyer compares them; NaN for cloud pricing.
 
     ``capex_usd``: the cluster's capital, paid before the run (``estimate.owned["capex_usd"]``) [USD];
@@ -35,11 +38,11 @@ def owned_columns(e) -> dict[str, float]:
     """
     if e.scenario.pricing != "owned" or not e.owned:
         return {"capex_usd": float("nan"), "breakeven_months": float("nan")}
-    return {"capex_usd": float(e.owned["capex_usd"]),
-            "breakeven_months": float(e.owned["breakeven_months"]["on_demand"])}
+    breakeven = cast(Mapping[str, float], e.owned["breakeven_months"])
+    return {"capex_usd": float(cast(float, e.owned["capex_usd"])), "breakeven_months": float(breakeven["on_demand"])}
 
 
-def _named(scenarios, names) -> tuple[list[str], list[Scenario]]:
+def _named(scenarios: Scenarios, names: Iterable[str] | None) -> tuple[list[str], list[Scenario]]:
     if isinstance(scenarios, Scenario):
         scenarios = [scenarios]
     if isinstance(scenarios, Mapping):
@@ -70,7 +73,7 @@ def _basis_id(s: Scenario) -> str:
     return f"{s.pricing} ({prices.seller_name(s.seller)})"
 
 
-def basis_warnings(scenarios) -> list[Message]:
+def basis_warnings(scenarios: Iterable[Scenario]) -> list[Message]:
     """Warnings for a comparison of accelerators priced on different bases.
 
     Two accelerators compared on two price bases differ by who sells them as
@@ -86,7 +89,7 @@ def basis_warnings(scenarios) -> list[Message]:
     return []
 
 
-def price_warnings(scenarios) -> list[Message]:
+def price_warnings(scenarios: Iterable[Scenario]) -> list[Message]:
     """Warnings for a comparison of accelerators whose price is derived, estimated or one provider's.
 
     When the scenarios use more than one accelerator, each catalog price they
@@ -111,7 +114,7 @@ def price_warnings(scenarios) -> list[Message]:
     return out
 
 
-def _readable(x) -> str:
+def _readable(x: object) -> str:
     """A result as people read it: money and counts with thousands separators, small values to 3 digits."""
     if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool):
         x = float(x)
@@ -121,7 +124,7 @@ def _readable(x) -> str:
     return str(x)
 
 
-class Comparison(pd.DataFrame):
+class Comparison(pd.DataFrame):  # type: ignore[misc]  # pandas is untyped here (no pandas-stubs)
     """The table of :func:`compare`: a :class:`pandas.DataFrame` that prints its numbers readably.
 
     ``print(df)`` and a notebook show ``1,332,987`` and ``15.8``, not ``1.332987e+06``; the values are the
@@ -129,10 +132,10 @@ class Comparison(pd.DataFrame):
     """
 
     @property
-    def _constructor(self):
+    def _constructor(self) -> type[Comparison]:
         return Comparison
 
-    def _formatters(self) -> dict:
+    def _formatters(self) -> dict[str, Any]:
         """Scenario fields as the app's boxes write them (``70B``), results with separators (``1,332,987``)."""
         fields = set(self.attrs.get("scenario_columns", ()))
         return {c: (_field_text if c in fields else _readable) for c in self.columns}
@@ -141,18 +144,18 @@ class Comparison(pd.DataFrame):
         """The table as text, as it prints (``df.readable().T`` puts the scenarios in columns)."""
         return pd.DataFrame({c: self[c].map(f) for c, f in self._formatters().items()}, index=self.index)
 
-    def to_string(self, *args, **kwargs) -> str:
+    def to_string(self, *args: Any, **kwargs: Any) -> str:
         kwargs.setdefault("formatters", self._formatters())
-        return super().to_string(*args, **kwargs)
+        return str(super().to_string(*args, **kwargs))
 
     def __repr__(self) -> str:
         return self.to_string()
 
     def _repr_html_(self) -> str:
-        return self.to_html(formatters=self._formatters())
+        return str(self.to_html(formatters=self._formatters()))
 
 
-def _field_text(x) -> str:
+def _field_text(x: object) -> str:
     if isinstance(x, (np.integer, int)) and not isinstance(x, bool):
         return readable_number(int(x))
     return readable_number(float(x)) if isinstance(x, (np.floating, float)) else str(x)
@@ -164,7 +167,8 @@ def _differing_fields(scenarios: list[Scenario]) -> list[str]:
     return [name for name in rows[0] if any(r[name] != rows[0][name] for r in rows[1:])]
 
 
-def compare(scenarios, names=None, *, scenario_columns: bool = True) -> pd.DataFrame:
+def compare(scenarios: Scenarios, names: Iterable[str] | None = None, *,
+            scenario_columns: bool = True) -> pd.DataFrame:
     """Side-by-side results of several scenarios.
 
     Parameters
@@ -219,7 +223,7 @@ def compare(scenarios, names=None, *, scenario_columns: bool = True) -> pd.DataF
     return df
 
 
-def _possible(inputs: list, ok: list) -> list:
+def _possible(inputs: list[dict[str, Any] | None], ok: list[Scenario]) -> list[Scenario | None]:
     """Each combination's Scenario (None where it was refused), from the resolved inputs and the possible ones."""
     it = iter(ok)
     return [next(it) if x is not None else None for x in inputs]
@@ -230,7 +234,7 @@ WHAT_IF_LEVERS: tuple[str, ...] = ("pricing", "precision", "region", "gpu", "arc
                                    "training_kind")
 
 
-def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
+def what_if(scenario: Scenario, levers: Mapping[str, Iterable[Any]]) -> pd.DataFrame:
     """Every combination of the values of two or three levers, computed in one vectorized call.
 
     Each combination is ``scenario`` with those fields changed; each is
@@ -283,12 +287,16 @@ def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
     if len(combos) > 1000:
         raise ScenarioError("levers", len(combos), Message("allowed_combinations", limit=1000))
     start = scenario.to_dict()
-    inputs, resolved, notes, ok = [], [], [], []
+    inputs: list[dict[str, Any] | None] = []
+    resolved: list[Resolved | None] = []
+    notes: list[str | Message] = []
+    ok: list[Scenario] = []
     for combo in combos:
         try:
             s = Scenario.from_dict({**start, **dict(zip(names, combo))})
-            resolved.append(resolve(s))
-            inputs.append(resolved[-1].inputs)
+            done = resolve(s)
+            resolved.append(done)
+            inputs.append(done.inputs)
             notes.append("")
             ok.append(s)
         except ScenarioError as exc:
@@ -317,19 +325,20 @@ def what_if(scenario: Scenario, levers: Mapping[str, Iterable]) -> pd.DataFrame:
             table.loc[rows, col] = np.asarray(arr, dtype=float)
         impossible = np.zeros(len(combos), dtype=bool)
         impossible[rows] = np.asarray(v["deadline_impossible"], dtype=bool)
-        for i in np.flatnonzero(impossible):
-            notes[i] = Message("whatif_deadline_unmet")
-            table.loc[i, out_cols] = np.nan
+        for row in np.flatnonzero(impossible):
+            notes[row] = Message("whatif_deadline_unmet")
+            table.loc[row, out_cols] = np.nan
     table["capex_usd"] = np.nan
     table["breakeven_months"] = np.nan
     if good:  # owned rows: the estimate's own owned summary, on this row of the one vectorized call
         row_of = np.cumsum(rows) - 1
-        for i, s in enumerate(_possible(inputs, ok)):
-            if s is None or s.pricing != "owned" or notes[i]:
+        for i, possible in enumerate(_possible(inputs, ok)):
+            owned_inputs = resolved[i]
+            if possible is None or owned_inputs is None or possible.pricing != "owned" or notes[i]:
                 continue
             v_i = {k: float(np.asarray(a).item() if np.ndim(a) == 0 else np.asarray(a)[row_of[i]])
                    for k, a in v.items() if np.asarray(a).dtype.kind in "biuf"}
-            o = owned_summary(s, resolved[i], v_i, int(v_i["gpus"]))
+            o = owned_summary(possible, owned_inputs, v_i, int(v_i["gpus"]))
             table.loc[i, "capex_usd"] = o["capex_usd"]
             table.loc[i, "breakeven_months"] = o["breakeven_months"]["on_demand"]
     table["vs_start"] = table["total_usd"] / estimate(scenario).total_usd

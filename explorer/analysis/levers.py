@@ -9,7 +9,7 @@ between two scenarios; sensitivity and Monte Carlo scale single quantities.
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -42,7 +42,7 @@ LEVERS: tuple[str, ...] = (PRECISION, ARCHITECTURE, MODEL_SIZE, TOKENS, ACCELERA
                            MFU, RELIABILITY, DATA, TEAM, EXPERIMENTS, TRAINING_KIND)
 
 
-def nan_if_none(x) -> float:
+def nan_if_none(x: float | None) -> float:
     return math.nan if x is None else float(x)
 
 
@@ -115,7 +115,7 @@ def lever_atoms(s: Scenario) -> dict[str, dict[str, float]]:
     }
 
 
-def compose_inputs(a: Mapping[str, Mapping[str, np.ndarray]]) -> dict:
+def compose_inputs(a: Mapping[str, Mapping[str, float | np.ndarray]]) -> dict[str, Any]:
     """Inputs of :func:`compute` from per-lever quantities (arrays broadcast over coalitions or draws)."""
     p, ar, m, acc = a[PRECISION], a[ARCHITECTURE], a[MODEL_SIZE], a[ACCELERATOR]
     pr, rel, d, tk = a[PRICING], a[RELIABILITY], a[DATA], a[TRAINING_KIND]

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable, cast
 
 import pandas as pd
 
@@ -118,7 +118,7 @@ class Plan:
                      ("cost on scope", money(self.cost_usd)), ("final run", money(e.final_run_usd)),
                      ("whole project", money(e.total_usd))]
         if e.scenario.pricing == "owned" and e.owned:
-            rows.append(("hardware to buy", money(e.owned["capex_usd"])))
+            rows.append(("hardware to buy", money(float(cast(float, e.owned["capex_usd"])))))
         return rows
 
     def __repr__(self) -> str:
@@ -132,13 +132,9 @@ class Plan:
                 f"cost {money(self.cost_usd)}, limited by {self.limited_by})")
 
     def _repr_html_(self) -> str:
-        import html
+        from explorer.text import rows_html
 
-        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:right'>"
-                        f"{html.escape(v)}</td></tr>" for k, v in self._rows())
-        notes = "".join(f"<li>{html.escape(str(w))}</li>" for w in self.warnings)
-        return (f"<table><caption style='text-align:left'><b>Plan</b></caption>{cells}</table>"
-                + (f"<ul>{notes}</ul>" if notes else ""))
+        return rows_html("Plan", self._rows(), self.warnings)
 
     @property
     def params(self) -> float:
@@ -150,7 +146,7 @@ class Plan:
         """Training tokens of the planned model; NaN without a plan."""
         return self.scenario.tokens if self.scenario is not None else math.nan
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the plan's figures and the planned ``scenario`` (``Scenario.from_dict`` reads it)."""
         e = self.estimate
         return {
@@ -165,7 +161,8 @@ class Plan:
         }
 
 
-def _check(budget_usd, scope, tokens_per_param, deadline_days, gpu_cap) -> None:
+def _check(budget_usd: object, scope: object, tokens_per_param: object, deadline_days: object,
+           gpu_cap: object) -> None:
     if not (isinstance(budget_usd, (int, float)) and not isinstance(budget_usd, bool) and math.isfinite(budget_usd)
             and budget_usd > 0):
         raise ScenarioError("budget_usd", budget_usd, Message("allowed_budget"))
@@ -277,7 +274,8 @@ def plan(budget_usd: float, base: Scenario | None = None, *, scope: str = "proje
             return "budget", s, e
         return None, s, e
 
-    warnings = (Message("plan_moe_split", tokens_per_param=tokens_per_param),) if base.architecture == "moe" else ()
+    warnings: tuple[Message, ...] = ((Message("plan_moe_split", tokens_per_param=tokens_per_param),)
+                                     if base.architecture == "moe" else ())
     why, s, e = attempt(lo)
     if why is not None:
         return Plan(float(budget_usd), scope, float(tokens_per_param), None, None, math.nan, why,
@@ -305,7 +303,7 @@ def plan(budget_usd: float, base: Scenario | None = None, *, scope: str = "proje
                 source)
 
 
-def plan_curve(budgets_usd: Iterable[float], base: Scenario | None = None, **options) -> pd.DataFrame:
+def plan_curve(budgets_usd: Iterable[float], base: Scenario | None = None, **options: Any) -> pd.DataFrame:
     """The plan for each budget: the curve of "model size you can afford" against budget.
 
     Parameters

@@ -39,8 +39,8 @@ def _cheaper_region(s: Scenario) -> str | None:
             if r.country == here.country and r.electricity_usd_per_kwh is not None]
     if not same:
         return None
-    best = min(same, key=lambda r: r.electricity_usd_per_kwh)
-    if price is not None and best.electricity_usd_per_kwh >= price:
+    best = min(same, key=lambda r: r.electricity_usd_per_kwh or math.inf)  # each has a price (filtered above)
+    if price is not None and (best.electricity_usd_per_kwh or math.inf) >= price:
         return None
     return best.id if best.id != s.region else None
 
@@ -142,11 +142,11 @@ def recipe_verdicts(scenario: Scenario) -> pd.DataFrame:
     order = [name for name, _ in steps]
     attribution = attribute(steps[0][1], steps[-1][1]) if len(steps) > 1 else None
 
-    def metric(name, m):
+    def metric(name: str, m: str) -> float:
         if m == "electricity_usd_per_kwh":
             return float(lever_atoms(scen[name])[REGION]["electricity"])
         e = ests[name]
-        return e.final_run_usd if m == "final_run_usd" else e.cost_usd[m.removesuffix("_usd")]
+        return float(e.final_run_usd if m == "final_run_usd" else e.cost_usd[m.removesuffix("_usd")])
 
     rows = {}
     for cid, claim in C.recipe_claims().items():
@@ -169,6 +169,7 @@ def recipe_verdicts(scenario: Scenario) -> pd.DataFrame:
                 before = estimate(scen[first].replace(pricing="on_demand")).final_run_usd
             else:
                 before = metric(first, m)
+            assert last is not None  # set with first
             after = metric(last, m)
             saving = 1.0 - after / before if before else math.nan
             verdict = C.saving_verdict(saving, low, high, sourced) if judged else C.NOT_APPLIED

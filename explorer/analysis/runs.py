@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Mapping
+from typing import Any, Mapping
 
 import pandas as pd
 
@@ -74,7 +74,7 @@ def _num(text: str | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def _published_facts(row: Mapping[str, str]) -> dict:
+def _published_facts(row: Mapping[str, str]) -> dict[str, Any]:
     params, active = _num(row["params_total"]), _num(row["params_active"])
     tokens = _num(row["tokens"])
     flop = _num(row["train_flop"])
@@ -87,7 +87,7 @@ def _published_facts(row: Mapping[str, str]) -> dict:
             "epoch_cloud_usd": None, "epoch_acquisition_usd": None, "epoch_amortized_usd": None}
 
 
-def _epoch_facts(row: Mapping[str, str]) -> dict:
+def _epoch_facts(row: Mapping[str, str]) -> dict[str, Any]:
     params, flop = _num(row["parameters"]), _num(row["training_compute_flop"])
     tokens = flop / (6 * params) if params and flop else None  # C = 6 N D, turned around (marked derived)
     return {"id": row["id"], "source": "epoch", "model": row["model"], "organization": row["organization"],
@@ -100,7 +100,7 @@ def _epoch_facts(row: Mapping[str, str]) -> dict:
             "epoch_amortized_usd": _num(row["amortized_hardware_energy_cost_usd"])}
 
 
-def _missing(facts: dict) -> list[str]:
+def _missing(facts: dict[str, Any]) -> list[str]:
     missing = []
     if not facts["params"]:
         missing.append("params")
@@ -111,14 +111,14 @@ def _missing(facts: dict) -> list[str]:
     return missing
 
 
-def _scenario(facts: dict) -> Scenario:
+def _scenario(facts: dict[str, Any]) -> Scenario:
     """The replay scenario of a row with everything it needs (the rule of tests/model/test_backtest.py)."""
     gpu = HARDWARE_IDS[facts["hardware"]]
     fp8 = facts["precision"].upper().startswith("FP8")
     precision = "fp8" if fp8 else "fp16" if gpu == "v100" else "bf16"
     if precision not in catalog.accelerator(gpu).precisions:
         precision = catalog.accelerator(gpu).nearest_precision(precision)
-    kw: dict = dict(params=facts["params"], tokens=facts["tokens"], gpu=gpu, precision=precision, **facts["shape"])
+    kw: dict[str, Any] = dict(params=facts["params"], tokens=facts["tokens"], gpu=gpu, precision=precision, **facts["shape"])
     if facts["active_params"]:
         kw.update(architecture="moe", active_params=facts["active_params"])
     if facts["gpus"]:
@@ -129,7 +129,7 @@ def _scenario(facts: dict) -> Scenario:
 
 
 @functools.cache
-def _facts() -> tuple[dict, ...]:
+def _facts() -> tuple[dict[str, Any], ...]:
     return (tuple(_published_facts(r) for r in catalog.published_runs())
             + tuple(_epoch_facts(r) for r in catalog.read_csv("epoch_frontier.csv")))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -62,7 +62,7 @@ def _check_ranges(ranges: pd.DataFrame | None) -> pd.DataFrame:
     return df
 
 
-def _lognormal(row) -> tuple[float, float]:
+def _lognormal(row: pd.Series) -> tuple[float, float]:
     """Mean and standard deviation of log(multiplier) for a sourced interval: centred on the point value.
 
     One central value per quantity: the point estimate's value (the named
@@ -78,7 +78,7 @@ def _lognormal(row) -> tuple[float, float]:
     return 0.0, (hi - lo) / (2.0 * _Z[row["distribution"]])
 
 
-def _p5_p95(row) -> tuple[float, float]:
+def _p5_p95(row: pd.Series) -> tuple[float, float]:
     mu, sigma = _lognormal(row)
     z = _Z["lognormal_90"]
     return math.exp(mu - z * sigma), math.exp(mu + z * sigma)
@@ -154,7 +154,7 @@ def _median_location(a: float, b: float, sigma: float) -> float:
         return 0.0
     lo, hi = max(a, -10 * sigma), min(b, 10 * sigma)
 
-    def excess(m):  # mass below 0 minus mass above 0, within [a, b]; falls as m rises
+    def excess(m: float) -> float:  # mass below 0 minus mass above 0, within [a, b]; falls as m rises
         below = _phi(-m / sigma) - _phi((a - m) / sigma)
         above = _phi((b - m) / sigma) - _phi(-m / sigma)
         return below - above
@@ -185,7 +185,7 @@ def _applies(key: str, s: Scenario) -> bool:
     return key != "experiments" or s.experiments_multiplier_effective > 1.0
 
 
-def _apply(atoms: dict, key: str, value, scale: str) -> None:
+def _apply(atoms: dict[str, Any], key: str, value: np.ndarray, scale: str) -> None:
     """Set uncertain input ``key`` in ``atoms`` (in place) to ``value`` (a multiplier when relative)."""
     if key == "accelerator_price":
         pr = atoms[PRICING]
@@ -216,7 +216,7 @@ def _apply(atoms: dict, key: str, value, scale: str) -> None:
         raise KeyError(key)
 
 
-def _broadcast_atoms(atoms: dict, n: int) -> dict:
+def _broadcast_atoms(atoms: dict[str, Any], n: int) -> dict[str, Any]:
     return {lv: {q: np.full(n, v, dtype=float) for q, v in group.items()} for lv, group in atoms.items()}
 
 
@@ -284,14 +284,14 @@ class Simulation:
     ----------
     totals_usd : ndarray
         Total cost of each draw [USD], shape (n,).
-    dimensions_usd : dict of str -> ndarray
+    dimensions_usd : dict[str, Any] of str -> ndarray
         Each cost dimension of each draw [USD].
     percentiles : pandas.DataFrame
         Rows ``P5``, ``P50``, ``P95``; columns ``total_usd`` and
         ``<dimension>_usd`` [USD] (each column's own percentiles).
     point_usd : float
         Total of the point scenario, all inputs at their values [USD].
-    draws : dict of str -> ndarray
+    draws : dict[str, Any] of str -> ndarray
         The drawn uncertain inputs (multipliers or values, as in the ranges).
     n, seed : int
         Number of draws and the seed of :func:`numpy.random.default_rng`.
@@ -305,10 +305,10 @@ class Simulation:
     """
 
     totals_usd: np.ndarray
-    dimensions_usd: dict
+    dimensions_usd: dict[str, Any]
     percentiles: pd.DataFrame
     point_usd: float
-    draws: dict = field(default_factory=dict)
+    draws: dict[str, Any] = field(default_factory=dict)
     n: int = 0
     seed: int | None = 0
     final_runs_usd: np.ndarray | None = None
@@ -330,7 +330,7 @@ class Simulation:
         import html
 
         return (f"<p><b>Simulation</b>: {html.escape(repr(self)[len('Simulation('):-1])}</p>"
-                + self.percentiles_text().to_html())
+                + str(self.percentiles_text().to_html()))
 
     def probability_over(self, budget_usd: float) -> float:
         """Fraction of draws whose total exceeds ``budget_usd`` [1]; a draw whose run cannot happen (no cost,
@@ -363,7 +363,7 @@ MAX_DRAWS = 2_000_000
 MAX_SEED = 2**32 - 1
 
 
-def _percentiles(values, q) -> np.ndarray:
+def _percentiles(values: np.ndarray, q: list[float] | np.ndarray) -> np.ndarray:
     """Percentiles ``q`` of the draws whose run can happen (infeasible draws have no cost, NaN); NaN if none can."""
     v = np.asarray(values, float)
     v = v[~np.isnan(v)]

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from strategies import examples
 from explorer import Scenario, estimate
 
 SIGMA = math.log(0.50 / 0.30) / (2 * 0.6744897501960817)   # quartiles 0.30-0.50 of a lognormal
@@ -57,7 +58,7 @@ GENERATIONS = {"h100-sxm": (0.38, "bf16", 0.15, 0.55), "a100-80gb": (0.38, "bf16
                "h800": (0.38, "bf16", 0.15, 0.55), "v100": (0.236, "fp16", 0.15, 0.48)}
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gpu=st.sampled_from(sorted(GENERATIONS)), seed=st.integers(0, 2**32 - 1),
        gpus=st.sampled_from([8, 512, 4096]))
 def test_mfu_draws_stay_in_the_generations_bounds_with_the_sourced_share_below(gpu, seed, gpus):
@@ -122,7 +123,7 @@ def test_budget_status_far_above_the_estimate_is_within():
     assert b.probability_over < 0.2 and b.status == "within" and b.note == ""
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(params=st.floats(1e9, 2e11), tokens_per_param=st.floats(5.0, 100.0), gpus=st.sampled_from([64, 512, 4096]),
        gpu=st.sampled_from(["h100-sxm", "a100-80gb", "v100"]),
        pricing=st.sampled_from(["on_demand", "reserved_1y", "spot", "owned"]),

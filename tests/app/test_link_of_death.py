@@ -2,7 +2,7 @@
 
 On main these raised ``decimal.Overflow`` / ``InvalidOperation`` out of the link reader: the viewer got
 Voila's "There was an error when executing cell" and no app. The server test is in
-tests/hosting/test_hosting_v3_input.py.
+tests/hosting/test_server_bounded_input.py.
 """
 
 from __future__ import annotations

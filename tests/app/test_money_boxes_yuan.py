@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from strategies import examples
 from explorer import Scenario, catalog
 from explorer.app.panel import placeholder_number
 from explorer.model import currency_per_usd, estimate
@@ -116,7 +117,7 @@ def test_the_rate_of_money_is_one_in_dollars_the_typed_rate_else_the_sourced_one
         assert estimate(s).cost()["total"] == pytest.approx(estimate(s).cost_usd["total"] * rate, rel=1e-12)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(usd=st.floats(0.05, 50.0), fx=st.floats(1.0, 20.0))
 def test_any_rate_typed_in_yuan_is_that_many_dollars_divided_by_the_rate(make_app, usd, fx):
     """Law: at any rate, yuan typed in a money box are the same scenario as their dollars typed in USD mode."""

@@ -3,7 +3,7 @@
 A sort reorders the rows already computed (no grid, no heat-map, no CSV); a burst of requests is answered
 once, by the latest; a grid past MAX_GRID_ROWS is refused beside the pickers and the last grid stays; the
 CSV is written when its button is pressed. The server test (40 sort changes at once against a real kernel)
-is in tests/hosting/test_hosting_v3_input.py.
+is in tests/hosting/test_server_bounded_input.py.
 """
 
 from __future__ import annotations

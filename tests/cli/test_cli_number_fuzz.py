@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from strategies import examples
 from conftest import ROOT, run_cli
 
 #: The numeric options of ``estimate`` (scenario fields) and of ``simulate`` (draws, seed, budget, GPU cap).
@@ -35,7 +36,7 @@ def _one_line_or_ok(result, option: str) -> None:
         assert len(lines) == 1 and len(lines[0]) < 400, result.stderr[:500]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(option=st.sampled_from(ESTIMATE_OPTIONS), text=NUMBERISH)
 def test_any_text_in_a_numeric_estimate_option_is_read_or_refused_in_one_line(option, text):
     if text.startswith("-") and not text[1:2].isdigit():
@@ -43,7 +44,7 @@ def test_any_text_in_a_numeric_estimate_option_is_read_or_refused_in_one_line(op
     _one_line_or_ok(run_cli("estimate", "--params", "7B", "--tokens", "1T", option, text), option)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(option=st.sampled_from(SIMULATE_OPTIONS), text=NUMBERISH)
 def test_any_text_in_a_numeric_simulate_option_is_read_or_refused_in_one_line(option, text):
     if text.startswith("-") and not text[1:2].isdigit():

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from traitlets.config import LoggingConfigurable
 from voila.voila_kernel_manager import voila_kernel_manager_factory
 
+from strategies import examples
 import clients as cl
 from explorer.hosting.server import upstream_server
 from explorer.hosting.server.demand_pool import DemandPool, _cgroup_available_mb, _meminfo_available_mb, pool_target
@@ -68,7 +69,7 @@ cases = st.fixed_dictionaries({
     "memory_fraction": st.floats(0, 1), "max_size": st.integers(0, 100), "cpu_busy": st.booleans()})
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(cases, st.integers(0, 200), st.floats(0, 1e6))
 def test_pool_target_laws(case, more_arrivals, more_memory_mb):
     size = pool_target(**case)

@@ -1,5 +1,5 @@
 """The demand pool's memory budget is a total, and one address asks for no more pool kernels than its seats
-(issue 39, attack 5); the real-server attack is in tests/hosting/test_hosting_v4_attacks.py."""
+(issue 39, attack 5); the real-server attack is in tests/hosting/test_kernel_attacks.py."""
 
 from __future__ import annotations
 

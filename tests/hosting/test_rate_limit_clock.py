@@ -3,7 +3,7 @@
 ``GuardedKernelWebsocketConnection`` drops a kernel's incoming messages beyond ``burst_messages`` at once and
 ``messages_per_second`` sustained, over all of that kernel's connections (explorer/hosting/server/websocket.py). Its
 ``clock`` is set on the class here; the expected counts are the bucket's arithmetic done by hand. The server
-tests (tests/hosting/test_hosting.py, test_hosting_v2.py) check only that a real server drops a flood.
+tests (tests/hosting/test_hosting.py, test_server_limits.py) check only that a real server drops a flood.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from strategies import examples
 from explorer import Scenario, estimate
 from explorer.model import formulas as F
 
@@ -34,7 +35,7 @@ def test_interest_that_eats_the_margin_never_breaks_even():
     assert math.isinf(float(F.breakeven_months(1200.0, 50.0, 50.0, 0.08)))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(capital=st.floats(1e3, 1e6), rent=st.floats(10.0, 1e5), running=st.floats(0.0, 1e5),
        r1=st.floats(0.0, 0.5), r2=st.floats(0.0, 0.5))
 def test_break_even_rises_with_the_financing_rate(capital, rent, running, r1, r2):

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from strategies import examples
 from explorer import Scenario, catalog, estimate
 
 FP4_GPUS = sorted(a for a, x in catalog.accelerators().items() if "fp4" in x.peak_tflops)
@@ -18,7 +19,7 @@ def test_fp4_accelerators_exist():
     assert "b200" in FP4_GPUS
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(gpu=st.sampled_from(FP4_GPUS), params=st.floats(1e8, 2e12), gpus=st.sampled_from([8, 64, 512, 4096]),
        seq_len=st.sampled_from([None, 2048, 8192, 32768]), recompute=st.sampled_from(["none", "selective", "full"]),
        kind=st.sampled_from(["pretrain", "full_finetune", "lora"]))

@@ -21,9 +21,9 @@ from explorer import Scenario, estimate
 from explorer.model import compute
 from explorer.model.resolve import resolve
 from explorer.scenario import RECOVERY_MODES
-from strategies import MAX_GPUS, log_uniform, scenarios
+from strategies import MAX_GPUS, examples, log_uniform, scenarios
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: One more GPU moves GPU-hours and the machine cost by at most this fraction (the law's "about 1%").
 STEP = 0.01
 #: Llama 3.1 405B: 405B parameters, 15.6T tokens on H100 (Llama Team 2024).

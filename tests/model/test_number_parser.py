@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from strategies import examples
 from explorer.text import MAX_NUMBER_CHARS, NumberError, parse_number, readable_number
 from explorer.workshop import parse_answer
 
@@ -75,7 +76,7 @@ def long_texts(draw):
     return "".join(chunk * count for chunk, count in runs)[:100_000]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(long_texts())
 def test_every_text_up_to_100k_characters_is_parsed_or_refused(text):
     for parse in (parse_number, parse_answer, lambda t: parse_number(t, currency="USD", units=("FLOP",))):
@@ -86,7 +87,7 @@ def test_every_text_up_to_100k_characters_is_parsed_or_refused(text):
         assert isinstance(value, float) and (value == 0 or sys.float_info.min <= abs(value) <= sys.float_info.max)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x == 0 or abs(x) >= sys.float_info.min))
 def test_every_normal_float_reads_back_from_its_text(x):
     assert parse_number(repr(x)) == x
@@ -185,7 +186,7 @@ def test_answers_take_a_percent_a_unit_and_dollars():
 _SCALES = st.sampled_from([("", 0), ("k", 3), ("M", 6), ("B", 9), ("T", 12), ("万", 4), ("亿", 8), ("万亿", 12)])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.decimals(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False, places=4),
        st.integers(-30, 30), _SCALES)
 def test_every_notation_of_one_number_reads_the_same(mantissa, power, scale):
@@ -198,7 +199,7 @@ def test_every_notation_of_one_number_reads_the_same(mantissa, power, scale):
         assert parse_number(text) == expected, text
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.floats(1e-100, 1e100), st.floats(1e-100, 1e100), st.booleans())
 def test_a_quotient_is_the_division_of_its_parts(a, b, negative):
     text = f"{'-' if negative else ''}{a!r}/{b!r}"

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from strategies import examples
 from explorer import Scenario, ScenarioError, catalog, compare, estimate, prices
 from explorer.analysis import what_if
 
@@ -21,7 +22,7 @@ COMMITTED = ("reserved_1y", "reserved_3y")
 
 
 # ------------------------------------------------------------------ laws over every accelerator x seller
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(acc=st.sampled_from(ACCELERATORS), seller=st.sampled_from(SELLERS))
 def test_within_one_seller_committed_use_is_never_dearer_than_on_demand(acc, seller):
     on_demand = prices.quote(acc, "on_demand", seller).usd_per_gpu_hour
@@ -33,7 +34,7 @@ def test_within_one_seller_committed_use_is_never_dearer_than_on_demand(acc, sel
         assert q.usd_per_gpu_hour > 0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(acc=st.sampled_from(ACCELERATORS), seller=st.sampled_from(SELLERS),
        commitment=st.sampled_from(prices.COMMITMENTS))
 def test_every_seller_and_commitment_gives_a_price_or_an_unknown_warning_never_an_exception(acc, seller, commitment):

@@ -14,12 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from strategies import examples
 from explorer import Scenario, estimate, rules
 from explorer.presets import presets
 from tests.model import team_by_hand as H
 from tests.strategies import MAX_GPUS, PARAMS, TOKENS, log_uniform, scenarios
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 DIMENSIONS = ("compute", "energy", "data", "people", "hardware", "hidden")
 PEOPLE_IDS = {"people_largest", "people_largest_default"}
 

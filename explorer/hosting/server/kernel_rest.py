@@ -19,7 +19,7 @@ jupyter_server's do; a ``DELETE`` frees the seat as the beacon does.
 The other REST routes that reach kernels or sessions in a Jupyter server
 (``/api/kernels``, ``/api/kernels/<id>/interrupt`` and ``/restart``,
 ``/api/sessions``) are not registered by Voila; the server's default handler
-answers them 404 (checked by ``tests/hosting/test_hosting_v4_attacks.py``).
+answers them 404 (checked by ``tests/hosting/test_kernel_attacks.py``).
 """
 
 from __future__ import annotations
