@@ -33,7 +33,7 @@ $(STAMP): pyproject.toml constraints.txt
 
 # The app, the workshop and JupyterLab are the package's own commands (explorer/hosting/commands.py), so an
 # installed wheel serves them as a checkout does: `llm-cost-explorer app | workshop | lab --help`.
-# app: voila.json's pool of 4 follows demand (explorer/hosting/demand_pool.py: it grows with the page loads of the
+# app: voila.json's pool of 4 follows demand (explorer/hosting/server/demand_pool.py: it grows with the page loads of the
 # last minute, within half the free memory and while the CPU has room, back to 4 after 5 idle minutes). POOL=30
 # makes 30 the floor (a class arriving at once, preheated before it does; docs/deploy.md) and refills the pool a
 # minute after use
@@ -48,7 +48,7 @@ app: $(STAMP)
 #   MAX_KERNELS = 2 x CLASS kernels held by viewers (a student keeps the last lesson open while opening the
 #                 next; kernels waiting in the pool do not count). Memory: about 0.2 GB per kernel (docs/workshop.md).
 # POOL= or MAX_KERNELS= overrides either; POOL=0 preheats nothing at start. Either way every lesson's pool follows
-# demand (explorer/hosting/demand_pool.py), so POOL is an optimisation, not a requirement. A used pool kernel is
+# demand (explorer/hosting/server/demand_pool.py), so POOL is an optimisation, not a requirement. A used pool kernel is
 # replaced after FILL_DELAY s (600): late arrivals find one, and the rush is not slowed by refills; a student who
 # takes a replacement still waiting starts it at once, and the waiting ones start once no student came for 30 s.
 # The whole MAX_KERNELS budget is open to one client address (a room behind one NAT). Behind nginx on this

@@ -7,7 +7,7 @@
     python benchmarks/first_page.py --prebuilt both     # the app built in each kernel, and taken from the template
 
 Each kernel is forked from a template that imported voila.json's ``ForkProvisioner.preload`` modules, as
-``make app`` starts them (:class:`explorer.hosting.provisioner.ForkProvisioner`). The benchmark then does what
+``make app`` starts them (:class:`explorer.hosting.server.provisioner.ForkProvisioner`). The benchmark then does what
 Voila and a viewer's page do, over the kernel protocol:
 
 1. runs the code cells of ``explorer/notebooks/explorer.ipynb`` (the app is built and displayed), with the link's
@@ -180,7 +180,7 @@ def run(kernels: int, query: str, timeout: float, spy_dir: Path | None, held: tu
 
     from jupyter_client.provisioning import KernelProvisionerFactory
 
-    from explorer.hosting.provisioner import stop_templates
+    from explorer.hosting.server.provisioner import stop_templates
 
     config = Config()
     config.KernelProvisionerFactory.default_provisioner_name = "explorer-fork"

@@ -11,7 +11,7 @@ explorer/notebooks/explorer.ipynb`` with the project's voila.json: a preheated p
 difference: ``launched`` selects jupyter_client's ``local-provisioner`` (a new Python process per kernel,
 the setting before issue 26), ``forked-sent`` keeps voila.json's ``explorer-fork`` but sends every widget
 message as it happens (``--ForkProvisioner.hold_widget_messages=False``, the setting before
-:mod:`explorer.hosting.held_widgets`), ``forked-built`` holds them but leaves the app's build to each kernel
+:mod:`explorer.hosting.kernel.held_widgets`), ``forked-built`` holds them but leaves the app's build to each kernel
 (voila.json's preload without ``explorer.app.prebuilt:prebuild``, the setting before
 :mod:`explorer.app.prebuilt`), ``forked`` is ``make app`` as it is. The rush starts once the
 pool's kernels have run the notebook; the viewers arrive evenly within the window, each from the benchmark

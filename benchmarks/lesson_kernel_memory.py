@@ -9,7 +9,7 @@ the processes that map them) from /proc. Prints one JSON document::
     python benchmarks/lesson_kernel_memory.py --forked [--before DIR]   # Voila's kernels: forked from the template
 
 ``--forked`` measures what a kernel forked from the server's warm template (``make workshop``'s kernels,
-:mod:`explorer.hosting.kernel_template`, with voila.json's preload and warm-ups) holds of its own (USS,
+:mod:`explorer.hosting.kernel.kernel_template`, with voila.json's preload and warm-ups) holds of its own (USS,
 ``smaps_rollup``) after running each lesson's code cells in order: this process becomes the template
 (preloads once), then forks one child per lesson, which runs the cells in an IPython shell and reports its
 USS. ``--before DIR`` also runs the lessons of another checkout's ``explorer/notebooks`` (e.g. ``git archive``
@@ -75,7 +75,7 @@ def _uss_mb() -> float:
 def measure_forked(notebooks: dict[str, list[Path]]) -> dict:
     """{variant: [{notebook, uss_mb_forked, uss_mb_after_run_all, s}]} for kernels forked from this process."""
     sys.path.insert(0, str(ROOT))
-    from explorer.hosting import kernel_template
+    from explorer.hosting.kernel import kernel_template
 
     preload = json.loads((ROOT / "explorer" / "hosting" / "voila.json").read_text())["ForkProvisioner"]["preload"]
     ready = kernel_template.preload(preload)

@@ -86,7 +86,7 @@ def main() -> int:
     work.chmod(0o755)
     port = free_port()
     log = open(work / "voila.log", "w")
-    if (Path(args.root) / "explorer" / "hosting" / "seats.py").exists():
+    if any((Path(args.root) / "explorer" / "hosting" / where / "seats.py").exists() for where in ("server", ".")):
         voila_extra = ["--ExplorerVoila.seats_per_address=0", *voila_extra]  # every page comes from this machine
     voila = subprocess.Popen(voila_command(port, voila_extra, args.root), cwd=args.root, stdout=log,
                              stderr=subprocess.STDOUT,

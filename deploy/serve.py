@@ -107,7 +107,8 @@ def nginx_command(nginx: str, prefix: Path, *extra: str) -> list[str]:
             "-e", str(prefix / "logs" / "error.log"), *extra]
 
 
-def voila_command(port: int, extra: list[str] = (), root: Path = ROOT, exempt: tuple[str, ...] = ()) -> list[str]:
+def voila_command(port: int, extra: list[str] = (), root: Path = ROOT, exempt: tuple[str, ...] = (),
+                  processes: int = 1) -> list[str]:
     """The server as `make app` starts it, on 127.0.0.1; port_retries=0 so a busy port fails loudly.
 
     A checkout with the hardened server (``explorer/hosting``: guarded kernel websocket, kernel
@@ -115,14 +116,20 @@ def voila_command(port: int, extra: list[str] = (), root: Path = ROOT, exempt: t
     Both read ``voila.json`` from ``root``, the working directory; since issue 40 the hardened server also reads
     the one in its package (``explorer/hosting/voila.json``), and the notebook is under ``explorer/notebooks``
     (a checkout from before serves its ``notebooks/explorer.ipynb``).
+
+    ``processes``: how many servers this machine runs (``--processes``); a server that sets its kernel cap by
+    memory (issue 39) is told, so each plans for its share of the memory, not the whole machine.
     """
     hardened = (Path(root) / "explorer" / "hosting" / "__main__.py").exists()
     program = [sys.executable, "-m", "explorer.hosting"] if hardened else [find_voila()]
     proxied = []
-    if hardened and (Path(root) / "explorer" / "hosting" / "seats.py").exists():
+    if hardened and any((Path(root) / "explorer" / "hosting" / where / "seats.py").exists()
+                        for where in ("server", ".")):  # hosting/server/ since issue 39; a checkout from before
         # nginx on this machine names the client in X-Real-IP: seats are counted per client address
         proxied = ["--ExplorerVoila.trusted_proxies=127.0.0.1",
                    *[f"--ExplorerVoila.exempt_networks={net}" for net in exempt]]
+    if processes > 1 and (Path(root) / "explorer" / "hosting" / "server" / "memory_cap.py").exists():
+        proxied.append(f"--ExplorerVoila.processes_sharing_memory={processes}")
     notebook = NOTEBOOK if (Path(root) / NOTEBOOK).exists() else "notebooks/explorer.ipynb"
     return [*program, notebook, "--Voila.ip=127.0.0.1", f"--port={port}", "--no-browser",
             "--Voila.port_retries=0", *proxied, *extra]
@@ -206,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
         (prefix / "logs").mkdir(parents=True, exist_ok=True)
         for port in ports:
             log = open(prefix / "logs" / f"voila-{port}.log", "w")
-            procs.append(subprocess.Popen(voila_command(port, voila_extra, exempt=tuple(args.exempt)), cwd=ROOT, stdout=log,
+            procs.append(subprocess.Popen(voila_command(port, voila_extra, exempt=tuple(args.exempt),
+                                                        processes=len(ports)), cwd=ROOT, stdout=log,
                                           stderr=subprocess.STDOUT, start_new_session=True,
                                           env={**os.environ, "PYTHONUNBUFFERED": "1"}))
             log.close()

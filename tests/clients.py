@@ -201,7 +201,7 @@ def _direct_children(pid: int) -> list[int]:
 
 
 def is_kernel_template(pid: int) -> bool:
-    """Whether ``pid`` is a kernel template (explorer/hosting/kernel_template.py), the parent of forked kernels."""
+    """Whether ``pid`` is a kernel template (explorer/hosting/kernel/kernel_template.py), the parent of forked kernels."""
     try:
         return "kernel_template.py" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
     except OSError:
@@ -210,7 +210,7 @@ def is_kernel_template(pid: int) -> bool:
 
 def children(pid: int) -> list[int]:
     """The kernels of a Voila server: its child processes, where a kernel template stands for the kernels
-    forked from it (explorer.hosting.provisioner); the template itself is not a kernel."""
+    forked from it (explorer.hosting.server.provisioner); the template itself is not a kernel."""
     found = []
     for child in _direct_children(pid):
         if is_kernel_template(child):
@@ -228,7 +228,7 @@ def kernel_templates(pid: int) -> list[int]:
 def forked_kernel_pid(log: Path, kernel_id: str) -> int | None:
     """The pid of ``kernel_id`` when the server forked it from its kernel template, from the server's ``log``.
 
-    A forked kernel (explorer.hosting.provisioner) keeps the template's command line, so its pid is read from
+    A forked kernel (explorer.hosting.server.provisioner) keeps the template's command line, so its pid is read from
     the provisioner's "Kernel <id> forked from template <pid> as <pid>" line; None when no such line is there.
     """
     text = log.read_text(errors="replace") if log.exists() else ""
@@ -323,7 +323,7 @@ def kernel_exists(base_url: str, kernel_id: str) -> bool:
     """Whether the server at ``base_url`` (ending in /) still runs kernel ``kernel_id``.
 
     ``GET api/kernels/<id>`` without the kernel's seat cookie: 403 for a kernel the server runs (only its page
-    may read it, explorer.hosting.kernel_rest), 404 for one it does not; 200 where that route is not guarded.
+    may read it, explorer.hosting.server.kernel_rest), 404 for one it does not; 200 where that route is not guarded.
     """
     try:
         with urllib.request.urlopen(f"{base_url}api/kernels/{kernel_id}", timeout=10) as response:

@@ -206,7 +206,7 @@ class Server:
         Voila's own "Kernel pool ... is filled" comes when the kernels have only
         started; explorer.hosting logs each one once it is ready for a viewer.
         """
-        from explorer.hosting.handlers import READY_MARK
+        from explorer.hosting.server.handlers import READY_MARK
 
         return self.log.read_text().count(READY_MARK)
 

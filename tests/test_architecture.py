@@ -67,7 +67,7 @@ def test_lint_imports_passes_on_the_tree_and_fails_on_an_upward_import(tmp_path)
     shutil.copytree(ROOT / "explorer", tree / "explorer", ignore=shutil.ignore_patterns("data", "__pycache__"))
     clean = _lint_imports(tree)
     assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert "2 kept, 0 broken" in clean.stdout
+    assert "3 kept, 0 broken" in clean.stdout
     with (tree / "explorer" / "text.py").open("a", encoding="utf-8") as f:
         f.write("\n\ndef _upward():\n    from explorer.catalog import read_csv  # noqa\n    return read_csv\n")
     broken = _lint_imports(tree)
@@ -323,3 +323,32 @@ def test_the_chart_render_state_machine_and_the_callback_guard_are_written_once(
     guards = sorted(name for name, text in texts.items() if re.search(r"def _safely\(", text))
     assert guards == ["lazy_tab.py"], guards
     assert "`ChartSurface.of(figure, redraw)`" in _page() and "`LazyTab`" in _page()
+
+
+def test_hosting_is_laid_out_as_the_processes_table_says():
+    """Each module of the Processes table's server row is in ``explorer/hosting/server/`` (or named as one of
+    ``explorer/hosting/``'s own), each of the template and kernel rows in ``explorer/hosting/kernel/``, and every
+    module of those two folders is in its row (issue 39: ``hosting/`` laid out by process)."""
+    section = _page().split("## Processes", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split(" | ") for line in section.splitlines() if line.startswith("| ") and "`explorer/hosting/" in line]
+    assert len(rows) == 3, rows
+    hosting = ROOT / "explorer" / "hosting"
+    for _process, _started, folder, modules in rows:
+        where = ROOT / folder.strip("` ")
+        own, _, shared = modules.partition("from `explorer/hosting/`:")
+        named = set(re.findall(r"`(\w+)\.py`", _hosting_part(own)))
+        assert where.parent == hosting and named, (folder, modules)
+        assert not [m for m in named if not (where / f"{m}.py").is_file()], (folder, named)
+        assert not [m for m in re.findall(r"`(\w+)\.py`", shared) if not (hosting / f"{m}.py").is_file()], shared
+    in_rows = {folder.strip("` "): set() for _p, _s, folder, _m in rows}
+    for _process, _started, folder, modules in rows:
+        in_rows[folder.strip("` ")] |= set(re.findall(r"`(\w+)\.py`", _hosting_part(modules)))
+    for folder, named in in_rows.items():
+        files = {p.stem for p in (ROOT / folder).glob("*.py") if p.stem != "__init__"}
+        assert files == named, (folder, sorted(files ^ named))
+    assert {p.stem for p in hosting.glob("*.py")} == {"__init__", "__main__", "commands", "upstream_names"}
+
+
+def _hosting_part(modules: str) -> str:
+    """A Processes row's modules up to the shared ones (``from explorer/hosting/:``) or the app's (``then ...``)."""
+    return re.split(r"from `explorer/hosting/`:|then ", modules)[0]

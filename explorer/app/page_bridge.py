@@ -10,7 +10,7 @@ onerror>`` scripts and the hidden text boxes they typed into:
   culled, crashed, or the server restarted) the page shows the session-ended
   notice (:func:`~explorer.app.views.session_html`), and hides it again when a
   late answer comes. The hosting server does not count a ping as interaction
-  (``explorer.hosting.websocket``).
+  (``explorer.hosting.server.websocket``).
 * **width sensor**: the width of the visible chart box [CSS px], sent as
   ``chart_width`` on load, after the window or the tab changes (debounced
   250 ms) and every 2 s; the kernel checks it

@@ -1,6 +1,6 @@
 """An app built once in the server's kernel template and taken by each kernel forked from it.
 
-A Voila server forks every kernel from one template process (:mod:`explorer.hosting.kernel_template`);
+A Voila server forks every kernel from one template process (:mod:`explorer.hosting.kernel.kernel_template`);
 ``voila.json`` names :func:`prebuild` in ``ForkProvisioner.preload``, after the warm-up. It builds the app with
 no link (``query_string=""``), as the notebook's first cell does, and puts it aside: its widgets are taken out
 of ipywidgets' registry and their comms out of the comm manager, so a kernel that never asks for it (a
@@ -9,7 +9,7 @@ kernel inherits it copy-on-write.
 
 The notebook calls :func:`take_app`. In a kernel forked from such a template, the first call takes the app
 built there: each of its widgets gets a comm of this kernel again (same model id, opened as any widget's is:
-held back until a page asks when the kernel holds widget messages, :mod:`explorer.hosting.held_widgets`, and
+held back until a page asks when the kernel holds widget messages, :mod:`explorer.hosting.kernel.held_widgets`, and
 sent with its state otherwise), and the app's "today" marker is moved if the day has changed since the
 template built it. A viewer's app is then its own copy: setting a value in one kernel changes nothing in
 another. Anywhere else (JupyterLab, a test, a second call) it builds a new :class:`ExplorerApp`.

@@ -1,6 +1,6 @@
 """The app's first answer for a link, as static HTML: what a viewer sees before any kernel runs.
 
-The public server (:mod:`explorer.hosting.static_page`) shows this to a viewer who opens a link, and starts a
+The public server (:mod:`explorer.hosting.server.static_page`) shows this to a viewer who opens a link, and starts a
 kernel only when they first touch the page. It is the app's own first screen, built by the same code the
 app's kernel runs: the link read by :mod:`explorer.app.query` (the same clamping and the same refusals, named
 in the same banner), the first estimate as :class:`~explorer.app.explorer_app.ExplorerApp` makes it (a field

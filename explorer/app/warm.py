@@ -1,6 +1,6 @@
 """Build the app once and throw it away, so that a process forked afterwards builds it faster.
 
-A Voila server forks every kernel from one template process (:mod:`explorer.hosting.kernel_template`, named
+A Voila server forks every kernel from one template process (:mod:`explorer.hosting.kernel.kernel_template`, named
 in ``voila.json``'s ``ForkProvisioner.preload`` as ``explorer.app.warm:warm_up``). The first
 :class:`~explorer.app.ExplorerApp` a process builds pays once for what every later one finds done: the
 catalogs and labels read from their CSV files, the presets resolved, matplotlib's fonts opened (the CJK

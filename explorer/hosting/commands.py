@@ -4,7 +4,7 @@ The notebooks ship in the package (``explorer/notebooks/``: the app, the claims 
 analyst's tour) with the server's settings (``explorer/hosting/voila.json``), so an installed wheel serves
 them as a checkout does; ``make app`` and ``make workshop`` call these commands with their defaults.
 
-* ``app``: the app, read-only, on http://127.0.0.1:8866 (the hardened Voila of :mod:`explorer.hosting.server`
+* ``app``: the app, read-only, on http://127.0.0.1:8866 (the hardened Voila of :mod:`explorer.hosting.server.server`
   with voila.json's settings: forked kernels, the preheated pool that follows demand). ``--pool N`` keeps N
   preheated kernels as a floor, refilled a minute after use (a class arriving at once).
 * ``workshop``: the lessons and the claims page, read-only, on http://127.0.0.1:8867, sized for a class of
@@ -75,7 +75,7 @@ def app_argv(port: int = APP_PORT, pool: int | None = None, ip: str = "127.0.0.1
     """The server's arguments for the app (what ``make app`` ran before it called ``llm-cost-explorer app``).
 
     ``kernel_at_once``: every page starts its kernel at once, not on the viewer's first touch of the static
-    answer (``ExplorerVoila.static_first``, :mod:`explorer.hosting.static_page`).
+    answer (``ExplorerVoila.static_first``, :mod:`explorer.hosting.server.static_page`).
     """
     argv = [str(APP_NOTEBOOK), f"--Voila.ip={ip}", f"--port={port}", "--no-browser"]
     if kernel_at_once:
@@ -107,7 +107,7 @@ def workshop_argv(port: int = WORKSHOP_PORT, class_size: int = 30, pool: int | N
                   seats_per_address: int | None = None, trusted_proxies: tuple[str, ...] = ()) -> list[str]:
     """The server's arguments for the workshop: directory mode over :data:`NOTEBOOKS`, sized for the class.
 
-    Every lesson's pool follows demand (:mod:`explorer.hosting.demand_pool`) from the sizes of
+    Every lesson's pool follows demand (:mod:`explorer.hosting.server.demand_pool`) from the sizes of
     :func:`workshop_sizes`, so ``pool=0`` preheats nothing at start but keeps the pools on.
 
     The seats one client address may hold are the class's budget, the kernel cap (``seats_per_address=None``;
@@ -129,7 +129,7 @@ def _serve(argv: list[str]) -> int:
     from explorer.hosting.upstream_names import require
 
     require()  # a missing upstream name stops the server here, with one line naming it (exit status 3)
-    from explorer.hosting.server import main
+    from explorer.hosting.server.server import main
 
     main(argv)
     return 0

@@ -4,9 +4,9 @@ The hosting layer and the app reach into ten upstream packages (Voila, jupyter_s
 ipykernel, comm, ipywidgets, ipympl, matplotlib, nbconvert, tornado, pyzmq) through names those packages do
 not document. Each name is reached in exactly one boundary module:
 
-* :mod:`explorer.hosting.upstream_server`: the server process (Voila, jupyter_server, jupyter_client,
+* :mod:`explorer.hosting.server.upstream_server`: the server process (Voila, jupyter_server, jupyter_client,
   nbconvert, tornado, pyzmq);
-* :mod:`explorer.hosting.upstream_kernel`: the kernel side (ipykernel, comm) of the hosting layer;
+* :mod:`explorer.hosting.kernel.upstream_kernel`: the kernel side (ipykernel, comm) of the hosting layer;
 * :mod:`explorer.app.widgets_private` and :mod:`explorer.app.ipympl_private`: the app's kernel-side names
   (ipywidgets' registry and model ids; ipympl and matplotlib).
 
@@ -27,7 +27,7 @@ Kinds of entry:
     nothing, silently.
 ``identity``
     ``module.name`` must be the very object ``owner`` (another module, the one that uses it) holds under that
-    name: a class replaced by identity (``_REPLACEMENTS`` in :mod:`explorer.hosting.server`) or rebound in the
+    name: a class replaced by identity (``_REPLACEMENTS`` in :mod:`explorer.hosting.server.server`) or rebound in the
     using module (``voila.handler.RequestInfoSocketHandler``) is found there.
 
 :data:`CHECKED` records, per package, the versions allowed (``pyproject.toml``) and those the registry was
@@ -147,7 +147,8 @@ CHECKED = {
 
 
 def _registry() -> tuple[PrivateName, ...]:
-    from explorer.hosting import upstream_kernel, upstream_server
+    from explorer.hosting.kernel import upstream_kernel
+    from explorer.hosting.server import upstream_server
 
     return (*upstream_server.PRIVATE_NAMES, *upstream_kernel.PRIVATE_NAMES, *_APP_NAMES)
 

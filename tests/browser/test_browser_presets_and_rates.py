@@ -3,7 +3,7 @@ settings without a control appears, then clears), the MoE summary and a typed ra
 any console error (the ``chromium`` fixture).
 
 The "Unsatisfied version" console warnings on every load: the page loads only PAGE_EXTENSIONS
-(explorer/hosting/server.py), and among them ipywidgets' @jupyter-widgets/jupyterlab-manager (jupyterlab_widgets
+(explorer/hosting/server/server.py), and among them ipywidgets' @jupyter-widgets/jupyterlab-manager (jupyterlab_widgets
 3.0.17, which ipywidgets 8.1.9 requires: ``jupyterlab_widgets~=3.0.17``) asks for JupyterLab's shared packages at
 ``^4.6.2`` (``@jupyterlab/services ^7.6.2``), while Voila 0.5.13's page is built on JupyterLab 4.2.5. Webpack then
 warns and uses the 4.2.5 packages the page has, which is what the widgets run on. jupyterlab_widgets 3.0.13 asks

@@ -1,4 +1,4 @@
-"""The preheated pool that follows demand (explorer/hosting/demand_pool.py).
+"""The preheated pool that follows demand (explorer/hosting/server/demand_pool.py).
 
 The rule is checked on hand-computed cases and by its laws over the input space; the resizing against
 Voila's own kernel manager (``voila_kernel_manager_factory``'s ``VoilaKernelManager``, over kernels that start
@@ -24,8 +24,8 @@ from voila.voila_kernel_manager import voila_kernel_manager_factory
 
 from strategies import examples
 import clients as cl
-from explorer.hosting import upstream_server
-from explorer.hosting.demand_pool import DemandPool, _cgroup_available_mb, _meminfo_available_mb, pool_target
+from explorer.hosting.server import upstream_server
+from explorer.hosting.server.demand_pool import DemandPool, _cgroup_available_mb, _meminfo_available_mb, pool_target
 
 RUSH = dict(current=4, floor=4, idle_s=1.0, idle_after_s=300.0, memory_fraction=0.5, max_size=40)
 
@@ -121,7 +121,7 @@ class InstantKernels(LoggingConfigurable):
         if self.starting is not None:
             self.starting[kernel_id] = asyncio.get_running_loop().create_future()
             await self.starting[kernel_id]
-        self.kernels[kernel_id] = object()
+        self.kernels[kernel_id] = SimpleNamespace(has_kernel=False)  # no process (jupyter_client's has_kernel)
         return kernel_id
 
     def get_kernel(self, kernel_id):
@@ -276,7 +276,7 @@ def test_a_cpu_busy_since_the_last_resize_stops_growth_while_the_load_average_st
 def test_the_recent_cpu_share_is_read_from_the_machine():
     import time
 
-    from explorer.hosting.demand_pool import recent_cpu_busy
+    from explorer.hosting.server.demand_pool import recent_cpu_busy
 
     recent_cpu_busy()
     deadline = time.process_time() + 0.3
@@ -291,7 +291,7 @@ def test_the_recent_cpu_share_is_read_from_the_machine():
     ("interval", 0.0, "from 0 (excluded) to inf"), ("kernel_mb", -5.0, "from 0 (excluded) to inf"),
     ("window", float("nan"), "from 0 (excluded) to inf"), ("max_cpu_busy", 1.5, "from 0 to 1")])
 def test_a_setting_out_of_range_is_refused_with_its_name_value_and_range(setting, value, allowed, tmp_path):
-    from explorer.hosting.demand_pool import DemandPoolSettingError
+    from explorer.hosting.server.demand_pool import DemandPoolSettingError
 
     with pytest.raises(DemandPoolSettingError) as refused:
         DemandPool(voila_km(1, tmp_path, notebook=None), **{setting: value})

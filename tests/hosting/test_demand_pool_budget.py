@@ -8,7 +8,7 @@ import math
 from hypothesis import given, settings, strategies as st
 from traitlets.config import Configurable
 
-from explorer.hosting.demand_pool import DemandPool, pool_target
+from explorer.hosting.server.demand_pool import DemandPool, pool_target
 from strategies import examples
 
 

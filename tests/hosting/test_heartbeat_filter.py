@@ -1,4 +1,4 @@
-"""The hosting server tells interaction from messages a page sends by itself (explorer/hosting/websocket.py).
+"""The hosting server tells interaction from messages a page sends by itself (explorer/hosting/server/websocket.py).
 
 The rule (docs/deploy.md, "the warden"): a widget ``comm_msg`` is interaction when it is an ``update`` of
 a control's value or a ``custom`` message (a button's click), as ipywidgets' front end sends them when
@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from explorer.hosting.websocket import is_interaction
+from explorer.hosting.server.websocket import is_interaction
 
 COMM_MSG = json.dumps({"msg_type": "comm_msg", "msg_id": "1"}).encode()
 

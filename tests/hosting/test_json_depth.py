@@ -1,4 +1,4 @@
-"""The depth pre-scan of a client's JSON (explorer.hosting.json_depth): the law, and the page's own messages pass."""
+"""The depth pre-scan of a client's JSON (explorer.hosting.server.json_depth): the law, and the page's own messages pass."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 from hypothesis import given, settings, strategies as st
 
-from explorer.hosting.json_depth import MAX_JSON_DEPTH, nested_deeper_than
+from explorer.hosting.server.json_depth import MAX_JSON_DEPTH, nested_deeper_than
 from strategies import examples
 
 _LEAVES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),

@@ -208,7 +208,7 @@ def test_arrivals_that_never_connect_are_freed_in_seconds(defaults):
 
 # --- major 2: cheap messages pin a kernel --------------------------------------------------------------------------
 
-SHARE = 0.25  # explorer.hosting.kernel_budget.CPU_SHARE: of one core, over any 10 s window
+SHARE = 0.25  # explorer.hosting.server.kernel_budget.CPU_SHARE: of one core, over any 10 s window
 
 
 def _kernel_info_reply(ws: websocket.WebSocket, timeout: float) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from explorer.hosting import seats
+from explorer.hosting.server import seats
 
 
 def test_within_the_limit_the_resident_size_settles_it(monkeypatch):

@@ -216,7 +216,7 @@ def test_sticky_sessions_keep_a_page_on_its_voila_process(stack):
     for name in ("content-security-policy", "x-frame-options", "referrer-policy", "x-content-type-options"):
         assert name in headers
     kernel_id = re.search(rb'"kernelId": "([0-9a-f-]{36})"', body).group(1).decode()
-    # the page's seat cookie: only the owner may read its kernel (explorer.hosting.kernel_rest)
+    # the page's seat cookie: only the owner may read its kernel (explorer.hosting.server.kernel_rest)
     seat = next(c.split(";")[0] for c in headers["set-cookie-all"] if c.startswith("explorer_seat="))
     # with its cookie, every request reaches the process that owns the kernel
     for _ in range(10):

@@ -13,7 +13,7 @@ import pytest
 
 import clients as cl
 from conftest import Server
-from explorer.hosting.server import PAGE_EXTENSIONS
+from explorer.hosting.server.server import PAGE_EXTENSIONS
 
 pytestmark = pytest.mark.server
 

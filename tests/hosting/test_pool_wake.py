@@ -1,4 +1,4 @@
-"""explorer/hosting/pool_wake.py: a replacement sleeping out Voila's fill delay starts when a viewer takes it.
+"""explorer/hosting/server/pool_wake.py: a replacement sleeping out Voila's fill delay starts when a viewer takes it.
 
 Voila's pool holds the replacement as a task that sleeps ``fill_delay`` seconds before it starts a kernel; the
 real-server test is tests/hosting/test_workshop_class.py (4 students on one lesson, 2 of them past the pool).
@@ -11,7 +11,7 @@ import asyncio
 import logging
 
 from clients import run_async
-from explorer.hosting import pool_wake
+from explorer.hosting.server import pool_wake
 
 
 class _Pools:

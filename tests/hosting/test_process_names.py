@@ -1,4 +1,4 @@
-"""Process names in ``ps`` (explorer/hosting/process_names.py): the short name and the command line, read back
+"""Process names in ``ps`` (explorer/hosting/kernel/process_names.py): the short name and the command line, read back
 from /proc as ``ps`` reads them."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from explorer.hosting.process_names import kernel_title
+from explorer.hosting.kernel.process_names import kernel_title
 
 
 def test_a_kernels_title_names_its_connection_file_and_id():
@@ -19,7 +19,7 @@ def test_a_kernels_title_names_its_connection_file_and_id():
 
 
 def test_a_process_named_shows_its_name_and_command_line_in_proc():
-    code = ("import os, sys; from explorer.hosting.process_names import name_this_process; "
+    code = ("import os, sys; from explorer.hosting.kernel.process_names import name_this_process; "
             "assert name_this_process('kernel-test1234', 'explorer-kernel ipykernel -f /tmp/kernel-x.json'); "
             "pid = os.getpid(); print(open(f'/proc/{pid}/comm').read().strip()); "
             "print(open(f'/proc/{pid}/cmdline', 'rb').read().rstrip(b'\\0').decode())")

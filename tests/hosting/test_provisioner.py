@@ -1,4 +1,4 @@
-"""Kernels forked from a warm template (explorer/hosting/provisioner.py), against real kernels and a real Voila.
+"""Kernels forked from a warm template (explorer/hosting/server/provisioner.py), against real kernels and a real Voila.
 
 The first group drives jupyter_client's KernelManager with a kernel spec that names the ``explorer-fork``
 provisioner (the entry point in pyproject.toml): start, execute, interrupt, restart, shutdown, and the
@@ -39,7 +39,7 @@ def _spec_dir(tmp_path, name: str, config: dict) -> str:
 @pytest.fixture(scope="module", autouse=True)
 def _stop_templates():
     yield
-    from explorer.hosting.provisioner import stop_templates
+    from explorer.hosting.server.provisioner import stop_templates
 
     stop_templates()
 
@@ -94,7 +94,7 @@ def wait_until(condition, timeout: float, what: str) -> None:
 
 
 def test_forked_kernel_runs_in_its_own_directory_and_environment(kernel, tmp_path):
-    from explorer.hosting.provisioner import _templates
+    from explorer.hosting.server.provisioner import _templates
 
     work = tmp_path / "work"
     work.mkdir()
@@ -183,7 +183,7 @@ def test_a_dead_templates_kernels_live_on_and_the_next_kernel_gets_a_new_templat
     """docs/deploy.md: if the template dies (the OOM killer's choice), its kernels live on (they watch the server,
     not their parent: issue 39, where every viewer's kernel ended with it), and the next kernel starts a new
     template; the kernels rank before the template for the OOM killer."""
-    from explorer.hosting.provisioner import _templates
+    from explorer.hosting.server.provisioner import _templates
 
     km, kc = kernel()
     template = _templates[tuple(SMALL_PRELOAD)].proc
@@ -229,7 +229,7 @@ def test_a_template_that_fails_falls_back_to_a_normal_launch(kernel, caplog):
 
 
 def test_without_fork_the_kernel_is_launched_normally(kernel, monkeypatch):
-    from explorer.hosting import provisioner
+    from explorer.hosting.server import provisioner
 
     monkeypatch.setattr(provisioner, "fork_supported", lambda: (False, "this platform cannot fork"))
     km, kc = kernel()
@@ -320,7 +320,7 @@ def test_an_idle_forked_kernel_is_culled_through_the_provisioner(forked_server):
     wait_until(lambda: ended(pid), 60, "the culled kernel's process outlived it")
 
 
-# --- widget messages held until a page asks (explorer/hosting/held_widgets.py) ----------------------------------
+# --- widget messages held until a page asks (explorer/hosting/kernel/held_widgets.py) ----------------------------------
 
 def _iopub_of(kc, msg_id: str, timeout: float = 120) -> list[dict]:
     """The IOPub messages of one request, up to the kernel's idle status after it."""

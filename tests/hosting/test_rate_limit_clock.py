@@ -1,7 +1,7 @@
 """The kernel websocket's token bucket, on a fake clock: no test waits for a real-time refill.
 
 ``GuardedKernelWebsocketConnection`` drops a kernel's incoming messages beyond ``burst_messages`` at once and
-``messages_per_second`` sustained, over all of that kernel's connections (explorer/hosting/websocket.py). Its
+``messages_per_second`` sustained, over all of that kernel's connections (explorer/hosting/server/websocket.py). Its
 ``clock`` is set on the class here; the expected counts are the bucket's arithmetic done by hand. The server
 tests (tests/hosting/test_hosting.py, test_server_limits.py) check only that a real server drops a flood.
 """
@@ -13,7 +13,7 @@ import uuid
 import pytest
 from traitlets.config import Configurable
 
-from explorer.hosting.websocket import GuardedKernelWebsocketConnection
+from explorer.hosting.server.websocket import GuardedKernelWebsocketConnection
 
 
 class FakeClock:

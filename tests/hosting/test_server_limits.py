@@ -386,7 +386,7 @@ def test_a_busy_kernel_with_no_connection_is_shut_down(stuck_server):
 
 def test_a_preheated_kernel_that_waits_too_long_for_its_query_falls_back_to_the_defaults():
     """EXPLORER_QUERY_WAIT_S bounds the wait: the pool kernel stops waiting and finishes with the defaults."""
-    from explorer.hosting.handlers import GAVE_UP_MARK
+    from explorer.hosting.server.handlers import GAVE_UP_MARK
 
     srv = Server("query-wait", pool_size=1, env={"EXPLORER_QUERY_WAIT_S": "3"})
     try:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 
-from explorer.hosting import memory_cap
-from explorer.hosting.static_page import AnswerCache, Answers, inject_overlay, static_html
+from explorer.hosting.server import memory_cap
+from explorer.hosting.server.static_page import AnswerCache, Answers, inject_overlay, static_html
 from clients import run_async
 
 
@@ -53,6 +56,38 @@ def test_the_default_cap_follows_memory_as_computed_by_hand(available, total, po
     cap, figures = memory_cap.default_max_kernels(pool, meminfo)
     assert figures["kernel_uss_mb_all_tabs"] == 114.6 and figures["template_rss_mb"] == 195.8  # capacity.csv
     assert cap == expected
+
+
+@pytest.mark.parametrize("processes, expected", [
+    # the 24 GiB machine above, 20 GiB available, pool 4, floor 2,457.6 MB kept once:
+    # 1 process: 151 (above). 2: (18,022.4 / 2 - 195.8 - 458.4) / 114.6 = 8,356.99 / 114.6 = 72.92 -> 72
+    (2, 72),
+    # 4: (18,022.4 / 4 - 195.8 - 458.4) / 114.6 = 3,851.4 / 114.6 = 33.61 -> 33
+    (4, 33),
+    # 40: 450.56 - 654.2 < 0 -> still one kernel each
+    (40, 1),
+])
+def test_several_processes_on_one_machine_each_take_their_share_of_its_memory(processes, expected):
+    """deploy/serve.py's N processes each computed the cap from the whole machine: N x 151 kernels planned on
+    18 GB of room. Each now plans for an N-th of the room above the floor, with its own template and pool."""
+    meminfo = f"MemTotal:       {24576 * 1024} kB\nMemAvailable:   {20480 * 1024} kB\n"
+    cap, figures = memory_cap.default_max_kernels(4, meminfo, processes=processes)
+    assert cap == expected and figures["processes"] == processes
+    room = 20480 - 2457.6  # what all of them may use, by hand
+    kernel, template = 114.6, 195.8
+    assert processes * (template + (4 + cap) * kernel) <= room or cap == 1
+    with pytest.raises(ValueError, match="processes"):
+        memory_cap.default_max_kernels(4, meminfo, processes=0)
+
+
+def test_deploy_serve_tells_each_process_how_many_share_the_machine():
+    path = Path(__file__).resolve().parents[2] / "deploy" / "serve.py"
+    spec = importlib.util.spec_from_file_location("deploy_serve", path)
+    serve = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(serve)
+    flag = "--ExplorerVoila.processes_sharing_memory=3"
+    assert flag in serve.voila_command(8866, processes=3)
+    assert not any("processes_sharing_memory" in a for a in serve.voila_command(8866))  # one process: the default
 
 
 def test_the_static_page_and_the_overlay_carry_the_answer():

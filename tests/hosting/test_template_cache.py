@@ -1,4 +1,4 @@
-"""The page templates compiled once per server (explorer/hosting/template_cache.py).
+"""The page templates compiled once per server (explorer/hosting/server/template_cache.py).
 
 Voila makes a new exporter, with a new jinja2 environment, for every kernel's page. With the shared cache
 the second environment loads what the first compiled; a template changed on disk is compiled again.
@@ -11,7 +11,7 @@ import pytest
 
 import clients as cl
 
-from explorer.hosting.template_cache import SharedBytecodeCache
+from explorer.hosting.server.template_cache import SharedBytecodeCache
 
 
 def _environment(folder, cache, **settings) -> jinja2.Environment:
@@ -56,8 +56,8 @@ def test_environments_that_compile_differently_do_not_share_code(tmp_path):
 def test_voilas_renderer_makes_exporters_that_share_the_cache():
     import voila.notebook_renderer
 
-    import explorer.hosting.server  # noqa: F401 - installs the cached exporter, as `python -m explorer.hosting` does
-    from explorer.hosting.template_cache import BYTECODE_CACHE, CachedVoilaExporter
+    import explorer.hosting.server.server  # noqa: F401 - installs the cached exporter, as `python -m explorer.hosting` does
+    from explorer.hosting.server.template_cache import BYTECODE_CACHE, CachedVoilaExporter
 
     assert voila.notebook_renderer.VoilaExporter is CachedVoilaExporter
     one, two = CachedVoilaExporter(template_name="lab"), CachedVoilaExporter(template_name="lab")

@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 
 import clients as cl
-from explorer.hosting import upstream_kernel, upstream_names, upstream_server
+from explorer.hosting import upstream_names
+from explorer.hosting.kernel import upstream_kernel
+from explorer.hosting.server import upstream_server
 from explorer.hosting.upstream_names import EXIT_STATUS, REGISTRY, UpstreamChanged
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,7 +140,7 @@ def test_a_preheating_kernel_manager_without_its_pools_is_an_error_not_an_off_po
 
 
 def test_the_busy_clock_refuses_a_seated_started_kernel_without_its_activity_stream():
-    from explorer.hosting.warden import BusyClock
+    from explorer.hosting.server.warden import BusyClock
 
     class Ready:
         def done(self):
@@ -158,7 +160,7 @@ def test_a_kernel_being_shut_down_is_not_an_upstream_change():
     "Connection reset" and then "Connection refused" from the whole server."""
     from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 
-    from explorer.hosting.warden import BusyClock
+    from explorer.hosting.server.warden import BusyClock
 
     async def scenario():
         km = AsyncMappingKernelManager()
@@ -185,10 +187,127 @@ def test_a_kernel_being_shut_down_is_not_an_upstream_change():
     assert cl.run_async(scenario()) is False
 
 
+async def _started_kernel():
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+
+    km = AsyncMappingKernelManager()
+    kernel_id = await km.start_kernel()
+    await km.get_kernel(kernel_id).ready
+    return km, kernel_id
+
+
+def _memory_warden(km):
+    import logging
+
+    from explorer.hosting.server.warden import Warden
+
+    return Warden(km, logging.getLogger("test"), interval=1.0, page_idle_timeout=0, busy_cull_timeout=0,
+                  kernel_memory_mb=1024.0, connections=lambda _k: 0)
+
+
+@pytest.mark.server
+def test_a_kernels_pid_is_found_while_it_runs_and_is_none_while_it_starts_or_ends():
+    """The kernel CPU budget (websocket._kernel_cpu_seconds), the memory limit (Warden._pid) and the pool's kernel
+    size find a kernel's pid through jupyter_client's real KernelManager and LocalProvisioner: a kernel not yet
+    launched, and one being shut down or ended, has none, and that is not an upstream change (a false positive
+    would stop the whole server, as the activity stream's did on CI)."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    from explorer.hosting.server import websocket
+
+    assert upstream_server.kernel_pid(AsyncKernelManager()) is None  # not launched yet
+
+    async def scenario():
+        km, kernel_id = await _started_kernel()
+        kernel, warden = km.get_kernel(kernel_id), _memory_warden(km)
+        try:
+            popen_pid = kernel.provisioner.process.pid  # jupyter_client's own Popen
+            running = (upstream_server.kernel_pid(kernel), warden._pid(kernel_id),
+                       websocket._kernel_cpu_seconds(km, kernel_id))
+            await warden.check()  # the memory check reads the pid: nothing raised
+            shutdown = asyncio.ensure_future(km.shutdown_kernel(kernel_id))
+            during = []
+            while not shutdown.done():  # every step of jupyter_client's shutdown, as the warden may meet it
+                during.append((warden._pid(kernel_id), websocket._kernel_cpu_seconds(km, kernel_id)))
+                await asyncio.sleep(0.005)
+            await shutdown
+            ended = (upstream_server.kernel_pid(kernel), warden._pid(kernel_id),
+                     websocket._kernel_cpu_seconds(km, kernel_id))
+            return popen_pid, running, during, ended
+        finally:
+            if kernel_id in km.list_kernel_ids():
+                await km.shutdown_kernel(kernel_id, now=True)
+
+    popen_pid, running, during, ended = cl.run_async(scenario())
+    assert running[0] == running[1] == popen_pid and running[2] is not None and running[2] >= 0
+    assert during and {pid for pid, _cpu in during} <= {popen_pid, None}  # never raised
+    assert ended == (None, None, None)
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("renamed", ["LocalProvisioner.process", "KernelManager.provisioner"])
+def test_a_running_kernel_whose_pid_cannot_be_found_stops_the_budget_and_the_warden(renamed, monkeypatch):
+    """jupyter_client keeping the process (or the provisioner) under another name: has_kernel still says the kernel
+    runs, but ``provisioner.process`` finds nothing. Before, the CPU budget let every message through and the memory
+    limit read 0 MB; now the budget's lookup and the warden's check raise UpstreamChanged (the warden then stops the
+    server)."""
+    from jupyter_client.manager import KernelManager
+    from jupyter_client.provisioning.local_provisioner import LocalProvisioner
+
+    from explorer.hosting.server import websocket
+
+    async def scenario():
+        km, kernel_id = await _started_kernel()
+        kernel, warden = km.get_kernel(kernel_id), _memory_warden(km)
+        raised = []
+        try:
+            with monkeypatch.context() as m:
+                if renamed == "LocalProvisioner.process":
+                    provisioner = kernel.provisioner
+                    provisioner._renamed = provisioner.process
+                    m.delattr(provisioner, "process")
+                    m.delattr(LocalProvisioner, "process")
+                    m.setattr(LocalProvisioner, "has_process", property(lambda self: self._renamed is not None))
+                else:
+                    kernel._renamed = kernel.provisioner
+                    m.delattr(kernel, "provisioner")
+                    m.delattr(KernelManager, "provisioner")
+                    m.setattr(KernelManager, "has_kernel", property(lambda self: self._renamed.has_process))
+                for look in (lambda: websocket._kernel_cpu_seconds(km, kernel_id), lambda: warden._pid(kernel_id),
+                             warden.check):
+                    try:
+                        result = look()
+                        if asyncio.iscoroutine(result):
+                            await result
+                    except UpstreamChanged as exc:
+                        raised.append(str(exc))
+        finally:
+            await km.shutdown_kernel(kernel_id, now=True)
+        return raised
+
+    raised = cl.run_async(scenario())
+    assert len(raised) == 3 and all(renamed in line and "is gone" in line for line in raised), raised
+
+
+def test_the_slow_reader_guard_refuses_an_open_websocket_without_its_stream():
+    """tornado's real protocol object holds ``stream``; one without it raises, never "no bytes waiting"."""
+    from tornado.websocket import WebSocketProtocol13, _WebSocketParams
+
+    from explorer.hosting.server.websocket import SafeKernelWebsocketHandler
+
+    protocol = WebSocketProtocol13(object(), False, _WebSocketParams())
+    assert upstream_server.websocket_stream(type("H", (), {"ws_connection": protocol})()) is None  # not accepted
+    assert upstream_server.websocket_stream(type("H", (), {"ws_connection": None})()) is None  # closed
+    del protocol.stream
+    handler = type("H", (), {"ws_connection": protocol, "settings": {}, "max_buffer_bytes": 1})()
+    with pytest.raises(UpstreamChanged, match=r"WebSocketProtocol\.stream"):
+        SafeKernelWebsocketHandler.write_message(handler, "a message")  # before: sent unguarded
+
+
 def test_the_busy_clock_keeps_the_managers_own_callback():
     from zmq.eventloop.zmqstream import ZMQStream
 
-    from explorer.hosting.warden import BusyClock
+    from explorer.hosting.server.warden import BusyClock
 
     seen = []
     stream = ZMQStream.__new__(ZMQStream)  # only its callback slot is used here

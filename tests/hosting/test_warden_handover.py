@@ -14,7 +14,7 @@ import pytest
 
 import clients as cl
 
-from explorer.hosting import seats
+from explorer.hosting.server import seats
 
 
 class FakeClock:

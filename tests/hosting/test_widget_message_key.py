@@ -1,11 +1,11 @@
 """Which page messages the kernel's CPU budget holds, and which replace one another while they wait
-(explorer.hosting.websocket.widget_message_key, explorer.hosting.kernel_budget)."""
+(explorer.hosting.server.websocket.widget_message_key, explorer.hosting.server.kernel_budget)."""
 
 from __future__ import annotations
 
 import json
 
-from explorer.hosting.websocket import widget_message_key
+from explorer.hosting.server.websocket import widget_message_key
 
 
 def _key(comm_id: str, data: dict, msg_id: str = "m1"):

@@ -26,7 +26,7 @@ from hypothesis import given, strategies as st
 import conftest
 from clients import children, viewer_handshake
 from deploy.serve import find_nginx, free_port, wait_for_port
-from explorer.hosting import seats
+from explorer.hosting.server import seats
 
 LESSON1_EN = "lessons/en/01_flops_to_dollars.ipynb"
 LESSON1_ZH = "lessons/zh/01_flops_to_dollars.ipynb"
@@ -38,7 +38,7 @@ def _make_workshop(*make_args: str) -> list[str]:
     sets none (the tests' fixtures would otherwise lift it, which `make workshop` does not)."""
     from explorer import cli
     from explorer.hosting import commands
-    from explorer.hosting.server import ExplorerVoila
+    from explorer.hosting.server.server import ExplorerVoila
 
     out = subprocess.run(["make", "-n", "--no-print-directory", "workshop", *make_args], cwd=conftest.ROOT,
                          capture_output=True, text=True, timeout=120).stdout
@@ -107,7 +107,7 @@ def test_make_workshop_opens_the_class_budget_to_one_address():
 def test_the_trusted_proxy_list_reaches_the_server():
     """Repeated --trusted-proxy options become one list (traitlets appends a repeated List option)."""
     from explorer.hosting.commands import workshop_argv
-    from explorer.hosting.server import ExplorerVoila
+    from explorer.hosting.server.server import ExplorerVoila
 
     app = ExplorerVoila()
     app.parse_command_line(workshop_argv(port=0, trusted_proxies=("127.0.0.1", "10.0.0.0/8"))[1:])
@@ -218,7 +218,7 @@ def test_an_option_passed_on_replaces_the_commands_own(monkeypatch):
     """`llm-cost-explorer workshop --ExplorerVoila.seats_per_address=0`: the server gets that value once (a
     one-value setting given twice stops the server: "seats_per_address only accepts one value")."""
     from explorer.hosting import commands
-    from explorer.hosting.server import ExplorerVoila
+    from explorer.hosting.server.server import ExplorerVoila
 
     calls = []
     monkeypatch.setattr(commands, "_serve", lambda argv: calls.append(argv) or 0)

@@ -3,13 +3,13 @@
 A kernel of the app spends most of its start importing numpy, pandas, matplotlib, ipywidgets, ipympl,
 ipykernel and the app (about 1.1-1.4 CPU-s here), and holds their memory. :class:`ForkProvisioner` starts
 each kernel as a fork of one template process that has already imported them
-(:mod:`explorer.hosting.kernel_template`): the child starts ipykernel on its own connection file,
+(:mod:`explorer.hosting.kernel.kernel_template`): the child starts ipykernel on its own connection file,
 environment and working directory, and shares the template's pages until it writes to them.
 
 Selected with ``"KernelProvisionerFactory": {"default_provisioner_name": "explorer-fork"}`` (``voila.json``;
 the entry point is in ``pyproject.toml``); ``"ForkProvisioner": {"preload": [...]}`` names the modules the
 template imports, and the warm-ups it runs (an entry ``module:function``: see
-:func:`explorer.hosting.kernel_template.preload`). Everything else is jupyter_client's
+:func:`explorer.hosting.kernel.kernel_template.preload`). Everything else is jupyter_client's
 :class:`~jupyter_client.provisioning.LocalProvisioner`: interrupt (SIGINT to the kernel's process group), restart (a new fork), shutdown, kill and culling go
 through the same methods, on the forked process.
 
@@ -52,13 +52,14 @@ from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.provisioning import LocalProvisioner
 from traitlets import Bool, Float, List, Unicode
 
-from explorer.hosting import held_widgets
+from explorer.hosting.kernel import held_widgets
 
 __all__ = ["ForkProvisioner", "ForkedProcess", "KernelTemplate", "fork_supported", "stop_templates"]
 
 #: The modules every kernel of a Voila server imports: ipykernel, the widgets, and the numerical stack.
 #: voila.json adds the app's own package (the hosting layer does not name it).
-TEMPLATE_SCRIPT = str(Path(__file__).with_name("kernel_template.py"))  # a script: ``-m`` would import explorer
+#: the template runs as a script (``-m`` would import explorer before it can put its own package first)
+TEMPLATE_SCRIPT = str(Path(__file__).parents[1] / "kernel" / "kernel_template.py")
 DEFAULT_PRELOAD = ("ipykernel.kernelapp", "ipywidgets", "numpy", "pandas", "matplotlib", "ipympl.backend_nbagg")
 
 
@@ -138,7 +139,7 @@ class ForkedProcess:
 
 
 class KernelTemplate:
-    """The template process: started once, then asked to fork kernels (:mod:`explorer.hosting.kernel_template`).
+    """The template process: started once, then asked to fork kernels (:mod:`explorer.hosting.kernel.kernel_template`).
 
     Parameters
     ----------
@@ -271,7 +272,7 @@ class ForkProvisioner(LocalProvisioner):
                                                       "start falls back to normal launches.")
     hold_widget_messages = Bool(True, config=True,
                                 help="Forked kernels publish no widget message until a page asks for the widgets "
-                                     "(explorer.hosting.held_widgets); False: every widget message is sent.")
+                                     "(explorer.hosting.kernel.held_widgets); False: every widget message is sent.")
     #: How the last kernel of this provisioner was started: "forked" or "launched" (and why)
     launched_by: str = ""
 

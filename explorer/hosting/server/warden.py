@@ -1,6 +1,6 @@
-"""The warden: a periodic check that frees kernels nobody is using (moved here from :mod:`explorer.hosting.seats`).
+"""The warden: a periodic check that frees kernels nobody is using (moved here from :mod:`explorer.hosting.server.seats`).
 
-It frees a seat (a kernel handed to a viewer's page, :mod:`explorer.hosting.seats`) held for nothing: a page
+It frees a seat (a kernel handed to a viewer's page, :mod:`explorer.hosting.server.seats`) held for nothing: a page
 with no interaction for ``page_idle_timeout`` (the page then shows its session notice), a kernel busy on one
 message for longer than ``busy_message_limit`` whether its page is connected or not (the page shows its
 session notice when the kernel stops answering its heartbeat), a busy kernel with no connection for
@@ -10,7 +10,7 @@ session notice when the kernel stops answering its heartbeat), a busy kernel wit
 How long a kernel has been busy on one message comes from its own status messages (:class:`BusyClock`): the
 kernel publishes ``busy`` when it starts a message and ``idle`` when it is done, both naming the message as
 their parent, so a queue of short messages never looks like one long one. The clock listens on
-jupyter_server's own IOPub stream of each kernel through :mod:`explorer.hosting.upstream_server`; a started,
+jupyter_server's own IOPub stream of each kernel through :mod:`explorer.hosting.server.upstream_server`; a started,
 seated kernel without that stream stops the server (:class:`~explorer.hosting.upstream_names.UpstreamChanged`)
 rather than leave the busy-message limit silently off.
 
@@ -26,7 +26,7 @@ import os
 import signal
 import time
 
-from explorer.hosting import seats, upstream_server
+from explorer.hosting.server import seats, upstream_server
 from explorer.hosting.upstream_names import UpstreamChanged
 
 __all__ = ["BusyClock", "Warden", "MAX_BUSY_MESSAGES"]
@@ -163,12 +163,9 @@ class Warden:
                 self.log.warning("Seat check failed", exc_info=True)
 
     def _pid(self, kernel_id: str) -> int | None:
-        try:
-            kernel = self.km.get_kernel(kernel_id)
-        except KeyError:
+        if kernel_id not in self.km:  # gone (jupyter_server's get_kernel would raise a 404, not KeyError)
             return None
-        process = getattr(getattr(kernel, "provisioner", None), "process", None)
-        return getattr(process, "pid", None)
+        return upstream_server.kernel_pid(self.km.get_kernel(kernel_id))  # UpstreamChanged when a started kernel's pid cannot be found
 
     async def _free(self, kernel_id: str, why: str) -> None:
         self.log.warning("Freeing kernel %s: %s", kernel_id, why)

@@ -1,7 +1,7 @@
 """The widget ids a kernel has shown its page: only messages to them count as a viewer's interaction.
 
-The idle rule (:class:`explorer.hosting.seats.Warden`, ``page_idle_timeout``) frees a page nobody uses. It
-counted any widget ``update`` or ``custom`` message as interaction (:func:`explorer.hosting.websocket.is_interaction`),
+The idle rule (:class:`explorer.hosting.server.seats.Warden`, ``page_idle_timeout``) frees a page nobody uses. It
+counted any widget ``update`` or ``custom`` message as interaction (:func:`explorer.hosting.server.websocket.is_interaction`),
 so a script kept its seat for ever by sending updates to widget ids that do not exist (issue 39). A page learns
 its widgets' ids only from its kernel: the reply to its ``request_states`` (``update_states``, every widget's
 state by id), a ``comm_open``, a ``comm_info_reply``, or a widget state that names another (``IPY_MODEL_<id>``).

@@ -1,8 +1,8 @@
 """The one module of the hosting layer's kernel side that reaches names ipykernel, comm, ipywidgets and ipympl
 do not document.
 
-It runs in the kernel template and in each kernel forked from it (:mod:`explorer.hosting.kernel_template`,
-:mod:`explorer.hosting.held_widgets`). :data:`PRIVATE_NAMES` lists the names (checked when the server starts,
+It runs in the kernel template and in each kernel forked from it (:mod:`explorer.hosting.kernel.kernel_template`,
+:mod:`explorer.hosting.kernel.held_widgets`). :data:`PRIVATE_NAMES` lists the names (checked when the server starts,
 :func:`explorer.hosting.upstream_names.require`); the functions raise
 :class:`~explorer.hosting.upstream_names.UpstreamChanged` when one is missing, never fall back (a kernel that
 cannot start as planned ends, and its page gets the error page). The app's own kernel-side names are in
@@ -22,8 +22,8 @@ from explorer.hosting.upstream_names import PrivateName, UpstreamChanged
 __all__ = ["PRIVATE_NAMES", "start_kernel_app", "register_with_shell", "comm_class", "replace_create_comm",
            "wrap_shell_handler"]
 
-_TEMPLATE = "explorer/hosting/kernel_template.py"
-_HELD = "explorer/hosting/held_widgets.py"
+_TEMPLATE = "explorer/hosting/kernel/kernel_template.py"
+_HELD = "explorer/hosting/kernel/held_widgets.py"
 
 #: Every private or undocumented kernel-side name the hosting layer relies on.
 PRIVATE_NAMES = (

@@ -9,7 +9,7 @@ kernel websocket and of the unload beacon covered neither.
 
 :class:`OwnerKernelHandler` applies that rule here too: the request must carry
 the seat cookie recorded with the kernel's seat
-(:data:`explorer.hosting.seats.SEAT_COOKIE`, which the page handler scopes to
+(:data:`explorer.hosting.server.seats.SEAT_COOKIE`, which the page handler scopes to
 this very path). Otherwise the answer is 403 for a kernel the server runs and
 404 for one it does not, with no kernel state. The page's own scripts need
 none of these requests (its kernel is reached over the websocket and freed by
@@ -27,7 +27,7 @@ from __future__ import annotations
 from jupyter_server.services.kernels.handlers import KernelHandler
 from tornado import web
 
-from explorer.hosting import seats
+from explorer.hosting.server import seats
 
 __all__ = ["OwnerKernelHandler"]
 

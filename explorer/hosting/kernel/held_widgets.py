@@ -18,8 +18,8 @@ everything after it are sent as usual. Output widgets are never held: nbclient c
 them only when it sees them open.
 
 It is for kernels whose notebook runs before a page connects, as the kernels Voila starts: the forked kernels
-of :mod:`explorer.hosting.kernel_template` install it when their environment has
-``EXPLORER_HOLD_WIDGET_MESSAGES=1`` (set by :class:`explorer.hosting.provisioner.ForkProvisioner`, setting
+of :mod:`explorer.hosting.kernel.kernel_template` install it when their environment has
+``EXPLORER_HOLD_WIDGET_MESSAGES=1`` (set by :class:`explorer.hosting.server.provisioner.ForkProvisioner`, setting
 ``hold_widget_messages``). Never in JupyterLab: its widget manager learns of a widget displayed later only
 from that widget's ``comm_open``.
 """
@@ -51,7 +51,7 @@ def hold_until_a_page_asks(kernel: Any) -> bool:
     """
     if os.environ.get(ENV) != "1":
         return False
-    from explorer.hosting import upstream_kernel
+    from explorer.hosting.kernel import upstream_kernel
 
     class HeldComm(upstream_kernel.comm_class()):
         """A widget's comm that publishes nothing while held (no page has spoken to this kernel yet)."""

@@ -47,9 +47,9 @@ from voila.request_info_handler import RequestInfoSocketHandler
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.tornado.handler import TornadoVoilaHandler
 
-from explorer.hosting import seats, static_page as static, upstream_server
-from explorer.hosting.seats import SEAT_COOKIE
-from explorer.hosting.start_watch import StartWatch
+from explorer.hosting.server import seats, static_page as static, upstream_server
+from explorer.hosting.server.seats import SEAT_COOKIE
+from explorer.hosting.server.start_watch import StartWatch
 
 __all__ = ["ExplorerPageHandler", "NotFoundHandler", "ReadyLoggingRequestInfoHandler", "not_found_on_bad_path",
            "message_page", "OwnerShutdownHandler", "error_page", "page_language", "is_public", "ErrorPageMixin",
@@ -60,7 +60,7 @@ GAVE_UP_MARK = "stopped waiting for its query string: it shows the defaults"  # 
 MAX_QUERY_KEYS = 64
 MAX_QUERY_CHARS = 4096
 _KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]{36})"')
-_TEMPLATES = Path(__file__).with_name("templates")
+_TEMPLATES = Path(__file__).parents[1] / "templates"  # explorer/hosting/templates
 #: Put in place of Voila's advice after a failed cell ("Please run Voila with --show_tracebacks=True ...",
 #: ``VoilaExecutor.cell_error_instruction``); the page handler replaces the whole message with ``cell_error``.
 CELL_ERROR_MARK = "explorer-cell-error"

@@ -1,4 +1,4 @@
-"""Who holds which kernel (the warden that frees kernels nobody is using is :mod:`explorer.hosting.warden`).
+"""Who holds which kernel (the warden that frees kernels nobody is using is :mod:`explorer.hosting.server.warden`).
 
 A *seat* is a kernel handed to a viewer's page. The page handler records the
 client address and the page's own token (sent to the page as its seat cookie,
@@ -6,7 +6,7 @@ client address and the page's own token (sent to the page as its seat cookie,
 
 * caps the seats one address may hold (:func:`seats_of`),
 * lets only the page that owns a kernel shut it down (the unload beacon),
-* frees seats that hold a kernel for nothing (:class:`~explorer.hosting.warden.Warden`): a page that has
+* frees seats that hold a kernel for nothing (:class:`~explorer.hosting.server.warden.Warden`): a page that has
   not opened its kernel websocket ``connect_timeout`` after it was sent (an
   arrival that never connects), a page with no
   interaction for ``page_idle_timeout`` (the page then shows its session
@@ -16,14 +16,14 @@ client address and the page's own token (sent to the page as its seat cookie,
   connection for ``busy_cull_timeout`` (a kernel stuck before its page could
   connect), and any kernel past ``kernel_memory_mb``.
 
-Interaction is noted by :mod:`explorer.hosting.websocket`
+Interaction is noted by :mod:`explorer.hosting.server.websocket`
 (:func:`note_interaction`, for the messages of
-:func:`~explorer.hosting.websocket.is_interaction`: a control's new value or a
+:func:`~explorer.hosting.server.websocket.is_interaction`: a control's new value or a
 button's click); the page's heartbeat, its width reports, state requests and
 websocket pings are not interaction.
 
 How long a kernel has been busy on one message comes from its own status
-messages (:class:`~explorer.hosting.warden.BusyClock`): the kernel publishes ``busy`` when it starts a
+messages (:class:`~explorer.hosting.server.warden.BusyClock`): the kernel publishes ``busy`` when it starts a
 message and ``idle`` when it is done, both naming the message as their parent,
 so a queue of short messages never looks like one long one.
 """
@@ -53,7 +53,7 @@ class Seat:
 
 
 #: The cookie a page gets with its kernel, holding its seat's token; scoped to that kernel's paths
-#: (:class:`explorer.hosting.handlers.ExplorerPageHandler`).
+#: (:class:`explorer.hosting.server.handlers.ExplorerPageHandler`).
 SEAT_COOKIE = "explorer_seat"
 
 SEATS: dict[str, Seat] = {}  # kernel id -> its seat (one server process)
@@ -150,7 +150,7 @@ def rss_mb(pid: int) -> float:
 def own_memory_mb(pid: int) -> float:
     """Memory only this process holds [MB]: its private pages (USS), 0 when it is gone.
 
-    What a kernel costs the machine. A kernel forked from the template (explorer.hosting.provisioner) shares the
+    What a kernel costs the machine. A kernel forked from the template (explorer.hosting.server.provisioner) shares the
     template's imported modules copy-on-write: its resident size counts those pages (about 100 MB at once), its
     private ones grow only as it works. Falls back to the resident size where ``smaps_rollup`` is missing.
     """
@@ -178,9 +178,9 @@ def memory_for_limit_mb(pid: int, limit_mb: float) -> float:
 
 
 def __getattr__(name: str):
-    """``Warden`` and ``BusyClock`` moved to :mod:`explorer.hosting.warden`; still importable from here."""
+    """``Warden`` and ``BusyClock`` moved to :mod:`explorer.hosting.server.warden`; still importable from here."""
     if name in ("Warden", "BusyClock"):
-        from explorer.hosting import warden
+        from explorer.hosting.server import warden
 
         return getattr(warden, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,11 +18,11 @@ grow until the OOM killer stopped it.
 * it drops messages beyond a rate (a token bucket) shared by all the
   connections of a kernel, so more sockets do not buy more messages;
 * it closes the websocket (1007) on a message whose JSON nests deeper than
-  :data:`~explorer.hosting.json_depth.MAX_JSON_DEPTH`, before anything
+  :data:`~explorer.hosting.server.json_depth.MAX_JSON_DEPTH`, before anything
   parses it (a 50,000-deep list raised ``RecursionError`` in the server);
 * it accepts a websocket to a kernel only from the page that owns it: the
   request must carry the seat cookie recorded with the kernel's seat
-  (:data:`explorer.hosting.seats.SEAT_COOKIE`, one per page), so knowing a
+  (:data:`explorer.hosting.server.seats.SEAT_COOKIE`, one per page), so knowing a
   kernel id is not enough (HTTP 403 otherwise);
 * it refuses a connection beyond ``max_per_kernel`` websockets on one kernel
   or ``max_total`` on the server (HTTP 503), which bounds the server's ZMQ
@@ -36,10 +36,10 @@ grow until the OOM killer stopped it.
   grew a kernel by gigabytes;
 * it sends the page's widget messages to the kernel one at a time and within
   a CPU budget per kernel, coalescing what waits
-  (:mod:`explorer.hosting.kernel_budget`);
+  (:mod:`explorer.hosting.server.kernel_budget`);
 * it notes each message other than the page's heartbeat as interaction
-  (:func:`explorer.hosting.seats.note_interaction`), when it names a widget
-  the kernel has shown the page (:mod:`explorer.hosting.live_widgets`).
+  (:func:`explorer.hosting.server.seats.note_interaction`), when it names a widget
+  the kernel has shown the page (:mod:`explorer.hosting.server.live_widgets`).
 
 :class:`SafeKernelWebsocketHandler` is Voila's handler with a bounded header
 reader, in case another connection class is configured, and a bound on
@@ -64,11 +64,11 @@ from tornado.websocket import WebSocketClosedError
 from traitlets import Float, Int
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
-from explorer.hosting import seats, upstream_server
-from explorer.hosting.json_depth import MAX_JSON_DEPTH, nested_deeper_than
-from explorer.hosting.kernel_budget import KernelGate, Pending, cpu_seconds
-from explorer.hosting.live_widgets import LiveWidgets
-from explorer.hosting.seats import note_interaction
+from explorer.hosting.server import seats, upstream_server
+from explorer.hosting.server.json_depth import MAX_JSON_DEPTH, nested_deeper_than
+from explorer.hosting.server.kernel_budget import KernelGate, Pending, cpu_seconds
+from explorer.hosting.server.live_widgets import LiveWidgets
+from explorer.hosting.server.seats import note_interaction
 
 __all__ = ["V1_PROTOCOL", "GuardedKernelWebsocketConnection", "SafeKernelWebsocketHandler", "v1_frame_is_valid",
            "kernel_connections", "close_gone", "is_interaction"]
@@ -344,7 +344,7 @@ class GuardedKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
 
 
 def widget_message_key(header: bytes, content: bytes) -> tuple[bool, object, str]:
-    """(gated, coalescing key, msg_id) of a message from the page (:mod:`explorer.hosting.kernel_budget`).
+    """(gated, coalescing key, msg_id) of a message from the page (:mod:`explorer.hosting.server.kernel_budget`).
 
     Gated: a ``comm_msg`` other than an update of only the page's own heartbeat keys. The key of an update
     without buffers is (comm id, its state's keys), of a chart's ``draw`` request (ipympl) (comm id, "draw"): a
@@ -383,12 +383,15 @@ def _comm_id(content: bytes) -> object:
 
 
 def _kernel_cpu_seconds(kernel_manager, kernel_id: str) -> float | None:
-    """CPU time of ``kernel_id``'s process so far [s] (None when unknown)."""
-    try:
-        kernel = kernel_manager.get_kernel(kernel_id)
-    except (KeyError, AttributeError):
+    """CPU time of ``kernel_id``'s process so far [s] (None when it is gone or has no process yet).
+
+    A kernel whose process cannot be found through jupyter_client raises
+    :class:`~explorer.hosting.upstream_names.UpstreamChanged` (:func:`upstream_server.kernel_pid`): the budget
+    never lets messages through unmetered.
+    """
+    if kernel_id not in kernel_manager:  # gone (jupyter_server's get_kernel would raise a 404, not KeyError)
         return None
-    pid = getattr(getattr(getattr(kernel, "provisioner", None), "process", None), "pid", None)
+    pid = upstream_server.kernel_pid(kernel_manager.get_kernel(kernel_id))
     return cpu_seconds(pid) if pid else None
 
 
@@ -522,7 +525,7 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
             # a kernel traceback (a malformed widget message raises in the kernel) names the server's
             # install path; the read-only app never shows either to a viewer
             return None
-        stream = getattr(self.ws_connection, "stream", None)
+        stream = upstream_server.websocket_stream(self)  # never None-by-default for an open socket
         if stream is not None:
             # bytes written but not yet taken by the client (tornado's IOStream counters)
             pending = upstream_server.pending_write_bytes(stream)

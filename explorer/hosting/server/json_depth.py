@@ -4,7 +4,7 @@ Python's ``json`` module parses nested lists and objects recursively: a
 message part of 50,000 ``[`` raised ``RecursionError`` in the server (the
 parser gives up at about 1,000 levels, the interpreter's recursion limit),
 and the kernel's own parser would meet the same part next. The kernel
-websocket (:mod:`explorer.hosting.websocket`) is the one place the server
+websocket (:mod:`explorer.hosting.server.websocket`) is the one place the server
 parses JSON a client sent (the unload beacon is a form, the page request a
 query string), and it checks every JSON part of a frame with
 :func:`nested_deeper_than` first.

@@ -27,7 +27,7 @@ from jinja2 import BytecodeCache
 from jinja2.bccache import Bucket
 from voila.exporter import VoilaExporter
 
-from explorer.hosting import upstream_server
+from explorer.hosting.server import upstream_server
 
 __all__ = ["SharedBytecodeCache", "CachedVoilaExporter", "BYTECODE_CACHE", "install"]
 

@@ -5,9 +5,9 @@ It runs exactly as ``voila`` does (same options) with:
 * the project's settings, ``explorer/hosting/voila.json`` (shipped in the package), read after any
   ``voila.json`` of the working directory or the Jupyter config path, which override it key by key;
 
-* the guarded kernel websocket (:mod:`explorer.hosting.websocket`);
+* the guarded kernel websocket (:mod:`explorer.hosting.server.websocket`);
 * the page handler with a query limit, a cap on viewers' kernels and a seat
-  cookie per page for its websocket and unload beacon (:mod:`explorer.hosting.handlers`);
+  cookie per page for its websocket and unload beacon (:mod:`explorer.hosting.server.handlers`);
 * a log line when a preheated kernel is ready for a viewer (Voila's own
   "pool is filled" comes when the kernels have only started);
 * the page without Voila's two icon-font stylesheets from cdn.jsdelivr.net
@@ -22,7 +22,7 @@ It runs exactly as ``voila`` does (same options) with:
   ``/login`` and ``/logout``, which a login-free server does not offer;
 * one fixed error page for every error a viewer can meet, in the page's
   language, naming no framework and giving no debugging advice
-  (:func:`~explorer.hosting.handlers.error_page`), also in place of a failed
+  (:func:`~explorer.hosting.server.handlers.error_page`), also in place of a failed
   cell's output;
 * in directory mode (``make workshop``), only the notebooks of
   ``public_notebooks`` (the lessons, the claims page, the index); any other
@@ -35,18 +35,18 @@ It runs exactly as ``voila`` does (same options) with:
 
 * seats per client address, the unload beacon honoured only from the page
   that owns the kernel, and a warden that frees idle pages, stuck kernels and
-  kernels over their memory limit (:mod:`explorer.hosting.seats`);
+  kernels over their memory limit (:mod:`explorer.hosting.server.seats`);
 * the preheated kernels' query socket only for a kernel that waits for it
-  (:class:`~explorer.hosting.handlers.ReadyLoggingRequestInfoHandler`);
+  (:class:`~explorer.hosting.server.handlers.ReadyLoggingRequestInfoHandler`);
 * caps on kernel websockets and on what the server buffers for each, and
   process and ZMQ limits raised to fit the stated file-descriptor budget;
 * tornado timeouts for request heads and bodies, for when it is served
   without nginx;
 * preheated pools that grow when viewers arrive and shrink when idle, within
-  a memory budget (:mod:`explorer.hosting.demand_pool`), and whose fill delay
-  no viewer waits out (:mod:`explorer.hosting.pool_wake`);
+  a memory budget (:mod:`explorer.hosting.server.demand_pool`), and whose fill delay
+  no viewer waits out (:mod:`explorer.hosting.server.pool_wake`);
 * the page templates compiled once for all pages, not once per kernel
-  (:mod:`explorer.hosting.template_cache`).
+  (:mod:`explorer.hosting.server.template_cache`).
 
 Settings (command line or ``voila.json``, section ``ExplorerVoila``; the
 production values and their reasons are in docs/deploy.md): ``max_kernels``
@@ -82,15 +82,15 @@ from voila.tornado.handler import TornadoVoilaHandler
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
-from explorer.hosting.handlers import (CELL_ERROR_MARK, ExplorerPageHandler, LabExtensionFileHandler,
+from explorer.hosting.server.handlers import (CELL_ERROR_MARK, ExplorerPageHandler, LabExtensionFileHandler,
                                       NotFoundHandler, OwnerShutdownHandler, ReadyLoggingRequestInfoHandler,
                                       not_found_on_bad_path, public_listing, with_error_page)
-from explorer.hosting import memory_cap, pool_wake, static_page, template_cache, upstream_server
-from explorer.hosting.kernel_rest import OwnerKernelHandler
+from explorer.hosting.server import memory_cap, pool_wake, static_page, template_cache, upstream_server
+from explorer.hosting.server.kernel_rest import OwnerKernelHandler
 from explorer.hosting.upstream_names import require
-from explorer.hosting.demand_pool import DemandPool
-from explorer.hosting.warden import Warden
-from explorer.hosting.websocket import GuardedKernelWebsocketConnection, SafeKernelWebsocketHandler, kernel_connections
+from explorer.hosting.server.demand_pool import DemandPool
+from explorer.hosting.server.warden import Warden
+from explorer.hosting.server.websocket import GuardedKernelWebsocketConnection, SafeKernelWebsocketHandler, kernel_connections
 
 __all__ = ["ExplorerVoila", "main"]
 
@@ -112,8 +112,8 @@ pool_wake.install()  # a viewer who takes a replacement still waiting its fill d
 ZMQ_SOCKETS_PER_WEBSOCKET = 4  # shell, control, stdin, iopub (jupyter_server's ZMQChannelsWebsocketConnection)
 FDS_PER_WEBSOCKET = 9  # those 4 ZMQ sockets (2 descriptors each) and the TCP socket (deploy/capacity.py: 9)
 FDS_PER_KERNEL = 12  # the server's side of one kernel (deploy/capacity.py: 4-10), with room for the query socket
-PAGE_TEMPLATE_DIR = Path(__file__).with_name("templates")  # searched before Voila's lab template
-CONFIG_DIR = Path(__file__).parent  # voila.json: the project's settings, in the package (last, lowest priority)
+PAGE_TEMPLATE_DIR = Path(__file__).parents[1] / "templates"  # searched before Voila's lab template
+CONFIG_DIR = Path(__file__).parents[1]  # explorer/hosting/voila.json: the project's settings, in the package (last, lowest priority)
 _NOT_OFFERED = (r"/login", r"/logout")
 
 #: The labextensions a page loads by default: Voila's widget manager and the widgets' own (controls),
@@ -144,7 +144,11 @@ class ExplorerVoila(Voila):
 
     max_kernels = Int(config=True, help="Most kernels held by viewers at once; 0 for no cap. Further viewers get "
                                         "a 'busy, try again' page (HTTP 503). Default: what the memory available "
-                                        "at start holds (explorer/hosting/memory_cap.py, docs/deploy.md).")
+                                        "at start holds (explorer/hosting/server/memory_cap.py, docs/deploy.md).")
+    processes_sharing_memory = Int(1, min=1, config=True,
+                                   help="Server processes on this machine, this one included (deploy/serve.py passes "
+                                        "its --processes): the default max_kernels plans for an N-th of the memory "
+                                        "above the free floor, not the whole machine N times.")
 
     max_body_bytes = Int(1 << 20, config=True, help="Largest request body accepted [bytes]; the app's own "
                                                       "requests (the unload beacon) are a few hundred bytes.")
@@ -183,7 +187,7 @@ class ExplorerVoila(Voila):
 
     static_answer = Unicode("", config=True, help="Module (dotted name) that renders the app's first answer as "
                                                   "static HTML (voila.json: explorer.app.static_answer); a viewer "
-                                                  "then gets it with no kernel (explorer.hosting.static_page). "
+                                                  "then gets it with no kernel (explorer.hosting.server.static_page). "
                                                   "Empty: every page starts a kernel.")
     static_first = Bool(True, config=True, help="With static_answer: serve the static answer first and start a "
                                                 "kernel on the viewer's first touch; False: the live app at once "
@@ -193,14 +197,16 @@ class ExplorerVoila(Voila):
 
     @default("max_kernels")
     def _max_kernels_by_memory(self) -> int:
-        """The viewers' kernels the machine's memory holds (:mod:`explorer.hosting.memory_cap`), logged with its figures."""
+        """The viewers' kernels the machine's memory holds (:mod:`explorer.hosting.server.memory_cap`), logged with its figures."""
         config = self.voila_configuration
         pool = int(config.default_pool_size) if config.preheat_kernel else 0
-        cap, fig = memory_cap.default_max_kernels(pool)
-        self.log.info("Kernel cap %d, set by memory: (MemAvailable %.0f MB - free floor max(%.0f MB, %.0f%% of %.0f MB)"
-                      " - template %.0f MB - pool %d x %.0f MB) / %.0f MB per viewer's kernel", cap,
+        processes = self.processes_sharing_memory
+        cap, fig = memory_cap.default_max_kernels(pool, processes=processes)
+        self.log.info("Kernel cap %d, set by memory: ((MemAvailable %.0f MB - free floor max(%.0f MB, %.0f%% of %.0f "
+                      "MB)) / %d process(es) - template %.0f MB - pool %d x %.0f MB) / %.0f MB per viewer's kernel", cap,
                       fig["MemAvailable"], fig["free_floor_min_mb"], 100 * fig["free_floor_fraction"], fig["MemTotal"],
-                      fig["template_rss_mb"], pool, fig["kernel_uss_mb_all_tabs"], fig["kernel_uss_mb_all_tabs"])
+                      processes, fig["template_rss_mb"], pool, fig["kernel_uss_mb_all_tabs"],
+                      fig["kernel_uss_mb_all_tabs"])
         return cap
 
     @default("config_file_paths")
@@ -245,7 +251,7 @@ class ExplorerVoila(Voila):
         return settings
 
     def _static_answers(self) -> static_page.Answers | None:
-        """The static answers (:mod:`explorer.hosting.static_page`) when ``static_answer`` names a renderer for
+        """The static answers (:mod:`explorer.hosting.server.static_page`) when ``static_answer`` names a renderer for
         the notebook served (its ``NOTEBOOK``); a renderer that cannot be loaded stops the server."""
         renderer = static_page.renderer_or_none(self.static_answer, self.log)
         if renderer is None or not self.notebook_path or Path(self.notebook_path).name != getattr(
@@ -288,7 +294,7 @@ class ExplorerVoila(Voila):
                              "(or the hard limit) allows %d", needed, wanted)
 
     def listen(self):
-        """Listen with the size and time limits on requests, and start the :class:`~explorer.hosting.warden.Warden`."""
+        """Listen with the size and time limits on requests, and start the :class:`~explorer.hosting.server.warden.Warden`."""
         _parse_every_query_that_fits()
         self.app.listen = functools.partial(self.app.listen, max_body_size=self.max_body_bytes,
                                             max_header_size=_MAX_HEADER_BYTES,
@@ -309,7 +315,7 @@ class ExplorerVoila(Voila):
         super().listen()
 
     def _start_demand_pool(self) -> None:
-        """Let the preheated pools follow demand (:mod:`explorer.hosting.demand_pool`, section ``DemandPool``)."""
+        """Let the preheated pools follow demand (:mod:`explorer.hosting.server.demand_pool`, section ``DemandPool``)."""
         self.demand_pool = DemandPool(self.kernel_manager, parent=self, log=self.log)
         IOLoop.current().add_callback(self.demand_pool.start)
 

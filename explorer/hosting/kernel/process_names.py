@@ -1,6 +1,6 @@
 """Names for the server's processes in ``ps`` and ``top``: the kernel template, and each kernel by its id.
 
-A kernel forked from the template (:mod:`explorer.hosting.kernel_template`) inherits the template's command
+A kernel forked from the template (:mod:`explorer.hosting.kernel.kernel_template`) inherits the template's command
 line, so ``ps`` showed every kernel as ``python .../kernel_template.py 5 ipykernel.kernelapp ...``.
 :func:`name_this_process` gives a process
 

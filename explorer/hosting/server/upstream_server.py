@@ -14,42 +14,43 @@ from explorer.hosting.upstream_names import PrivateName, UpstreamChanged
 
 __all__ = ["PRIVATE_NAMES", "UpstreamChanged", "replace_function", "kernel_pools", "ready_pool_kernel_ids", "query_waiters",
            "query_cache", "activity_stream", "wrap_recv_callback", "pending_write_bytes", "forget_session",
-           "response_reason", "replace_handlers", "rebind"]
+           "response_reason", "replace_handlers", "rebind", "kernel_pid",
+           "websocket_stream"]
 
-_POOL = "explorer/hosting/demand_pool.py and the kernel cap (handlers.py)"
-_WS = "explorer/hosting/websocket.py"
+_POOL = "explorer/hosting/server/demand_pool.py and the kernel cap (handlers.py)"
+_WS = "explorer/hosting/server/websocket.py"
 
 #: Every private or undocumented server-side name the hosting layer relies on.
 PRIVATE_NAMES = (
     PrivateName("voila", "voila.voila_kernel_manager", None, "_pools", "source",
                 f"{_POOL}: the preheated pools are resized, and their ready kernels not counted as viewers'"),
     PrivateName("voila", "voila.handler", None, "get_pool_size", "source",
-                "explorer/hosting/demand_pool.py: arrivals are counted where Voila's page handler asks the pool's "
+                "explorer/hosting/server/demand_pool.py: arrivals are counted where Voila's page handler asks the pool's "
                 "size (without the call the pool would never grow)"),
     PrivateName("voila", "voila.voila_kernel_manager", None, "wait_before", "attr",
-                "explorer/hosting/pool_wake.py: a replacement's fill delay that a viewer or the quiet check ends "
+                "explorer/hosting/server/pool_wake.py: a replacement's fill delay that a viewer or the quiet check ends "
                 "(without it a class in one language waits the workshop's 600 s)"),
     PrivateName("voila", "voila.voila_kernel_manager", None, "fill_if_needed", "source",
-                "explorer/hosting/demand_pool.py: a grown pool is filled at once"),
+                "explorer/hosting/server/demand_pool.py: a grown pool is filled at once"),
     PrivateName("voila", "voila.voila_kernel_manager", None, "kernel_pools_config", "source",
-                "explorer/hosting/demand_pool.py: each notebook's pool size is set through it"),
+                "explorer/hosting/server/demand_pool.py: each notebook's pool size is set through it"),
     PrivateName("voila", "voila.handler", "VoilaHandler", "get_generator", "attr",
-                "explorer/hosting/handlers.py: the page handler streams Voila's page and notes its kernel "
+                "explorer/hosting/server/handlers.py: the page handler streams Voila's page and notes its kernel "
                 "(seat cookie, seat caps)"),
     PrivateName("voila", "voila.handler", "VoilaHandler", "should_use_rendered_notebook", "attr",
-                "explorer/hosting/handlers.py: ?template= and ?theme= ignored when overrides are off"),
+                "explorer/hosting/server/handlers.py: ?template= and ?theme= ignored when overrides are off"),
     PrivateName("voila", "voila.request_info_handler", "RequestInfoSocketHandler", "_waiters", "attr",
-                "explorer/hosting/handlers.py: a preheated kernel's query socket, one per waiting kernel"),
+                "explorer/hosting/server/handlers.py: a preheated kernel's query socket, one per waiting kernel"),
     PrivateName("voila", "voila.request_info_handler", "RequestInfoSocketHandler", "_cache", "attr",
-                "explorer/hosting/handlers.py: a query handed over before its kernel waits for it"),
+                "explorer/hosting/server/handlers.py: a query handed over before its kernel waits for it"),
     PrivateName("voila", "voila.request_info_handler", "voila.handler", "RequestInfoSocketHandler", "identity",
-                "explorer/hosting/server.py: the page handler hands queries to the guarded request-info handler"),
+                "explorer/hosting/server/server.py: the page handler hands queries to the guarded request-info handler"),
     PrivateName("voila", "voila.handler", None, "send_updates", "source",
-                "explorer/hosting/handlers.py: the page handler's query hand-over goes through the guarded class"),
+                "explorer/hosting/server/handlers.py: the page handler's query hand-over goes through the guarded class"),
     PrivateName("voila", "voila.exporter", "voila.notebook_renderer", "VoilaExporter", "identity",
-                "explorer/hosting/template_cache.py: page templates compiled once, not per kernel"),
+                "explorer/hosting/server/template_cache.py: page templates compiled once, not per kernel"),
     PrivateName("nbconvert", "nbconvert.exporters.templateexporter", "TemplateExporter", "_create_environment",
-                "attr", "explorer/hosting/template_cache.py: the shared template bytecode cache"),
+                "attr", "explorer/hosting/server/template_cache.py: the shared template bytecode cache"),
     PrivateName("jupyter_server", "jupyter_server.services.kernels.connection.channels",
                 "ZMQChannelsWebsocketConnection", "_open_sessions", "attr",
                 f"{_WS}: a websocket that never opened gives its session entry back (else sessions leak)"),
@@ -60,25 +61,37 @@ PRIVATE_NAMES = (
                 "pre_get", "attr", f"{_WS}: the connection is remembered to give its place back"),
     PrivateName("jupyter_server", "jupyter_server.services.kernels.kernelmanager", "MappingKernelManager",
                 "_activity_stream", "source",
-                "explorer/hosting/warden.py (BusyClock): the busy-message limit reads each kernel's status"),
+                "explorer/hosting/server/warden.py (BusyClock): the busy-message limit reads each kernel's status"),
     PrivateName("pyzmq", "zmq.eventloop.zmqstream", "ZMQStream", "_recv_callback", "source",
-                "explorer/hosting/warden.py (BusyClock): the kernel manager's own activity callback is kept"),
+                "explorer/hosting/server/warden.py (BusyClock): the kernel manager's own activity callback is kept"),
     PrivateName("tornado", "tornado.iostream", "BaseIOStream", "_total_write_index", "source",
                 f"{_WS}: the slow-reader guard (bytes a client has not taken)"),
     PrivateName("tornado", "tornado.iostream", "BaseIOStream", "_total_write_done_index", "source",
                 f"{_WS}: the slow-reader guard (bytes a client has not taken)"),
+    PrivateName("tornado", "tornado.websocket", "WebSocketHandler", "ws_connection", "source",
+                f"{_WS}: websocket_stream, the slow-reader guard's stream (None once closed)"),
+    PrivateName("tornado", "tornado.websocket", "WebSocketProtocol", "stream", "source",
+                f"{_WS}: websocket_stream, the slow-reader guard's stream"),
+    PrivateName("jupyter_server", "jupyter_server.services.kernels.websocket", "KernelWebsocketHandler",
+                "connection", "source",
+                f"{_WS}: the handler's connection (its place in the caps, the kernel budget's status messages)"),
     PrivateName("tornado", "tornado.web", "RequestHandler", "_reason", "source",
-                "explorer/hosting/handlers.py, websocket.py: the plain-text refusal names its reason"),
+                "explorer/hosting/server/handlers.py, websocket.py: the plain-text refusal names its reason"),
     PrivateName("jupyter_client", "jupyter_client.provisioning.local_provisioner", "LocalProvisioner", "pgid",
-                "source", "explorer/hosting/provisioner.py: a forked kernel's process group (interrupts)"),
+                "source", "explorer/hosting/server/provisioner.py: a forked kernel's process group (interrupts)"),
     PrivateName("jupyter_client", "jupyter_client.provisioning.local_provisioner", "LocalProvisioner", "process",
-                "source", "explorer/hosting/provisioner.py: the forked kernel as a duck-typed Popen "
-                          "(poll, wait, send_signal, kill, terminate)"),
+                "source", "explorer/hosting/server/provisioner.py: the forked kernel as a duck-typed Popen "
+                          "(poll, wait, send_signal, kill, terminate); kernel_pid: a kernel's pid, for the "
+                          "kernel CPU budget (websocket.py), the memory limit (warden.py) and the pool's kernel "
+                          "size (demand_pool.py)"),
+    PrivateName("jupyter_client", "jupyter_client.manager", "KernelManager", "provisioner", "attr",
+                "kernel_pid: a kernel's provisioner, through which its pid is found (the kernel CPU budget, the "
+                "memory limit, the pool's kernel size)"),
     PrivateName("jupyter_client", "jupyter_client.provisioning.local_provisioner", "LocalProvisioner",
-                "connection_info", "source", "explorer/hosting/provisioner.py: a forked kernel's connection"),
+                "connection_info", "source", "explorer/hosting/server/provisioner.py: a forked kernel's connection"),
     # the handler classes Voila's init_handlers lists, replaced by identity (server.py's _REPLACEMENTS)
     *(PrivateName(package, module, "voila.app", name, "identity",
-                  f"explorer/hosting/server.py: {why}")
+                  f"explorer/hosting/server/server.py: {why}")
       for package, module, name, why in (
           ("voila", "voila.tornado.handler", "TornadoVoilaHandler", "the page handler (caps, seat cookie)"),
           ("voila", "voila.tornado.kernel_websocket_handler", "VoilaKernelWebsocketHandler",
@@ -179,6 +192,31 @@ def wrap_recv_callback(stream, wrapper) -> None:
     stream.on_recv(lambda msg_list: wrapper(original, msg_list))
 
 
+# ---------------------------------------------------------------- jupyter_client: a kernel's process
+def kernel_pid(kernel) -> int | None:
+    """The process id of ``kernel`` (a jupyter_client ``KernelManager``), or None while it has no process.
+
+    A kernel has no process while it is still starting (not launched yet) and once it has ended (jupyter_client's
+    ``LocalProvisioner.wait`` clears ``process`` when the process has ended, in a shutdown or a restart); both are
+    told by jupyter_client's public ``KernelManager.has_kernel``. A kernel that ``has_kernel`` says has a process
+    but whose ``provisioner.process`` holds no pid raises :class:`UpstreamChanged`: jupyter_client keeps the
+    process under another name, and the kernel CPU budget and the memory limit would silently never apply.
+    """
+    try:
+        has_kernel = kernel.has_kernel
+    except AttributeError:
+        raise _missing("jupyter_client.manager.KernelManager.has_kernel", "a kernel's process") from None
+    if not has_kernel:
+        return None
+    if not hasattr(kernel, "provisioner"):
+        raise _missing("jupyter_client.manager.KernelManager.provisioner", "a kernel's process")
+    pid = getattr(getattr(kernel.provisioner, "process", None), "pid", None)
+    if not isinstance(pid, int):
+        raise _missing("jupyter_client.provisioning.local_provisioner.LocalProvisioner.process",
+                       "the kernel CPU budget and the memory limit")
+    return pid
+
+
 # ---------------------------------------------------------------- tornado
 def pending_write_bytes(stream) -> int:
     """Bytes written to a tornado ``IOStream`` that the client has not taken yet."""
@@ -186,6 +224,23 @@ def pending_write_bytes(stream) -> int:
         return stream._total_write_index - stream._total_write_done_index
     except AttributeError:
         raise _missing("tornado.iostream.BaseIOStream._total_write_index", "the slow-reader guard") from None
+
+
+def websocket_stream(handler):
+    """The ``IOStream`` under a tornado websocket ``handler``; None once it has closed (``ws_connection`` None).
+
+    An open websocket whose protocol object has no ``stream`` raises :class:`UpstreamChanged`: the slow-reader
+    guard would read nothing and never close a socket that does not read.
+    """
+    try:
+        connection = handler.ws_connection
+    except AttributeError:
+        raise _missing("tornado.websocket.WebSocketHandler.ws_connection", "the slow-reader guard") from None
+    if connection is None:
+        return None
+    if not hasattr(connection, "stream"):
+        raise _missing("tornado.websocket.WebSocketProtocol.stream", "the slow-reader guard")
+    return connection.stream
 
 
 def response_reason(handler) -> str:

@@ -1,9 +1,9 @@
-"""The warm template process that kernels are forked from (``python .../explorer/hosting/kernel_template.py``).
+"""The warm template process that kernels are forked from (``python .../explorer/hosting/kernel/kernel_template.py``).
 
 It is run as a script, not with ``-m``: importing ``explorer`` would import numpy before the thread limits
 below are set. It imports nothing but the standard library until :func:`preload`.
 
-The server starts one template (:class:`explorer.hosting.provisioner.KernelTemplate`). It imports the
+The server starts one template (:class:`explorer.hosting.server.provisioner.KernelTemplate`). It imports the
 modules a kernel of the app would import (numpy, pandas, matplotlib, ipywidgets, ipympl, ipykernel, the
 app), runs the warm-ups named among them (``module:function``, e.g. the app's
 ``explorer.app.warm:warm_up``, which builds the app once so that every kernel finds its data read and its
@@ -77,7 +77,9 @@ def _own_package_first() -> None:
     and hosting code while the server ran this one. The package's parent directory is put on the path only
     for this one import (a checkout's root also holds ``tests`` and ``scripts``, which kernels must not import).
     """
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    root = os.path.abspath(__file__)
+    for _ in range(4):  # explorer/hosting/kernel/kernel_template.py -> the directory holding explorer/
+        root = os.path.dirname(root)
     if "explorer" in sys.modules or not os.path.isfile(os.path.join(root, "explorer", "__init__.py")):
         return
     sys.path.insert(0, root)
@@ -173,11 +175,11 @@ def become_kernel(request: dict) -> None:
     _reseed()
     # the launcher's arguments after ``-m ipykernel_launcher`` (the connection file and any others)
     argv = ["ipykernel_launcher", *request["argv"][3:], "--IPKernelApp.parent_handle=1"]
-    from explorer.hosting.process_names import kernel_title, name_this_process
+    from explorer.hosting.kernel.process_names import kernel_title, name_this_process
 
     name_this_process(*kernel_title(argv))  # ps: "kernel-1a2b3c4d", "explorer-kernel ipykernel -f .../kernel-<id>.json"
-    from explorer.hosting import upstream_kernel
-    from explorer.hosting.held_widgets import hold_until_a_page_asks
+    from explorer.hosting.kernel import upstream_kernel
+    from explorer.hosting.kernel.held_widgets import hold_until_a_page_asks
 
     def before_start(app) -> None:
         upstream_kernel.register_with_shell(app.shell)
@@ -228,10 +230,10 @@ def register_with_shell(shell) -> None:
     ipywidgets' comm targets (``jupyter.widget`` and the page's ``jupyter.widget.control``, without which a
     page gets no widget state) and ipympl's ``post_execute`` hook (figures shown after a cell). A module
     added to the preload list that registers anything at import when ``get_ipython()`` is set needs a line
-    here (in :func:`explorer.hosting.upstream_kernel.register_with_shell`); ``tests/hosting/test_provisioner.py``
+    here (in :func:`explorer.hosting.kernel.upstream_kernel.register_with_shell`); ``tests/hosting/test_provisioner.py``
     checks these two against a real kernel.
     """
-    from explorer.hosting import upstream_kernel
+    from explorer.hosting.kernel import upstream_kernel
 
     upstream_kernel.register_with_shell(shell)
 
@@ -254,7 +256,7 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernels are reaped as they end
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt of the server's terminal is not for the template
     _send(sock, preload(args[1:]))
-    from explorer.hosting.process_names import TEMPLATE_NAME, name_this_process  # after preload: imports explorer
+    from explorer.hosting.kernel.process_names import TEMPLATE_NAME, name_this_process  # after preload: imports explorer
 
     name_this_process(TEMPLATE_NAME)  # its command line stays: it names the script and the preloaded modules
     request = serve(sock)

@@ -25,7 +25,7 @@ import weakref
 
 import voila.voila_kernel_manager as vkm
 
-from explorer.hosting import upstream_server
+from explorer.hosting.server import upstream_server
 
 __all__ = ["install", "attach", "wake", "sleeping", "take_order", "QUIET_AFTER_S", "MAX_LOAD_PER_CORE"]
 
@@ -33,7 +33,7 @@ __all__ = ["install", "attach", "wake", "sleeping", "take_order", "QUIET_AFTER_S
 #: within about 10 s (benchmarks/workshop_rush.py --window 10); three times that is quiet.
 QUIET_AFTER_S = 30.0
 #: ... and only while the 1-minute load average per core is below this (the demand pool's default rule,
-#: explorer/hosting/demand_pool.py: refills must not slow the viewers still rendering).
+#: explorer/hosting/server/demand_pool.py: refills must not slow the viewers still rendering).
 MAX_LOAD_PER_CORE = 1.0
 CHECK_EVERY_S = 5.0
 

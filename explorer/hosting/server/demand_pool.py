@@ -46,8 +46,8 @@ import psutil
 from traitlets import Bool, Float, Int, validate
 from traitlets.config import LoggingConfigurable
 
-from explorer.hosting import upstream_server
-from explorer.hosting.seats import ARRIVING_FROM, is_exempt, own_memory_mb
+from explorer.hosting.server import upstream_server
+from explorer.hosting.server.seats import ARRIVING_FROM, is_exempt, own_memory_mb
 
 __all__ = ["DemandPool", "DemandPoolSettingError", "available_memory_mb", "pool_target"]
 
@@ -55,7 +55,7 @@ USS_SAMPLE = 8  # kernels whose private memory is read for the median (the newes
 
 # the log of the notebook runs of pool kernels shut down: a logger outside logging's registry, so that no
 # logging configuration (traitlets' dictConfig) turns it back on
-_DISCARDED = logging.Logger("explorer.hosting.demand_pool.discarded", level=logging.CRITICAL + 1)
+_DISCARDED = logging.Logger("explorer.hosting.server.demand_pool.discarded", level=logging.CRITICAL + 1)
 _DISCARDED.addHandler(logging.NullHandler())
 _DISCARDED.propagate = False
 
@@ -236,7 +236,7 @@ class DemandPool(LoggingConfigurable):
 
     def arrived(self, notebook: str, address: str | None = None) -> None:
         """Count one viewer's page load of ``notebook`` from ``address`` (default: the page request's,
-        :data:`explorer.hosting.seats.ARRIVING_FROM`), forgetting those older than the rule looks at."""
+        :data:`explorer.hosting.server.seats.ARRIVING_FROM`), forgetting those older than the rule looks at."""
         times, now = self._arrivals[notebook], self.clock()
         times.append(now)
         addresses = self._addresses[notebook]
@@ -295,10 +295,10 @@ class DemandPool(LoggingConfigurable):
         sizes = []
         for kernel_id in list(self.km.list_kernel_ids())[-USS_SAMPLE:]:
             try:
-                process = getattr(self.km.get_kernel(kernel_id).provisioner, "process", None)
-            except (KeyError, AttributeError):
+                pid = upstream_server.kernel_pid(self.km.get_kernel(kernel_id))
+            except KeyError:
                 continue
-            if process is not None and (mb := own_memory_mb(process.pid)) > 0:
+            if pid is not None and (mb := own_memory_mb(pid)) > 0:
                 sizes.append(mb)
         if not sizes:
             return self.kernel_mb
