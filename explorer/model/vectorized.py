@@ -97,13 +97,17 @@ def _goodput_at(n, f):
     """
     rate = f["failure_rate_per_gpu_hour"] * n
     above = f["recovery_above_gpus"]
-    g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
     auto = np.isnan(above)
-    if not _any(auto | (n > above)):
+    over = n > above
+    if not _any(auto) and np.all(over):  # in memory everywhere (above a threshold): storage's goodput unused
+        return F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
+                         f["checkpoint_interval_hours"])
+    g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
+    if not _any(auto | over):
         return g
     mem = F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
                     f["checkpoint_interval_hours"])
-    return np.where(auto, np.maximum(g, mem), np.where(n > above, mem, g))
+    return np.where(auto, np.maximum(g, mem), np.where(over, mem, g))
 
 
 def _elasticity(rate, write_hours, restart_hours, interval_hours):
@@ -338,9 +342,10 @@ def _least_count(n_lo, n_hi, guess, f, owned, ideal, state_bytes):
     The cost is taken to fall, then rise on the counts given (one least point; :func:`_cheapest_gpus` splits
     them where it is not). Then "one more GPU costs at least as much", ``c(m + 1) >= c(m)``, is false below the
     least count and true from it on: a monotone predicate on whole counts. It is evaluated first at ``guess``
-    (the continuous least point, :func:`_interior_least`), then at counts 1, 2, 4, ... further away until it
-    changes (galloping), then by bisection: the smallest count where it holds is the exact least count (the
-    fewest GPUs of a tie). A good guess costs two evaluations; any guess at most ``2 log2(n_hi - n_lo) + 2``.
+    (the continuous least point, :func:`_interior_least`) and the counts on either side, then at counts 2, 4,
+    8, ... further away until it changes (galloping), then by bisection: the smallest count where it holds is the
+    exact least count (the fewest GPUs of a tie). A guess within one GPU costs four costs in one step; any guess
+    at most about ``2 log2(n_hi - n_lo) + 2`` steps.
     ``c`` is the part of the cost (:func:`_objective`) that depends on n where the months are the run's own,
     ``gpu_hours(n) (A + K / n)``: ``A`` the money of a GPU-hour times the experiments (a cloud rate, or the
     owner's capital, hardware and energy) plus the tie-break, ``K`` the money of a month (team and storage) over the hours of a
@@ -362,20 +367,36 @@ def _least_count(n_lo, n_hi, guess, f, owned, ideal, state_bytes):
     A, K = (np.broadcast_to(x, rows) for x in (np.where(unknown, 1.0, A), np.where(unknown, 0.0, K)))
     hours = np.broadcast_to(ideal * f["other_losses_factor"], rows)
     p = np.where(np.isnan(guess), lo, np.floor(np.nan_to_num(guess, nan=0.0)))
-    step = np.ones(rows)
+    step = np.full(rows, 2.0)
     known_lo, known_hi = np.zeros(rows, bool), np.zeros(rows, bool)  # the predicate seen false / true
+
+    def costs(n, act):
+        sub = {k: f[k] if np.ndim(f[k]) == 0 else f[k][act] for k in _GOODPUT_KEYS}
+        return F.billed_gpu_hours(hours[act], _goodput_at(n, sub)) * (A[act] + K[act] / n)
+
+    # first the predicate at the guess and the counts on either side (four costs): most searches end there
+    q = np.clip(p[act], lo[act], hi[act] - 1.0)
+    m = q + np.array([-1.0, 0.0, 1.0])[:, None]
+    valid = (m >= lo[act]) & (m <= hi[act] - 1.0)
+    c = costs(np.clip(np.concatenate([m, m[-1:] + 1.0]), lo[act], hi[act]), act)
+    rising = ~(c[1:] < c[:-1])
+    seen_true, seen_false = valid & rising, valid & ~rising
+    hi[act] = np.min(np.where(seen_true, m, hi[act]), axis=0)
+    lo[act] = np.max(np.where(seen_false, m + 1.0, lo[act]), axis=0)
+    known_hi[act], known_lo[act] = seen_true.any(axis=0), seen_false.any(axis=0)
+    p[act] = np.where(known_hi[act] & ~known_lo[act], q - 2.0, np.where(known_lo[act] & ~known_hi[act], q + 2.0,
+                                                                        np.floor(0.5 * (lo[act] + hi[act]))))
+    act = act[hi[act] > lo[act]]
     while act.size:
         pa = np.clip(p[act], lo[act], hi[act] - 1.0)  # never the last count: the predicate looks one count on
-        n = np.stack([pa, pa + 1.0])
-        sub = {k: f[k] if np.ndim(f[k]) == 0 else f[k][act] for k in _GOODPUT_KEYS}
-        c = F.billed_gpu_hours(hours[act], _goodput_at(n, sub)) * (A[act] + K[act] / n)
+        c = costs(np.stack([pa, pa + 1.0]), act)
         rising = ~(c[1] < c[0])  # one more GPU costs no less (NaN: no cheaper): the least count is at or below pa
         hi[act] = np.where(rising, pa, hi[act])
         lo[act] = np.where(rising, lo[act], pa + 1.0)
         known_hi[act] |= rising
         known_lo[act] |= ~rising
         s = step[act]
-        # away from the side not yet seen, 1, 2, 4, ... counts on; once both are seen, halfway
+        # away from the side not yet seen, 2, 4, 8, ... counts on; once both are seen, halfway
         p[act] = np.where(rising & ~known_lo[act], pa - s,
                           np.where(~rising & ~known_hi[act], pa + s, np.floor(0.5 * (lo[act] + hi[act]))))
         step[act] = 2.0 * s
