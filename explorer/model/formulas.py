@@ -294,7 +294,9 @@ def goodput(cluster_failures_per_hour, write_hours, restart_hours, interval_hour
                 tau = np.where(optimal, tau, interval)
             failing = np.exp(r * rate) * np.expm1((tau + d) * rate) / rate
             free = np.where(np.isfinite(tau) & (tau > 0), tau / (tau + d), 1.0)
-            g = np.where(rate > 0, tau / failing, free)
+            # a subnormal rate (below the smallest normal float, 2.2e-308 per hour): never interrupted, as at 0
+            # (1 / rate overflows, inf / inf was 0; (tau + d) rate rounds to the subnormal grid, 5e-324 gave 1)
+            g = np.where((rate >= np.finfo(float).tiny) & np.isfinite(tau), tau / failing, free)
             if np.any(d <= 0.0):
                 g = np.where((d <= 0.0) & optimal, np.exp(-r * rate), g)
     g = np.asarray(g, float)

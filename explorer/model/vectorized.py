@@ -97,13 +97,17 @@ def _goodput_at(n, f):
     """
     rate = f["failure_rate_per_gpu_hour"] * n
     above = f["recovery_above_gpus"]
-    g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
     auto = np.isnan(above)
-    if not _any(auto | (n > above)):
+    over = n > above
+    if not _any(auto) and np.all(over):  # in memory everywhere (above a threshold): storage's goodput unused
+        return F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
+                         f["checkpoint_interval_hours"])
+    g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
+    if not _any(auto | over):
         return g
     mem = F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
                     f["checkpoint_interval_hours"])
-    return np.where(auto, np.maximum(g, mem), np.where(n > above, mem, g))
+    return np.where(auto, np.maximum(g, mem), np.where(over, mem, g))
 
 
 def _elasticity(rate, write_hours, restart_hours, interval_hours):
@@ -193,7 +197,7 @@ def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
     return n.reshape(shape)
 
 
-#: Regula falsi steps (Illinois) of the interior least point.
+#: Regula falsi steps (Illinois) of the continuous least point, the start of the exact search.
 _ROOT_STEPS = 12
 #: Tie-break of the cheapest-cluster search [USD per GPU-hour]: where money does not depend on the count (no
 #: prices), fewer GPU-hours win; a millionth of a dollar an hour moves no money figure.
@@ -216,10 +220,11 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     ``project_months_max`` (``n_max``) and ``project_months`` (``n_pm``), each the smallest count that ends
     within it (:func:`_solve_gpus`): below ``n_max`` the months are capped and the cost rises with n; above
     ``n_pm`` the months are the project's and it rises again; between, the months are the run's and the cost
-    falls, then rises (golden-section search on ``log n``, ties broken by fewer GPU-hours). The cheapest
-    count at or above ``n_min`` is then one of ``n_min``, that interior least point and ``n_pm``: the same
-    candidates for every deadline, so a looser deadline (a smaller ``n_min``) never costs more, and a run
-    finishes before its deadline where a longer one would pay the team for longer than it saves.
+    falls, then rises. The cheapest count at or above ``n_min`` is then one of ``n_min``, the least count of the
+    middle piece at or above ``n_min`` (:func:`_least_count`: exact, an integer search; on each side of an
+    explicit recovery threshold) and ``n_pm``, ties broken by fewer GPU-hours (:func:`_objective`). So the count
+    is the cheapest whole count that meets the deadline: a looser deadline (a smaller ``n_min``) never costs
+    more, and a run finishes before its deadline where a longer one would pay the team for longer than it saves.
     """
     shape = n_min.shape
     if np.ndim(f["gpus"]) == 0 and not np.isnan(f["gpus"]):  # a count given everywhere: no search
@@ -247,20 +252,28 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
         within(months_max * F.DAYS_PER_MONTH), n_5y)
     n_pm = hi if np.all(np.isnan(months)) else np.where(
         np.isnan(months), hi, np.maximum(within(np.nan_to_num(months, nan=1.0) * F.DAYS_PER_MONTH), n_max))
-    x = _interior_least(n_max, np.maximum(n_pm, n_max), sub, sub_owned, sub_state)
-    capped = np.broadcast_to(~np.isnan(sub.get("people_share_max", np.nan)), x.shape)  # no such input: no cap
-    if _any(capped):  # a people cap (an adaptation's default team): not of that form, the whole cost searched
-        k = np.flatnonzero(capped)
-        ck = {key: v if np.ndim(v) == 0 else v[k] for key, v in sub.items()}
-        x = x.copy()
-        x[k] = _golden_least(n_max[k], np.maximum(n_pm, n_max)[k], ck,
-                             sub_owned if np.ndim(sub_owned) == 0 else sub_owned[k],
-                             sub_flop[k], sub_ideal[k], sub_state[k])
-    # the candidates at or above n_min: n_min itself, the interior least point (floor and ceiling), n_pm, and the
-    # first count above an explicit recovery threshold (goodput jumps up there; compute's callers pass none)
+    # the months are the run's own on [n_max, n_pm - 1] (n_pm is a candidate of its own); the least count at or
+    # above n_min there, exact (an integer search); an explicit recovery threshold inside splits the counts in two (goodput
+    # jumps up above it, so the cost has a least point on each side)
+    p_lo, p_hi = np.maximum(n_max, start), np.maximum(n_pm, n_max) - 1.0
     above = np.broadcast_to(sub["recovery_above_gpus"], lo.shape)
-    jump = np.where(np.isfinite(above), np.floor(above) + 1.0, start)
-    candidates = np.stack([start, np.floor(x), np.ceil(x), n_pm, jump])
+    cut = np.floor(above)
+    split = np.isfinite(above) & (cut >= p_lo) & (cut < p_hi)
+    below = np.where(split, cut, p_hi)
+    guess = _interior_least(p_lo, np.maximum(below, p_lo), sub, sub_owned, sub_state)
+    x = _least_count(p_lo, below, guess, sub, sub_owned, sub_ideal, sub_state)
+    x2 = x
+    if _any(split):  # the counts above the threshold, where it splits them (searched from its first count)
+        k = np.flatnonzero(split)
+        ck = {key: v if np.ndim(v) == 0 else v[k] for key, v in sub.items()}
+        x2 = x.copy()
+        x2[k] = _least_count(cut[k] + 1.0, p_hi[k], cut[k] + 1.0, ck,
+                             sub_owned if np.ndim(sub_owned) == 0 else sub_owned[k],
+                             sub_ideal[k], sub_state[k])
+    # the candidates at or above n_min: n_min itself, the least count of each piece, n_pm, and the first count above
+    # an explicit recovery threshold (goodput jumps up there; compute's callers pass none)
+    jump = np.where(np.isfinite(above), cut + 1.0, start)
+    candidates = np.stack([start, x, x2, n_pm, jump])
     candidates = np.clip(candidates, lo, hi)
     out = _at(candidates, sub, sub_owned, sub_flop, sub_ideal, sub_state)  # all five in one call
     costs = _objective(out)
@@ -273,34 +286,6 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     return n_flat.reshape(shape)
 
 
-#: Golden-section precision of :func:`_golden_least`: the bracket of log(n) narrowed to 1e-5 (one GPU in 1e5).
-_GOLDEN_TOL = 1e-5
-
-
-def _golden_least(n_lo, n_hi, f, owned, flop, ideal, state_bytes):
-    """The least point of the whole cost (:func:`_objective`) on ``[n_lo, n_hi]``, by golden-section search on
-    ``log n`` (for costs not of the form :func:`_interior_least` solves)."""
-    ratio = (5.0 ** 0.5 - 1.0) / 2.0
-
-    def obj(n):
-        return _objective(_at(n, f, owned, flop, ideal, state_bytes))
-
-    a, b = np.log(n_lo), np.log(n_hi)
-    width = float(np.max(b - a, initial=0.0))
-    steps = int(np.ceil(np.log(max(width, _GOLDEN_TOL) / _GOLDEN_TOL) / -np.log(ratio)))
-    c, d = b - ratio * (b - a), a + ratio * (b - a)
-    fc, fd = obj(np.exp(c)), obj(np.exp(d))
-    for _ in range(steps):
-        left = fc <= fd  # the least value lies in [a, d]
-        a, b = np.where(left, a, c), np.where(left, d, b)
-        new_c = np.where(left, b - ratio * (b - a), d)
-        new_d = np.where(left, c, a + ratio * (b - a))
-        f_new = obj(np.exp(np.where(left, new_c, new_d)))
-        fc, fd = np.where(left, f_new, fd), np.where(left, fc, f_new)
-        c, d = new_c, new_d
-    return np.exp(0.5 * (a + b))
-
-
 def _interior_least(n_lo, n_hi, f, owned, state_bytes):
     """The least point of ``gpu_hours(n) (A + K / n)`` on ``[n_lo, n_hi]``: the cost of a run paid by its months.
 
@@ -310,8 +295,8 @@ def _interior_least(n_lo, n_hi, f, owned, state_bytes):
     of a month. Its derivative in ``x = ln n`` has the sign of ``F(x) = e(n) - K / (A n + K)``, ``e(n) = -d ln
     goodput / d ln n`` (:func:`_elasticity_at`), which rises with n (goodput falls faster on
     larger clusters, and the month's share falls): one root, found by ``_ROOT_STEPS`` steps of regula falsi
-    (Illinois) in ``x``; the ends where F does not change sign. A people cap (an adaptation's default team) is
-    not in this form: the least point then is a candidate the caller weighs with the whole cost, like the others.
+    (Illinois) in ``x``; the ends where F does not change sign. Not exact (the steps do not always narrow it to one
+    GPU, and ``e`` holds the checkpoint interval): the start of :func:`_least_count`, which is.
     """
     per_hour = np.where(owned, f["accelerator_usd_per_gpu_hour"] + f["hardware_usd_per_gpu_hour"]
                         + f["tdp_w"] / 1000.0 * f["server_power_factor"] * f["avg_power_fraction"] * f["pue"]
@@ -349,6 +334,74 @@ def _interior_least(n_lo, n_hi, f, owned, state_bytes):
         x = x.copy()
         x[inside] = np.where(np.abs(fa) < np.abs(fb), a, b)
     return np.exp(x)
+
+
+def _least_count(n_lo, n_hi, guess, f, owned, ideal, state_bytes):
+    """The cheapest whole GPU count on ``[n_lo, n_hi]``: exact, by an integer search from ``guess``.
+
+    The cost is taken to fall, then rise on the counts given (one least point; :func:`_cheapest_gpus` splits
+    them where it is not). Then "one more GPU costs at least as much", ``c(m + 1) >= c(m)``, is false below the
+    least count and true from it on: a monotone predicate on whole counts. It is evaluated first at ``guess``
+    (the continuous least point, :func:`_interior_least`) and the counts on either side, then at counts 2, 4,
+    8, ... further away until it changes (galloping), then by bisection: the smallest count where it holds is the
+    exact least count (the fewest GPUs of a tie). A guess within one GPU costs four costs in one step; any guess
+    at most about ``2 log2(n_hi - n_lo) + 2`` steps.
+    ``c`` is the part of the cost (:func:`_objective`) that depends on n where the months are the run's own,
+    ``gpu_hours(n) (A + K / n)``: ``A`` the money of a GPU-hour times the experiments (a cloud rate, or the
+    owner's capital, hardware and energy) plus the tie-break, ``K`` the money of a month (team and storage) over the hours of a
+    month; money unknown: the GPU-hours (as :func:`_objective`).
+    """
+    lo = np.ceil(n_lo)
+    hi = np.maximum(np.floor(n_hi), lo)
+    act = np.flatnonzero(hi > lo)
+    if act.size == 0:
+        return lo
+    rows = lo.shape
+    per_hour = np.where(owned, f["accelerator_usd_per_gpu_hour"] + f["hardware_usd_per_gpu_hour"]
+                        + f["tdp_w"] / 1000.0 * f["server_power_factor"] * f["avg_power_fraction"] * f["pue"]
+                        * f["electricity_usd_per_kwh"], f["rate_usd_per_gpu_hour"])
+    A = f["experiments_multiplier"] * per_hour + _TIE_USD_PER_GPU_HOUR
+    K = (f["team_usd_per_month"] + f["checkpoints_kept"] * state_bytes / 1e9 * f["storage_usd_per_gb_month"]) \
+        / (24.0 * F.DAYS_PER_MONTH)
+    unknown = ~(np.isfinite(A) & np.isfinite(K))
+    A, K = (np.broadcast_to(x, rows) for x in (np.where(unknown, 1.0, A), np.where(unknown, 0.0, K)))
+    hours = np.broadcast_to(ideal * f["other_losses_factor"], rows)
+    p = np.where(np.isnan(guess), lo, np.floor(np.nan_to_num(guess, nan=0.0)))
+    step = np.full(rows, 2.0)
+    known_lo, known_hi = np.zeros(rows, bool), np.zeros(rows, bool)  # the predicate seen false / true
+
+    def costs(n, act):
+        sub = {k: f[k] if np.ndim(f[k]) == 0 else f[k][act] for k in _GOODPUT_KEYS}
+        return F.billed_gpu_hours(hours[act], _goodput_at(n, sub)) * (A[act] + K[act] / n)
+
+    # first the predicate at the guess and the counts on either side (four costs): most searches end there
+    q = np.clip(p[act], lo[act], hi[act] - 1.0)
+    m = q + np.array([-1.0, 0.0, 1.0])[:, None]
+    valid = (m >= lo[act]) & (m <= hi[act] - 1.0)
+    c = costs(np.clip(np.concatenate([m, m[-1:] + 1.0]), lo[act], hi[act]), act)
+    rising = ~(c[1:] < c[:-1])
+    seen_true, seen_false = valid & rising, valid & ~rising
+    hi[act] = np.min(np.where(seen_true, m, hi[act]), axis=0)
+    lo[act] = np.max(np.where(seen_false, m + 1.0, lo[act]), axis=0)
+    known_hi[act], known_lo[act] = seen_true.any(axis=0), seen_false.any(axis=0)
+    p[act] = np.where(known_hi[act] & ~known_lo[act], q - 2.0, np.where(known_lo[act] & ~known_hi[act], q + 2.0,
+                                                                        np.floor(0.5 * (lo[act] + hi[act]))))
+    act = act[hi[act] > lo[act]]
+    while act.size:
+        pa = np.clip(p[act], lo[act], hi[act] - 1.0)  # never the last count: the predicate looks one count on
+        c = costs(np.stack([pa, pa + 1.0]), act)
+        rising = ~(c[1] < c[0])  # one more GPU costs no less (NaN: no cheaper): the least count is at or below pa
+        hi[act] = np.where(rising, pa, hi[act])
+        lo[act] = np.where(rising, lo[act], pa + 1.0)
+        known_hi[act] |= rising
+        known_lo[act] |= ~rising
+        s = step[act]
+        # away from the side not yet seen, 2, 4, 8, ... counts on; once both are seen, halfway
+        p[act] = np.where(rising & ~known_lo[act], pa - s,
+                          np.where(~rising & ~known_hi[act], pa + s, np.floor(0.5 * (lo[act] + hi[act]))))
+        step[act] = 2.0 * s
+        act = act[hi[act] > lo[act]]
+    return lo
 
 
 def _take(f, idx, shape):
