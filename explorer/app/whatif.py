@@ -31,7 +31,7 @@ from explorer.app.views import translate
 from explorer.model import Estimate
 from explorer.plots.fonts import text_kwargs
 from explorer.scenario import ARCHITECTURES, FACILITIES, PRICING_MODES, RECOVERY_MODES, TRAINING_KINDS, Scenario
-from explorer.text import breakeven_text, label, money, quantity
+from explorer.text import breakeven_text, count_in, label, money_in
 
 __all__ = ["WhatIfView", "lever_values", "SORT_KEYS", "MAX_LEVERS", "MAX_GRID_ROWS", "COALESCE_SECONDS"]
 
@@ -321,7 +321,8 @@ class WhatIfView(LazyTab):
             self._draw_heatmap(self.table, list(picked))  # the language changed: labels of the panels
         table = self.table
         warned = table.attrs.get("warnings", [])
-        self.message.value = "".join(f'<div class="explorer-message">{html.escape(translate(m, lang))}</div>'
+        self.message.value = "".join(f'<div class="explorer-message">'
+                                     f'{html.escape(translate(m, lang, (e.scenario.currency, e.usd_to_currency)))}</div>'
                                      for m in warned)
         self.table_html.value = self.table_page(table, list(picked), e, lang)
 
@@ -347,7 +348,7 @@ class WhatIfView(LazyTab):
         for index, row in zip(table.index, table.to_dict("records")):
             cells = "".join(f"<td>{html.escape(_value_text(lv, row[lv], lang))}</td>" for lv in levers)
             if row["note"]:
-                note = translate(row["note"], lang)
+                note = translate(row["note"], lang, (cur, fx))
                 cells += f'<td colspan="{len(cols) + 1}" class="note">{html.escape(note)}</td>'
             else:
                 cells += "".join(f"<td>{html.escape(self._cell(c, row[c], cur, fx, lang))}</td>" for c, _ in cols)
@@ -391,12 +392,12 @@ class WhatIfView(LazyTab):
         if not math.isfinite(value):
             return label("unit_unknown", lang)
         if col.endswith("_usd") or col == "usd_per_1m_tokens":
-            return money(value * fx, cur)
+            return money_in(value * fx, cur, lang, symbol=True)
         if col == "days":
-            return f"{quantity(value)} {label('unit_days', lang)}"
+            return f"{count_in(value, lang)} {label('unit_days', lang)}"
         if col == "gpus":
             return f"{int(value):,}"
-        return f"{quantity(value)} {label('unit_tco2', lang)}"
+        return f"{count_in(value, lang)} {label('unit_tco2', lang)}"
 
     @staticmethod
     def csv(table: pd.DataFrame, levers: list[str], currency: str, fx: float, base: Scenario | None = None) -> str:
@@ -467,7 +468,7 @@ class WhatIfView(LazyTab):
             for i in range(len(row_vals)):
                 for j in range(len(col_vals)):
                     v = grid[i, j]
-                    text = money(v, cur) if math.isfinite(v) else "—"
+                    text = money_in(v, cur, lang, symbol=True) if math.isfinite(v) else "—"
                     dark = math.isfinite(v) and hi > lo and (v - lo) / (hi - lo) > 0.6
                     ax.text(j, i, text, ha="center", va="center", fontsize=8.5,
                             color="white" if dark else "#1b2631", **kw)
