@@ -34,7 +34,7 @@ from explorer.app.lazy_tab import LazyTab
 from explorer.scenario import Scenario
 from explorer.text import label, money_in, power_of_ten, quantity_in, readable_number
 
-__all__ = ["ModelsView", "ModelsTable", "SORT_COLUMNS", "COLUMNS", "KEY_COLUMNS", "filter_sort", "developer_prices",
+__all__ = ["ModelsView", "ModelsTable", "SORT_COLUMNS", "DEFAULT_SORT", "evidence_rank", "COLUMNS", "KEY_COLUMNS", "filter_sort", "developer_prices",
            "with_cost_ratio"]
 
 #: Columns shown, in order: (column of models_table, label key). The key columns lead (what the tab is for: the
@@ -52,8 +52,13 @@ COLUMNS = KEY_COLUMNS + (
 #: A published cost resting on the developer's own price per GPU-hour: ``$2/H800-GPU-hour`` in the
 #: ``cost_basis`` column of published_runs.csv (DeepSeek-V3; MPT-7B's MosaicML price).
 _DEVELOPER_PRICE = re.compile(r"\$(\d+(?:\.\d+)?)/([A-Za-z0-9-]*?)-?(?:GPU-)?hour")
-#: Columns the table sorts by.
-SORT_COLUMNS = ("date", "model", "params", "tokens", "compute_flop", "gpu_hours_error", "reported_cost_usd",
+#: The default order, "evidence": the rows the tab is for first (issue 41: sorted by date, the newest Epoch
+#: frontier models, with nothing reported nor replayed, filled the first screen). Rank 0: the GPU-hours replay error
+#: is known (reported GPU-hours and a replay); 1: a reported cost and a replay (the cost ratio); 2: a replay or
+#: a reported figure; 3: neither. Within a rank the newest first. Descending gives this order, ascending its reverse.
+DEFAULT_SORT = "evidence"
+#: Columns the table sorts by (``evidence``: :data:`DEFAULT_SORT`).
+SORT_COLUMNS = ("evidence", "date", "model", "params", "tokens", "compute_flop", "gpu_hours_error", "reported_cost_usd",
                 "epoch_cloud_usd", "replay_run_usd", "cost_ratio")
 
 _ESM = """
@@ -177,10 +182,30 @@ def filter_sort(table: pd.DataFrame, search: str, column: str, descending: bool)
         hay = (table["model"].fillna("") + " " + table["organization"].fillna("") + " "
                + table["hardware"].fillna("")).str.lower()
         table = table[hay.str.contains(text, regex=False)]
-    column = column if column in SORT_COLUMNS and column in table else "date"
+    column = column if column in SORT_COLUMNS and (column in table or column == DEFAULT_SORT) else DEFAULT_SORT
+    if column == DEFAULT_SORT:
+        keyed = table.assign(_rank=evidence_rank(table))
+        order = keyed.sort_values(["_rank", "date"], ascending=[True, False] if descending else [False, True],
+                                  kind="stable", na_position="last").index
+        return table.loc[order]
     key = table[column].abs() if column == "gpu_hours_error" else table[column]
     order = key.sort_values(ascending=not descending, kind="stable", na_position="last").index
     return table.loc[order]
+
+
+def evidence_rank(table: pd.DataFrame) -> pd.Series:
+    """Each row's rank of :data:`DEFAULT_SORT`: 0 replay error known, 1 reported cost and a replay, 2 a replay or
+    a reported figure, 3 nothing to compare."""
+    def known(column: str) -> pd.Series:
+        return table[column].apply(lambda v: isinstance(v, (int, float)) and math.isfinite(v))
+
+    replay = known("replay_gpu_hours") | known("replay_run_usd")
+    reported = known("reported_gpu_hours") | known("reported_cost_usd")
+    rank = pd.Series(3, index=table.index)
+    rank[replay | reported] = 2
+    rank[replay & known("reported_cost_usd")] = 1
+    rank[known("gpu_hours_error")] = 0
+    return rank
 
 
 def _cell(column: str, value, row: pd.Series, lang: str) -> str:
@@ -230,7 +255,7 @@ class ModelsView(LazyTab):
         self.intro = shared_html()
         self.search = w.Text(value="", continuous_update=False, layout=FLEX_INPUT, style=INPUT_STYLE)
         self.search.add_class("explorer-models-search")
-        self.sort = w.Dropdown(options=list(SORT_COLUMNS), value="date", layout=AUTO_WIDTH, style=DESCRIPTION_STYLE)
+        self.sort = w.Dropdown(options=list(SORT_COLUMNS), value=DEFAULT_SORT, layout=AUTO_WIDTH, style=DESCRIPTION_STYLE)
         self.order = w.ToggleButtons(options=[("↓", True), ("↑", False)], value=True, style=TOGGLE_STYLE,
                                      layout=PLAIN)
         self.count = shared_html()
@@ -263,7 +288,7 @@ class ModelsView(LazyTab):
             self.search.description = label("models_search", lang)
             self.search.placeholder = label("models_search_placeholder", lang)
             self.sort.description = label("models_sort", lang)
-            self.sort.options = [(label(dict(COLUMNS)[c], lang), c) for c in SORT_COLUMNS]
+            self.sort.options = [(label(dict(COLUMNS).get(c, f"models_sort_{c}"), lang), c) for c in SORT_COLUMNS]
             self.order.options = [(label("models_descending", lang), True), (label("models_ascending", lang), False)]
         finally:
             self._muted = False
