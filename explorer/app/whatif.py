@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 from explorer import catalog
 from explorer.analysis import WHAT_IF_LEVERS, what_if
 from explorer.app import export
+from explorer.app.bindings import SELLERS, seller_options
 from explorer.app.guard import errors_to_viewer
 from explorer.app.html_tables import field_value_text
 from explorer.app.lazy_tab import LazyTab
@@ -105,6 +106,7 @@ class WhatIfView(LazyTab):
         #: what the last answer cost [CPU-s] and which kind it was (benchmarks/bench_whatif.py reads it)
         self.last_cost = (0.0, "")
         self._linked = None  # ((lever, values) ..., sort) from a share link, applied when the tab is built
+        self._linked_seller = ""  # the provider a share link picked ("": as in the scenario)
         # The tab holds an empty box until it is first opened: a page that never opens it builds no model of it
         # (tests/app/test_app_levers.py counts them).
 
@@ -128,6 +130,10 @@ class WhatIfView(LazyTab):
         for box in self.values:
             box.observe(lambda _c: self._safely(self._changed), names="value")
         self.sort.observe(lambda _c: self._safely(self._request, "sort"), names="value")
+        # one provider's own prices for every row, or the scenario's seller (as the Plan tab's seller)
+        self.seller = w.Dropdown(options=[("", "")], value="", layout=_LEVER_LAYOUT, style=DESCRIPTION_STYLE)
+        self.seller.add_class("explorer-whatif-seller")
+        self.seller.observe(lambda _c: self._safely(self._changed), names="value")
         self.intro = shared_html()
         self.message = shared_html()
         self.table_html = shared_html()
@@ -142,7 +148,7 @@ class WhatIfView(LazyTab):
         #: the heat-map; its redraw computes the grid and writes the table too (all of the tab's out-of-date work)
         self.charts[self.key] = ChartSurface.of(self.figure, self._refresh)
         pickers = [x for pair in zip(self.levers, self.values) for x in pair]
-        self.widget.children = [self.intro, w.HBox([*pickers, self.sort], layout=_ROW_LAYOUT), self.message,
+        self.widget.children = [self.intro, w.HBox([*pickers, self.sort, self.seller], layout=_ROW_LAYOUT), self.message,
                                 self.table_html, w.HBox([self.csv_button, self.csv_link], layout=_ROW_LAYOUT),
                                 self.figure.canvas]
         self.set_language(self.language)
@@ -232,8 +238,10 @@ class WhatIfView(LazyTab):
             self.sort.value = sort
             self.csv_button.description = label("whatif_prepare_csv", lang)
             self.csv_link.value = ""
+            self.seller.description = label("seller", lang)
         finally:
             self._muted = False
+        self._seller_options()
         self.intro.value = (f'<div class="explorer-note">{html.escape(label("whatif_intro", lang))}</div>'
                             # the value lists take several picks: say how (issue 27: Ctrl-click, with no hint)
                             f'<div class="explorer-note explorer-whatif-hint">'
@@ -241,8 +249,34 @@ class WhatIfView(LazyTab):
 
     def update(self, e: Estimate) -> None:
         """A new current scenario: the grid starts from it (computed when the tab is shown)."""
+        gpu_changed = self.estimate is None or self.estimate.scenario.gpu != e.scenario.gpu
         self.estimate = e
         self.stale = True
+        if self.built and gpu_changed:
+            self._seller_options()
+
+    def _seller_options(self) -> None:
+        """The sellers of the scenario's accelerator after "as in the scenario"; a provider that does not price a
+        new accelerator goes back to "as in the scenario"."""
+        if not self.built:
+            return
+        gpu = self.estimate.scenario.gpu if self.estimate is not None else None
+        keep = self.seller.value or self._linked_seller
+        options = [(label("plan_as_scenario", self.language), "")] + seller_options(self.language, gpu)
+        with self.muted():
+            self.seller.options = options
+            self.seller.value = keep if keep in {v for _, v in options} else ""
+        self._linked_seller = ""
+
+    def base(self) -> Scenario | None:
+        """The scenario every row of the grid starts from: the app's, with the tab's provider when one is picked
+        (its own prices of each accelerator, not a typed rate)."""
+        if self.estimate is None:
+            return None
+        s = self.estimate.scenario
+        if self.built and self.seller.value:
+            return s.replace(seller=self.seller.value, rate_usd_per_gpu_hour=None)
+        return s
 
     # ------------------------------------------------------------------ the picks in a link
     def decision_items(self) -> dict[str, str]:
@@ -254,12 +288,19 @@ class WhatIfView(LazyTab):
                  or "none"}
         if self.sort.value != "total_usd":
             items["whatif_sort"] = self.sort.value
+        if self.seller.value:
+            items["whatif_seller"] = self.seller.value
         return items
 
     def apply_decision(self, extras: dict[str, str]) -> None:
         """Restore what :meth:`decision_items` wrote; unknown levers, values and sorts are left out (a link
         comes from anyone)."""
         text, sort = extras.get("whatif"), extras.get("whatif_sort", "total_usd")
+        seller = extras.get("whatif_seller", "")
+        self._linked_seller = seller if seller in SELLERS else ""
+        if self.built and self._linked_seller:
+            self._seller_options()
+            self.stale = True
         if text is None and "whatif_sort" not in extras:
             return
         picks = []
@@ -312,9 +353,10 @@ class WhatIfView(LazyTab):
                                   + html.escape(label("whatif_too_many", lang).format(n=rows, limit=MAX_GRID_ROWS))
                                   + "</div>")
             return
-        key = (e.scenario, tuple(picked.items()))
+        base = self.base()
+        key = (base, tuple(picked.items()))
         if key != self._grid_key or self.table is None:
-            self.table, self._grid_key, self._rows = what_if(e.scenario, picked), key, None
+            self.table, self._grid_key, self._rows = what_if(base, picked), key, None
             self.csv_link.value = ""
             self._draw_heatmap(self.table, list(picked))
         elif self._rows is not None and self._rows[0] != lang:
@@ -380,7 +422,7 @@ class WhatIfView(LazyTab):
             return
         e, lang = self.estimate, self.language
         text = self.csv(self.table, [lv for lv, _ in self._grid_key[1]], e.scenario.currency, e.usd_to_currency,
-                        base=e.scenario)
+                        base=self._grid_key[0])  # the grid's own start (its provider)
         self.csv_link.value = export.download_link(text, "text/csv", "what-if.csv", label("whatif_download", lang))
 
     @staticmethod
