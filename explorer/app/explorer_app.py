@@ -597,6 +597,7 @@ class ExplorerApp:
         self.whatif.render(self._tab_key() == "whatif")
         self.plan_view.update(e)
         self.plan_view.render(self._tab_key() == "plan")
+        self.models_view.set_currency(e.scenario.currency, e.usd_to_currency)  # its amounts in the page's currency
         kind = e.scenario.training_kind
         self.rows["training_kind"].set_note(html.escape(label("kind_note_same_compute", lang).format(
             mult=f"{e.scenario.experiments_multiplier_effective:g}",

@@ -208,7 +208,7 @@ def evidence_rank(table: pd.DataFrame) -> pd.Series:
     return rank
 
 
-def _cell(column: str, value, row: pd.Series, lang: str) -> str:
+def _cell(column: str, value, row: pd.Series, lang: str, currency: tuple[str, float] = ("USD", 1.0)) -> str:
     if column in ("model", "organization", "date", "hardware"):
         return "" if not isinstance(value, str) else value
     if column == "source":
@@ -219,8 +219,8 @@ def _cell(column: str, value, row: pd.Series, lang: str) -> str:
         return f"{value * 100:+.0f}%"
     if column == "cost_ratio":
         return f"{value:.2f}×"
-    if column.endswith("_usd"):
-        return money_in(value, "USD", lang, symbol=True)
+    if column.endswith("_usd"):  # in the page's currency, as every amount of the page (issue 41)
+        return money_in(value * currency[1], currency[0], lang, symbol=True)
     if column == "compute_flop":
         return power_of_ten(value, 2)
     if column == "tokens":
@@ -249,6 +249,15 @@ class ModelsView(LazyTab):
                  on_error: Callable[[object], None] = lambda m: None):
         super().__init__(language, on_error=on_error, css_class="explorer-models")
         self.on_load = on_load
+        self.currency: tuple[str, float] = ("USD", 1.0)  # the page's (ISO code, units per US dollar)
+
+    def set_currency(self, code: str, usd_to_currency: float) -> None:
+        """Show the amounts in the page's currency ``code`` at ``usd_to_currency`` of it per US dollar."""
+        if (code, usd_to_currency) == self.currency:
+            return
+        self.currency = (code, usd_to_currency)
+        if self.built:
+            self.show()
 
     def _build(self) -> None:
         self.table_data = models_table()
@@ -313,7 +322,7 @@ class ModelsView(LazyTab):
         columns = self.columns()
         self.table.columns = [label(key, lang) for _, key in columns]
         self.table.words = [i for i, (c, _k) in enumerate(columns) if c in ("model", "organization", "hardware")]
-        self.table.rows = [{"id": r["id"], "cells": [_cell(c, r[c], r, lang) for c, _ in columns],
+        self.table.rows = [{"id": r["id"], "cells": [_cell(c, r[c], r, lang, self.currency) for c, _ in columns],
                             "missing": self._missing_text(r["missing"])} for _, r in rows.iterrows()]
         self.price_note.value = self._price_note()
         self.count.value = (f'<span class="explorer-note">'
@@ -327,7 +336,8 @@ class ModelsView(LazyTab):
         for row_id, (price, _basis) in developer_prices().items():
             model = row_id.split(":", 1)[1]
             key = "models_note_developer_price_on" if self.developer_price.value else "models_note_developer_price"
-            notes.append(label(key, lang).format(model=model, price=money_in(price, "USD", lang, digits=3)))
+            cur, fx = self.currency
+            notes.append(label(key, lang).format(model=model, price=money_in(price * fx, cur, lang, digits=3)))
         return "".join(f'<div class="explorer-note">{html.escape(n)}</div>' for n in notes)
 
     def _missing_text(self, missing: str) -> str:

@@ -137,7 +137,10 @@ def test_zh_page_in_yuan_every_tab_and_chart(make_app, preset):
     texts["whatif"] = _text(a.whatif.table_html.value)
     assert "¥" in texts["whatif"]
     open_tab(a, "plan")
+    texts["plan"] = _text(a.plan_view.result.value)
     texts["kpis after"] = _text(a.kpis.value)
+    open_tab(a, "models")  # model names (Llama 3.1 405B) are no numbers: only the amounts and counts are read
+    texts["models"] = " ".join(" ".join(r["cells"][1:]) for r in a.models_view.table.rows)
     bad = {k: _bad(v) for k, v in texts.items() if _bad(v)}
     assert not bad, bad
     charts = a.all_charts()
@@ -171,3 +174,16 @@ def test_a_chinese_number_as_a_box_reads_it_is_exact(x):
         assert parse_number(text) == x, text
     if 1e4 <= abs(x) < 1e15:  # in Chinese scales, no English letter and no e-notation
         assert not re.search(r"[kMBTe]", text), text
+
+
+def test_models_tab_amounts_follow_the_page_currency(make_app):
+    a = make_app(query_string="lang=zh&currency=CNY")
+    open_tab(a, "models")
+    row = next(r for r in a.models_view.table.rows if r["id"] == "run:DeepSeek-V3")
+    # DeepSeek-V3's reported $5.576M x 7.084 = 39,500,384 yuan = 3,950.0万: ¥3,950万 (whole 万 from a thousand up)
+    assert row["cells"][5] == "¥3,950万", row["cells"]
+    # its $2 per H800-hour at 7.084: 14.168 yuan, 14.2元 to three digits
+    assert "14.2元" in a.models_view.price_note.value
+    a.controls["currency"].value = "USD"
+    row = next(r for r in a.models_view.table.rows if r["id"] == "run:DeepSeek-V3")
+    assert row["cells"][5] == "$558万"  # 5,576,000 = 557.6万
