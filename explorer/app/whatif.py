@@ -411,7 +411,7 @@ class WhatIfView(LazyTab):
         head += f"<th>{html.escape(label('whatif_vs_start', lang))}</th>"
         cells = self._row_cells(table, levers, e, lang)
         body = "".join(f'<tr class="{"best" if i == 0 else ""}">{cells[index]}</tr>' for i, index in enumerate(ordered))
-        note = label("whatif_note", lang).format(n=len(table), currency=cur)
+        note = label("whatif_note", lang).format(n=len(table), currency=label(f"term:{cur}", lang))  # 元, 美元
         return (f'<div class="explorer-compare explorer-whatif-table"><table><tr>{head}</tr>{body}</table>'
                 f'</div><div class="explorer-note">{html.escape(note)}</div>')
 
@@ -520,5 +520,5 @@ class WhatIfView(LazyTab):
                           [_value_text(cols_lv, v, lang) for v in col_vals] if cols_lv else [""], fontsize=8, **kw)
             if panel_lv:
                 ax.set_title(_value_text(panel_lv, pv, lang), fontsize=9, **kw)
-        fig.suptitle(label("whatif_chart_title", lang).format(currency=cur), fontsize=10, **kw)
+        fig.suptitle(label("whatif_chart_title", lang).format(currency=label(f"term:{cur}", lang)), fontsize=10, **kw)
         fig.canvas.draw()

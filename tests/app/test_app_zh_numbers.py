@@ -135,7 +135,7 @@ def test_zh_page_in_yuan_every_tab_and_chart(make_app, preset):
     a.analysis.mode.value = "lever"
     open_tab(a, "whatif")
     texts["whatif"] = _text(a.whatif.table_html.value)
-    assert "¥" in texts["whatif"]
+    assert "¥" in texts["whatif"] and "金额单位 元" in texts["whatif"]  # the currency in words, not "CNY"
     open_tab(a, "plan")
     texts["plan"] = _text(a.plan_view.result.value)
     texts["kpis after"] = _text(a.kpis.value)
