@@ -23,7 +23,8 @@ Templates use :meth:`str.format` fields. Besides the standard format specs
 ``list``
     a list of words, each as ``term``, joined with ", " (English) or "、" (Chinese).
 ``num``
-    a number as a text box shows it (``1M``, ``250,000``) when readable, else ``{:g}``.
+    a number as a text box reads it, exactly (``1M``, ``250,000``; in Chinese ``100万``, ``25万``) when readable,
+    else ``{:g}``.
 ``value``
     a refused value: a nested message rendered, a number as ``num``, else its short ``repr``.
 ``msg``
@@ -36,6 +37,15 @@ Templates use :meth:`str.format` fields. Besides the standard format specs
     an id written in capitals when readable (``bf16`` -> ``BF16``); in plain English as it is.
 ``upper``
     an id written in capitals (``bf16`` -> ``BF16``).
+``count<format>``
+    a count (days, people, GB) that may be large: in plain English with ``format`` (``{days:count,.3g}``), else as the
+    page writes counts, never in e-notation (``1.67k``; in Chinese ``1,670``, ``60.5万``; :func:`explorer.text.count_in`).
+``usd<format>``
+    an amount in US dollars (a price, a pay, a budget) in the page's currency: in plain English (``str``, the
+    CLI) ``format`` and ``USD`` (``{usd:usd,.0f}`` -> ``444,000 USD``); in readable English the amount at the
+    exchange rate with ``format`` and the currency's code (``3,145,000 CNY``); in Chinese with 万/亿 and the
+    currency as a word (``44.4万美元``, ``315万元``, :func:`explorer.text.money_in`). The template writes no
+    currency of its own (``{rate:usd.3g}/GPU-hour``).
 
 This module sits near the bottom of the package: it imports only :mod:`explorer.tables` (the CSV reader) and
 :mod:`explorer.text` (labels and number formats); :mod:`explorer.errors` and :mod:`explorer.catalog` sit above it
@@ -51,7 +61,7 @@ import string
 from typing import Any, Iterable, Mapping
 
 from explorer.tables import read_rows
-from explorer.text import label, labels, power_of_ten, readable_number, short_repr
+from explorer.text import count_in, label, labels, money_in, power_of_ten, readable_number, short_repr
 
 __all__ = ["Message", "render", "table", "message_ids"]
 
@@ -87,15 +97,21 @@ class Message(str):
         self.params = params
         return self
 
-    def render(self, language: str = "en", *, readable: bool | str = True) -> str:
+    def render(self, language: str = "en", *, readable: bool | str = True,
+               currency: tuple[str, float] = ("USD", 1.0)) -> str:
         """The message in ``language`` ("en" or "zh").
 
         ``readable`` (the app's and the Chinese CLI's way) names fields by their
         labels and writes numbers as the text boxes do; without it the English is
         ``str(message)``; ``readable="numbers"`` (the English CLI's way) keeps the
         English field names of ``str(message)`` and writes numbers readably.
+        ``currency`` is the page's (ISO code, units per US dollar): amounts in dollars (the ``usd`` fields)
+        are shown in it, except in plain English, which is the model's own text in USD.
+
+        >>> Message("team_pay_us_default", usd=444_000.0, country="Japan").render("zh", currency=("CNY", 7.0))
+        '人力成本采用美国的人均综合成本（每年 311万元）；请填写日本的实际成本。'
         """
-        return _format(self.id, self.params, language, readable=readable)
+        return _format(self.id, self.params, language, readable=readable, currency=currency)
 
 
     def __reduce__(self) -> tuple[Any, tuple[str, dict[str, Any]]]:
@@ -112,7 +128,8 @@ def _rebuild(msg_id: str, params: Mapping[str, Any]) -> Message:
     return Message(msg_id, **params)
 
 
-def render(message: object, language: str = "en", *, readable: bool | str = True) -> str:
+def render(message: object, language: str = "en", *, readable: bool | str = True,
+           currency: tuple[str, float] = ("USD", 1.0)) -> str:
     """``message`` in ``language``: a :class:`Message` or a :class:`~explorer.errors.ScenarioError` rendered,
     any other text as it is (it has no id to translate by).
 
@@ -125,12 +142,16 @@ def render(message: object, language: str = "en", *, readable: bool | str = True
         The viewer's language.
     readable : bool or "numbers"
         As :meth:`Message.render`.
+    currency : (str, float)
+        The page's currency and its units per US dollar, as :meth:`Message.render` (passed on to a Message only).
 
     Returns
     -------
     str
         The text in ``language``.
     """
+    if isinstance(message, Message):
+        return message.render(language, readable=readable, currency=currency)
     if hasattr(message, "render"):
         return str(message.render(language, readable=readable))
     return str(message)
@@ -161,13 +182,14 @@ def message_ids() -> tuple[str, ...]:
     return tuple(table())
 
 
-def _format(msg_id: str, params: Mapping[str, Any], language: str, *, readable: bool | str) -> str:
+def _format(msg_id: str, params: Mapping[str, Any], language: str, *, readable: bool | str,
+            currency: tuple[str, float] = ("USD", 1.0)) -> str:
     try:
         row = table()[msg_id]
     except KeyError:
         raise KeyError(f"no message {msg_id!r} in explorer/data/messages.csv") from None
     template = row.get(language) or row["en"]
-    text = _Formatter(params, language, readable).vformat(template, (), params)
+    text = _Formatter(params, language, readable, currency).vformat(template, (), params)
     # Chinese templates space out what they insert (H100, 1,024); between two Chinese words the space goes
     return _CJK_SPACE.sub("", text) if language == "zh" else text
 
@@ -178,8 +200,9 @@ _CJK_SPACE = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uf
 class _Formatter(string.Formatter):
     """:meth:`str.format` with the message specs of the module docstring."""
 
-    def __init__(self, params: Mapping[str, Any], language: str, readable: bool | str):
-        self.params, self.language, self.readable = params, language, readable
+    def __init__(self, params: Mapping[str, Any], language: str, readable: bool | str,
+                 currency: tuple[str, float] = ("USD", 1.0)):
+        self.params, self.language, self.readable, self.currency = params, language, readable, currency
         # str(message): ids and names as they are; readable="numbers" (the English CLI): names as they are,
         # numbers as the boxes and options write them (1M, not 1e+06)
         self.plain = language == "en" and readable is not True
@@ -207,13 +230,19 @@ class _Formatter(string.Formatter):
         if spec == "value":
             return self._value(value)
         if spec == "msg":
-            return render(value, lang, readable=self.readable)
+            return render(value, lang, readable=self.readable, currency=self.currency)
         if spec == "name" or spec.startswith("name+"):
             return self._name(f"{value}{spec[5:]}")
         if spec == "code":
             return str(value) if self.plain else str(value).upper()
         if spec == "upper":
             return str(value).upper()
+        if spec.startswith("usd"):
+            return self._usd(value, spec[3:])
+        if spec.startswith("count") and isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                return _unknown(lang) if math.isnan(value) else "∞"
+            return format(value, spec[5:]) if self.plain else count_in(value, lang)
         if isinstance(value, float) and not math.isfinite(value) and spec:
             return _unknown(lang) if math.isnan(value) else "∞"
         return str(super().format_field(value, spec))
@@ -242,12 +271,25 @@ class _Formatter(string.Formatter):
         if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 1000:  # past any float (a hostile file)
             return short_repr(x)
         if self.readable and isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x):
-            return readable_number(int(x) if float(x).is_integer() and abs(x) < 2**53 else x)
+            return readable_number(int(x) if float(x).is_integer() and abs(x) < 2**53 else x, self.language)
         return format(x, "g") if isinstance(x, (int, float)) and not isinstance(x, bool) else str(x)
+
+    def _usd(self, x: Any, fmt: str) -> str:
+        """An amount in US dollars in the page's currency (the ``usd`` spec of the module docstring)."""
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            return str(x)
+        if not math.isfinite(x):
+            return _unknown(self.language) if math.isnan(x) else "∞"
+        if self.plain:
+            return f"{format(x, fmt)} USD"
+        code, per_usd = self.currency
+        if self.language == "zh":
+            return money_in(x * per_usd, code, "zh")
+        return f"{format(x * per_usd, fmt)} {code}"
 
     def _value(self, value: Any) -> str:
         if hasattr(value, "render"):
-            return render(value, self.language, readable=self.readable)
+            return render(value, self.language, readable=self.readable, currency=self.currency)
         if self.readable and isinstance(value, float) and not math.isfinite(value):
             return "NaN" if math.isnan(value) else "∞" if value > 0 else "-∞"
         if self.readable and isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -245,7 +245,7 @@ def _unit_at(s: str, i: int, units: tuple[str, ...]) -> str:
     return next((u for u in units if rest == u.casefold()), "") if rest else ""
 
 
-def readable_number(x: float | int | None) -> str:
+def readable_number(x: float | int | None, language: str = "en") -> str:
     """Exact, readable text of a number for a box: ``7B``, ``1.5T``, ``300B``, ``1,024``, ``0.0333``.
 
     From a million up the value is written with the suffix M, B or T (T also
@@ -253,10 +253,16 @@ def readable_number(x: float | int | None) -> str:
     back to the same float. Below a million: digits with thousands separators.
     None gives "".
 
+    In Chinese (``language="zh"``) the scales are 万 (10^4), 亿 (10^8) and 万亿 (10^12), the largest whose
+    number has at most three decimals (``100万``, ``18.9亿``, ``100万亿``), else digits with thousands separators
+    (``12,345``): exact too, and read back by :func:`parse_number`.
+
     Examples
     --------
     >>> [readable_number(v) for v in (7e9, 1e12, 300e9, 1.5e12, 405e9, 1024, 0.0333, 123456789012.0)]
     ['7B', '1T', '300B', '1.5T', '405B', '1,024', '0.0333', '123.456789012B']
+    >>> [readable_number(v, "zh") for v in (1e6, 1.89e9, 1e14, 250000, 12345, 1024, 0.0333, 1e7)]
+    ['100万', '18.9亿', '100万亿', '25万', '12,345', '1,024', '0.0333', '1,000万']
     """
     if x is None:
         return ""
@@ -264,6 +270,8 @@ def readable_number(x: float | int | None) -> str:
         return str(x)
     exact = decimal.Decimal(repr(x)) if isinstance(x, float) else decimal.Decimal(x)
     size = abs(exact)
+    if language == "zh":
+        return _readable_zh(x, exact, size)
     for suffix, exp in _SUFFIX_EXP:
         if size >= decimal.Decimal(10) ** exp:
             text = _plain(exact.scaleb(-exp)) + suffix
@@ -274,6 +282,25 @@ def readable_number(x: float | int | None) -> str:
     whole, dot, frac = text.partition(".")
     sign = "-" if whole.startswith("-") else ""
     return sign + f"{int(whole.lstrip('-')):,}" + dot + frac
+
+
+def _readable_zh(x: float | int, exact: decimal.Decimal, size: decimal.Decimal) -> str:
+    """:func:`readable_number` in Chinese: the largest of 万/亿/万亿 the number reaches, if it keeps at most three
+    decimals there, else digits with thousands separators."""
+    suffix, exp = next(((s, e) for s, e in (("万亿", 12), ("亿", 8), ("万", 4)) if size >= decimal.Decimal(10) ** e),
+                       ("", 0))
+    scaled = exact.scaleb(-exp).normalize()
+    if suffix and scaled.as_tuple().exponent >= -3:
+        text = _grouped(scaled) + suffix
+    else:
+        text = _grouped(exact)
+    return text if len(text) <= MAX_NUMBER_CHARS - 16 else number_text(x)
+
+
+def _grouped(exact: decimal.Decimal) -> str:
+    """Digits with thousands separators (``12,345``, ``0.0333``)."""
+    whole, dot, frac = _plain(exact).partition(".")
+    return ("-" if whole.startswith("-") else "") + f"{int(whole.lstrip('-')):,}" + dot + frac
 
 
 def _plain(d: decimal.Decimal) -> str:

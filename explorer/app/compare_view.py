@@ -102,7 +102,7 @@ class CompareView(AnalysisTab):
         cur, fx = e.scenario.currency, e.usd_to_currency
         warned = self.table.attrs.get("warnings", []) if self.table is not None else []
         self.compare_html.value = (compare_html(state.slots, self.table, cur, fx, self.language, state.slot_names)
-                                   + "".join(f'<div class="explorer-message">{html.escape(translate(m, self.language))}'
+                                   + "".join(f'<div class="explorer-message">{html.escape(translate(m, self.language, (cur, fx)))}'
                                              "</div>" for m in warned))
         if self.table is not None:
             titled = self.table.rename(index=lambda s: slot_title(s, state.slot_names[s]))

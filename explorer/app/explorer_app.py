@@ -269,7 +269,9 @@ class ExplorerApp:
         self.whatif = WhatIfView(widget_figure, self.language, on_error=lambda m: self._reject("app", m),
                                  event_loop=self._event_loop)
         # the Plan and Models tabs: empty boxes until first opened (built by their render)
-        self.plan_view = PlanView(widget_figure, self.language, on_use=self._load_scenario,
+        # the Plan chart widens with the page as Breakdown's does (issue 41): sized from when it is made
+        self.plan_view = PlanView(lambda *size: self.sizer.add(widget_figure(*size)), self.language,
+                                  on_use=self._load_scenario,
                                   on_error=lambda m: self._reject("app", m))
         self.models_view = ModelsView(self.language, on_load=self._load_scenario,
                                       on_error=lambda m: self._reject("app", m))
@@ -500,10 +502,11 @@ class ExplorerApp:
         with errors_to_viewer(self._report_error):
             changed = self.sizer.apply(width)
             if changed:
-                keys = [key for key, surface in self.charts.items() if surface.figure in changed]
+                charts = self.all_charts()  # the app's and the Plan tab's (once built)
+                keys = [key for key, surface in charts.items() if surface.figure in changed]
                 for key in keys:
-                    self.charts[key].needs_layout = True
-                self._render(*keys)
+                    charts[key].needs_layout = True
+                self._render(*(key for key in keys if key in self.charts))
 
     def _report_error(self, message: Message) -> None:
         """Show an unexpected error of a callback in the app's banner (:func:`~explorer.app.guard.errors_to_viewer`)."""
@@ -594,6 +597,7 @@ class ExplorerApp:
         self.whatif.render(self._tab_key() == "whatif")
         self.plan_view.update(e)
         self.plan_view.render(self._tab_key() == "plan")
+        self.models_view.set_currency(e.scenario.currency, e.usd_to_currency)  # its amounts in the page's currency
         kind = e.scenario.training_kind
         self.rows["training_kind"].set_note(html.escape(label("kind_note_same_compute", lang).format(
             mult=f"{e.scenario.experiments_multiplier_effective:g}",

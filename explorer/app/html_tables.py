@@ -25,7 +25,7 @@ from explorer.messages import Message
 from explorer.model import COST_DIMENSIONS, Estimate
 from explorer.plots.analysis import SLOT_COLORS
 from explorer.scenario import Scenario
-from explorer.text import breakeven_text, label, labels, money, quantity, readable_number
+from explorer.text import breakeven_text, count_in, label, labels, money_in, quantity_in, readable_number
 
 __all__ = ["SLOTS", "SLOT_NAME_MAX", "AT_RISK", "scenario_line", "field_value_text", "differing_fields",
            "differences_text", "field_label", "slot_title", "clean_slot_name", "compare_html", "recipe_steps_html",
@@ -46,8 +46,8 @@ def _scenario_text(e: Estimate, language: str) -> str:
     s = e.scenario
     arch = " MoE" if s.architecture == "moe" else ""
     if s.architecture == "moe":
-        arch += " " + label("slot_active", language).format(active=quantity(s.active_params_effective))
-    return (f"{quantity(s.params)}{arch} · {quantity(s.tokens)} {label('term:tokens', language)} · {e.gpus:,} × "
+        arch += " " + label("slot_active", language).format(active=count_in(s.active_params_effective, language))
+    return (f"{count_in(s.params, language)}{arch} · {count_in(s.tokens, language)} {label('term:tokens', language)} · {e.gpus:,} × "
             f"{catalog.accelerator(s.gpu).name} · {s.precision.upper()} · {pricing_words(e, language)}")
 
 
@@ -76,8 +76,8 @@ def field_value_text(name: str, value, language: str) -> str:
             return label(f"{prefix}_{value}", language)
     if isinstance(value, bool):
         return "✓" if value else "✗"
-    if isinstance(value, (int, float)):
-        return readable_number(float(f"{value:.6g}"))
+    if isinstance(value, (int, float)):  # in Chinese with 万/亿 (70亿), as a Chinese box also reads them
+        return quantity_in(float(f"{value:.6g}"), "zh", 6) if language == "zh" else readable_number(float(f"{value:.6g}"))
     return str(value)
 
 
@@ -162,7 +162,7 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
     unknown = label("unit_unknown", language)
 
     def cash(x: float) -> str:
-        return money(x * fx, currency).replace("unknown", unknown)
+        return money_in(x * fx, currency, language, symbol=True).replace("unknown", unknown)
 
     rows = [(label("compare_scenario", language), [_scenario_text(slots[n], language) for n in names], "desc")]
     differ = differing_fields({n: slots[n].scenario for n in names})
@@ -174,13 +174,13 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
     rows += [
         (label("kpi_total_project", language), [cash(table.loc[n, "total_usd"]) for n in names], "total"),
         (label("kpi_total_run", language), [cash(table.loc[n, "final_run_usd"]) for n in names], ""),
-        (label("kpi_days", language), [f"{quantity(table.loc[n, 'days'])} {label('unit_days', language)}"
+        (label("kpi_days", language), [f"{count_in(table.loc[n, 'days'], language)} {label('unit_days', language)}"
                                        for n in names], ""),
         (label("kpi_gpus", language), [f"{int(table.loc[n, 'gpus']):,}" for n in names], ""),
-        (label("kpi_gpu_hours", language), [quantity(table.loc[n, "gpu_hours"]) for n in names], ""),
-        (label("kpi_energy", language), [f"{quantity(table.loc[n, 'energy_mwh'])} {label('unit_mwh', language)}"
+        (label("kpi_gpu_hours", language), [count_in(table.loc[n, "gpu_hours"], language) for n in names], ""),
+        (label("kpi_energy", language), [f"{count_in(table.loc[n, 'energy_mwh'], language)} {label('unit_mwh', language)}"
                                          for n in names], ""),
-        (label("kpi_co2", language), [f"{quantity(table.loc[n, 'co2_tonnes'])} {label('unit_tco2', language)}"
+        (label("kpi_co2", language), [f"{count_in(table.loc[n, 'co2_tonnes'], language)} {label('unit_tco2', language)}"
                                       for n in names], ""),
         (label("kpi_per_token", language), [cash(table.loc[n, "usd_per_1m_tokens"]) for n in names], ""),
     ]
@@ -286,7 +286,7 @@ def recipe_html(verdicts: pd.DataFrame | None, currency: str, fx: float, languag
         verdict = r["verdict"]
         cls = {"as claimed": "ok", "consistent with the claim": "ok", "smaller than claimed": "less",
                "larger than claimed": "more"}.get(verdict, "na")
-        part = money(r["shapley_usd"] * fx, currency) if math.isfinite(r["shapley_usd"]) else "–"
+        part = money_in(r["shapley_usd"] * fx, currency, language, symbol=True) if math.isfinite(r["shapley_usd"]) else "–"
         if math.isfinite(r["shapley_usd"]) and project_usd and math.isfinite(project_usd) and project_usd > 0:
             part += " " + label("recipe_of_project", language).format(share=f"{r['shapley_usd'] / project_usd:+.1%}")
         saving = _percent(r["saving"])
@@ -338,15 +338,16 @@ def budget_html(status, simulation: Simulation | None, currency: str, fx: float,
     key, css = f"budget_status_{status.status}", status.status
     if status.status == "at_risk":  # budget_status: within, but P(over) >= AT_RISK_PROBABILITY
         key, css = "budget_status_within_risk", "over"  # not a green "within" beside a real chance of going over
-    ratio = label("budget_ratio", language).format(ratio=status.ratio, total=money(status.total_usd * fx, currency),
-                                                   budget=money(status.budget_usd * fx, currency))
+    ratio = label("budget_ratio", language).format(ratio=status.ratio, total=money_in(status.total_usd * fx, currency, language, symbol=True),
+                                                   budget=money_in(status.budget_usd * fx, currency, language,
+                                                                   symbol=True))
     lines = [f'<div class="explorer-budget {css}"><b>{html.escape(label(key, language))}</b> · '
              f"{html.escape(ratio)}</div>"]
     if simulation is not None:
         text = label("budget_probability", language).format(p=_share(status.probability_over), n=simulation.n)
         lines.append(f"<div>{html.escape(text)}</div>")
         if status.status == "at_risk" and isinstance(status.note, Message):
-            lines.append(f'<div class="explorer-note">{html.escape(status.note.render(language))}</div>')
+            lines.append(f'<div class="explorer-note">{html.escape(status.note.render(language, currency=(currency, fx)))}</div>')
         elif getattr(status, "note", ""):  # status and P(over) disagree: say why
             why = label("budget_disagree", language).format(
                 median=f"{status.median_usd / status.total_usd - 1:+.1%}" if status.total_usd else "?")
@@ -354,7 +355,7 @@ def budget_html(status, simulation: Simulation | None, currency: str, fx: float,
     if status.gpu_cap is not None:
         cap = f"{int(status.gpu_cap):,}"
         if status.deadline_feasible is not None:
-            text = (label("budget_deadline_ok", language).format(days=quantity(status.days), gpus=status.gpus_needed,
+            text = (label("budget_deadline_ok", language).format(days=count_in(status.days, language), gpus=status.gpus_needed,
                                                                  cap=cap)
                     if status.deadline_feasible and status.within_gpu_cap
                     else label("budget_deadline_no", language).format(cap=cap))

@@ -34,7 +34,7 @@ from explorer.app.lazy_tab import LazyTab
 from explorer.scenario import Scenario
 from explorer.text import label, money_in, power_of_ten, quantity_in, readable_number
 
-__all__ = ["ModelsView", "ModelsTable", "SORT_COLUMNS", "COLUMNS", "KEY_COLUMNS", "filter_sort", "developer_prices",
+__all__ = ["ModelsView", "ModelsTable", "SORT_COLUMNS", "DEFAULT_SORT", "evidence_rank", "COLUMNS", "KEY_COLUMNS", "filter_sort", "developer_prices",
            "with_cost_ratio"]
 
 #: Columns shown, in order: (column of models_table, label key). The key columns lead (what the tab is for: the
@@ -52,8 +52,13 @@ COLUMNS = KEY_COLUMNS + (
 #: A published cost resting on the developer's own price per GPU-hour: ``$2/H800-GPU-hour`` in the
 #: ``cost_basis`` column of published_runs.csv (DeepSeek-V3; MPT-7B's MosaicML price).
 _DEVELOPER_PRICE = re.compile(r"\$(\d+(?:\.\d+)?)/([A-Za-z0-9-]*?)-?(?:GPU-)?hour")
-#: Columns the table sorts by.
-SORT_COLUMNS = ("date", "model", "params", "tokens", "compute_flop", "gpu_hours_error", "reported_cost_usd",
+#: The default order, "evidence": the rows the tab is for first (issue 41: sorted by date, the newest Epoch
+#: frontier models, with nothing reported nor replayed, filled the first screen). Rank 0: the GPU-hours replay error
+#: is known (reported GPU-hours and a replay); 1: a reported cost and a replay (the cost ratio); 2: a replay or
+#: a reported figure; 3: neither. Within a rank the newest first. Descending gives this order, ascending its reverse.
+DEFAULT_SORT = "evidence"
+#: Columns the table sorts by (``evidence``: :data:`DEFAULT_SORT`).
+SORT_COLUMNS = ("evidence", "date", "model", "params", "tokens", "compute_flop", "gpu_hours_error", "reported_cost_usd",
                 "epoch_cloud_usd", "replay_run_usd", "cost_ratio")
 
 _ESM = """
@@ -177,13 +182,33 @@ def filter_sort(table: pd.DataFrame, search: str, column: str, descending: bool)
         hay = (table["model"].fillna("") + " " + table["organization"].fillna("") + " "
                + table["hardware"].fillna("")).str.lower()
         table = table[hay.str.contains(text, regex=False)]
-    column = column if column in SORT_COLUMNS and column in table else "date"
+    column = column if column in SORT_COLUMNS and (column in table or column == DEFAULT_SORT) else DEFAULT_SORT
+    if column == DEFAULT_SORT:
+        keyed = table.assign(_rank=evidence_rank(table))
+        order = keyed.sort_values(["_rank", "date"], ascending=[True, False] if descending else [False, True],
+                                  kind="stable", na_position="last").index
+        return table.loc[order]
     key = table[column].abs() if column == "gpu_hours_error" else table[column]
     order = key.sort_values(ascending=not descending, kind="stable", na_position="last").index
     return table.loc[order]
 
 
-def _cell(column: str, value, row: pd.Series, lang: str) -> str:
+def evidence_rank(table: pd.DataFrame) -> pd.Series:
+    """Each row's rank of :data:`DEFAULT_SORT`: 0 replay error known, 1 reported cost and a replay, 2 a replay or
+    a reported figure, 3 nothing to compare."""
+    def known(column: str) -> pd.Series:
+        return table[column].apply(lambda v: isinstance(v, (int, float)) and math.isfinite(v))
+
+    replay = known("replay_gpu_hours") | known("replay_run_usd")
+    reported = known("reported_gpu_hours") | known("reported_cost_usd")
+    rank = pd.Series(3, index=table.index)
+    rank[replay | reported] = 2
+    rank[replay & known("reported_cost_usd")] = 1
+    rank[known("gpu_hours_error")] = 0
+    return rank
+
+
+def _cell(column: str, value, row: pd.Series, lang: str, currency: tuple[str, float] = ("USD", 1.0)) -> str:
     if column in ("model", "organization", "date", "hardware"):
         return "" if not isinstance(value, str) else value
     if column == "source":
@@ -194,8 +219,8 @@ def _cell(column: str, value, row: pd.Series, lang: str) -> str:
         return f"{value * 100:+.0f}%"
     if column == "cost_ratio":
         return f"{value:.2f}×"
-    if column.endswith("_usd"):
-        return money_in(value, "USD", lang, symbol=True)
+    if column.endswith("_usd"):  # in the page's currency, as every amount of the page (issue 41)
+        return money_in(value * currency[1], currency[0], lang, symbol=True)
     if column == "compute_flop":
         return power_of_ten(value, 2)
     if column == "tokens":
@@ -224,13 +249,22 @@ class ModelsView(LazyTab):
                  on_error: Callable[[object], None] = lambda m: None):
         super().__init__(language, on_error=on_error, css_class="explorer-models")
         self.on_load = on_load
+        self.currency: tuple[str, float] = ("USD", 1.0)  # the page's (ISO code, units per US dollar)
+
+    def set_currency(self, code: str, usd_to_currency: float) -> None:
+        """Show the amounts in the page's currency ``code`` at ``usd_to_currency`` of it per US dollar."""
+        if (code, usd_to_currency) == self.currency:
+            return
+        self.currency = (code, usd_to_currency)
+        if self.built:
+            self.show()
 
     def _build(self) -> None:
         self.table_data = models_table()
         self.intro = shared_html()
         self.search = w.Text(value="", continuous_update=False, layout=FLEX_INPUT, style=INPUT_STYLE)
         self.search.add_class("explorer-models-search")
-        self.sort = w.Dropdown(options=list(SORT_COLUMNS), value="date", layout=AUTO_WIDTH, style=DESCRIPTION_STYLE)
+        self.sort = w.Dropdown(options=list(SORT_COLUMNS), value=DEFAULT_SORT, layout=AUTO_WIDTH, style=DESCRIPTION_STYLE)
         self.order = w.ToggleButtons(options=[("↓", True), ("↑", False)], value=True, style=TOGGLE_STYLE,
                                      layout=PLAIN)
         self.count = shared_html()
@@ -263,7 +297,7 @@ class ModelsView(LazyTab):
             self.search.description = label("models_search", lang)
             self.search.placeholder = label("models_search_placeholder", lang)
             self.sort.description = label("models_sort", lang)
-            self.sort.options = [(label(dict(COLUMNS)[c], lang), c) for c in SORT_COLUMNS]
+            self.sort.options = [(label(dict(COLUMNS).get(c, f"models_sort_{c}"), lang), c) for c in SORT_COLUMNS]
             self.order.options = [(label("models_descending", lang), True), (label("models_ascending", lang), False)]
         finally:
             self._muted = False
@@ -288,7 +322,7 @@ class ModelsView(LazyTab):
         columns = self.columns()
         self.table.columns = [label(key, lang) for _, key in columns]
         self.table.words = [i for i, (c, _k) in enumerate(columns) if c in ("model", "organization", "hardware")]
-        self.table.rows = [{"id": r["id"], "cells": [_cell(c, r[c], r, lang) for c, _ in columns],
+        self.table.rows = [{"id": r["id"], "cells": [_cell(c, r[c], r, lang, self.currency) for c, _ in columns],
                             "missing": self._missing_text(r["missing"])} for _, r in rows.iterrows()]
         self.price_note.value = self._price_note()
         self.count.value = (f'<span class="explorer-note">'
@@ -302,7 +336,8 @@ class ModelsView(LazyTab):
         for row_id, (price, _basis) in developer_prices().items():
             model = row_id.split(":", 1)[1]
             key = "models_note_developer_price_on" if self.developer_price.value else "models_note_developer_price"
-            notes.append(label(key, lang).format(model=model, price=money_in(price, "USD", lang, digits=3)))
+            cur, fx = self.currency
+            notes.append(label(key, lang).format(model=model, price=money_in(price * fx, cur, lang, digits=3)))
         return "".join(f'<div class="explorer-note">{html.escape(n)}</div>' for n in notes)
 
     def _missing_text(self, missing: str) -> str:

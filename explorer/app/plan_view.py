@@ -386,7 +386,7 @@ def plan_html(p: Plan | None, currency: str, fx: float, language: str = "en") ->
     lang = language
     if p is None:
         return ""
-    warnings = "".join(f'<div class="explorer-note">{html.escape(translate(m, lang))}</div>' for m in p.warnings
+    warnings = "".join(f'<div class="explorer-note">{html.escape(translate(m, lang, (currency, fx)))}</div>' for m in p.warnings
                        if getattr(m, "id", "") != "plan_nothing_fits")
     if p.scenario is None or p.estimate is None:
         return (f'<div class="explorer-message">{html.escape(label("plan_nothing", lang))}</div>'

@@ -27,6 +27,7 @@ __all__ = ["scenario_fields_from_query", "query_from_scenario", "scenario_from_q
 #: nested query string and its name, the What-if picks and sort, the Plan tab's inputs as typed:
 #: explorer.app.plan_view.LINK_KEYS).
 EXTRA_KEYS = ("lang", "preset", "scope", "budget_usd", "budget_text", "gpu_cap", "tab", "view", "whatif", "whatif_sort",
+              "whatif_seller",
               *(f"slot_{s}" for s in "ABCD"), *(f"name_{s}" for s in "ABCD"),
               "plan_budget", "plan_gpu", "plan_pricing", "plan_seller", "plan_deadline", "plan_cap", "plan_scope")
 _FIELD_ORDER = [f.name for f in dataclasses.fields(Scenario)]  # keys are applied in this order, not the URL's

@@ -98,18 +98,29 @@ class ChartSizer:
         if width_px == self.width_px:
             return set()
         self.width_px = width_px
-        changed = set()
-        for fig in self.figures:
-            dpi = self._css_dpi(fig)
-            w_px, h_px = self.size_px(fig, width_px)
-            old = fig.get_size_inches() * dpi
-            if math.isclose(old[0], w_px, abs_tol=0.5) and math.isclose(old[1], h_px, abs_tol=0.5):
-                continue
-            fig.set_size_inches(w_px / dpi, h_px / dpi, forward=False)
-            manager = getattr(fig.canvas, "manager", None)
-            if manager is not None:  # tells the browser the canvas's new size (ipympl's resize protocol)
-                manager.resize(*fig.bbox.size, forward=False)
-            if fig in self.on_resize:
-                self.on_resize[fig](w_px)
-            changed.add(fig)
-        return changed
+        return {fig for fig in self.figures if self._fit(fig, width_px)}
+
+    def add(self, fig: Figure) -> Figure:
+        """Size ``fig`` with the others from now on: a chart made after the page reported its width (the Plan
+        tab's, built when first opened). Its size now is its designed size; it is laid out for the last width
+        at once, before its first draw. Returns ``fig``."""
+        if fig not in self.design:
+            self.figures += (fig,)
+            self.design[fig] = tuple(fig.get_size_inches() * self._css_dpi(fig))
+            self._fit(fig, self.width_px)
+        return fig
+
+    def _fit(self, fig: Figure, width_px: int | None) -> bool:
+        """Resize ``fig`` for a box ``width_px`` wide; whether its size changed."""
+        dpi = self._css_dpi(fig)
+        w_px, h_px = self.size_px(fig, width_px)
+        old = fig.get_size_inches() * dpi
+        if math.isclose(old[0], w_px, abs_tol=0.5) and math.isclose(old[1], h_px, abs_tol=0.5):
+            return False
+        fig.set_size_inches(w_px / dpi, h_px / dpi, forward=False)
+        manager = getattr(fig.canvas, "manager", None)
+        if manager is not None:  # tells the browser the canvas's new size (ipympl's resize protocol)
+            manager.resize(*fig.bbox.size, forward=False)
+        if fig in self.on_resize:
+            self.on_resize[fig](w_px)
+        return True

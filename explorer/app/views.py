@@ -181,11 +181,12 @@ def _term(text: str, language: str) -> str:
     return text
 
 
-def translate(message: object, language: str = "en") -> str:
+def translate(message: object, language: str = "en", currency: tuple[str, float] = ("USD", 1.0)) -> str:
     """A model warning or error in ``language``, rendered from its id (:mod:`explorer.messages`).
 
     ``message`` is a :class:`~explorer.messages.Message` or a
-    :class:`~explorer.errors.ScenarioError`; other text has no id and shows as it is.
+    :class:`~explorer.errors.ScenarioError`; other text has no id and shows as it is. ``currency``: the page's
+    (ISO code, units per US dollar); amounts the message holds in dollars are shown in it.
 
     Examples
     --------
@@ -193,7 +194,12 @@ def translate(message: object, language: str = "en") -> str:
     >>> translate(Message("mfu_outside_range", mfu=0.9, lo=0.15, hi=0.55), "zh")
     'MFU 0.90 超出公开训练中见过的范围（0.15–0.55）。'
     """
-    return render(message, language)
+    return render(message, language, currency=currency)
+
+
+def page_currency(e: Estimate) -> tuple[str, float]:
+    """The currency ``e`` is shown in and its units per US dollar, as :func:`translate` takes them."""
+    return e.scenario.currency, e.usd_to_currency
 
 
 def error_text(exc: ScenarioError, language: str = "en") -> str:
@@ -206,7 +212,7 @@ def error_text(exc: ScenarioError, language: str = "en") -> str:
     ...     print(error_text(exc))
     ...     print(error_text(exc, "zh"))
     Model size [parameters]: 250,000 is not allowed; allowed: a number in [1M, 100T]
-    模型规模 [参数量]：250,000 不可用；允许：[1M, 100T] 内的数
+    模型规模 [参数量]：25万不可用；允许：[100万, 100万亿] 内的数
     """
     return exc.render(language)
 
@@ -388,7 +394,7 @@ def warnings_html(e: Estimate, language: str = "en") -> str:
     """Warnings beside the KPIs, in ``language``; empty when there are none."""
     if not e.warnings:
         return ""
-    items = "".join(f"<li>{html.escape(translate(w, language))}</li>" for w in e.warnings)
+    items = "".join(f"<li>{html.escape(translate(w, language, page_currency(e)))}</li>" for w in e.warnings)
     return f'<div class="explorer-warnings"><b>{html.escape(label("warnings", language))}</b><ul>{items}</ul></div>'
 
 

@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 from explorer import catalog
 from explorer.analysis import WHAT_IF_LEVERS, what_if
 from explorer.app import export
+from explorer.app.bindings import SELLERS, seller_options
 from explorer.app.guard import errors_to_viewer
 from explorer.app.html_tables import field_value_text
 from explorer.app.lazy_tab import LazyTab
@@ -31,7 +32,7 @@ from explorer.app.views import translate
 from explorer.model import Estimate
 from explorer.plots.fonts import text_kwargs
 from explorer.scenario import ARCHITECTURES, FACILITIES, PRICING_MODES, RECOVERY_MODES, TRAINING_KINDS, Scenario
-from explorer.text import breakeven_text, label, money, quantity
+from explorer.text import breakeven_text, count_in, label, money_in
 
 __all__ = ["WhatIfView", "lever_values", "SORT_KEYS", "MAX_LEVERS", "MAX_GRID_ROWS", "COALESCE_SECONDS"]
 
@@ -105,6 +106,7 @@ class WhatIfView(LazyTab):
         #: what the last answer cost [CPU-s] and which kind it was (benchmarks/bench_whatif.py reads it)
         self.last_cost = (0.0, "")
         self._linked = None  # ((lever, values) ..., sort) from a share link, applied when the tab is built
+        self._linked_seller = ""  # the provider a share link picked ("": as in the scenario)
         # The tab holds an empty box until it is first opened: a page that never opens it builds no model of it
         # (tests/app/test_app_levers.py counts them).
 
@@ -128,6 +130,10 @@ class WhatIfView(LazyTab):
         for box in self.values:
             box.observe(lambda _c: self._safely(self._changed), names="value")
         self.sort.observe(lambda _c: self._safely(self._request, "sort"), names="value")
+        # one provider's own prices for every row, or the scenario's seller (as the Plan tab's seller)
+        self.seller = w.Dropdown(options=[("", "")], value="", layout=_LEVER_LAYOUT, style=DESCRIPTION_STYLE)
+        self.seller.add_class("explorer-whatif-seller")
+        self.seller.observe(lambda _c: self._safely(self._changed), names="value")
         self.intro = shared_html()
         self.message = shared_html()
         self.table_html = shared_html()
@@ -142,7 +148,7 @@ class WhatIfView(LazyTab):
         #: the heat-map; its redraw computes the grid and writes the table too (all of the tab's out-of-date work)
         self.charts[self.key] = ChartSurface.of(self.figure, self._refresh)
         pickers = [x for pair in zip(self.levers, self.values) for x in pair]
-        self.widget.children = [self.intro, w.HBox([*pickers, self.sort], layout=_ROW_LAYOUT), self.message,
+        self.widget.children = [self.intro, w.HBox([*pickers, self.sort, self.seller], layout=_ROW_LAYOUT), self.message,
                                 self.table_html, w.HBox([self.csv_button, self.csv_link], layout=_ROW_LAYOUT),
                                 self.figure.canvas]
         self.set_language(self.language)
@@ -232,8 +238,10 @@ class WhatIfView(LazyTab):
             self.sort.value = sort
             self.csv_button.description = label("whatif_prepare_csv", lang)
             self.csv_link.value = ""
+            self.seller.description = label("seller", lang)
         finally:
             self._muted = False
+        self._seller_options()
         self.intro.value = (f'<div class="explorer-note">{html.escape(label("whatif_intro", lang))}</div>'
                             # the value lists take several picks: say how (issue 27: Ctrl-click, with no hint)
                             f'<div class="explorer-note explorer-whatif-hint">'
@@ -241,8 +249,34 @@ class WhatIfView(LazyTab):
 
     def update(self, e: Estimate) -> None:
         """A new current scenario: the grid starts from it (computed when the tab is shown)."""
+        gpu_changed = self.estimate is None or self.estimate.scenario.gpu != e.scenario.gpu
         self.estimate = e
         self.stale = True
+        if self.built and gpu_changed:
+            self._seller_options()
+
+    def _seller_options(self) -> None:
+        """The sellers of the scenario's accelerator after "as in the scenario"; a provider that does not price a
+        new accelerator goes back to "as in the scenario"."""
+        if not self.built:
+            return
+        gpu = self.estimate.scenario.gpu if self.estimate is not None else None
+        keep = self.seller.value or self._linked_seller
+        options = [(label("plan_as_scenario", self.language), "")] + seller_options(self.language, gpu)
+        with self.muted():
+            self.seller.options = options
+            self.seller.value = keep if keep in {v for _, v in options} else ""
+        self._linked_seller = ""
+
+    def base(self) -> Scenario | None:
+        """The scenario every row of the grid starts from: the app's, with the tab's provider when one is picked
+        (its own prices of each accelerator, not a typed rate)."""
+        if self.estimate is None:
+            return None
+        s = self.estimate.scenario
+        if self.built and self.seller.value:
+            return s.replace(seller=self.seller.value, rate_usd_per_gpu_hour=None)
+        return s
 
     # ------------------------------------------------------------------ the picks in a link
     def decision_items(self) -> dict[str, str]:
@@ -254,12 +288,19 @@ class WhatIfView(LazyTab):
                  or "none"}
         if self.sort.value != "total_usd":
             items["whatif_sort"] = self.sort.value
+        if self.seller.value:
+            items["whatif_seller"] = self.seller.value
         return items
 
     def apply_decision(self, extras: dict[str, str]) -> None:
         """Restore what :meth:`decision_items` wrote; unknown levers, values and sorts are left out (a link
         comes from anyone)."""
         text, sort = extras.get("whatif"), extras.get("whatif_sort", "total_usd")
+        seller = extras.get("whatif_seller", "")
+        self._linked_seller = seller if seller in SELLERS else ""
+        if self.built and self._linked_seller:
+            self._seller_options()
+            self.stale = True
         if text is None and "whatif_sort" not in extras:
             return
         picks = []
@@ -312,16 +353,18 @@ class WhatIfView(LazyTab):
                                   + html.escape(label("whatif_too_many", lang).format(n=rows, limit=MAX_GRID_ROWS))
                                   + "</div>")
             return
-        key = (e.scenario, tuple(picked.items()))
+        base = self.base()
+        key = (base, tuple(picked.items()))
         if key != self._grid_key or self.table is None:
-            self.table, self._grid_key, self._rows = what_if(e.scenario, picked), key, None
+            self.table, self._grid_key, self._rows = what_if(base, picked), key, None
             self.csv_link.value = ""
             self._draw_heatmap(self.table, list(picked))
         elif self._rows is not None and self._rows[0] != lang:
             self._draw_heatmap(self.table, list(picked))  # the language changed: labels of the panels
         table = self.table
         warned = table.attrs.get("warnings", [])
-        self.message.value = "".join(f'<div class="explorer-message">{html.escape(translate(m, lang))}</div>'
+        self.message.value = "".join(f'<div class="explorer-message">'
+                                     f'{html.escape(translate(m, lang, (e.scenario.currency, e.usd_to_currency)))}</div>'
                                      for m in warned)
         self.table_html.value = self.table_page(table, list(picked), e, lang)
 
@@ -347,7 +390,7 @@ class WhatIfView(LazyTab):
         for index, row in zip(table.index, table.to_dict("records")):
             cells = "".join(f"<td>{html.escape(_value_text(lv, row[lv], lang))}</td>" for lv in levers)
             if row["note"]:
-                note = translate(row["note"], lang)
+                note = translate(row["note"], lang, (cur, fx))
                 cells += f'<td colspan="{len(cols) + 1}" class="note">{html.escape(note)}</td>'
             else:
                 cells += "".join(f"<td>{html.escape(self._cell(c, row[c], cur, fx, lang))}</td>" for c, _ in cols)
@@ -368,7 +411,7 @@ class WhatIfView(LazyTab):
         head += f"<th>{html.escape(label('whatif_vs_start', lang))}</th>"
         cells = self._row_cells(table, levers, e, lang)
         body = "".join(f'<tr class="{"best" if i == 0 else ""}">{cells[index]}</tr>' for i, index in enumerate(ordered))
-        note = label("whatif_note", lang).format(n=len(table), currency=cur)
+        note = label("whatif_note", lang).format(n=len(table), currency=label(f"term:{cur}", lang))  # 元, 美元
         return (f'<div class="explorer-compare explorer-whatif-table"><table><tr>{head}</tr>{body}</table>'
                 f'</div><div class="explorer-note">{html.escape(note)}</div>')
 
@@ -379,7 +422,7 @@ class WhatIfView(LazyTab):
             return
         e, lang = self.estimate, self.language
         text = self.csv(self.table, [lv for lv, _ in self._grid_key[1]], e.scenario.currency, e.usd_to_currency,
-                        base=e.scenario)
+                        base=self._grid_key[0])  # the grid's own start (its provider)
         self.csv_link.value = export.download_link(text, "text/csv", "what-if.csv", label("whatif_download", lang))
 
     @staticmethod
@@ -391,12 +434,12 @@ class WhatIfView(LazyTab):
         if not math.isfinite(value):
             return label("unit_unknown", lang)
         if col.endswith("_usd") or col == "usd_per_1m_tokens":
-            return money(value * fx, cur)
+            return money_in(value * fx, cur, lang, symbol=True)
         if col == "days":
-            return f"{quantity(value)} {label('unit_days', lang)}"
+            return f"{count_in(value, lang)} {label('unit_days', lang)}"
         if col == "gpus":
             return f"{int(value):,}"
-        return f"{quantity(value)} {label('unit_tco2', lang)}"
+        return f"{count_in(value, lang)} {label('unit_tco2', lang)}"
 
     @staticmethod
     def csv(table: pd.DataFrame, levers: list[str], currency: str, fx: float, base: Scenario | None = None) -> str:
@@ -467,7 +510,7 @@ class WhatIfView(LazyTab):
             for i in range(len(row_vals)):
                 for j in range(len(col_vals)):
                     v = grid[i, j]
-                    text = money(v, cur) if math.isfinite(v) else "—"
+                    text = money_in(v, cur, lang, symbol=True) if math.isfinite(v) else "—"
                     dark = math.isfinite(v) and hi > lo and (v - lo) / (hi - lo) > 0.6
                     ax.text(j, i, text, ha="center", va="center", fontsize=8.5,
                             color="white" if dark else "#1b2631", **kw)
@@ -477,5 +520,5 @@ class WhatIfView(LazyTab):
                           [_value_text(cols_lv, v, lang) for v in col_vals] if cols_lv else [""], fontsize=8, **kw)
             if panel_lv:
                 ax.set_title(_value_text(panel_lv, pv, lang), fontsize=9, **kw)
-        fig.suptitle(label("whatif_chart_title", lang).format(currency=cur), fontsize=10, **kw)
+        fig.suptitle(label("whatif_chart_title", lang).format(currency=label(f"term:{cur}", lang)), fontsize=10, **kw)
         fig.canvas.draw()

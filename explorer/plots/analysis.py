@@ -29,7 +29,7 @@ from explorer.model import COST_DIMENSIONS
 from explorer.plots.breakdown import finite_or_zero, PlotBase, place_waterfall, waterfall_artists
 from explorer.plots.figure import NotebookFigure
 from explorer.plots.fonts import text_kwargs
-from explorer.text import breakeven_text, label, money
+from explorer.text import breakeven_text, label, money_in
 
 __all__ = ["TornadoPlot", "LeverWaterfallPlot", "CompareBarsPlot", "SimulationPlot", "SLOT_COLORS"]
 
@@ -39,9 +39,10 @@ SLOT_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
 _SLOT_HATCH = ("", "//", "..", "xx")
 
 
-def mathtext_money(x: float, currency: str, digits: int = 3) -> str:
-    """:func:`~explorer.text.money` with ``$`` escaped: two of them in one text would start mathtext."""
-    return money(x, currency, digits).replace("$", r"\$")
+def mathtext_money(x: float, currency: str, digits: int = 3, language: str = "en") -> str:
+    """:func:`~explorer.text.money_in` (with its sign first: ``$8.1M``, ``¥3,660万``) with ``$`` escaped: two of
+    them in one text would start mathtext."""
+    return money_in(x, currency, language, digits, symbol=True).replace("$", r"\$")
 
 
 def font_properties(kw: dict, size: float = 9):
@@ -73,8 +74,13 @@ class LabelledPlot(PlotBase):
     def _relabel(self) -> None:
         pass
 
+    def fonts(self) -> list[str]:
+        """The font families of the language drawn (the CJK font first in Chinese: 万 and 亿 in numbers)."""
+        return self.kw.get("fontfamily", ["DejaVu Sans"])
+
     def _money_axis(self, axis, currency: str) -> None:
-        axis.set_major_formatter(FuncFormatter(lambda v, _pos: mathtext_money(v, currency, 2)))
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: mathtext_money(v, currency, 2, self.lang)))
+        axis.set_tick_params(labelfontfamily=self.fonts())
 
 
 class TornadoPlot(LabelledPlot):
@@ -143,8 +149,9 @@ class TornadoPlot(LabelledPlot):
             hb.set_width(abs(hi - point))
             lo_all += [lo, hi]
             hi_all += [lo, hi]
-            text.set_text(f"{mathtext_money(min(lo, hi), currency)} – {mathtext_money(max(lo, hi), currency)}")
+            text.set_text(f"{mathtext_money(min(lo, hi), currency, 3, self.lang)} – {mathtext_money(max(lo, hi), currency, 3, self.lang)}")
             text.set_x(max(lo, hi))
+            text.set_fontfamily(self.fonts())
         left, right = min(lo_all), max(hi_all)
         pad = 0.05 * (right - left) if right > left else max(abs(point), 1.0) * 0.1
         self.ax.set_xlim(left - pad, right + 3.5 * pad)
@@ -202,10 +209,12 @@ class LeverWaterfallPlot(LabelledPlot):
 
         def text_of(i: int, height: float, scale: float) -> str:
             if totals[i]:
-                return mathtext_money(height, currency)
-            return ("+" if height > 0 else "-") + mathtext_money(abs(height), currency)
+                return mathtext_money(height, currency, 3, self.lang)
+            return ("+" if height > 0 else "-") + mathtext_money(abs(height), currency, 3, self.lang)
 
         place_waterfall(self.bars, self.texts, self.connectors, [(b, h) for _, b, h in steps], totals, text_of)
+        for text in self.texts:
+            text.set_fontfamily(self.fonts())
         self.ax.set_xlim(-0.6, len(steps) - 0.4)
         self.ax.set_ylim(0, 1.2)
         self._relabel()
@@ -254,7 +263,7 @@ class CompareBarsPlot(LabelledPlot):
         payback = (label("owned_never_beats", self.lang) if months == math.inf
                    else f"{label('owned_breakeven', self.lang)} {breakeven_text(months, self.lang)}")
         # plain text: update() escapes every "$" of the entry once
-        parts = (f"{label('owned_capex', self.lang)} {money(capex * usd_to_currency, currency)}", payback)
+        parts = (f"{label('owned_capex', self.lang)} {money_in(capex * usd_to_currency, currency, self.lang, symbol=True)}", payback)
         return f"{name}（{'，'.join(parts)}）" if self.lang == "zh" else f"{name} ({', '.join(parts)})"
 
     def update(self, table: pd.DataFrame, currency: str = "USD", usd_to_currency: float = 1.0, *,
@@ -360,7 +369,7 @@ class SimulationPlot(LabelledPlot):
         self.band.set_width(p95 - p5)
         self.median_line.set_xdata([p50, p50])
         self.point_line.set_xdata([point, point])
-        self.note.set_text(f"{mathtext_money(p5, currency)} – {mathtext_money(p95, currency)}\n"
+        self.note.set_text(f"{mathtext_money(p5, currency, 3, self.lang)} – {mathtext_money(p95, currency, 3, self.lang)}\n"
                            f"{simulation.n:,} {label('an_draws', self.lang)}")
         self.note.set(**self.kw)
         self.ax.set_xlim(lo, hi)

@@ -19,7 +19,7 @@ from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate
 from explorer.plots.blit import Blitter
 from explorer.plots.figure import NotebookFigure, png_bytes
 from explorer.plots.fonts import text_kwargs
-from explorer.text import label, money, money_in
+from explorer.text import label, money_in
 
 __all__ = ["BreakdownPlot", "WaterfallPlot", "DIMENSION_COLORS", "freeze_layout"]
 
@@ -356,15 +356,16 @@ class WaterfallPlot(PlotBase):
                         for d in COST_DIMENSIONS]
         unknown = [not math.isfinite(baseline.total_usd), *unknown_dims, not math.isfinite(current.total_usd)]
         last = len(steps) - 1
+        drawable = text_kwargs(self.language or "en")[1]  # Chinese numbers only where Chinese is drawn
 
         def text_of(i: int, height: float, scale: float) -> str:
             if unknown[i]:
                 return label("unit_unknown", self.language)
             if i in (0, last):
-                return money(height, currency)
+                return money_in(height, currency, drawable, symbol=True)
             if abs(height) < 1e-9 * scale:
                 return "0"
-            return ("+" if height > 0 else "-") + money(abs(height), currency)
+            return ("+" if height > 0 else "-") + money_in(abs(height), currency, drawable, symbol=True)
 
         self.scale = place_waterfall(self.bars, self.texts, self.connectors, steps,
                                      [i in (0, last) for i in range(len(steps))], text_of)

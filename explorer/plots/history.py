@@ -439,8 +439,15 @@ def _set_currency(h: HistoryHandles, currency: str, usd_to_currency: float) -> N
         zh = h.language == "zh"
         ax.set_ylabel(h.ylabel_usd.replace(" 美元", f" 美元折合人民币，{fx:.4g} 元/美元") if zh else
                       h.ylabel_usd.replace(" USD,", f" USD in CNY at {fx:.4g} CNY/USD,"))
+    drawable = text_kwargs(h.language)[1]
     for c, text in h.crossing_labels:
-        text.set_text(f"{money_in(c.cost_usd * fx, currency, text_kwargs(h.language)[1], symbol=True)}: {c.year:.0f}")
+        text.set_text(f"{money_in(c.cost_usd * fx, currency, drawable, symbol=True)}: {c.year:.0f}")
+    legend = ax.get_legend()
+    if legend is not None:  # the thresholds' entry in the page's currency too ($1B at 7.08 CNY/USD: ¥70.8亿)
+        amounts = ("/" if drawable == "zh" else " / ").join(
+            money_in(usd * fx, currency, drawable, symbol=True) for usd in history.THRESHOLDS_USD)
+        legend.get_texts()[-2].set_text(label("history_crossing", drawable) if currency == "USD" else
+                                        label("history_crossing_in", drawable).format(amounts=amounts))
     if h.blitter is not None:
         h.blitter.background = None  # the axis changed: a full draw, or this currency's background if cached
 

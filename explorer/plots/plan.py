@@ -16,15 +16,18 @@ from matplotlib.ticker import FuncFormatter, LogLocator
 
 from explorer.plots.analysis import font_properties, LabelledPlot, mathtext_money
 from explorer.plots.figure import NotebookFigure
-from explorer.text import label, readable_number
+from explorer.text import count_in, label, readable_number
 
 __all__ = ["PlanCurvePlot"]
 
 _LINE, _MARK = "#0072B2", "#D55E00"
 
 
-def _params_text(x: float) -> str:
-    return readable_number(float(f"{x:.3g}")) if math.isfinite(x) and x > 0 else ""
+def _params_text(x: float, language: str = "en") -> str:
+    """A model size as the page's language writes it: ``71.9B``, in Chinese ``719亿``."""
+    if not (math.isfinite(x) and x > 0):
+        return ""
+    return count_in(x, "zh") if language == "zh" else readable_number(float(f"{x:.3g}"))
 
 
 class PlanCurvePlot(LabelledPlot):
@@ -52,7 +55,7 @@ class PlanCurvePlot(LabelledPlot):
         self.ax.grid(True, which="major", color="0.9", lw=0.6)
         self.ax.spines[["top", "right"]].set_visible(False)
         self.ax.yaxis.set_major_locator(LogLocator(base=10))
-        self.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: _params_text(v)))
+        self.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: _params_text(v, self.lang)))
         self.legend = None
         self.currency = "USD"
         self._init_language(language)
@@ -95,7 +98,8 @@ class PlanCurvePlot(LabelledPlot):
         self.point.set_data([bx], [params if has_plan else np.nan])
         self.point.set_visible(has_plan)
         self.note.xy = (bx, params if has_plan else 1.0)
-        self.note.set_text(f"{_params_text(params)} · {mathtext_money(bx, currency)}" if has_plan else "")
+        self.note.set_text(f"{_params_text(params, self.lang)} · {mathtext_money(bx, currency, 3, self.lang)}"
+                           if has_plan else "")
         self.note.set(**self.kw)
         x_all = np.concatenate([xs, [bx]]) if budget_usd is not None else xs
         y_all = np.concatenate([ys, [params]]) if has_plan else ys
@@ -103,7 +107,8 @@ class PlanCurvePlot(LabelledPlot):
             self.ax.set_xlim(x_all.min() / 1.5, x_all.max() * 1.5)
         if y_all.size:
             self.ax.set_ylim(y_all.min() / 2, y_all.max() * 2)
-        self.ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: mathtext_money(v, currency, 2)))
+        self.ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: mathtext_money(v, currency, 2, self.lang)))
+        self.ax.tick_params(labelfontfamily=self.fonts())
         self.currency = currency
         if draw:
             self.figure.canvas.draw_idle()

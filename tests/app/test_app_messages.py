@@ -41,7 +41,7 @@ def test_an_optional_box_and_a_range_refusal_are_chinese(zh_app):
     app.controls["pue"].value = ""
     app.controls["gpus"].value = 0
     # the gpus field's range in scenario.py: whole numbers in [1, 1e7]
-    assert _text(app.rows["gpus"].message.value) == "GPU [张]：0 不可用；允许：[1, 10M] 内的整数"
+    assert _text(app.rows["gpus"].message.value) == "GPU [张]：0 不可用；允许：[1, 1,000万] 内的整数"
 
 
 def test_an_impossible_deadline_is_refused_in_chinese(zh_app):

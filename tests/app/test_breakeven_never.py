@@ -50,10 +50,10 @@ def test_what_if_cell_and_breakdown_csv_say_never():
     assert "inf" not in breakdown_csv(estimate(NEVER)).lower().replace("infeasible", "")
 
 
-@pytest.mark.parametrize("lang, never_words, after_words", [
-    ("en", "buying never beats renting", "Buy beats renting after 36 months"),
-    ("zh", "自建始终不如租用划算", "自建胜过租用的时间 36 个月")])
-def test_compare_legend_reads_as_words_with_one_dollar_sign(lang, never_words, after_words):
+@pytest.mark.parametrize("lang, never_words, after_words, capex", [
+    ("en", "buying never beats renting", "Buy beats renting after 36 months", "$70.1M"),
+    ("zh", "自建始终不如租用划算", "自建胜过租用的时间 36 个月", "$7,010万")])  # 7,009.77万: 万 in Chinese (issue 41)
+def test_compare_legend_reads_as_words_with_one_dollar_sign(lang, never_words, after_words, capex):
     """The legend of an owned slot: its capex once, as "$70.1M" on screen, and its payback in words.
 
     By hand: 1,024 H100 at $33,810 each, x1.64 server overhead / (1 - 0.19) interconnect = $70,097,730 of capex
@@ -70,6 +70,6 @@ def test_compare_legend_reads_as_words_with_one_dollar_sign(lang, never_words, a
     for entry in (never, pays_back):
         shown = entry.replace(r"\$", "$")  # what mathtext draws
         assert "\\" not in shown, entry
-        assert shown.count("$70.1M") == 1, shown
+        assert shown.count(capex) == 1, shown
     assert never_words in never and label("owned_breakeven", lang) not in never
     assert after_words in pays_back

@@ -104,3 +104,22 @@ def test_narrow_waterfall_values_and_ticks_do_not_overlap(make_app):
     assert all(t.get_rotation() == 50 for t in a.waterfall.ax.get_xticklabels())  # steeper ticks when narrow
     a.bridge.chart_width = 1400
     assert all(t.get_rotation() == 20 for t in a.waterfall.ax.get_xticklabels())
+
+
+def test_the_plan_chart_widens_with_the_page(make_app):
+    """Issue 41: the Plan chart stayed 864 px wide in a 1,480 px box while Breakdown grew to 1,382 px."""
+    a = make_app(query_string="")
+    a.bridge.chart_width = 1480  # the page reports its box before the Plan tab is first opened
+    a.tabs.selected_index = 8  # Plan: built now, at the width already reported
+    plan_fig = a.plan_view.chart.figure
+    # as Breakdown: 1.6 x 864 = 1,382.4 px wide, 1.2 x 355.2 = 426.2 px tall (explorer/app/responsive.py)
+    assert _px(plan_fig) == _px(a.breakdown.figure) == (1382, 426)
+    draws = a.plan_view.charts["plan"].draws
+    a.bridge.chart_width = 372  # a phone: 360 px, the designed height; laid out at once (the tab is shown)
+    assert _px(plan_fig) == (360, 355)
+    assert not a.plan_view.charts["plan"].needs_layout and a.plan_view.charts["plan"].draws > draws
+    a.tabs.selected_index = 0
+    a.bridge.chart_width = 960  # hidden: resized, laid out when its tab opens again
+    assert _px(plan_fig) == (960, 395) and a.plan_view.charts["plan"].needs_layout
+    a.tabs.selected_index = 8
+    assert not a.plan_view.charts["plan"].needs_layout

@@ -75,7 +75,7 @@ def test_search_and_sort():
     errors = by_error.gpu_hours_error.dropna().abs().tolist()
     assert errors == sorted(errors, reverse=True)  # largest miss first
     assert by_error.gpu_hours_error.isna().sum() == table.gpu_hours_error.isna().sum()  # unknowns last, all kept
-    assert filter_sort(table, "", "not a column", True).index.tolist() == filter_sort(table, "", "date", True).index.tolist()
+    assert filter_sort(table, "", "not a column", True).index.tolist() == filter_sort(table, "", "evidence", True).index.tolist()
 
 
 def test_tab_is_built_when_opened_and_loads_a_row_in_one_click(make_app):
@@ -131,3 +131,35 @@ def test_each_replay_is_the_estimate_of_its_scenario():
     table = models_table()
     for _, row in table[table.missing == ""].iterrows():
         assert estimate(run_scenario(row.id)).gpu_hours == pytest.approx(row.replay_gpu_hours)
+
+
+def test_default_sort_puts_the_rows_with_a_replay_error_first(make_app):
+    """Issue 41: sorted by date, the newest frontier models (nothing reported, nothing replayed) came first. The rule
+    (models_view.DEFAULT_SORT): replay error known, then a reported cost beside a replay, then a replay or any
+    reported figure, then nothing; the newest first within each."""
+    table = models_table()
+    n = int(table.gpu_hours_error.notna().sum())
+    assert n >= 9
+    # the tab opens with every row whose replay error is known first, the error column filled
+    app = make_app()
+    app.tabs.selected_index = _MODELS
+    view = app.models_view
+    assert all(r["cells"][4].endswith("%") for r in view.table.rows[:n]), [r["cells"][:5] for r in view.table.rows[:3]]
+    from explorer.app.models_view import DEFAULT_SORT, evidence_rank
+
+    assert view.sort.value == DEFAULT_SORT
+    rows = filter_sort(table, "", DEFAULT_SORT, True)
+    known = rows.gpu_hours_error.notna().tolist()
+    assert known == [True] * n + [False] * (len(rows) - n)  # every row with an error, before any other
+    first = rows.head(n)
+    assert first.date.tolist() == sorted(first.date, reverse=True)  # newest first among them
+    # by hand from the rows' facts: DeepSeek-V3 reports 2.788M H800-hours and is replayed (rank 0); a row with no
+    # reported figure and no replay is ranked 3 and comes after every row that has one
+    by_id = dict(zip(table.id, evidence_rank(table)))
+    assert by_id["run:DeepSeek-V3"] == 0
+    nothing = table[table.replay_gpu_hours.isna() & table.replay_run_usd.isna() & table.reported_gpu_hours.isna()
+                    & table.reported_cost_usd.isna()]
+    assert len(nothing) and all(by_id[i] == 3 for i in nothing.id)
+    assert set(rows.id.tail(len(nothing))) == set(nothing.id)
+    # ascending is the reverse order of ranks
+    assert evidence_rank(filter_sort(table, "", DEFAULT_SORT, False)).is_monotonic_decreasing

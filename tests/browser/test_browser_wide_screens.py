@@ -13,7 +13,7 @@ import re
 import pytest
 
 from conftest import ARTIFACTS
-from pages import DRAWN, open_app
+from pages import DRAWN, open_app, summary, type_into, wait_change
 
 _IMAGE = """sel => { const c = document.querySelector(sel + ' .jupyter-matplotlib-canvas-div canvas');
     return c ? c.toDataURL().length + ':' + c.toDataURL().slice(-64) : ''; }"""
@@ -115,3 +115,39 @@ def test_browser_phone_nothing_overflows_in_chinese(voila_url, chromium):
     page.wait_for_selector(".explorer-models-table table tr:nth-child(3)", timeout=120_000)
     assert _overflow(page, 390) == []
     page.screenshot(path=str(ARTIFACTS / "app41-390-zh-models.png"), full_page=False)
+
+
+#: An amount in dollars: a dollar sign before a digit, or a number before 美元 (the rate's unit 元/美元 is none).
+_DOLLAR_AMOUNT = re.compile(r"\$\s*\d|(?<![-\d.,])\d[\d,.]*\s*[万亿]?\s*美元")
+
+
+def test_browser_zh_yuan_compare_whatif_and_warnings_in_chinese_numbers(voila_url, chromium):
+    """The zh page in yuan with a warning (a Chinese region priced at the US default pay): the KPIs, the warnings,
+    the Compare table with two slots and the What-if table write 万/亿 and yuan, never 1.8M, 1.18e+24 or 美元."""
+    page, _errors = open_app(chromium, voila_url + "?lang=zh&currency=CNY&region=cn-avg", width=1400, height=1000)
+    texts = {"kpis": page.locator(".explorer-kpis").inner_text(),
+             "warnings": page.locator(".explorer-warnings").inner_text()}
+    assert "每年 315万元" in texts["warnings"]  # 444,000 USD x 7.084 CNY/USD = 3,145,296 yuan
+    page.get_by_text("方案对比", exact=True).click()
+    page.wait_for_selector(".explorer-compare th", timeout=120_000)  # slot A: the baseline
+    page.locator(".explorer-slot-row button", has_text="B").click()
+    before = summary(page)
+    type_into(page, "params", "700亿")  # slot B: a 70B model beside the 7B of slot A
+    wait_change(page, before)
+    page.get_by_text("将当前方案放入槽位").click()
+    page.wait_for_function("() => [...document.querySelectorAll('.explorer-compare th')]"
+                           ".some(th => th.innerText.trim().startsWith('B'))", timeout=120_000)
+    page.wait_for_function(DRAWN, arg=".explorer-compare-chart", timeout=120_000)
+    texts["compare"] = page.locator(".explorer-compare-tab").inner_text()
+    page.wait_for_timeout(500)
+    page.locator(".explorer-right .widget-tab").first.screenshot(path=str(ARTIFACTS / "zh41-compare-1400-cny.png"))
+    page.get_by_text("假设推演", exact=True).click()
+    page.wait_for_selector(".explorer-whatif-table table tr:nth-child(3)", timeout=120_000)
+    page.wait_for_function(DRAWN, arg=".explorer-whatif-chart", timeout=120_000)
+    texts["whatif"] = page.locator(".explorer-whatif").inner_text()
+    page.wait_for_timeout(500)
+    page.locator(".explorer-right .widget-tab").first.screenshot(path=str(ARTIFACTS / "zh41-whatif-1400-cny.png"))
+    for name, text in texts.items():
+        assert not _ENGLISH_SCALE.search(text), (name, _ENGLISH_SCALE.search(text))
+        assert not _DOLLAR_AMOUNT.search(text), (name, _DOLLAR_AMOUNT.search(text))
+    assert "¥" in texts["compare"] and "万" in texts["compare"] and "¥" in texts["whatif"]

@@ -40,7 +40,7 @@ def test_json_warnings_in_the_chosen_language(capsys):
 
 @pytest.mark.parametrize("lang, expected", [
     ("en", "error: params: 250,000 is not allowed; allowed: a number in [1M, 100T]"),  # as typed, not 1e+06
-    ("zh", "错误：模型规模 [参数量]：250,000 不可用；允许：[1M, 100T] 内的数"),
+    ("zh", "错误：模型规模 [参数量]：25万不可用；允许：[100万, 100万亿] 内的数"),  # 万/亿 (issue 41)
 ])
 def test_refusal_exit_code_2_in_either_language(capsys, lang, expected):
     code, out, err = _run(capsys, "estimate", "--params", "250000", "--lang", lang)

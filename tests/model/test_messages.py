@@ -252,7 +252,7 @@ def test_an_error_names_field_value_and_allowed_in_english_and_renders_in_chines
     assert str(exc) == "params: 250000.0 is not allowed; allowed: a number in [1e+06, 1e+14]"
     assert exc.allowed.id == "allowed_range" and exc.allowed == "a number in [1e+06, 1e+14]"
     assert exc.render("en") == "Model size [parameters]: 250,000 is not allowed; allowed: a number in [1M, 100T]"
-    assert exc.render("zh") == "模型规模 [参数量]：250,000 不可用；允许：[1M, 100T] 内的数"
+    assert exc.render("zh") == "模型规模 [参数量]：25万不可用；允许：[100万, 100万亿] 内的数"  # 万/亿 (issue 41)
 
 
 def test_the_reported_case_abc_in_the_model_size_is_chinese_throughout():
