@@ -39,3 +39,28 @@ def test_browser_a_chinese_slot_name_is_inked_in_the_english_compare_legend(voil
     page.wait_for_function(f"before => ({_CANVAS})() !== before", arg=first, timeout=60_000)
     assert errors == [], errors
     page.close()
+
+
+def test_browser_a_link_over_the_limit_names_what_it_dropped(voila_url, chromium):
+    """The 4,123-character link of tests/app/test_link_over_limit.py: its tab and Plan GPU cap lie past 4,096
+    characters. The page opens with what came before them and its banner names them (before: no banner, and the
+    hosting layer's limit was the app's, so a little longer link was refused whole)."""
+    from urllib.parse import quote
+
+    link = f"gpus=64&name_B={quote('中' * 453)}&tab=plan&plan_cap=1024&lang=en"
+    assert len(link) == 4123
+    page, errors = open_app(chromium, voila_url + "?" + link, width=1400, height=1000)
+    page.wait_for_selector(".explorer-banner", timeout=120_000)
+    banner = page.locator(".explorer-banner").inner_text()
+    assert "Link length [characters]: 4,123" in banner and "at most 4,096" in banner, banner
+    assert "Plan: most GPUs" in banner and "Link: tab shown" in banner and "Link: language" in banner, banner
+    page.locator(".explorer-right").screenshot(path=str(ARTIFACTS / "minors41-link-over-limit.png"))
+    assert errors == [], errors
+    page.close()
+
+
+def test_a_link_past_the_hosting_bound_is_refused_with_a_page(server):
+    import clients as cl
+
+    page = cl.get_page(server.url + "?gpus=64&x=" + "1" * 17_000, timeout=30)
+    assert page.status == 400 and "Link too long" in page.body and "16,384" in page.body

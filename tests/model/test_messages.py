@@ -185,6 +185,7 @@ SAMPLES: dict[str, dict] = {
     "assumption_source_active_fraction": dict(fraction=0.055),
     "allowed_known_gpu": {},
     "allowed_known_region": {},
+    "allowed_link_length": dict(limit=4096, dropped=("tab", "plan_cap")),
 }
 
 
