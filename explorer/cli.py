@@ -25,7 +25,7 @@ from explorer.messages import Message, render
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate
 from explorer.text import (LANGUAGES, MAX_NUMBER_CHARS, NumberError, label, parse_number, quantity,
                            readable_number)
-from explorer.scenario import MAX_JSON_CHARS, Scenario, field_spec
+from explorer.scenario import MAX_JSON_CHARS, Scenario, field_spec, range_error
 
 __all__ = ["main", "format_estimate"]
 
@@ -71,6 +71,22 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{short_repr(text, 40)} {why}") from None
 
 
+def _field_number(name: str):
+    """:func:`_number` for the option of scenario field ``name``: a number past the float range (``1e400``) is
+    refused in the words the app's boxes and links use (:func:`explorer.scenario.range_error`)."""
+
+    def read(text: str) -> float:
+        try:
+            return parse_number(text)
+        except NumberError as exc:
+            if exc.reason == "range":
+                raise argparse.ArgumentTypeError(range_error(name, text).render("en", readable="numbers")) from None
+            return _number(text)
+
+    read.__name__ = "number"  # argparse names the type in its own messages
+    return read
+
+
 def _whole(text: str) -> int:
     """A whole number for ``--n`` and ``--seed`` (digits, at most :data:`~explorer.text.MAX_NUMBER_CHARS` long);
     its range is checked where it is used (``simulate``)."""
@@ -112,7 +128,7 @@ def _scenario_options(p: argparse.ArgumentParser, *, repeat: bool = False) -> No
         if kind == "choice":
             options["choices"] = field_spec(f.name)["choices"]
         elif kind in ("float", "int"):
-            options["type"] = _number
+            options["type"] = _field_number(f.name)
         if repeat:
             options.update(action="append", help=options["help"] + "; repeatable: one row per value")
         target.add_argument("--" + dest.replace("_", "-"), **options)

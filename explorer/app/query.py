@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, unquote_plus, urlencode
 from explorer import catalog, prices
 from explorer.errors import ScenarioError
 from explorer.messages import Message
-from explorer.scenario import Scenario, field_spec
+from explorer.scenario import Scenario, field_spec, range_error
 from explorer.text import NumberError, number_text, parse_number
 
 __all__ = ["scenario_fields_from_query", "query_from_scenario", "scenario_from_query", "request_query_string",
@@ -208,8 +208,7 @@ def refused_fields_from_query(query: str) -> list[ScenarioError]:
         except NumberError:  # past any number, or no number at all (abc, NaN, inf, a decimal comma, a NUL)
             value = math.nan
         if not spec["min"] <= value <= spec["max"]:  # false for NaN: refused
-            refused.append(ScenarioError(key, text, Message("allowed_range", lo=spec["min"], hi=spec["max"],
-                                                            bracket="(" if spec.get("lo_open") else "[")))
+            refused.append(range_error(key, text))  # the boxes' and the CLI's words (one wording for 1e400)
     return refused
 
 
