@@ -188,6 +188,7 @@ SAMPLES: dict[str, dict] = {
     "allowed_known_region": {},
     "allowed_link_length": dict(limit=4096, dropped=("tab", "plan_cap")),
     "export_controlled": dict(gpu="NVIDIA H100 SXM5 80GB"),
+    "allowed_vary": {},
 }
 
 
