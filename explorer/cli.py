@@ -384,7 +384,7 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
         lines[1:1] = ["", f"  INFEASIBLE           {why}; {alt}"]
         lines += ["", f"  cost ({cur})           none: a run that cannot happen has no cost (see the warnings)",
                   f"  tokens per GPU-hour  {_fmt(e.tokens_per_gpu_hour)}"]
-        return "\n".join(lines + _warning_lines(e.warnings, language))
+        return "\n".join(_in_language(lines, language) + _warning_lines(e.warnings, language))
     lines += ["", f"  {'cost (' + cur + ')':<20} {'amount':>12}  {'share':>6}"]
     fx = e.usd_to_currency
     for d in COST_DIMENSIONS:
@@ -403,7 +403,44 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
         f"  {cur} per PFLOP-day     {_fmt(e.usd_per_pflop_day * fx)}",
         f"  tokens per GPU-hour  {_fmt(e.tokens_per_gpu_hour)}",
     ]
-    return "\n".join(lines + _warning_lines(e.warnings, language))
+    return "\n".join(_in_language(lines, language) + _warning_lines(e.warnings, language))
+
+
+def _in_language(lines: list[str], language: str) -> list[str]:
+    """The estimate table's row names and headings in ``language``: each English name (labels.csv ``cli:<name>``)
+    at the start of a line becomes its label, padded as wide (a CJK character takes two columns)."""
+    if language == "en":
+        return lines
+    out = []
+    for line in lines:
+        if line.startswith("Scenario: "):
+            out.append(f"{label('cli:Scenario', language)}：{line[len('Scenario: '):]}")
+            continue
+        if line.startswith(("  cost (", "  USD per", "  CNY per")):  # the headings of the cost table and the rates
+            cur = "USD" if "USD" in line[:12] else "CNY"
+            if line.startswith("  cost ("):
+                amount, share = label("cli:amount", language), label("cli:share", language)
+                out.append(f"  {_pad(f'成本（{cur}）', 20)} {' ' * (12 - _width(amount))}{amount}  "
+                           f"{' ' * (6 - _width(share))}{share}")
+            else:
+                per = "每百万 token" if "1M tokens" in line else "每 PFLOP-天"
+                out.append(f"  {_pad(f'{per}（{cur}）', 20)}{line[22:]}")
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        width = 21 if indent == 2 else 18
+        name = line[indent:indent + width].rstrip()
+        key = f"cli:{name}"
+        if indent in (2, 4) and name and key in _label_keys():
+            out.append(" " * indent + _pad(label(key, language), width) + line[indent + width:])
+        else:
+            out.append(line)
+    return out
+
+
+def _label_keys() -> frozenset:
+    from explorer.text import labels
+
+    return frozenset(labels())
 
 
 def _warning_lines(warnings, language: str) -> list[str]:

@@ -448,8 +448,20 @@ def range_error(name: str, value: Any) -> ScenarioError:
     """The one refusal of a number outside field ``name``'s range, one past any float (``1e400``) included.
 
     The app's boxes, a link's values and the CLI's options all refuse with it, so ``1e400`` reads the same
-    wherever it is typed: ``params: '1e400' is not allowed; allowed: a number in [1e+06, 1e+14]`` (``value``
-    as given: the text when it was text).
+    wherever it is typed: ``params: '1e400' is not allowed; allowed: a number in [1e+06, 1e+14]``.
+
+    Parameters
+    ----------
+    name : str
+        A numeric field of :class:`Scenario` (its range comes from :func:`field_spec`).
+    value : object
+        The value as given: the text when it was text (``"1e400"``, not the ``inf`` it reads as).
+
+    Returns
+    -------
+    ScenarioError
+        The refusal, naming the field, the value and the field's range (``allowed_range`` or
+        ``allowed_whole_range`` of messages.csv).
     """
     spec = field_spec(name)
     return ScenarioError(name, value, Message("allowed_whole_range" if spec.get("kind") == "int" else "allowed_range",

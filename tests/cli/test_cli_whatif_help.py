@@ -74,3 +74,22 @@ def test_bad_input_is_one_line_and_exit_code_2(args, words):
 def test_bad_input_in_chinese():
     result = cli("what-if", "--vary", "pricing", "--lang", "zh")
     assert result.returncode == 2 and result.stderr.startswith("错误：")
+
+
+#: The estimate table's row names and headings in English (``python -m explorer estimate``).
+_ENGLISH_ROWS = ("train compute", "GPU-hours", "GPUs", "memory per GPU", "layout", "batch", "wall-clock", "energy",
+                 "carbon", "whole project", "price basis", "cost (", "compute", "people", "hidden", "total",
+                 "final run only", "tokens per GPU-hour", "USD per 1M tokens")
+
+
+def test_estimate_in_chinese_names_its_rows_and_headings_in_chinese():
+    zh = cli("estimate", "--lang", "zh")
+    assert zh.returncode == 0
+    starts = [line.strip() for line in zh.stdout.splitlines() if line.strip()]
+    assert starts[0].startswith("场景：")
+    left = [s for s in starts if s.startswith(_ENGLISH_ROWS)]
+    assert left == [], left
+    for words in ("训练算力", "训练时长", "成本（USD）", "金额", "占比", "人才", "总计", "仅正式训练", "警告"):
+        assert words in zh.stdout, words
+    en = cli("estimate").stdout  # English as before
+    assert "  train compute        " in en and "  cost (USD)" in en and "Scenario: " in en
