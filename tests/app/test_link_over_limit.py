@@ -73,3 +73,10 @@ def test_law_what_is_read_is_whole_pairs_within_the_limit_and_the_rest_is_named(
         assert list(dropped) == known[:16]
         refused = query.refused_fields_from_query(link)
         assert refused[0].field == "link_length" and refused[0].value == len(link)
+
+
+def test_the_share_tab_says_when_its_link_is_over_the_limit(make_app):
+    app = make_app()
+    assert app._long_link_note("?gpus=64&tab=plan") == ""
+    note = app._long_link_note("?" + LONG)
+    assert "4,123 characters" in note and "4,096" in note and "Plan: most GPUs" in note and "Link: tab shown" in note

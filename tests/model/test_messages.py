@@ -189,6 +189,7 @@ SAMPLES: dict[str, dict] = {
     "allowed_link_length": dict(limit=4096, dropped=("tab", "plan_cap")),
     "export_controlled": dict(gpu="NVIDIA H100 SXM5 80GB"),
     "allowed_vary": {},
+    "share_link_too_long": dict(chars=4123, limit=4096, dropped=("tab", "plan_cap")),
 }
 
 
