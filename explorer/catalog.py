@@ -486,6 +486,16 @@ def region(region_id: str) -> Region:
                                                             field="region")) from None
 
 
+@functools.cache
+def export_controls() -> Mapping[str, Mapping[str, str]]:
+    """Accelerators under US export controls for a destination country: gpu id -> row of export_controls.csv.
+
+    Each row names the country, the rule (the BIS interim final rules of October 2022 and October 2023, by
+    Federal Register citation), its dates and sources; issue 41.
+    """
+    return MappingProxyType({row["gpu"]: row for row in read_csv("export_controls.csv")})
+
+
 def published_runs() -> tuple[Mapping[str, str], ...]:
     """Disclosed training runs (``published_runs.csv``), as read; see its ``notes`` column.
 

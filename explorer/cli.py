@@ -23,9 +23,9 @@ from explorer.errors import ScenarioError, short_repr
 from explorer.hosting import commands
 from explorer.messages import Message, render
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate
-from explorer.text import (LANGUAGES, MAX_NUMBER_CHARS, NumberError, label, parse_number, quantity,
+from explorer.text import (LANGUAGES, MAX_NUMBER_CHARS, NumberError, label, money_in, parse_number, quantity,
                            readable_number)
-from explorer.scenario import MAX_JSON_CHARS, Scenario, field_spec
+from explorer.scenario import MAX_JSON_CHARS, Scenario, field_spec, range_error
 
 __all__ = ["main", "format_estimate"]
 
@@ -71,6 +71,22 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{short_repr(text, 40)} {why}") from None
 
 
+def _field_number(name: str):
+    """:func:`_number` for the option of scenario field ``name``: a number past the float range (``1e400``) is
+    refused in the words the app's boxes and links use (:func:`explorer.scenario.range_error`)."""
+
+    def read(text: str) -> float:
+        try:
+            return parse_number(text)
+        except NumberError as exc:
+            if exc.reason == "range":
+                raise argparse.ArgumentTypeError(range_error(name, text).render("en", readable="numbers")) from None
+            return _number(text)
+
+    read.__name__ = "number"  # argparse names the type in its own messages
+    return read
+
+
 def _whole(text: str) -> int:
     """A whole number for ``--n`` and ``--seed`` (digits, at most :data:`~explorer.text.MAX_NUMBER_CHARS` long);
     its range is checked where it is used (``simulate``)."""
@@ -112,7 +128,7 @@ def _scenario_options(p: argparse.ArgumentParser, *, repeat: bool = False) -> No
         if kind == "choice":
             options["choices"] = field_spec(f.name)["choices"]
         elif kind in ("float", "int"):
-            options["type"] = _number
+            options["type"] = _field_number(f.name)
         if repeat:
             options.update(action="append", help=options["help"] + "; repeatable: one row per value")
         target.add_argument("--" + dest.replace("_", "-"), **options)
@@ -123,17 +139,41 @@ def _prog() -> str:
     return "llm-cost-explorer" if os.path.basename(sys.argv[0]) == "llm-cost-explorer" else "python -m explorer"
 
 
+#: ``--help`` examples: each runs as written (tests/cli/test_cli_whatif_help.py runs every one).
+EXAMPLES = {
+    "": ["estimate --params 70B --tokens 1.4T --gpu h100-sxm --gpus 2048",
+         "what-if --vary pricing=on_demand,spot --vary precision=bf16,fp8",
+         "plan --budget-usd 5M --gpu-cap 1024",
+         "estimate --params 7B --region cn-avg --currency CNY --lang zh"],
+    "estimate": ["estimate --params 70B --tokens 1.4T --gpu h100-sxm --gpus 2048",
+                 "estimate --params 7B --days 30 --pricing spot --json"],
+    "what-if": ["what-if --vary pricing=on_demand,reserved_1y,spot --vary precision=bf16,fp8",
+                "what-if --params 70B --vary gpu=h100-sxm,mi300x --vary region=us-avg,cn-avg --sort days",
+                "what-if --vary pricing=on_demand,spot --vary precision=bf16,fp8 --lang zh"],
+    "plan": ["plan --budget-usd 5M --gpu-cap 1024", "plan --budget 5000万 --currency CNY --lang zh"],
+    "compare": ["compare --pricing on_demand --pricing spot --name on-demand --name spot"],
+    "simulate": ["simulate --n 2000 --budget 3M"],
+}
+
+
+def _epilog(command: str) -> str:
+    return "examples:\n" + "\n".join(f"  {_prog()} {line}" for line in EXAMPLES[command])
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=_prog(), description="LLM training-cost explorer.")
+    parser = _Parser(prog=_prog(), description="LLM training-cost explorer.", epilog=_epilog(""),
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    est = sub.add_parser("estimate", help="estimate the cost of one training run")
+    est = sub.add_parser("estimate", epilog=_epilog("estimate"), formatter_class=argparse.RawDescriptionHelpFormatter,
+                              help="estimate the cost of one training run")
     est.add_argument("--scenario", metavar="FILE", help="scenario JSON file; options below override its fields")
     _scenario_options(est)
     est.add_argument("--json", action="store_true", help="print one JSON object")
 
-    cmp_ = sub.add_parser("compare", help="compare scenarios side by side (one row each)")
+    cmp_ = sub.add_parser("compare", epilog=_epilog("compare"), formatter_class=argparse.RawDescriptionHelpFormatter,
+                               help="compare scenarios side by side (one row each)")
     cmp_.add_argument("--scenario", metavar="FILE", action="append",
                       help="scenario JSON file, repeatable (one row each); options below override every row")
     cmp_.add_argument("--name", action="append", help="row name, repeatable (default A, B, C...)")
@@ -147,7 +187,8 @@ def _parser() -> argparse.ArgumentParser:
     _scenario_options(att)
     att.add_argument("--json", action="store_true", help="print one JSON object")
 
-    sim = sub.add_parser("simulate", help="Monte Carlo of the cost over the uncertain inputs (P5/P50/P95)")
+    sim = sub.add_parser("simulate", epilog=_epilog("simulate"), formatter_class=argparse.RawDescriptionHelpFormatter,
+                              help="Monte Carlo of the cost over the uncertain inputs (P5/P50/P95)")
     sim.add_argument("--scenario", metavar="FILE", help="scenario JSON file; options below override its fields")
     _scenario_options(sim)
     sim.add_argument("--n", type=_whole, default=10_000, help="number of draws (default 10000, at most 2,000,000)")
@@ -156,7 +197,8 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--gpu-cap", type=_number, help="most GPUs available, for the budget's deadline check")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
 
-    pln = sub.add_parser("plan", help="the largest compute-optimal model a budget pays for (explorer.plan)")
+    pln = sub.add_parser("plan", epilog=_epilog("plan"), formatter_class=argparse.RawDescriptionHelpFormatter,
+                              help="the largest compute-optimal model a budget pays for (explorer.plan)")
     money = pln.add_mutually_exclusive_group(required=True)
     money.add_argument("--budget", type=_number,
                        help="the budget in the scenario's currency (--currency; USD by default), e.g. 5M, 5e6 or "
@@ -173,6 +215,17 @@ def _parser() -> argparse.ArgumentParser:
     pln.add_argument("--json", action="store_true",
                      help="print one JSON object; its 'scenario' is a file for estimate --scenario")
 
+    wif = sub.add_parser("what-if", epilog=_epilog("what-if"), formatter_class=argparse.RawDescriptionHelpFormatter,
+                         help="every combination of two or three levers' values, sorted (the app's What-if tab)")
+    wif.add_argument("--vary", action="append", required=True, metavar="LEVER=V1,V2",
+                     help="a lever and the values to try, repeatable (one to three levers: pricing, precision, region, "
+                          "gpu, architecture, facility, recovery, training_kind; explorer.analysis.WHAT_IF_LEVERS)")
+    wif.add_argument("--sort", choices=WHAT_IF_SORTS, default="total_usd",
+                     help="the column the rows are sorted by, best first (default total_usd)")
+    wif.add_argument("--scenario", metavar="FILE", help="starting scenario JSON file; options below override its fields")
+    _scenario_options(wif)
+    wif.add_argument("--json", action="store_true", help="print one JSON object: the rows and the warnings")
+
     cat = sub.add_parser("catalog", help="list a catalog")
     cat.add_argument("which", choices=("gpus", "regions", "defaults"))
     cat.add_argument("--json", action="store_true")
@@ -183,6 +236,8 @@ def _parser() -> argparse.ArgumentParser:
     for command in (est, pln, cmp_, att, sim, cat, hist):
         command.add_argument("--lang", choices=LANGUAGES, default="en",
                              help="language of warnings and errors: en (default) or zh")
+    wif.add_argument("--lang", choices=LANGUAGES, default="en",
+                     help="language of the whole output (headings, warnings, errors): en (default) or zh")
     commands.register(sub, parser.prog)  # app, workshop, lab: the package's notebooks served
     return parser
 
@@ -329,7 +384,7 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
         lines[1:1] = ["", f"  INFEASIBLE           {why}; {alt}"]
         lines += ["", f"  cost ({cur})           none: a run that cannot happen has no cost (see the warnings)",
                   f"  tokens per GPU-hour  {_fmt(e.tokens_per_gpu_hour)}"]
-        return "\n".join(lines + _warning_lines(e.warnings, language))
+        return "\n".join(_in_language(lines, language) + _warning_lines(e.warnings, language))
     lines += ["", f"  {'cost (' + cur + ')':<20} {'amount':>12}  {'share':>6}"]
     fx = e.usd_to_currency
     for d in COST_DIMENSIONS:
@@ -348,7 +403,44 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
         f"  {cur} per PFLOP-day     {_fmt(e.usd_per_pflop_day * fx)}",
         f"  tokens per GPU-hour  {_fmt(e.tokens_per_gpu_hour)}",
     ]
-    return "\n".join(lines + _warning_lines(e.warnings, language))
+    return "\n".join(_in_language(lines, language) + _warning_lines(e.warnings, language))
+
+
+def _in_language(lines: list[str], language: str) -> list[str]:
+    """The estimate table's row names and headings in ``language``: each English name (labels.csv ``cli:<name>``)
+    at the start of a line becomes its label, padded as wide (a CJK character takes two columns)."""
+    if language == "en":
+        return lines
+    out = []
+    for line in lines:
+        if line.startswith("Scenario: "):
+            out.append(f"{label('cli:Scenario', language)}：{line[len('Scenario: '):]}")
+            continue
+        if line.startswith(("  cost (", "  USD per", "  CNY per")):  # the headings of the cost table and the rates
+            cur = "USD" if "USD" in line[:12] else "CNY"
+            if line.startswith("  cost ("):
+                amount, share = label("cli:amount", language), label("cli:share", language)
+                out.append(f"  {_pad(f'成本（{cur}）', 20)} {' ' * (12 - _width(amount))}{amount}  "
+                           f"{' ' * (6 - _width(share))}{share}")
+            else:
+                per = "每百万 token" if "1M tokens" in line else "每 PFLOP-天"
+                out.append(f"  {_pad(f'{per}（{cur}）', 20)}{line[22:]}")
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        width = 21 if indent == 2 else 18
+        name = line[indent:indent + width].rstrip()
+        key = f"cli:{name}"
+        if indent in (2, 4) and name and key in _label_keys():
+            out.append(" " * indent + _pad(label(key, language), width) + line[indent + width:])
+        else:
+            out.append(line)
+    return out
+
+
+def _label_keys() -> frozenset:
+    from explorer.text import labels
+
+    return frozenset(labels())
 
 
 def _warning_lines(warnings, language: str) -> list[str]:
@@ -519,6 +611,84 @@ def _analysis_command(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+#: The columns ``what-if --sort`` offers (the app's What-if sort keys), each labelled as the app labels it.
+WHAT_IF_SORTS = ("total_usd", "final_run_usd", "days", "co2_tonnes", "usd_per_1m_tokens")
+_SORT_LABEL = {"total_usd": "kpi_total_project", "final_run_usd": "kpi_total_run", "days": "kpi_days",
+               "co2_tonnes": "kpi_co2", "usd_per_1m_tokens": "kpi_per_token"}
+_MAX_VARY_VALUES = 50  # values of one lever; what_if itself refuses more than 1,000 combinations
+
+
+def _levers(texts: Sequence[str]) -> dict[str, list[str]]:
+    """``["pricing=on_demand,spot", ...]`` -> ``{"pricing": ["on_demand", "spot"]}``; ScenarioError when malformed.
+
+    At most 50 values a lever are read (``what_if`` refuses more than 1,000 combinations and unknown levers)."""
+    levers: dict[str, list[str]] = {}
+    for text in texts:
+        name, eq, values = text.partition("=")
+        name = name.strip()
+        items = [v.strip() for v in values.split(",") if v.strip()][:_MAX_VARY_VALUES + 1]
+        if not eq or not name:  # the lever's name is checked by what_if
+            raise ScenarioError("vary", text, Message("allowed_vary"))
+        if not items or len(items) > _MAX_VARY_VALUES or name in levers:
+            raise ScenarioError("vary", text, Message("allowed_value_per_lever"))
+        levers[name] = items
+    return levers
+
+
+def _whatif_command(args: argparse.Namespace) -> str:
+    """Output of ``what-if``: :func:`explorer.analysis.what_if` of the scenario, sorted (the What-if tab's table)."""
+    from explorer.analysis import what_if
+
+    lang = args.lang
+    levers = _levers(args.vary)
+    start = _scenario_from_args(args, _read_scenario(args.scenario) if args.scenario else {})
+    grid = what_if(start, levers)
+    warnings = grid.attrs.get("warnings", [])
+    grid = grid.sort_values(args.sort, kind="stable", na_position="last")
+    if args.json:
+        rows = [{k: (v if v is None or isinstance(v, str) else float(v)) for k, v in row.items()}
+                for row in grid.to_dict("records")]
+        return _dumps({"rows": rows, "sort": args.sort, "warnings": [render(w, lang) for w in warnings]})
+    cur, fx = start.currency, estimate(start).usd_to_currency
+    names = list(levers)
+    days = f"{label('kpi_days', lang)} [{label('unit_days', lang)}]"
+    head = [label(n, lang) for n in names] + [label(_SORT_LABEL["total_usd"], lang), days,
+                                              label("whatif_vs_start", lang)]
+    if args.sort not in ("total_usd", "days"):
+        unit = f" [{label('unit_tco2', lang)}]" if args.sort == "co2_tonnes" else ""
+        head.append(label(_SORT_LABEL[args.sort], lang) + unit)
+    body: list[list[str]] = []
+    notes: dict[int, str] = {}
+    for row in grid.to_dict("records"):
+        cells = [str(row[n]) for n in names]
+        if row["note"]:  # not possible: why, after the columns
+            notes[len(body)] = render(row["note"], lang)
+            body.append(cells)
+            continue
+        cells += [money_in(row["total_usd"] * fx, cur, lang, symbol=True), f"{row['days']:,.1f}",
+                  f"{row['vs_start']:.2f}x"]
+        if args.sort in ("final_run_usd", "usd_per_1m_tokens"):
+            cells.append(money_in(row[args.sort] * fx, cur, lang, symbol=True))
+        elif args.sort == "co2_tonnes":
+            cells.append(f"{row['co2_tonnes']:,.1f}")
+        body.append(cells)
+    widths = [max(_width(r[i]) for r in [head] + body if i < len(r)) for i in range(len(head))]
+    lines = [label("whatif_note", lang).format(n=len(body), currency=cur), ""]
+    for i, r in enumerate([head] + body):
+        text = "  ".join(_pad(c, w) for c, w in zip(r, widths))
+        lines.append((text + notes.get(i - 1, "")).rstrip())
+    return "\n".join(lines + _warning_lines(warnings, lang))
+
+
+def _width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: a CJK character takes two."""
+    return sum(2 if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - _width(text))
+
+
 _PLAN_CLUSTER = {"auto": "picked: the cheapest on which the run ends within the longest published run "
                           "(plan_longest_run_days), capped by --gpu-cap",
                  "base": "the GPU count given", "deadline": "solved for the deadline"}
@@ -581,6 +751,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_plan_command(args))
         elif args.command in ("compare", "attribute", "simulate"):
             print(_analysis_command(args))
+        elif args.command == "what-if":
+            print(_whatif_command(args))
         elif args.command == "catalog":
             print(_catalog_table(args.which, args.json))
         else:

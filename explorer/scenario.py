@@ -21,6 +21,7 @@ from explorer.messages import Message
 
 __all__ = [
     "Scenario",
+    "range_error",
     "TRAINING_KINDS",
     "PRICING_MODES",
     "SELLERS",
@@ -443,6 +444,30 @@ def field_spec(name: str) -> Mapping[str, Any]:
     raise KeyError(name)
 
 
+def range_error(name: str, value: Any) -> ScenarioError:
+    """The one refusal of a number outside field ``name``'s range, one past any float (``1e400``) included.
+
+    The app's boxes, a link's values and the CLI's options all refuse with it, so ``1e400`` reads the same
+    wherever it is typed: ``params: '1e400' is not allowed; allowed: a number in [1e+06, 1e+14]``.
+
+    Parameters
+    ----------
+    name : str
+        A numeric field of :class:`Scenario` (its range comes from :func:`field_spec`).
+    value : object
+        The value as given: the text when it was text (``"1e400"``, not the ``inf`` it reads as).
+
+    Returns
+    -------
+    ScenarioError
+        The refusal, naming the field, the value and the field's range (``allowed_range`` or
+        ``allowed_whole_range`` of messages.csv).
+    """
+    spec = field_spec(name)
+    return ScenarioError(name, value, Message("allowed_whole_range" if spec.get("kind") == "int" else "allowed_range",
+                                              lo=spec["min"], hi=spec["max"], bracket="(" if spec["lo_open"] else "["))
+
+
 def _check_field(f: dataclasses.Field[Any], value: Any) -> Any:
     meta = f.metadata
     kind = meta.get("kind", "str")
@@ -460,19 +485,19 @@ def _check_field(f: dataclasses.Field[Any], value: Any) -> Any:
         return value
     if isinstance(value, bool):
         raise ScenarioError(f.name, value, Message("allowed_not_bool"))
-    lo, hi = meta["min"], meta["max"]
 
     def out_of_range(given: Any) -> ScenarioError:  # the message is built only for a refusal (every estimate checks)
-        return ScenarioError(f.name, given, Message("allowed_whole_range" if kind == "int" else "allowed_range",
-                                                    lo=lo, hi=hi, bracket="(" if meta["lo_open"] else "["))
+        return range_error(f.name, given)
+    given = value
     try:
         value = float(value)
     except OverflowError:  # an integer beyond the float range (1e308)
         raise out_of_range(value) from None
     except (TypeError, ValueError):
         raise ScenarioError(f.name, value, Message("allowed_number")) from None
-    if not math.isfinite(value):
-        raise out_of_range(value)
+    if not math.isfinite(value):  # "1e400" typed is named as typed (as a link's is), not as the inf it reads as
+        raise out_of_range(given if isinstance(given, str) else value)
+    lo, hi = meta["min"], meta["max"]
     if value < lo or value > hi or (meta["lo_open"] and value == lo):
         raise out_of_range(value)
     if kind == "int":

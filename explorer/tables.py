@@ -85,6 +85,7 @@ SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
                        "types": {"train_flop": "float", "authors": "float!", "project_months": "float"}},
     "moe_models.csv": {"id": "id", "source": ("source",), "types": {"params_total": "float!", "params_active": "float!"}},
     "mfu_bounds.csv": {"id": "id", "source": ("source",), "types": {"low": "float!", "high": "float!"}},
+    "export_controls.csv": {"id": "gpu", "documentary": ("rule", "note"), "source": ("source",), "types": {"published": "date!", "effective": "date!"}},
 })
 
 

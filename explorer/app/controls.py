@@ -18,7 +18,8 @@ from explorer.app.shared import (DESCRIPTION_STYLE, FULL_WIDTH, PLAIN, SLIDER_ST
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
 from explorer.messages import Message
-from explorer.text import label, parse_number, readable_number
+from explorer.scenario import range_error
+from explorer.text import NumberError, label, parse_number, readable_number
 
 __all__ = ["ControlRow", "NumberBox", "log_slider_row", "slider_row", "choice_row", "toggle_row", "optional_number_row",
            "number_row", "parse_optional_number", "relabel_options"]
@@ -213,6 +214,9 @@ def parse_optional_number(field: str, text: str) -> float | None:
         return None
     try:
         return parse_number(text)
+    except NumberError as exc:
+        raise range_error(field, text) if exc.reason == "range" else ScenarioError(
+            field, text, Message("allowed_number_or_blank")) from None
     except ValueError:
         raise ScenarioError(field, text, Message("allowed_number_or_blank")) from None
 

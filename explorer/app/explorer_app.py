@@ -645,7 +645,8 @@ class ExplorerApp:
                                          label("download_scenario", lang)) + " &nbsp; " +
                     export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
                                          label("download_breakdown", lang)))
-            self.share.value = views.share_html(self.share_query(), lang)
+            link = self.share_query()
+            self.share.value = views.share_html(link, lang) + self._long_link_note(link)
             self._share_generation += 1
             loop = self._event_loop()
             if loop is None:  # headless: every file at once
@@ -719,6 +720,16 @@ class ExplorerApp:
         run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
         self.history.mark(e.scenario.currency, e.usd_to_currency, run_usd, self.marker_year, run_label,
                           self.analysis.run_interval_usd())
+
+    def _long_link_note(self, link: str) -> str:
+        """A note under a share link longer than the app reads (:data:`query.MAX_QUERY_CHARS`): what it would leave
+        out when opened (long slot names make it so), or ""."""
+        dropped = query.dropped_link_keys(link)
+        if not dropped:
+            return ""
+        text = Message("share_link_too_long", chars=len(link.lstrip("?")), limit=query.MAX_QUERY_CHARS,
+                       dropped=dropped).render(self.language)
+        return f'<div class="explorer-message">{html.escape(text)}</div>'
 
     def share_query(self) -> str:
         """The query string (with ``?``) of a link to the scenario, language and scope shown."""

@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from explorer.analysis import attribute
 from explorer.app.analysis_tab import AnalysisState, AnalysisTab
-from explorer.app.html_tables import recipe_html
+from explorer.app.html_tables import recipe_html, slot_title
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
@@ -101,7 +101,8 @@ class LeverView(AnalysisTab):
         return (self.lever_plot,)
 
     def _layout_key(self) -> tuple:
-        return (self.language, self.state.estimate.scenario.currency, tuple(self.lever_plot.keys))
+        return (self.language, self.state.estimate.scenario.currency, tuple(self.lever_plot.keys),
+                self.lever_plot.baseline_slot)
 
     def _update(self) -> None:
         base, e = self.state.slots["A"] or self.state.estimate, self.state.estimate
@@ -113,6 +114,8 @@ class LeverView(AnalysisTab):
             return
         note = self.attribution.note(self.language)
         self.lever_note.value = f'<div class="explorer-note">{html.escape(note)}</div>' if note else ""
+        # the first bar names the baseline: slot A (and its name), the By-lever PNG included
+        self.lever_plot.baseline_slot = slot_title("A", self.state.slot_names["A"]) if self.state.slots["A"] else ""
         self.lever_plot.update(self.attribution, e.scenario.currency, e.usd_to_currency, draw=False)
 
     def figure_for_export(self) -> Figure | None:

@@ -11,16 +11,16 @@ import dataclasses
 import math
 import os
 from typing import Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs, unquote_plus, urlencode
 
 from explorer import catalog, prices
 from explorer.errors import ScenarioError
 from explorer.messages import Message
-from explorer.scenario import Scenario, field_spec
+from explorer.scenario import Scenario, field_spec, range_error
 from explorer.text import NumberError, number_text, parse_number
 
 __all__ = ["scenario_fields_from_query", "query_from_scenario", "scenario_from_query", "request_query_string",
-           "EXTRA_KEYS", "refused_fields_from_query"]
+           "EXTRA_KEYS", "refused_fields_from_query", "link_within_limit", "dropped_link_keys", "MAX_QUERY_CHARS"]
 
 #: Keys that are not scenario fields: the view (language, preset, scope, the tab shown, the "what changed" view)
 #: and the decision around the scenario (budget [USD] and as typed, GPU cap, each compare slot's scenario as a
@@ -31,7 +31,59 @@ EXTRA_KEYS = ("lang", "preset", "scope", "budget_usd", "budget_text", "gpu_cap",
               *(f"slot_{s}" for s in "ABCD"), *(f"name_{s}" for s in "ABCD"),
               "plan_budget", "plan_gpu", "plan_pricing", "plan_seller", "plan_deadline", "plan_cap", "plan_scope")
 _FIELD_ORDER = [f.name for f in dataclasses.fields(Scenario)]  # keys are applied in this order, not the URL's
-_MAX_QUERY_CHARS = 4096
+#: The longest query string read [characters]: a longer link is read up to its last whole ``key=value`` pair within
+#: this many characters, and the banner names the settings past it (:func:`dropped_link_keys`), never silently.
+MAX_QUERY_CHARS = 4096
+#: How far past the limit the names of the settings left out are looked for [characters], and how many are named:
+#: a bound on the work a hostile link can ask for (the hosting layer refuses longer query strings anyway).
+_MAX_SCANNED_CHARS = 65_536
+_MAX_DROPPED_NAMED = 16
+
+
+def link_within_limit(query: str) -> str:
+    """``query`` (without its ``?``) up to its last whole ``key=value`` pair within :data:`MAX_QUERY_CHARS`.
+
+    A pair is never cut in two: ``plan_cap=1024`` cut to ``plan_cap=10`` would be a wrong value, not a missing one.
+
+    >>> link_within_limit("a=1&b=2"), len(link_within_limit("a=1&" + "b" * 5000))
+    ('a=1&b=2', 3)
+    """
+    text = (query or "").lstrip("?")
+    if len(text) <= MAX_QUERY_CHARS:
+        return text
+    cut = text.rfind("&", 0, MAX_QUERY_CHARS + 1)
+    return text[:cut] if cut > 0 else ""
+
+
+def dropped_link_keys(query: str) -> tuple[str, ...]:
+    """The known settings (scenario fields and :data:`EXTRA_KEYS`) a link holds past :data:`MAX_QUERY_CHARS`.
+
+    Each named once, in the link's order, at most 16; looked for within the first 65,536 characters (linear).
+
+    >>> dropped_link_keys("gpus=64&" + "x=" + "1" * 4100 + "&tab=plan&plan_cap=1024&tab=plan")
+    ('tab', 'plan_cap')
+    """
+    text = (query or "").lstrip("?")
+    if len(text) <= MAX_QUERY_CHARS:
+        return ()
+    kept = len(link_within_limit(text))
+    names: list[str] = []
+    for pair in text[kept:_MAX_SCANNED_CHARS].split("&"):
+        key = unquote_plus(pair.partition("=")[0][:64]).strip()
+        if (key in EXTRA_KEYS or key in _FIELD_ORDER) and key not in names:
+            names.append(key)
+            if len(names) == _MAX_DROPPED_NAMED:
+                break
+    return tuple(names)
+
+
+def _link_too_long(query: str) -> ScenarioError | None:
+    """The refusal of a link over :data:`MAX_QUERY_CHARS`, naming the settings left out; None within it."""
+    text = (query or "").lstrip("?")
+    if len(text) <= MAX_QUERY_CHARS:
+        return None
+    return ScenarioError("link_length", len(text), Message("allowed_link_length", limit=MAX_QUERY_CHARS,
+                                                    dropped=dropped_link_keys(text)))
 
 
 def _clamp(name: str, text: str) -> Any:
@@ -89,7 +141,7 @@ def scenario_fields_from_query(query: str) -> tuple[dict[str, Any], dict[str, st
     """
     fields: dict[str, Any] = {}
     extras: dict[str, str] = {}
-    parsed = parse_qs((query or "")[:_MAX_QUERY_CHARS].lstrip("?"), keep_blank_values=True)
+    parsed = parse_qs(link_within_limit(query), keep_blank_values=True)
     for key, values in parsed.items():
         text = values[-1].strip()
         if key in EXTRA_KEYS:
@@ -123,10 +175,13 @@ def refused_fields_from_query(query: str) -> list[ScenarioError]:
     Every value :func:`scenario_fields_from_query` drops is named, except a blank one (``""``, ``none``,
     ``null``: the field's default): a number outside its field's range or past any number (``1e1000000``),
     text that is no number (``abc``, ``NaN``, ``inf``, the decimal comma of ``1,5``, a NUL byte), a choice or
-    a name the field does not know, a date the price table does not cover.
+    a name the field does not know, a date the price table does not cover. A link longer than
+    :data:`MAX_QUERY_CHARS` is read to its last whole pair within it, and its refusal (field ``link_length``) comes first,
+    naming the settings left out.
     """
-    refused = []
-    parsed = parse_qs((query or "")[:_MAX_QUERY_CHARS].lstrip("?"), keep_blank_values=True)
+    too_long = _link_too_long(query)
+    refused = [too_long] if too_long is not None else []
+    parsed = parse_qs(link_within_limit(query), keep_blank_values=True)
     for key, values in parsed.items():
         if key not in _FIELD_ORDER:
             continue
@@ -154,8 +209,7 @@ def refused_fields_from_query(query: str) -> list[ScenarioError]:
         except NumberError:  # past any number, or no number at all (abc, NaN, inf, a decimal comma, a NUL)
             value = math.nan
         if not spec["min"] <= value <= spec["max"]:  # false for NaN: refused
-            refused.append(ScenarioError(key, text, Message("allowed_range", lo=spec["min"], hi=spec["max"],
-                                                            bracket="(" if spec.get("lo_open") else "[")))
+            refused.append(range_error(key, text))  # the boxes' and the CLI's words (one wording for 1e400)
     return refused
 
 

@@ -403,6 +403,8 @@ def assumptions_html(e: Estimate, language: str = "en") -> str:
 
     Names come from each assumption's id and params (:meth:`explorer.model.Assumption.render`); a source in
     the model's own words is a :class:`~explorer.messages.Message` and is rendered too, citations stay as written.
+    A dimensionless value (unit ``"1"`` in the model, as SI writes it: MFU, PUE, layer counts, parallel degrees)
+    shows no unit: a reader took "1" for a number (issue 41).
     """
     head = "".join(f"<th>{html.escape(label(k, language))}</th>" for k in
                    ("assumption_name", "assumption_value", "assumption_unit", "assumption_source"))
@@ -412,7 +414,7 @@ def assumptions_html(e: Estimate, language: str = "en") -> str:
         value = _choice_text(a, language) if isinstance(a.value, str) else (
             f"{a.value:.4g}" if math.isfinite(a.value) else unknown)
         rows.append(f"<tr><td>{html.escape(a.render(language))}</td><td>{html.escape(value)}</td>"
-                    f'<td>{html.escape(unit_text(a.unit, language))}</td>'
+                    f'<td>{html.escape(unit_text(a.unit, language) if a.unit != "1" else "")}</td>'  # "1": none
                     f'<td class="src">{html.escape(render(a.source, language))}</td></tr>')
     return f'<div class="explorer-assumptions"><table><tr>{head}</tr>{"".join(rows)}</table></div>'
 

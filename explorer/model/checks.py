@@ -42,6 +42,9 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float, layout=None
     gpus, floor, good = v["gpus"], v["min_gpus_memory"], v["goodput"]
     max_gpus = default("max_gpus")
     needed = v.get("gpus_needed", gpus)
+    controlled = catalog.export_controls().get(s.gpu)  # a US-controlled chip priced in a Chinese region
+    if controlled is not None and catalog.region(s.region).country == controlled["destination_country"]:
+        out.append(Message("export_controlled", gpu=acc.name))
     if v["deadline_impossible"]:
         if needed >= GPU_COUNT_CEILING or (good <= 0.0 and needed <= max_gpus):
             out.append(Message("deadline_unreachable", max_gpus=max_gpus))

@@ -177,14 +177,23 @@ class LeverWaterfallPlot(LabelledPlot):
         self.ax = self.figure.add_subplot()
         self.bars, self.texts, self.connectors = waterfall_artists(self.ax, len(LEVERS) + 3, fontsize=9)
         self.keys: list[str] = ["baseline", "current"]
+        #: What the first bar is, when it is a slot: ``"A"`` or ``"A · name"`` (the app's baseline, issue 41: the
+        #: PNG named no baseline); "" for a plain "Baseline".
+        self.baseline_slot = ""
         self._init_language(language)
 
     def _moving_artists(self) -> list:
         return [*self.bars, *self.texts, self.connectors]
 
+    def _bar_name(self, key: str) -> str:
+        if key == "baseline" and self.baseline_slot:
+            return label("lever_baseline_slot", self.lang).format(slot=self.baseline_slot)
+        if key in ("baseline", "current"):
+            return label(key, self.lang)
+        return " + ".join(label(f"lever_{part}", self.lang) for part in key.split("+"))
+
     def _relabel(self) -> None:
-        names = [label(k, self.lang) if k in ("baseline", "current")
-                 else " + ".join(label(f"lever_{part}", self.lang) for part in k.split("+")) for k in self.keys]
+        names = [self._bar_name(k) for k in self.keys]
         self.ax.set_xticks(np.arange(len(names)))
         self.ax.set_xticklabels(names, rotation=20, ha="right", fontsize=9, **self.kw)
 

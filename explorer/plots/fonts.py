@@ -1,7 +1,11 @@
 """Font choice for chart text: Chinese where a CJK font is installed, else English.
 
 Matplotlib draws empty boxes for characters its font lacks, so charts only
-switch to Chinese when :func:`cjk_font` finds a font that covers it.
+switch to Chinese when :func:`cjk_font` finds a font that covers it. English
+charts carry the CJK font too, as a fallback behind DejaVu Sans (matplotlib
+>= 3.6 draws each character in the first font of the list that has it): a
+Chinese slot name or article title on the English page is drawn, not boxed
+(issue 41).
 """
 
 from __future__ import annotations
@@ -78,10 +82,14 @@ def text_kwargs(language: str) -> tuple[dict, str]:
     """Text keyword arguments and the language the chart can actually show.
 
     Returns ``({"fontfamily": [cjk, "DejaVu Sans"]}, "zh")`` when Chinese is
-    asked for and drawable, else ``({}, "en")``.
+    asked for and drawable; else English with the CJK font as a fallback,
+    ``({"fontfamily": ["DejaVu Sans", cjk]}, "en")``, so that Chinese text a
+    user typed (a slot name) still draws; ``({}, "en")`` when no CJK font is
+    installed.
     """
+    font = cjk_font()
+    if font is None:
+        return {}, "en"
     if language == "zh":
-        font = cjk_font()
-        if font:
-            return {"fontfamily": [font, "DejaVu Sans"]}, "zh"
-    return {}, "en"
+        return {"fontfamily": [font, "DejaVu Sans"]}, "zh"
+    return {"fontfamily": ["DejaVu Sans", font]}, "en"

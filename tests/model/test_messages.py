@@ -25,6 +25,7 @@ ALLOWED_LATIN = {
     "token", "epoch", "ai", "index",  # a loanword of the labels (训练 token 数); the history's sources
     "m", "b", "t", "k",  # the boxes' suffixes: 1M, 100T
     "pue", "s", "ln", "cottier",  # assumptions: PUE, the s of TFLOP/s, ln(10) of Epoch's rule; an author
+    "bis", "eccn", "fr", "doc",  # a US rule cited as it is published (BIS, ECCN 3A090, 87 FR 62186, FR Doc.)
 }
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[0-9A-Za-z]+)*")
 
@@ -185,6 +186,10 @@ SAMPLES: dict[str, dict] = {
     "assumption_source_active_fraction": dict(fraction=0.055),
     "allowed_known_gpu": {},
     "allowed_known_region": {},
+    "allowed_link_length": dict(limit=4096, dropped=("tab", "plan_cap")),
+    "export_controlled": dict(gpu="NVIDIA H100 SXM5 80GB"),
+    "allowed_vary": {},
+    "share_link_too_long": dict(chars=4123, limit=4096, dropped=("tab", "plan_cap")),
 }
 
 

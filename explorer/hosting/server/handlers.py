@@ -58,7 +58,11 @@ __all__ = ["ExplorerPageHandler", "NotFoundHandler", "ReadyLoggingRequestInfoHan
 READY_MARK = "is ready: it has run the notebook"  # in the log line of a ready preheated kernel
 GAVE_UP_MARK = "stopped waiting for its query string: it shows the defaults"  # EXPLORER_QUERY_WAIT_S passed
 MAX_QUERY_KEYS = 64
-MAX_QUERY_CHARS = 4096
+#: The longest query string served [characters]: four times the app's own limit (explorer.app.query.MAX_QUERY_CHARS,
+#: 4,096; this package imports nothing of the app), so that a link a little over the app's limit opens with the
+#: banner naming the settings the app left out (issue 41: a 4,115-character link lost its tab and GPU cap
+#: silently); a longer one is refused here with a page.
+MAX_QUERY_CHARS = 16_384
 _KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]{36})"')
 _TEMPLATES = Path(__file__).parents[1] / "templates"  # explorer/hosting/templates
 #: Put in place of Voila's advice after a failed cell ("Please run Voila with --show_tracebacks=True ...",
@@ -282,10 +286,10 @@ class ExplorerPageHandler(TornadoVoilaHandler):
         if len(query) > MAX_QUERY_CHARS or len(self.request.arguments) > MAX_QUERY_KEYS:
             self._refuse(400, message_page(
                 "Link too long",
-                f"This link carries more than {MAX_QUERY_KEYS} settings or {MAX_QUERY_CHARS} characters. "
+                f"This link carries more than {MAX_QUERY_KEYS} settings or {MAX_QUERY_CHARS:,} characters. "
                 "Open the app without them and use its Share tab to make a new link.",
                 "链接过长",
-                f"此链接包含超过 {MAX_QUERY_KEYS} 项设置或 {MAX_QUERY_CHARS} 个字符。请去掉这些参数打开应用，"
+                f"此链接包含超过 {MAX_QUERY_KEYS} 项设置或 {MAX_QUERY_CHARS:,} 个字符。请去掉这些参数打开应用，"
                 "再用“分享”标签生成新链接。"))
             return
         directory_mode = not self.notebook_path

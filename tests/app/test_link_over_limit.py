@@ -1,0 +1,82 @@
+"""Issue 41: a link over the 4,096-character limit is never cut silently. The app reads it up to its last whole
+``key=value`` pair within the limit and the banner names the settings past it (a 4,115-character link reopened on
+the wrong tab and lost the Plan GPU cap, with no banner)."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, quote
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer.app import query
+from strategies import examples
+
+#: A long Chinese slot name (each character 9 characters once percent-encoded) pushes the tab and the Plan GPU cap
+#: of the link past 4,096 characters: 8 + 7 + 453 x 9 = 4,092 characters before them, "&tab=plan" ends at 4,101.
+_NAME = quote("中" * 453)
+LONG = f"gpus=64&name_B={_NAME}&tab=plan&plan_cap=1024&lang=en"
+
+
+def test_the_link_is_the_issues_length():
+    assert len(LONG) == 8 + 7 + 453 * 9 + 9 + 14 + 8 == 4123  # over the limit, as the issue's 4,115
+    assert len(LONG) > query.MAX_QUERY_CHARS
+
+
+def test_a_link_over_the_limit_is_named_in_the_banner_with_what_it_left_out(make_app):
+    app = make_app(query_string=LONG)
+    assert app._tab_key() != "plan"  # the tab past the limit is not applied ...
+    assert app.scenario.gpus == 64  # ... what came before it is
+    banner = app.banner.value
+    assert "Link length [characters]" in banner and "4,123" in banner and "4,096" in banner  # ... and it is said
+    assert "Plan: most GPUs" in banner and "Link: tab shown" in banner and "Link: language" in banner
+    assert "plan_cap" in app.error and "tab" in app.error
+
+
+def test_the_chinese_banner_names_them_in_chinese(make_app):
+    app = make_app(query_string="lang=zh&" + LONG.replace("&lang=en", ""))
+    assert "链接长度 [字符]" in app.banner.value and "预算规划：GPU 上限" in app.banner.value
+
+
+def test_a_link_within_the_limit_says_nothing(make_app):
+    app = make_app(query_string="gpus=64&tab=plan&plan_cap=1024")
+    assert app.error == "" and app._tab_key() == "plan"
+
+
+def test_a_pair_is_never_cut_in_two():
+    """``[:4096]`` cut ``plan_cap=1024`` to ``plan_cap=10``: a wrong value, applied. Now the pair is left out."""
+    head = "x=" + "1" * (query.MAX_QUERY_CHARS - 2 - len("&plan_cap=10"))
+    link = head + "&plan_cap=1024"
+    assert len(link) == query.MAX_QUERY_CHARS + 2
+    assert link[:query.MAX_QUERY_CHARS].endswith("plan_cap=10")  # what the old cut read
+    assert query.link_within_limit(link) == head
+    assert query.dropped_link_keys(link) == ("plan_cap",)
+
+
+pair = st.tuples(st.sampled_from([*query.EXTRA_KEYS, "gpus", "params", "zz", "a b"]),
+                 st.text(max_size=400)).map(lambda kv: f"{quote(kv[0])}={quote(kv[1])}")
+
+
+@given(st.lists(pair, max_size=60))
+@settings(max_examples=examples(200))
+def test_law_what_is_read_is_whole_pairs_within_the_limit_and_the_rest_is_named(pairs):
+    link = "&".join(pairs)
+    kept = query.link_within_limit(link)
+    assert len(kept) <= query.MAX_QUERY_CHARS and link.startswith(kept)
+    assert kept == link or link[len(kept)] == "&"  # cut only between pairs
+    dropped = query.dropped_link_keys(link)
+    if len(link) <= query.MAX_QUERY_CHARS:
+        assert kept == link and dropped == ()
+    else:
+        past = [k for k, _v in parse_qsl(link[len(kept):], keep_blank_values=True)]
+        known = [k for k in dict.fromkeys(past) if k in query.EXTRA_KEYS or k in ("gpus", "params")]
+        assert list(dropped) == known[:16]
+        refused = query.refused_fields_from_query(link)
+        assert refused[0].field == "link_length" and refused[0].value == len(link)
+
+
+def test_the_share_tab_says_when_its_link_is_over_the_limit(make_app):
+    app = make_app()
+    assert app._long_link_note("?gpus=64&tab=plan") == ""
+    note = app._long_link_note("?" + LONG)
+    assert "4,123 characters" in note and "4,096" in note and "Plan: most GPUs" in note and "Link: tab shown" in note
