@@ -290,7 +290,8 @@ def _readable_zh(x: float | int, exact: decimal.Decimal, size: decimal.Decimal) 
     suffix, exp = next(((s, e) for s, e in (("万亿", 12), ("亿", 8), ("万", 4)) if size >= decimal.Decimal(10) ** e),
                        ("", 0))
     scaled = exact.scaleb(-exp).normalize()
-    if suffix and scaled.as_tuple().exponent >= -3:
+    exponent = scaled.as_tuple().exponent  # an int for a finite number ('n', 'N' or 'F' for NaN and infinity)
+    if suffix and isinstance(exponent, int) and exponent >= -3:
         text = _grouped(scaled) + suffix
     else:
         text = _grouped(exact)
