@@ -54,6 +54,14 @@ def test_chinese_output_has_no_english_outside_the_allow_list(capsys, argv):
     assert _english_words(out) == [], argv
 
 
+@pytest.mark.parametrize("argv", ["estimate --params 1T --gpus 8", "estimate --params 405B --tokens 15.6T --days 1"])
+def test_an_infeasible_run_in_chinese(capsys, argv):
+    # the table above the warnings (the warnings come from messages.csv and cite their sources by name)
+    out = _run(capsys, *argv.split(), "--lang", "zh").split("\n警告：")[0]
+    assert "不可行" in out and "无：无法进行的训练没有成本" in out
+    assert _english_words(out) == [], argv
+
+
 def test_catalog_defaults_in_chinese_names_heads_and_names(capsys):
     # the sources are cited as published (titles of papers and pages): only the heads and the names are checked
     lines = _run(capsys, "catalog", "defaults", "--lang", "zh").splitlines()
