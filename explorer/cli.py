@@ -682,9 +682,11 @@ def _catalog_zh(which: str) -> str:
                 for r in catalog.regions().values()]
         table = _table_zh(heads[:5], [(i, c[:4]) for i, c in rows]).split("\n")
         return "\n".join(f"{line}  {name}" for line, name in zip(table, [heads[5]] + [c[4] for _, c in rows]))
-    rows = [(_field_name_zh(d.name), [f"{d.value:g}", _field_name_zh(d.unit), d.source[:70]])
-            for d in catalog.defaults().values()]
-    return "\n".join(f"{_pad(n, 28)} {c[0]:>10} {_pad(c[1], 14)} {c[2]}" for n, c in [(heads[0], heads[1:])] + rows)
+    rows = [(_field_name_zh(d.name), [power_of_ten(d.value) if abs(d.value) >= 1e16 else readable_number(d.value, "zh"),
+                                      "" if d.unit == "1" else _field_name_zh(d.unit), d.source[:70]])
+            for d in catalog.defaults().values()]  # a pure number has no unit (not "1"); no e-notation
+    return "\n".join(f"{_pad(n, 28)} {_rjust(c[0], 12)} {_pad(c[1], 14)} {c[2]}"
+                     for n, c in [(heads[0], heads[1:])] + rows)
 
 
 def _dumps(value) -> str:

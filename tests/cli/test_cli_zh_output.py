@@ -68,6 +68,9 @@ def test_catalog_defaults_in_chinese_names_heads_and_names(capsys):
     assert lines[0].split()[:4] == ["名称", "数值", "单位", "出处"]
     names = [line[:28] for line in lines[1:]]
     assert _english_words("\n".join(names)) == []
+    # numbers as Chinese readers write them, no e-notation: max_gpus 100,000 = 10万; 1.97e-05 failures a GPU-hour
+    assert "10万 张 GPU" in _row("\n".join(lines), "最大集群")
+    assert "0.0000197 次/GPU 时" in _row("\n".join(lines), "故障率（每 GPU 时）")
 
 
 def _row(out: str, name: str) -> str:
