@@ -23,8 +23,8 @@ from explorer.errors import ScenarioError, short_repr
 from explorer.hosting import commands
 from explorer.messages import Message, render
 from explorer.model import COST_DIMENSIONS, HIDDEN_PARTS, Estimate, estimate
-from explorer.text import (LANGUAGES, MAX_NUMBER_CHARS, NumberError, label, money_in, parse_number, quantity,
-                           readable_number)
+from explorer.text import (LANGUAGES, MAX_NUMBER_CHARS, NumberError, breakeven_text, count_in, label, money_in,
+                           parse_number, power_of_ten, quantity, quantity_in, readable_number)
 from explorer.scenario import MAX_JSON_CHARS, Scenario, field_spec, range_error
 
 __all__ = ["main", "format_estimate"]
@@ -160,6 +160,11 @@ def _epilog(command: str) -> str:
     return "examples:\n" + "\n".join(f"  {_prog()} {line}" for line in EXAMPLES[command])
 
 
+#: What ``--json`` promises whatever ``--lang`` says.
+_JSON_NOTE = " (machine-readable: English keys and raw numbers whatever --lang; only warnings follow --lang)"
+_JSON_HELP = "print JSON" + _JSON_NOTE
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=_prog(), description="LLM training-cost explorer.", epilog=_epilog(""),
                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -170,7 +175,7 @@ def _parser() -> argparse.ArgumentParser:
                               help="estimate the cost of one training run")
     est.add_argument("--scenario", metavar="FILE", help="scenario JSON file; options below override its fields")
     _scenario_options(est)
-    est.add_argument("--json", action="store_true", help="print one JSON object")
+    est.add_argument("--json", action="store_true", help="print one JSON object" + _JSON_NOTE)
 
     cmp_ = sub.add_parser("compare", epilog=_epilog("compare"), formatter_class=argparse.RawDescriptionHelpFormatter,
                                help="compare scenarios side by side (one row each)")
@@ -178,14 +183,14 @@ def _parser() -> argparse.ArgumentParser:
                       help="scenario JSON file, repeatable (one row each); options below override every row")
     cmp_.add_argument("--name", action="append", help="row name, repeatable (default A, B, C...)")
     _scenario_options(cmp_, repeat=True)
-    cmp_.add_argument("--json", action="store_true", help="print one JSON object keyed by row name")
+    cmp_.add_argument("--json", action="store_true", help="print one JSON object keyed by row name" + _JSON_NOTE)
 
     att = sub.add_parser("attribute", help="split a cost change among levers (exact Shapley values)")
     att.add_argument("--scenario", metavar="FILE", help="baseline scenario JSON file (default: the defaults)")
     att.add_argument("--target", metavar="FILE",
                      help="target scenario JSON file (default: the baseline); options below change the target")
     _scenario_options(att)
-    att.add_argument("--json", action="store_true", help="print one JSON object")
+    att.add_argument("--json", action="store_true", help="print one JSON object" + _JSON_NOTE)
 
     sim = sub.add_parser("simulate", epilog=_epilog("simulate"), formatter_class=argparse.RawDescriptionHelpFormatter,
                               help="Monte Carlo of the cost over the uncertain inputs (P5/P50/P95)")
@@ -195,7 +200,7 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=_whole, default=0, help="random seed (default 0; 0 to 4294967295)")
     sim.add_argument("--budget", type=_number, help="budget in USD: adds the budget status")
     sim.add_argument("--gpu-cap", type=_number, help="most GPUs available, for the budget's deadline check")
-    sim.add_argument("--json", action="store_true", help="print one JSON object")
+    sim.add_argument("--json", action="store_true", help="print one JSON object" + _JSON_NOTE)
 
     pln = sub.add_parser("plan", epilog=_epilog("plan"), formatter_class=argparse.RawDescriptionHelpFormatter,
                               help="the largest compute-optimal model a budget pays for (explorer.plan)")
@@ -213,7 +218,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="base scenario JSON file (hardware, prices, team...); options below override its fields")
     _scenario_options(pln)
     pln.add_argument("--json", action="store_true",
-                     help="print one JSON object; its 'scenario' is a file for estimate --scenario")
+                     help="print one JSON object; its 'scenario' is a file for estimate --scenario" + _JSON_NOTE)
 
     wif = sub.add_parser("what-if", epilog=_epilog("what-if"), formatter_class=argparse.RawDescriptionHelpFormatter,
                          help="every combination of two or three levers' values, sorted (the app's What-if tab)")
@@ -224,20 +229,21 @@ def _parser() -> argparse.ArgumentParser:
                      help="the column the rows are sorted by, best first (default total_usd)")
     wif.add_argument("--scenario", metavar="FILE", help="starting scenario JSON file; options below override its fields")
     _scenario_options(wif)
-    wif.add_argument("--json", action="store_true", help="print one JSON object: the rows and the warnings")
+    wif.add_argument("--json", action="store_true", help="print one JSON object: the rows and the warnings" + _JSON_NOTE)
 
     cat = sub.add_parser("catalog", help="list a catalog")
     cat.add_argument("which", choices=("gpus", "regions", "defaults"))
-    cat.add_argument("--json", action="store_true")
+    cat.add_argument("--json", action="store_true", help=_JSON_HELP)
 
     hist = sub.add_parser("history", help="historical cost curve: trend, projections, claims check")
     hist.add_argument("--method", help="cost method to fit (default: amortized)")
-    hist.add_argument("--json", action="store_true")
-    for command in (est, pln, cmp_, att, sim, cat, hist):
+    hist.add_argument("--json", action="store_true", help=_JSON_HELP)
+    for command in (est, pln, cmp_, att, sim, cat, wif):
         command.add_argument("--lang", choices=LANGUAGES, default="en",
-                             help="language of warnings and errors: en (default) or zh")
-    wif.add_argument("--lang", choices=LANGUAGES, default="en",
-                     help="language of the whole output (headings, warnings, errors): en (default) or zh")
+                             help="language of the whole output (headings, row names, units, numbers as 万/亿, "
+                                  "warnings, errors): en (default) or zh; --json stays machine-readable")
+    hist.add_argument("--lang", choices=LANGUAGES, default="en",
+                      help="language of warnings and errors: en (default) or zh (the report is in English)")
     commands.register(sub, parser.prog)  # app, workshop, lab: the package's notebooks served
     return parser
 
@@ -316,6 +322,12 @@ def _compare_rows(args: argparse.Namespace) -> tuple[list[argparse.Namespace], l
         for opt, v in values.items():
             setattr(row, opt, None if v is None else v[i] if len(v) > 1 else v[0])
         rows.append(row)
+        if args.lang == "zh":  # the option by its field's label without the unit: 模型规模=70亿
+            names.append(" ".join(
+                f"{_field_name_zh(_OPTION_FIELDS[opt]).split(' [')[0]}="
+                f"{readable_number(v[i], 'zh') if isinstance(v[i], (int, float)) else _zh_value('', v[i])}"
+                for opt, v in repeated.items()))
+            continue
         names.append(" ".join(f"{opt}={readable_number(v[i]) if isinstance(v[i], (int, float)) else v[i]}"
                               for opt, v in repeated.items()))
     return rows, (names if repeated else None)
@@ -353,7 +365,9 @@ def _layout_lines(e: Estimate) -> list[str]:
 
 
 def format_estimate(e: Estimate, language: str = "en") -> str:
-    """A readable table of an estimate; its warnings in ``language`` ("en" or "zh")."""
+    """A readable table of an estimate in ``language`` ("en" or "zh": rendered from labels.csv, 万/亿 numbers)."""
+    if language == "zh":
+        return _format_estimate_zh(e)
     s, cur = e.scenario, e.scenario.currency
     cost = e.cost()
     total = cost["total"]
@@ -384,7 +398,7 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
         lines[1:1] = ["", f"  INFEASIBLE           {why}; {alt}"]
         lines += ["", f"  cost ({cur})           none: a run that cannot happen has no cost (see the warnings)",
                   f"  tokens per GPU-hour  {_fmt(e.tokens_per_gpu_hour)}"]
-        return "\n".join(_in_language(lines, language) + _warning_lines(e.warnings, language))
+        return "\n".join(lines + _warning_lines(e.warnings, language))
     lines += ["", f"  {'cost (' + cur + ')':<20} {'amount':>12}  {'share':>6}"]
     fx = e.usd_to_currency
     for d in COST_DIMENSIONS:
@@ -403,38 +417,139 @@ def format_estimate(e: Estimate, language: str = "en") -> str:
         f"  {cur} per PFLOP-day     {_fmt(e.usd_per_pflop_day * fx)}",
         f"  tokens per GPU-hour  {_fmt(e.tokens_per_gpu_hour)}",
     ]
-    return "\n".join(_in_language(lines, language) + _warning_lines(e.warnings, language))
+    return "\n".join(lines + _warning_lines(e.warnings, language))
 
 
-def _in_language(lines: list[str], language: str) -> list[str]:
-    """The estimate table's row names and headings in ``language``: each English name (labels.csv ``cli:<name>``)
-    at the start of a line becomes its label, padded as wide (a CJK character takes two columns)."""
-    if language == "en":
-        return lines
-    out = []
-    for line in lines:
-        if line.startswith("Scenario: "):
-            out.append(f"{label('cli:Scenario', language)}：{line[len('Scenario: '):]}")
-            continue
-        if line.startswith(("  cost (", "  USD per", "  CNY per")):  # the headings of the cost table and the rates
-            cur = "USD" if "USD" in line[:12] else "CNY"
-            if line.startswith("  cost ("):
-                amount, share = label("cli:amount", language), label("cli:share", language)
-                out.append(f"  {_pad(f'成本（{cur}）', 20)} {' ' * (12 - _width(amount))}{amount}  "
-                           f"{' ' * (6 - _width(share))}{share}")
-            else:
-                per = "每百万 token" if "1M tokens" in line else "每 PFLOP-天"
-                out.append(f"  {_pad(f'{per}（{cur}）', 20)}{line[22:]}")
-            continue
-        indent = len(line) - len(line.lstrip(" "))
-        width = 21 if indent == 2 else 18
-        name = line[indent:indent + width].rstrip()
-        key = f"cli:{name}"
-        if indent in (2, 4) and name and key in _label_keys():
-            out.append(" " * indent + _pad(label(key, language), width) + line[indent + width:])
-        else:
-            out.append(line)
-    return out
+def _zh_currency(cur: str) -> str:
+    """The currency as a Chinese word (美元, 元); another code as it is."""
+    return {"USD": "美元", "CNY": "元"}.get(cur, cur)
+
+
+def _format_estimate_zh(e: Estimate) -> str:
+    """The estimate table in Chinese, rendered from labels.csv (``cli:t:*``): counts and amounts with 万/亿
+    (:func:`explorer.text.count_in`, :func:`explorer.text.quantity_in`), units as words."""
+    zh = "zh"
+
+    def t(key: str, **values) -> str:
+        return label(f"cli:t:{key}", zh).format(**values)
+
+    def row(name: str, text: str, indent: int = 2, width: int = 21) -> str:
+        return " " * indent + _pad(label(f"cli:{name}", zh), width) + text
+
+    def n(x: float) -> str:  # a count or a quantity, 万/亿
+        return count_in(x, zh)
+
+    s, cur = e.scenario, e.scenario.currency
+    word = _zh_currency(cur)
+    cost = e.cost()
+    total = cost["total"]
+    pricing = label(f"pricing_{s.pricing}", zh)
+    scenario = t("scenario", params=n(s.params), architecture=label(f"arch_{s.architecture}", zh), tokens=n(s.tokens),
+                 gpu=s.gpu, precision=s.precision.upper(),
+                 pricing=pricing if s.pricing == "owned" else t("from", pricing=pricing, seller=_seller_words_zh(s)),
+                 region=s.region)
+    m = e.memory_gb_per_gpu
+    lines = [scenario, "",
+             row("train compute", f"{power_of_ten(e.train_flop)} FLOP"),
+             row("MFU", t("mfu", mfu=f"{e.mfu:.3f}", peak=f"{e.peak_tflops:g}")),
+             row("GPU-hours", t("gpu_hours", gpu_hours=n(e.gpu_hours), ideal=n(e.ideal_gpu_hours),
+                                goodput=f"{e.goodput:.3f}")),
+             row("GPUs", t("gpus", gpus=n(e.gpus), least=n(e.min_gpus_memory))),
+             row("memory per GPU", t("memory", total=f"{m['total']:.3g}",
+                                     **{k: f"{m[k]:.3g}" for k in ("weights", "gradients", "optimizer", "activations")}))]
+    L = e.layout
+    if L is not None:
+        dp = f"{L.data_parallel:,.0f}" if float(L.data_parallel).is_integer() else f"{L.data_parallel:,.1f}"
+        text = t("layout", tp=L.tensor_parallel, pp=L.pipeline_parallel, dp=dp,
+                 ep=f"，EP {L.expert_parallel}" if L.expert_parallel > 1 else "", zero=L.zero_stage,
+                 recompute=label(f"cli:recompute:{L.recompute}", zh))
+        if L.chosen:
+            text += t("chosen", chosen="、".join(label(f"cli:chosen:{c}", zh) for c in L.chosen))
+        lines += [row("layout", text),
+                  row("memory in layout", t("layout_memory", gb=f"{L.state_gb + L.activations_gb:.3g}",
+                                            state=f"{L.state_gb:.3g}", activations=f"{L.activations_gb:.3g}")),
+                  row("batch", t("batch", tokens=n(L.batch_tokens), sequences=n(L.batch_sequences),
+                                 critical=n(L.critical_batch_tokens), steps=n(L.steps)))]
+    lines += [row("wall-clock", t("days", days=n(e.wall_days))),
+              row("energy", t("energy", mwh=n(e.energy_mwh), it=n(e.energy_it_mwh))),
+              row("carbon", t("carbon", tco2=n(e.co2_tonnes))),
+              row("whole project", t("project", mwh=n(e.energy_project_mwh), tco2=n(e.co2_project_tonnes),
+                                     experiments=f"{s.experiments_multiplier_effective:g}",
+                                     months=f"{e.project_months:.3g}")),
+              row("price basis", _basis_zh(e))]
+    if not e.feasible:
+        alt = (t("nearest", gpus=n(e.alternative["gpus"]), days=n(e.alternative["wall_days"])) if e.alternative
+               else t("no_cluster"))
+        why = t(f"why_{e.infeasible_reason}")
+        if (e.infeasible_reason == "no_fit" and e.scenario.gpus is not None and e.alternative
+                and e.gpus < e.min_gpus_memory):
+            why = t("why_memory", gpus=n(e.gpus), least=n(e.min_gpus_memory))
+        lines[1:1] = ["", row("INFEASIBLE", f"{why}；{alt}")]
+        lines += ["", "  " + _pad(t("cost_head", currency=word), 21) + t("no_cost"),
+                  row("tokens per GPU-hour", n(e.tokens_per_gpu_hour))]
+        return "\n".join(lines + _warning_lines(e.warnings, zh))
+    amount, share = label("cli:amount", zh), label("cli:share", zh)
+    lines += ["", f"  {_pad(t('cost_head', currency=word), 20)} {' ' * (12 - _width(amount))}{amount}  "
+                  f"{' ' * (6 - _width(share))}{share}"]
+    fx = e.usd_to_currency
+
+    def q(x: float) -> str:
+        return quantity_in(x, zh)
+
+    for d in COST_DIMENSIONS:
+        part = cost[d] / total if total and not math.isnan(total) else math.nan
+        lines.append(f"  {_pad(label(f'cli:{d}', zh), 20)} {_rjust(q(cost[d]), 12)}  "
+                     f"{'' if math.isnan(part) else f'{part:6.1%}'}")
+        if d == "hidden":
+            for p in HIDDEN_PARTS:
+                lines.append(f"    {_pad(label(f'cli:{_HIDDEN_NAMES[p]}', zh), 18)} {_rjust(q(e.details_usd[p] * fx), 12)}")
+    lines.append(f"  {_pad(label('cli:total', zh), 20)} {_rjust(q(total), 12)}")
+    lines.append(f"  {_pad(label('cli:final run only', zh), 20)} {_rjust(q(e.final_run_usd * fx), 12)}  {t('final_parts')}")
+    if s.pricing == "owned":
+        o = e.owned
+        rule = (t("straight_line", years=f"{o['years']:g}") if o["amortization"] == "straight_line"
+                else t("epoch_rule"))
+        months = "，".join(f"{label(f'pricing_{b}', zh) if f'pricing_{b}' in _label_keys() else b} "
+                          f"{breakeven_text(mo, zh)}" for b, mo in o["breakeven_months"].items())
+        lines += ["",
+                  row("owned: capex", t("capex", capex=money_in(o["capex_usd"] * fx, cur, zh), currency=word,
+                                        per_gpu=money_in(o["capital_usd_per_gpu"] * fx, cur, zh))),
+                  row("amortization", t("amortization", rule=rule, utilization=f"{o['utilization']:.0%}",
+                                        financing=f"{o['financing_rate']:.1%}")),
+                  row("all-in per GPU-hour", t("all_in", rate=money_in(o["usd_per_gpu_hour"] * fx, cur, zh),
+                                               currency=word,
+                                               hosting=money_in(o["hosting_usd_per_gpu_hour"] * fx, cur, zh))),
+                  row("break-even vs rent", months)]
+    lines += ["",
+              "  " + _pad(t("per_1m", currency=word), 21) + q(e.usd_per_1m_tokens * fx),
+              "  " + _pad(t("per_pflop_day", currency=word), 21) + q(e.usd_per_pflop_day * fx),
+              row("tokens per GPU-hour", n(e.tokens_per_gpu_hour))]
+    return "\n".join(lines + _warning_lines(e.warnings, zh))
+
+
+def _seller_words_zh(s) -> str:
+    """Who sells, in Chinese: the group's label, or the provider with its date."""
+    if s.seller in prices.SELLER_GROUPS:
+        return label(f"seller_{s.seller}", "zh")
+    date = prices.seller_date(s.seller, s.gpu) or label("unit_unknown", "zh")
+    return label("seller_provider", "zh").format(name=prices.seller_name(s.seller), date=date)
+
+
+def _basis_zh(e: Estimate) -> str:
+    """The price basis and the rate it gives, in Chinese (:func:`_basis_line`'s words from labels.csv)."""
+    s, zh = e.scenario, "zh"
+    rate = money_in(e.rate_usd_per_gpu_hour * e.usd_to_currency, s.currency, zh)
+    if s.pricing == "owned":
+        return label("cli:t:basis_owned", zh).format(rate=rate, currency=s.currency)
+    estimated = (label("cli:t:estimated", zh) if "cloud price" in e.estimated
+                 else label("cli:t:derived", zh) if "cloud price (derived)" in e.estimated else "")
+    typed = label("cli:t:typed", zh) if s.rate_usd_per_gpu_hour is not None else ""
+    as_of = "" if typed else (label("cli:t:as_of", zh).format(date=prices.check_price_date(s.price_date))
+                              if s.price_date else label("cli:t:newest", zh) if s.seller in prices.SELLER_GROUPS
+                              else "")
+    return label("cli:t:basis", zh).format(pricing=label(f"pricing_{s.pricing}", zh), seller=_seller_words_zh(s),
+                                           as_of=as_of, rate=rate, currency=s.currency, estimated=estimated,
+                                           typed=typed)
 
 
 def _label_keys() -> frozenset:
@@ -506,7 +621,7 @@ _BASIS_SHORT = {"on_demand": "on_demand", "reserved_1y": "commit_1y", "reserved_
                 "hyperscaler_on_demand": "hs_on_dem", "hyperscaler_reserved_1y": "hs_1y", "hyperscaler_reserved_3y": "hs_3y"}
 
 
-def _catalog_table(which: str, as_json: bool) -> str:
+def _catalog_table(which: str, as_json: bool, language: str = "en") -> str:
     if which == "gpus":
         rows = [
             {
@@ -545,13 +660,125 @@ def _catalog_table(which: str, as_json: bool) -> str:
         body = [f"{d.name:<28} {d.value:>10g} {d.unit:<14} {d.source[:70]}" for d in catalog.defaults().values()]
     if as_json:
         return json.dumps(rows, indent=1, ensure_ascii=False)
+    if language == "zh":
+        return _catalog_zh(which)
     return "\n".join([header] + body)
+
+
+def _catalog_zh(which: str) -> str:
+    """``catalog`` in Chinese: the heads from labels.csv (``cli:catalog:<which>``), region and default names by
+    their labels, money in dollars as words; the sources of the defaults are cited as published."""
+    heads = label(f"cli:catalog:{which}", "zh").split("|")
+    if which == "gpus":
+        rows = [(a.id, [",".join(a.precisions), f"{a.memory_gb:g}", quantity_in(a.tdp_w, "zh"),
+                        *[quantity_in(q.usd_per_gpu_hour, "zh") + ("*" if q.estimated else "+" if q.derived else " ")
+                          for q in (prices.quote(a.id, b) for b in prices.CLOUD_BASES)]])
+                for a in catalog.accelerators().values()]
+        bases = [label(f"pricing_{b}", "zh") for b in prices.CLOUD_BASES]
+        return heads[-1] + "\n" + _table_zh([*heads[:4], *bases], rows)
+    if which == "regions":
+        rows = [(r.id, [quantity_in(r.electricity_usd_per_kwh, "zh"), str(r.price_year or ""),
+                        quantity_in(r.grid_gco2_per_kwh, "zh"), quantity_in(r.pue, "zh"), _field_name_zh(r.name)])
+                for r in catalog.regions().values()]
+        table = _table_zh(heads[:5], [(i, c[:4]) for i, c in rows]).split("\n")
+        return "\n".join(f"{line}  {name}" for line, name in zip(table, [heads[5]] + [c[4] for _, c in rows]))
+    rows = [(_field_name_zh(d.name), [power_of_ten(d.value) if abs(d.value) >= 1e16 else readable_number(d.value, "zh"),
+                                      "" if d.unit == "1" else _field_name_zh(d.unit), d.source[:70]])
+            for d in catalog.defaults().values()]  # a pure number has no unit (not "1"); no e-notation
+    return "\n".join(f"{_pad(n, 28)} {_rjust(c[0], 12)} {_pad(c[1], 14)} {c[2]}"
+                     for n, c in [(heads[0], heads[1:])] + rows)
 
 
 def _dumps(value) -> str:
     from explorer.model import json_safe
 
     return json.dumps(json_safe(value), indent=1, allow_nan=False, ensure_ascii=False)
+
+
+#: The labels.csv prefix of a choice field's values (``pricing_spot``, ``arch_moe``, ``kind_lora``).
+_VALUE_PREFIX = {"pricing": "pricing_", "architecture": "arch_", "training_kind": "kind_", "facility": "facility_",
+                 "recovery": "recovery_", "seller": "seller_"}
+
+
+def _zh_value(column: str, x) -> str:
+    """One cell of a Chinese table: a choice by its label, amounts and counts with 万/亿 (the unit is in the row's
+    name); an id (accelerator, region) as it is."""
+    if isinstance(x, str):
+        for key in (f"{_VALUE_PREFIX.get(column, '')}{x}", f"pricing_{x}", f"term:{x}"):
+            if key in _label_keys() and (column in _VALUE_PREFIX or key.startswith(("pricing_", "term:"))):
+                return label(key, "zh")
+        return x
+    if x is None:
+        return label("unit_unknown", "zh")
+    x = float(x)
+    if column == "breakeven_months":
+        return breakeven_text(x, "zh")
+    if column == "days":
+        return quantity_in(x, "zh")
+    return count_in(x, "zh")
+
+
+def _field_name_zh(name: str) -> str:
+    """A Scenario field or a result column by its Chinese label (labels.csv), else as it is."""
+    for key in (f"cli:col:{name}", f"term:{name}", name):
+        if key in _label_keys():
+            return label(key, "zh")
+    return name
+
+
+def _table_zh(columns: list[str], rows: list[tuple[str, list[str]]]) -> str:
+    """A text table, its first column left-aligned and the rest right-aligned, in terminal columns."""
+    body = [(name, cells) for name, cells in rows]
+    first = max(_width(r) for r in [columns[0]] + [n for n, _ in body])
+    widths = [max(_width(c) for c in [columns[i + 1]] + [cells[i] for _, cells in body])
+              for i in range(len(columns) - 1)]
+    lines = [_pad(columns[0], first) + "".join("  " + _rjust(c, w) for c, w in zip(columns[1:], widths))]
+    lines += [_pad(n, first) + "".join("  " + _rjust(c, w) for c, w in zip(cells, widths)) for n, cells in body]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _compare_zh(df) -> str:
+    """``compare``'s table in Chinese: scenarios in columns, fields and results by their labels."""
+    fields = set(df.attrs.get("scenario_columns", ()))
+    rows = []
+    for c in df.columns:
+        if c in fields:
+            cells = [readable_number(v, "zh") if isinstance(v, (int, float)) and not isinstance(v, bool)
+                     else _zh_value(c, v) for v in df[c]]
+        else:
+            cells = [_zh_value(c, v) for v in df[c]]
+        rows.append((_field_name_zh(c), cells))
+    return _table_zh([label("cli:t:scenario_col", "zh"), *[str(i) for i in df.index]], rows)
+
+
+_BUDGET_STATUS = {"within": "budget_status_within", "at_risk": "budget_status_within_risk",
+                  "over": "budget_status_over", "review": "budget_status_review"}
+
+
+def _lever_zh(name: str) -> str:
+    """A lever of ``attribute`` by its Chinese label (labels.csv ``lever_<name>``)."""
+    key = f"lever_{name}"
+    return label(key, "zh") if key in _label_keys() else name
+
+
+def _simulate_zh(sim, budget: dict | None) -> str:
+    """``simulate``'s text in Chinese: the point, the 90% range and the percentiles, amounts with 万/亿."""
+    zh = "zh"
+    lo, hi = sim.interval_usd
+    lines = [label("cli:t:simulate", zh).format(point=money_in(sim.point_usd, "USD", zh), lo=money_in(lo, "USD", zh),
+                                                hi=money_in(hi, "USD", zh), n=f"{sim.n:,}", seed=sim.seed), ""]
+    table = sim.percentiles.T
+    lines.append(_table_zh(["", *[str(c) for c in table.columns]],
+                           [(_field_name_zh(str(r)), [_zh_value(str(r), v) for v in table.loc[r]])
+                            for r in table.index]))
+    if budget is not None:
+        lines += ["", label("cli:t:budget", zh).format(
+            budget=money_in(budget["budget_usd"], "USD", zh), status=label(_BUDGET_STATUS[budget["status"]], zh),
+            ratio=f"{budget['ratio']:.2f}", p_over=f"{budget['probability_over']:.1%}")]
+        if budget["deadline_feasible"] is not None:
+            key = "cli:t:deadline_ok" if budget["deadline_feasible"] else "cli:t:deadline_no"
+            lines.append(label(key, zh).format(gpus=count_in(budget["gpus_needed"], zh)))
+    return "\n".join(lines)
 
 
 def _analysis_command(args: argparse.Namespace) -> str:
@@ -572,7 +799,8 @@ def _analysis_command(args: argparse.Namespace) -> str:
             out = {name: {k: (v if v is None or isinstance(v, str) else float(v)) for k, v in row.items()}
                    for name, row in df.iterrows()}
             return _dumps({**out, "warnings": [render(w, args.lang) for w in warnings]} if warnings else out)
-        text = df.readable().T.to_string()  # scenarios in columns, fields as typed (70B), results with separators
+        text = (_compare_zh(df) if args.lang == "zh"
+                else df.readable().T.to_string())  # scenarios in columns, fields as typed (70B), results with separators
         return "\n".join([text] + _warning_lines(warnings, args.lang))
     if args.command == "attribute":
         base = _read_scenario(args.scenario) if args.scenario else {}
@@ -583,6 +811,16 @@ def _analysis_command(args: argparse.Namespace) -> str:
             return _dumps({"baseline_usd": a.baseline_usd, "target_usd": a.target_usd, "change_usd": a.change_usd,
                            "parts_usd": a.parts_usd, "inseparable": [dict(g) for g in a.inseparable],
                            "note": a.note(args.lang)})
+        if args.lang == "zh":
+            lines = [label("cli:t:attribute", "zh").format(
+                baseline=money_in(a.baseline_usd, "USD", "zh"), target=money_in(a.target_usd, "USD", "zh"),
+                change=("+" if a.change_usd >= 0 else "") + money_in(a.change_usd, "USD", "zh")), ""]
+            parts = [(_lever_zh(k), ("+" if v >= 0 else "") + money_in(v, "USD", "zh"))
+                     for k, v in a.parts_usd.items() if v != 0.0]
+            lines += [f"  {_pad(k, 16)} {_rjust(v, 14)}" for k, v in parts]
+            if a.inseparable:
+                lines += ["", a.note(args.lang)]
+            return "\n".join(lines)
         lines = [f"baseline {_fmt(a.baseline_usd)} USD -> target {_fmt(a.target_usd)} USD "
                  f"(change {a.change_usd:+,.0f} USD)", ""]
         lines += [f"  {k:<14} {v:>+16,.0f}" for k, v in a.parts_usd.items() if v != 0.0]
@@ -599,6 +837,8 @@ def _analysis_command(args: argparse.Namespace) -> str:
     if args.json:
         return _dumps(out)
     lo, hi = sim.interval_usd
+    if args.lang == "zh":
+        return _simulate_zh(sim, out.get("budget"))
     lines = [f"total {_fmt(sim.point_usd)} USD (point); 90% range {_fmt(lo)} - {_fmt(hi)} USD "
              f"({sim.n:,} draws, seed {sim.seed})", "", sim.percentiles.T.to_string(float_format=lambda x: _fmt(x))]
     if "budget" in out:
@@ -660,7 +900,7 @@ def _whatif_command(args: argparse.Namespace) -> str:
     body: list[list[str]] = []
     notes: dict[int, str] = {}
     for row in grid.to_dict("records"):
-        cells = [str(row[n]) for n in names]
+        cells = [_zh_value(n, str(row[n])) if lang == "zh" else str(row[n]) for n in names]
         if row["note"]:  # not possible: why, after the columns
             notes[len(body)] = render(row["note"], lang)
             body.append(cells)
@@ -673,7 +913,7 @@ def _whatif_command(args: argparse.Namespace) -> str:
             cells.append(f"{row['co2_tonnes']:,.1f}")
         body.append(cells)
     widths = [max(_width(r[i]) for r in [head] + body if i < len(r)) for i in range(len(head))]
-    lines = [label("whatif_note", lang).format(n=len(body), currency=cur), ""]
+    lines = [label("whatif_note", lang).format(n=len(body), currency=_zh_currency(cur) if lang == "zh" else cur), ""]
     for i, r in enumerate([head] + body):
         text = "  ".join(_pad(c, w) for c, w in zip(r, widths))
         lines.append((text + notes.get(i - 1, "")).rstrip())
@@ -687,6 +927,11 @@ def _width(text: str) -> int:
 
 def _pad(text: str, width: int) -> str:
     return text + " " * (width - _width(text))
+
+
+def _rjust(text: str, width: int) -> str:
+    """``text`` right-aligned in ``width`` terminal columns (a CJK character takes two)."""
+    return " " * (width - _width(text)) + text
 
 
 _PLAN_CLUSTER = {"auto": "picked: the cheapest on which the run ends within the longest published run "
@@ -710,6 +955,8 @@ def _plan_command(args: argparse.Namespace) -> str:
         out = p.to_dict()
         out["warnings"] = [render(w, args.lang) for w in p.warnings]
         return _dumps(out)
+    if args.lang == "zh":
+        return _plan_zh(args, p, base.currency, fx)
     scope = "whole project" if p.scope == "project" else "final run"
     cur = base.currency
     typed = (f"{_fmt(args.budget)} {cur} (--budget, in the scenario's currency) = " if args.budget is not None
@@ -726,6 +973,31 @@ def _plan_command(args: argparse.Namespace) -> str:
     lines += _warning_lines(p.warnings, args.lang)
     if p.estimate is not None:
         lines += ["", format_estimate(p.estimate, args.lang)]
+    return "\n".join(lines)
+
+
+def _plan_zh(args: argparse.Namespace, p, cur: str, fx: float) -> str:
+    """``plan``'s text in Chinese, from labels.csv: amounts in the scenario's currency with 万/亿."""
+    zh = "zh"
+    scope = label("cli:whole project" if p.scope == "project" else "cli:final run", zh)
+    typed = (label("cli:t:plan_typed", zh).format(amount=money_in(args.budget, cur, zh), currency=cur)
+             if args.budget is not None and cur != "USD" else "")
+    said = (label("cli:t:plan_said", zh).format(amount=quantity_in(p.budget_usd * fx, zh), currency=cur)
+            if args.budget_usd is not None and cur != "USD" else "")
+
+    def row(name: str, text: str) -> str:
+        return "  " + _pad(label(f"cli:{name}", zh), 21) + text
+
+    lines = [label("cli:t:plan", zh).format(typed=typed, budget=money_in(p.budget_usd, "USD", zh), said=said,
+                                            scope=scope, tpp=f"{p.tokens_per_param:g}"),
+             row("parameters", quantity_in(p.params, zh)),
+             row("tokens", quantity_in(p.tokens, zh)),
+             "  " + _pad(label("cli:t:plan_cost", zh).format(scope=scope), 21) + money_in(p.cost_usd, "USD", zh),
+             row("limited by", label(f"plan_limited_{p.limited_by}", zh)),
+             row("cluster", label(f"cli:plan_cluster:{p.cluster}", zh))]
+    lines += _warning_lines(p.warnings, zh)
+    if p.estimate is not None:
+        lines += ["", format_estimate(p.estimate, zh)]
     return "\n".join(lines)
 
 
@@ -754,7 +1026,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "what-if":
             print(_whatif_command(args))
         elif args.command == "catalog":
-            print(_catalog_table(args.which, args.json))
+            print(_catalog_table(args.which, args.json, args.lang))
         else:
             from explorer import history
 

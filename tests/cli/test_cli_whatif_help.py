@@ -89,7 +89,7 @@ def test_estimate_in_chinese_names_its_rows_and_headings_in_chinese():
     assert starts[0].startswith("场景：")
     left = [s for s in starts if s.startswith(_ENGLISH_ROWS)]
     assert left == [], left
-    for words in ("训练算力", "训练时长", "成本（USD）", "金额", "占比", "人才", "总计", "仅正式训练", "警告"):
+    for words in ("训练算力", "训练时长", "成本（美元）", "金额", "占比", "人才", "总计", "仅正式训练", "警告"):
         assert words in zh.stdout, words
     en = cli("estimate").stdout  # English as before
     assert "  train compute        " in en and "  cost (USD)" in en and "Scenario: " in en
