@@ -10,6 +10,7 @@ from explorer.catalog import default
 from explorer.messages import Message
 from explorer.model.resolve import reference_precision
 from explorer.model.formulas import HOURS_PER_YEAR
+from explorer.model.layout import Layout
 from explorer.model.vectorized import GPU_COUNT_CEILING, INFEASIBLE_REASONS
 from explorer.scenario import Scenario
 
@@ -26,7 +27,7 @@ def people_largest(cost: Mapping[str, float]) -> bool:
     return bool(math.isfinite(people) and people > 0 and all(math.isfinite(x) and people >= x for x in others))
 
 
-def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float, layout=None) -> list[Message]:
+def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float, layout: Layout | None = None) -> list[Message]:
     """Warnings about the result ``v`` (scalar outputs of :func:`~explorer.model.compute`) of scenario ``s``.
 
     ``layout`` (an :class:`explorer.model.layout.Layout`) is the run's parallel layout: when the least

@@ -11,6 +11,9 @@ import math
 
 import numpy as np
 
+#: A quantity the formulas take and return: a float, or an array of them (the vectorized model).
+Num = float | np.ndarray
+
 __all__ = [
     "HOURS_PER_YEAR",
     "DAYS_PER_MONTH",
@@ -44,7 +47,7 @@ HOURS_PER_YEAR = 8766.0
 DAYS_PER_MONTH = 30.4375
 
 
-def model_shape(params):
+def model_shape(params: Num) -> tuple[np.ndarray, np.ndarray]:
     """Layers and width of a standard decoder-only transformer of ``params`` parameters.
 
     The standard shapes satisfy ``N ~ 12 L d**2`` (Kaplan et al. 2020 [1]_, table 1:
@@ -82,7 +85,7 @@ def model_shape(params):
     return np.maximum(np.round(d / 128.0), 1.0), np.round(d)
 
 
-def moe_shape(active_params):
+def moe_shape(active_params: Num) -> tuple[np.ndarray, np.ndarray]:
     """Layers and width of a Mixture-of-Experts transformer from its *active* parameters.
 
     The experts multiply the feed-forward weights but not the layers, the
@@ -120,7 +123,7 @@ def moe_shape(active_params):
     return model_shape(active_params)
 
 
-def attention_flop_per_token(n_layers, d_model, seq_len):
+def attention_flop_per_token(n_layers: Num, d_model: Num, seq_len: Num) -> Num:
     """Attention FLOP per training token (forward and backward), ``12 L d s`` [FLOP].
 
     The ``Q K^T`` and ``softmax(.) V`` products cost ``2 * 2 * s * d`` FLOP per token
@@ -148,7 +151,7 @@ def attention_flop_per_token(n_layers, d_model, seq_len):
     return 12.0 * np.asarray(n_layers, float) * np.asarray(d_model, float) * np.asarray(seq_len, float)
 
 
-def train_flop(flop_per_param_token, active_params, tokens, attention_per_token=0.0):
+def train_flop(flop_per_param_token: Num, active_params: Num, tokens: Num, attention_per_token: Num = 0.0) -> Num:
     """Training compute ``C = k Na D + A D`` [FLOP].
 
     ``k = 6`` FLOP per parameter and token for pre-training and full fine-tuning
@@ -183,7 +186,7 @@ def train_flop(flop_per_param_token, active_params, tokens, attention_per_token=
     return (np.asarray(flop_per_param_token, float) * active_params + attention_per_token) * np.asarray(tokens, float)
 
 
-def ideal_gpu_hours(flop, peak_flop_per_s, mfu):
+def ideal_gpu_hours(flop: Num, peak_flop_per_s: Num, mfu: Num) -> Num:
     """GPU-hours at steady-state MFU, ``C / (P u 3600)`` [GPU-hour].
 
     Parameters
@@ -198,7 +201,7 @@ def ideal_gpu_hours(flop, peak_flop_per_s, mfu):
     return np.asarray(flop, float) / (np.asarray(peak_flop_per_s, float) * mfu * 3600.0)
 
 
-def daly_checkpoint_interval_hours(mtbf_hours, write_hours):
+def daly_checkpoint_interval_hours(mtbf_hours: Num, write_hours: Num) -> Num:
     """Optimal compute time between checkpoints, Daly's higher-order estimate [h].
 
     ``tau = sqrt(2 d M) [1 + sqrt(d / 2M) / 3 + (d / 2M) / 9] - d`` for
@@ -235,7 +238,7 @@ def daly_checkpoint_interval_hours(mtbf_hours, write_hours):
     return np.where(d < 2.0 * m, tau, m)
 
 
-def goodput(cluster_failures_per_hour, write_hours, restart_hours, interval_hours=np.nan):
+def goodput(cluster_failures_per_hour: Num, write_hours: Num, restart_hours: Num, interval_hours: Num = np.nan) -> Num:
     """Useful fraction of wall-clock time under failures and checkpoints [1].
 
     Daly 2006 [1]_ (eq. 20): a job of solve time ``T`` checkpointing every ``tau``
@@ -307,7 +310,7 @@ def goodput(cluster_failures_per_hour, write_hours, restart_hours, interval_hour
     return np.clip(g, 0.0, 1.0, out=g)
 
 
-def billed_gpu_hours(ideal_hours, goodput_fraction, other_losses_factor=1.0):
+def billed_gpu_hours(ideal_hours: Num, goodput_fraction: Num, other_losses_factor: Num = 1.0) -> Num:
     """GPU-hours paid for: ideal hours over goodput, times the other losses [GPU-hour].
 
     ``other_losses_factor`` (>= 1) covers time lost beyond failures and
@@ -320,7 +323,8 @@ def billed_gpu_hours(ideal_hours, goodput_fraction, other_losses_factor=1.0):
         return np.where(g > 0, np.asarray(ideal_hours, float) / g, np.inf) * other_losses_factor
 
 
-def training_state_bytes_per_param(weight_bytes, grad_bytes, optimizer_bytes, trainable_fraction=1.0):
+def training_state_bytes_per_param(weight_bytes: Num, grad_bytes: Num, optimizer_bytes: Num,
+                                   trainable_fraction: Num = 1.0) -> Num:
     """Training state per parameter: weights, plus gradients and optimizer state of trainable ones [bytes].
 
     Mixed-precision AdamW keeps ``2 + 2 + 12 = 16`` bytes per parameter
@@ -342,7 +346,8 @@ def training_state_bytes_per_param(weight_bytes, grad_bytes, optimizer_bytes, tr
         np.asarray(grad_bytes, float) + optimizer_bytes)
 
 
-def activation_bytes_per_layer(seq_len, d_model, n_heads, activation_bytes=2.0, recompute="selective"):
+def activation_bytes_per_layer(seq_len: Num, d_model: Num, n_heads: Num, activation_bytes: Num = 2.0,
+                               recompute: str = "selective") -> Num:
     """Activation memory of one transformer layer for one sequence [bytes].
 
     Korthikanti et al. 2022 [1]_, eqs. 1-2 and section 5 (16-bit activations, micro-batch 1):
@@ -380,8 +385,8 @@ def activation_bytes_per_layer(seq_len, d_model, n_heads, activation_bytes=2.0, 
     return s * d * per_value * np.asarray(activation_bytes, float) / 2.0
 
 
-def min_gpus_for_memory(state_bytes, activation_bytes, memory_bytes, tensor_parallel=8.0, unsharded_bytes=0.0,
-                        pipeline_parallel=1.0):
+def min_gpus_for_memory(state_bytes: Num, activation_bytes: Num, memory_bytes: Num, tensor_parallel: Num = 8.0,
+                        unsharded_bytes: Num = 0.0, pipeline_parallel: Num = 1.0) -> Num:
     """Fewest accelerators whose memory holds the training state and the activations [1].
 
     A layout of ``n`` accelerators splits the model over ``t`` tensor-parallel
@@ -442,8 +447,8 @@ def min_gpus_for_memory(state_bytes, activation_bytes, memory_bytes, tensor_para
     return np.where(np.isnan(mem), np.nan, np.maximum(n, 1.0))
 
 
-def memory_bytes_per_gpu(gpus, state_bytes, activation_bytes, tensor_parallel=8.0, unsharded_bytes=0.0,
-                         pipeline_parallel=1.0):
+def memory_bytes_per_gpu(gpus: Num, state_bytes: Num, activation_bytes: Num, tensor_parallel: Num = 8.0,
+                         unsharded_bytes: Num = 0.0, pipeline_parallel: Num = 1.0) -> tuple[Num, np.ndarray]:
     """Training state and activations on each of ``gpus`` accelerators [bytes] (the layout of :func:`min_gpus_for_memory`).
 
     Returns
@@ -467,7 +472,7 @@ def memory_bytes_per_gpu(gpus, state_bytes, activation_bytes, tensor_parallel=8.
     return state, np.asarray(activation_bytes, float) / t
 
 
-def critical_batch_tokens(train_flop):
+def critical_batch_tokens(train_flop: Num) -> Num:
     """Loss-optimal global batch for a compute budget, ``B_opt = 0.2920 C^0.3271`` [tokens].
 
     DeepSeek-AI (2024) [1]_, section 3.1 (``B_opt = 0.2920 C^0.3271``): fitted
@@ -493,7 +498,8 @@ def critical_batch_tokens(train_flop):
     return 0.2920 * np.asarray(train_flop, float) ** 0.3271
 
 
-def energy_kwh(gpu_hours, power_w, server_power_factor=1.0, avg_power_fraction=1.0, pue=1.0):
+def energy_kwh(gpu_hours: Num, power_w: Num, server_power_factor: Num = 1.0, avg_power_fraction: Num = 1.0,
+               pue: Num = 1.0) -> Num:
     """Facility energy, ``GPU-hours x power x server factor x average fraction x PUE`` [kWh].
 
     Epoch AI (Cottier et al. 2024 [1]_, ``cost_analysis_standalone.py``): chip TDP
@@ -528,7 +534,7 @@ EPOCH_AMORTIZATION_PER_YEAR = math.log(10.0) * 0.14
 AMORTIZATION_RULES = ("straight_line", "epoch")
 
 
-def capital_recovery_factor(rate, years):
+def capital_recovery_factor(rate: Num, years: Num) -> Num:
     """Annual payment that repays 1 of capital over ``years`` at interest ``rate`` [1/year].
 
     ``r / (1 - (1 + r)^-n)``; ``1 / n`` at ``r = 0`` (an annuity; any finance
@@ -555,7 +561,7 @@ def capital_recovery_factor(rate, years):
     return np.where(r * n < 1e-6, series, crf)
 
 
-def cluster_capital_usd(purchase_usd, server_overhead, network_fraction):
+def cluster_capital_usd(purchase_usd: Num, server_overhead: Num, network_fraction: Num) -> Num:
     """Capital per accelerator of a whole cluster: servers and interconnect included [USD].
 
     A chip price is raised by the server overhead (pass 1 for a price that is
@@ -578,7 +584,7 @@ def cluster_capital_usd(purchase_usd, server_overhead, network_fraction):
     return np.asarray(purchase_usd, float) * server_overhead / (1.0 - np.asarray(network_fraction, float))
 
 
-def epoch_value_usd(purchase_usd, years_since_acquisition):
+def epoch_value_usd(purchase_usd: Num, years_since_acquisition: Num) -> Num:
     """The value of hardware after ``years_since_acquisition`` of price-performance progress [USD].
 
     Epoch AI's ``depreciate_by_hardware_progress``: the acquisition price falls by
@@ -614,8 +620,9 @@ def epoch_value_usd(purchase_usd, years_since_acquisition):
         -EPOCH_AMORTIZATION_PER_YEAR / math.log(10.0) * np.asarray(years_since_acquisition, dtype=float))
 
 
-def owned_hourly_usd(purchase_usd, server_overhead, network_fraction, years, hosting_usd_per_gpu_hour=0.0,
-                     utilization=1.0, financing_rate=0.0, epoch_rule=False):
+def owned_hourly_usd(purchase_usd: Num, server_overhead: Num, network_fraction: Num, years: Num,
+                     hosting_usd_per_gpu_hour: Num = 0.0, utilization: Num = 1.0, financing_rate: Num = 0.0,
+                     epoch_rule: bool | np.ndarray = False) -> tuple[np.ndarray, np.ndarray]:
     """Owned hardware per used accelerator-hour: the accelerator's capital, and the rest [USD/GPU-hour].
 
     The cluster's capital (:func:`cluster_capital_usd`) is recovered each year
@@ -671,7 +678,7 @@ def owned_hourly_usd(purchase_usd, server_overhead, network_fraction, years, hos
     return purchase * per_year / used_hours, (cluster - purchase) * per_year / used_hours + hosting
 
 
-def hosting_usd_per_gpu_hour(colocation_usd_per_kw_month, power_w, server_power_factor=1.0):
+def hosting_usd_per_gpu_hour(colocation_usd_per_kw_month: Num, power_w: Num, server_power_factor: Num = 1.0) -> Num:
     """Colocation per accelerator-hour: the rate per kW of IT capacity times the server's kW per accelerator [USD/GPU-hour].
 
     Wholesale colocation is priced per kW of critical IT load a month
@@ -687,7 +694,8 @@ def hosting_usd_per_gpu_hour(colocation_usd_per_kw_month, power_w, server_power_
     return np.asarray(colocation_usd_per_kw_month, float) * kw / (HOURS_PER_YEAR / 12.0)
 
 
-def breakeven_months(capital_usd, rent_usd_per_month, running_usd_per_month, financing_rate=0.0):
+def breakeven_months(capital_usd: Num, rent_usd_per_month: Num, running_usd_per_month: Num,
+                     financing_rate: Num = 0.0) -> Num:
     """Months of use after which owning costs less than renting [months]; inf when renting is never dearer.
 
     Owning costs the capital up front plus running costs (hosting, energy) a

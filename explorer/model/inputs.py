@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, NoReturn
 
 __all__ = ["InputSpec", "COMPUTE_INPUTS", "INPUT_NAMES", "compute_inputs", "parameters_doc", "signature"]
 
@@ -142,10 +142,10 @@ def compute_inputs(values: Mapping[str, Any], *, complete: bool = True) -> dict[
         return dict(values)
     if not (keys <= _NAMES and _REQUIRED_SET <= keys):
         _refuse(values, _REQUIRED)
-    return _DEFAULTS | values
+    return {**_DEFAULTS, **values}
 
 
-def _refuse(values: Mapping[str, Any], needed: tuple[str, ...]):
+def _refuse(values: Mapping[str, Any], needed: tuple[str, ...]) -> NoReturn:
     unknown = [k for k in values if k not in _NAMES]
     if unknown:
         raise TypeError(f"compute() got unexpected inputs {sorted(unknown)}; its inputs are "

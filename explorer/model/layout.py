@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import Any, Mapping
 
 from explorer.model import formulas as F
 
@@ -88,7 +89,7 @@ class Layout:
     fits: bool
     chosen: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The layout as a JSON-ready dict."""
         d = asdict(self)
         d["chosen"] = list(self.chosen)
@@ -110,8 +111,9 @@ def _powers_of_two(upto: float) -> list[int]:
     return out
 
 
-def layout_memory_bytes(gpus, params, parts, activation_bytes, tensor_parallel, pipeline_parallel, zero_stage,
-                        expert_scale=1.0):
+def layout_memory_bytes(gpus: float, params: float, parts: Mapping[str, float], activation_bytes: float,
+                        tensor_parallel: float, pipeline_parallel: float, zero_stage: int,
+                        expert_scale: float = 1.0) -> tuple[float, float]:
     """Training state and activations on each accelerator of a layout [bytes].
 
     Parameters
@@ -145,7 +147,7 @@ def layout_memory_bytes(gpus, params, parts, activation_bytes, tensor_parallel, 
     return unsharded / (t * pipeline_parallel) + (state - unsharded) / n, activation_bytes / t
 
 
-def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float, recompute: str, memory_gb: float,
+def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], activation_bytes: float, recompute: str, memory_gb: float,
                   n_layers: int, seq_len: int, tokens: float, train_flop: float, tensor_parallel_max: float,
                   tensor_parallel: int | None = None, pipeline_parallel: int | None = None,
                   zero_stage: int | None = None, expert_parallel: int | None = None,
@@ -210,7 +212,7 @@ def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float,
         set(_powers_of_two(t_top)) | {t_top})
     z_list = [zero_stage] if zero_stage is not None else [1, 2, 3]
 
-    def p_list(t):
+    def p_list(t: int) -> list[int]:
         if pipeline_parallel is not None:
             return [pipeline_parallel]
         return _powers_of_two(min(n_layers, n / t)) or [1]
@@ -219,15 +221,15 @@ def choose_layout(gpus: float, *, params: float, parts, activation_bytes: float,
     state = params * sum(parts.values())
     unsharded = {z: params * sum(parts[k] for k in ZERO_UNSHARDED[z]) for z in z_list}
 
-    def scale(e):  # share of the unsharded state one rank holds at e expert ranks
+    def scale(e: int) -> float:  # share of the unsharded state one rank holds at e expert ranks
         return (1.0 - routed_share) + routed_share / e if auto_ep else expert_scale
 
-    def e_list(t, p):
+    def e_list(t: int, p: int) -> list[int]:
         if not auto_ep:
             return [expert_parallel or 1]
         return _powers_of_two(min(n / (t * p), experts if experts is not None else math.inf)) or [1]
 
-    def fits(t, p, z, e):  # layout_memory_bytes, inlined: the chooser tries a few dozen layouts
+    def fits(t: int, p: int, z: int, e: int) -> bool:  # layout_memory_bytes, inlined: the chooser tries a few dozen layouts
         if p * t * e > n:
             return False
         u = scale(e) * unsharded[z]
