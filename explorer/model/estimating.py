@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping, cast
 
 import numpy as np
 
@@ -14,7 +14,7 @@ from explorer.messages import Message
 from explorer.model import formulas as F
 from explorer.model.checks import result_warnings
 from explorer.model.layout import ZERO_UNSHARDED, Layout, choose_layout
-from explorer.model.resolve import Assumption, expert_scale, resolve
+from explorer.model.resolve import Assumption, Resolved, expert_scale, resolve
 from explorer.prices import CLOUD_BASES
 from explorer.model.vectorized import INFEASIBLE_REASONS, RECOMPUTE_LEVELS, compute
 from explorer.scenario import Scenario
@@ -199,7 +199,7 @@ class Estimate:
     price_basis: str = "on_demand"
     rate_usd_per_gpu_hour: float = math.nan
     project_months: float = math.nan
-    owned: Mapping[str, object] = field(default_factory=dict)
+    owned: Mapping[str, Any] = field(default_factory=dict)
     fallbacks: Mapping[str, float | None] = field(default_factory=dict, repr=False)
     feasible: bool = True
     infeasible_reason: str = ""
@@ -231,9 +231,9 @@ class Estimate:
         fx = self.usd_to_currency
         return {k: v * fx for k, v in self.cost_usd.items()}
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (the CLI's ``--json`` output); unknown or infinite values are None."""
-        return json_safe({
+        return cast(dict[str, Any], json_safe({
             "train_flop": self.train_flop,
             "ideal_gpu_hours": self.ideal_gpu_hours,
             "gpu_hours": self.gpu_hours,
@@ -267,13 +267,13 @@ class Estimate:
             "alternative": dict(self.alternative) or None,
             "layout": self.layout.to_dict() if self.layout is not None else None,
             "warnings": [str(w) for w in self.warnings],
-        })
+        }))
 
 
 HOURS_PER_MONTH = F.HOURS_PER_YEAR / 12.0
 
 
-def json_safe(value):
+def json_safe(value: Any) -> Any:
     """``value`` with NaN and infinities replaced by None, recursively (strict JSON has neither)."""
     if isinstance(value, dict):
         return {k: json_safe(v) for k, v in value.items()}
@@ -355,7 +355,7 @@ def _recompute(scenario: Scenario, v: Mapping[str, float]) -> str:
     return RECOMPUTE_LEVELS[int(v["recompute_level"])] if scenario.recompute == "auto" else scenario.recompute
 
 
-def _layout(scenario: Scenario, r, v: Mapping[str, float], n: int) -> Layout | None:
+def _layout(scenario: Scenario, r: Resolved, v: Mapping[str, float], n: int) -> Layout | None:
     """The standard layout of the run at its count (:func:`explorer.model.layout.choose_layout`)."""
     if not (n >= 1 and math.isfinite(v["gpus"])):
         return None
@@ -403,7 +403,7 @@ def _layout_assumptions(scenario: Scenario, layout: Layout | None) -> tuple[Assu
     return tuple(out)
 
 
-def _memory_parts(scenario: Scenario, r, v: Mapping[str, float], n: int) -> dict:
+def _memory_parts(scenario: Scenario, r: Resolved, v: Mapping[str, float], n: int) -> dict[str, Any]:
     """Memory per accelerator by part [GB] in the layout that needs the least: the parts of the layout the
     scenario sets kept, the others ZeRO-3 over all GPUs and the largest tensor-parallel group (compute's memory
     rule, the one its floor uses). A part the ZeRO stage leaves unsharded is split over the tensor x pipeline
@@ -430,7 +430,7 @@ def _memory_parts(scenario: Scenario, r, v: Mapping[str, float], n: int) -> dict
     return parts
 
 
-def owned_summary(scenario: Scenario, r, v: Mapping[str, float], gpus: int) -> dict:
+def owned_summary(scenario: Scenario, r: Resolved, v: Mapping[str, float], gpus: int) -> dict[str, Any]:
     """Owning the scenario's cluster: capital, amortization and the buy-versus-rent break-even per cloud basis."""
     acc = catalog.accelerator(scenario.gpu)
     t = r.owned  # resolve()'s owned terms of this cluster
@@ -444,7 +444,7 @@ def owned_summary(scenario: Scenario, r, v: Mapping[str, float], gpus: int) -> d
     rents = np.array([prices.quote(acc.id, basis, as_of=as_of).usd_per_gpu_hour for basis in CLOUD_BASES], float)
     months = F.breakeven_months(t["capital_usd_per_gpu"], rents * used,  # every basis in one call
                                 hosting_life * HOURS_PER_MONTH + energy_per_hour * used, t["financing_rate"])
-    breakeven = {basis: float(m) for basis, m in zip(CLOUD_BASES, months)}
+    breakeven = {basis: float(m) for basis, m in zip(CLOUD_BASES, np.atleast_1d(months))}
     # the amortization rule's life: straight line over its years, Epoch's rule writes the value off at 0.322 a year
     life_months = 12.0 / F.EPOCH_AMORTIZATION_PER_YEAR if t["amortization"] == "epoch" else 12.0 * t["years"]
     return dict(purchase_usd=t["purchase_usd"], capital_usd_per_gpu=t["capital_usd_per_gpu"],
