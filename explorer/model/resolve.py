@@ -80,18 +80,18 @@ class Assumption:
         return hash((self.id, tuple(sorted(self.params.items())), self.value, self.unit, str(self.source)))
 
 
-def _named(name: str, value, unit: str, source: str) -> Assumption:
+def _named(name: str, value: float | str, unit: str, source: str | Message) -> Assumption:
     """An assumption named by a default or a field (``name``, labelled ``term:<name>`` in labels.csv)."""
     return Assumption("assumption_named", {"name": name}, value, unit, source)
 
 
-def _set(name: str, value, unit: str) -> Assumption:
+def _set(name: str, value: float | str, unit: str) -> Assumption:
     """A value the scenario gives (its field ``name``)."""
     return _named(name, value, unit, _source("assumption_source_set"))
 
 
 @functools.lru_cache(maxsize=4096)
-def _source(msg_id: str, **params) -> Message:
+def _source(msg_id: str, **params: Any) -> Message:
     """The source ``msg_id`` in the model's own words (a :class:`Message`): made once per id and params, since
     a Message writes its English when it is made and every estimate names the same few."""
     return Message(msg_id, **params)
@@ -122,18 +122,18 @@ class Resolved:
         None [the field's unit]; None where the value is unknown or does not apply.
     """
 
-    inputs: dict
+    inputs: dict[str, Any]
     used: list[Assumption] = field(default_factory=list)
     warnings: list[Message] = field(default_factory=list)
     mfu: float = math.nan
     shape: tuple[int, int, int] = (0, 0, 0)
-    memory_bytes_per_param: dict = field(default_factory=dict)
+    memory_bytes_per_param: dict[str, Any] = field(default_factory=dict)
     estimated: list[str] = field(default_factory=list)
-    in_rate: dict = field(default_factory=dict)
-    owned: dict = field(default_factory=dict)
-    factors: dict = field(default_factory=dict)
-    fallbacks: dict = field(default_factory=dict)
-    activation_bytes: dict = field(default_factory=dict)
+    in_rate: dict[str, Any] = field(default_factory=dict)
+    owned: dict[str, Any] = field(default_factory=dict)
+    factors: dict[str, Any] = field(default_factory=dict)
+    fallbacks: dict[str, Any] = field(default_factory=dict)
+    activation_bytes: dict[str, Any] = field(default_factory=dict)
 
 
 def _assumption(name: str) -> Assumption:
@@ -141,7 +141,8 @@ def _assumption(name: str) -> Assumption:
     return _named(name, d.value, d.unit, d.source)
 
 
-def _pick(value, name: str, used: list[Assumption], fallbacks: dict | None = None, field: str | None = None) -> float:
+def _pick(value: float | None, name: str, used: list[Assumption], fallbacks: dict[str, Any] | None = None,
+          field: str | None = None) -> float:
     """The scenario's value, else the named default (recorded as used, and in ``fallbacks[field or name]``)."""
     if fallbacks is not None:
         fallbacks[field or name] = default(name)
@@ -151,7 +152,7 @@ def _pick(value, name: str, used: list[Assumption], fallbacks: dict | None = Non
     return default(name)
 
 
-def _team(s: Scenario, train_flop: float, used: list[Assumption], fallbacks: dict, warnings: list[Message]) -> dict:
+def _team(s: Scenario, train_flop: float, used: list[Assumption], fallbacks: dict[str, Any], warnings: list[Message]) -> dict[str, Any]:
     """The team and the project's months: the scenario's, else the defaults that follow the run (explorer.rules).
 
     Returns ``headcount`` [people], ``project_months`` [months] (the run's own length is applied in
@@ -177,12 +178,12 @@ def _team(s: Scenario, train_flop: float, used: list[Assumption], fallbacks: dic
     return dict(headcount=headcount, project_months=months, project_months_max=cap)
 
 
-def _where(reg) -> dict:
+def _where(reg: catalog.Region) -> dict[str, Any]:
     """The params naming region ``reg`` in an assumption: its id (English) and its name (Chinese, by its label)."""
     return {"region": reg.id, "region_name": reg.name}
 
 
-def _nan(x) -> float:
+def _nan(x: float | None) -> float:
     return math.nan if x is None else x
 
 
@@ -207,7 +208,7 @@ def resolve_mfu(scenario: Scenario) -> tuple[float, list[Assumption]]:
     return _default_mfu(scenario, _mfu_factors(scenario, catalog.accelerator(scenario.gpu)))
 
 
-def _default_mfu(scenario: Scenario, f: dict) -> tuple[float, list[Assumption]]:
+def _default_mfu(scenario: Scenario, f: dict[str, Any]) -> tuple[float, list[Assumption]]:
     """The default MFU from its factors (:func:`_mfu_factors`) and the defaults it used."""
     used = [_assumption(f["mfu_base_name"])]
     if scenario.precision in ("fp8", "fp4"):
@@ -219,7 +220,7 @@ def _default_mfu(scenario: Scenario, f: dict) -> tuple[float, list[Assumption]]:
     return mfu, used
 
 
-def _mfu_factors(s: Scenario, acc) -> dict:
+def _mfu_factors(s: Scenario, acc: catalog.Accelerator) -> dict[str, Any]:
     """The default MFU's parts: the accelerator's base, the precision's and the MoE factor [1], and the peaks.
 
     Default MFU = ``mfu_base`` x ``mfu_precision_factor`` x ``mfu_moe_factor``; the peak at the training
@@ -239,7 +240,7 @@ def _mfu_factors(s: Scenario, acc) -> dict:
 def _shape(s: Scenario, used: list[Assumption]) -> tuple[int, int, int]:
     """Layers, width and sequence length: the scenario's, else derived or default (listed in ``used``)."""
     seq = int(_pick(s.seq_len, "seq_len", used))
-    if s.n_layers is not None:
+    if s.n_layers is not None and s.d_model is not None:  # a pair: Scenario refuses one without the other
         return s.n_layers, s.d_model, seq
     if s.architecture == "moe":  # attention and width follow the active parameters, not the experts
         L, d = (int(x) for x in F.moe_shape(s.active_params_effective))
@@ -252,7 +253,8 @@ def _shape(s: Scenario, used: list[Assumption]) -> tuple[int, int, int]:
     return L, d, seq
 
 
-def _memory(s: Scenario, shape, used: list[Assumption]) -> tuple[dict, float]:
+def _memory(s: Scenario, shape: tuple[int, int, int], used: list[Assumption]
+            ) -> tuple[dict[str, float], dict[str, float]]:
     """Bytes per parameter of the training state by part, and activation bytes of one sequence."""
     prec = catalog.precisions()[s.precision]
     wide = s.precision in ("fp32", "tf32")
@@ -278,7 +280,8 @@ def _memory(s: Scenario, shape, used: list[Assumption]) -> tuple[dict, float]:
     return parts, act
 
 
-def _layout_inputs(s: Scenario, shape, parts: dict, used: list[Assumption]) -> dict:
+def _layout_inputs(s: Scenario, shape: tuple[int, int, int], parts: dict[str, Any], used: list[Assumption]
+                   ) -> dict[str, Any]:
     """The parts of the layout the scenario sets, as compute's inputs: ``pipeline_parallel`` [1] and
     ``unsharded_bytes_per_param`` [bytes] (blank: no pipeline and ZeRO-3, the layout that fits on the fewest
     GPUs; :mod:`explorer.model.layout` then chooses the standard layout at the count)."""
@@ -323,11 +326,11 @@ def moe_share_spread() -> tuple[float, float, int]:
     return min(ratios), max(ratios), len(ratios)
 
 
-def _ref_peak(acc) -> float:
-    return acc.peak_tflops[reference_precision(acc)]
+def _ref_peak(acc: catalog.Accelerator) -> float:
+    return float(acc.peak_tflops[reference_precision(acc)])
 
 
-def price_peer(acc, attribute: str):
+def price_peer(acc: catalog.Accelerator, attribute: str) -> catalog.Accelerator | None:
     """The catalog accelerator nearest to ``acc`` with a value of ``attribute``.
 
     Nearest: the same vendor, then the same kind (GPU or TPU), then the
@@ -344,12 +347,13 @@ def price_peer(acc, attribute: str):
                                      abs(math.log(_ref_peak(a) / _ref_peak(acc)))))
 
 
-def _estimated_price(acc, attribute: str, what: str, unit: str, used, estimated, warnings) -> float | None:
+def _estimated_price(acc: catalog.Accelerator, attribute: str, what: str, unit: str, used: list[Assumption],
+                     estimated: list[str], warnings: list[Message]) -> float | None:
     """``acc``'s ``attribute`` scaled from the nearest peer by peak FLOP/s, recorded as an estimate."""
     peer = price_peer(acc, attribute)
     if peer is None:
         return None
-    value = getattr(peer, attribute) * _ref_peak(acc) / _ref_peak(peer)
+    value = float(getattr(peer, attribute) * _ref_peak(acc) / _ref_peak(peer))
     source = _source("assumption_source_peer_price", peer=peer.name, year=peer.year, price=getattr(peer, attribute),
                      unit=unit, peak=_ref_peak(acc), peer_peak=_ref_peak(peer), precision=reference_precision(acc))
     used.append(Assumption("assumption_price_estimated", {"what": what, "gpu": acc.id}, value, unit, source))
@@ -358,7 +362,8 @@ def _estimated_price(acc, attribute: str, what: str, unit: str, used, estimated,
     return value
 
 
-def _cloud_rate(s: Scenario, acc, used, warnings, estimated) -> float:
+def _cloud_rate(s: Scenario, acc: catalog.Accelerator, used: list[Assumption], warnings: list[Message],
+                estimated: list[str]) -> float:
     """The rate on the scenario's cloud price basis (explorer.prices), its assumption and any estimate warning."""
     basis = "on_demand" if s.pricing == "spot" and s.spot_discount is not None else s.pricing
     q = prices_module.quote(acc.id, basis, s.seller, prices_module.check_price_date(s.price_date))
@@ -403,7 +408,9 @@ def _as_owned(s: Scenario) -> Scenario:
     return owned
 
 
-def owned_terms(s: Scenario, acc, used=None, warnings=None, estimated=None, fallbacks: dict | None = None) -> dict:
+def owned_terms(s: Scenario, acc: catalog.Accelerator, used: list[Assumption] | None = None,
+                warnings: list[Message] | None = None, estimated: list[str] | None = None,
+                fallbacks: dict[str, Any] | None = None) -> dict[str, Any]:
     """Owned hardware for scenario ``s``: capital per GPU and per GPU-hour, hosting and the rule [USD].
 
     Returns a dict with ``purchase_usd`` (per accelerator), ``capital_usd_per_gpu``
@@ -485,7 +492,7 @@ def _day(text: str, day_of_year: str) -> _dt.date:
     return _dt.date.fromisoformat(f"{parts[0]}-{day_of_year}")
 
 
-def _epoch_value(s: Scenario, acc, purchase: float, used: list[Assumption]) -> float:
+def _epoch_value(s: Scenario, acc: catalog.Accelerator, purchase: float, used: list[Assumption]) -> float:
     """Epoch AI's value of the accelerator when the run starts [USD]: its dated price less hardware progress.
 
     As cost_analysis_standalone.py does (Cottier et al. 2024): a GPU is acquired at its price's date, at the earliest
@@ -505,10 +512,12 @@ def _epoch_value(s: Scenario, acc, purchase: float, used: list[Assumption]) -> f
     return value
 
 
-def _prices(s: Scenario, acc, used, warnings, estimated=None, fallbacks: dict | None = None) -> dict:
+def _prices(s: Scenario, acc: catalog.Accelerator, used: list[Assumption], warnings: list[Message],
+            estimated: list[str] | None = None, fallbacks: dict[str, Any] | None = None) -> dict[str, Any]:
     """Rate on the price basis, or owned capital and hardware per GPU-hour, and the extra interruption rate of spot."""
     owned = s.pricing == "owned"
-    out = dict(owned=owned, accelerator_usd_per_gpu_hour=0.0, hardware_usd_per_gpu_hour=0.0, extra_failures=0.0)
+    out: dict[str, Any] = dict(owned=owned, accelerator_usd_per_gpu_hour=0.0, hardware_usd_per_gpu_hour=0.0,
+                               extra_failures=0.0)
     estimated = [] if estimated is None else estimated
     fallbacks = {} if fallbacks is None else fallbacks
     rate = math.nan
@@ -532,11 +541,12 @@ def _prices(s: Scenario, acc, used, warnings, estimated=None, fallbacks: dict | 
     return out
 
 
-def _power(s: Scenario, acc, used, warnings) -> dict:
+def _power(s: Scenario, acc: catalog.Accelerator, used: list[Assumption], warnings: list[Message]
+           ) -> dict[str, Any]:
     """Power per accelerator and how it scales to the wall (catalog power basis)."""
     kind = "tpu" if acc.is_tpu else "gpu"
     if acc.power_basis == "measured_system":
-        used.append(Assumption("assumption_system_power", {"gpu": acc.id}, acc.system_power_w, "W",
+        used.append(Assumption("assumption_system_power", {"gpu": acc.id}, _nan(acc.system_power_w), "W",
                                acc.power_source))
         return dict(tdp_w=_nan(acc.system_power_w), server_power_factor=1.0, avg_power_fraction=1.0)
     if acc.tdp_w is None:
@@ -578,7 +588,8 @@ def _facility_default_pue(s: Scenario, used: list[Assumption]) -> float:
     return _pick(None, "pue" if s.facility == "hyperscale" else f"pue_{s.facility}", used)
 
 
-def _region(s: Scenario, owned: bool, used, warnings, fallbacks: dict) -> dict:
+def _region(s: Scenario, owned: bool, used: list[Assumption], warnings: list[Message], fallbacks: dict[str, Any]
+            ) -> dict[str, Any]:
     reg = catalog.region(s.region)
     pue = facility_pue(s, used)
     fallbacks["pue"] = pue if s.pue is None else _facility_default_pue(s, [])
@@ -595,7 +606,7 @@ def _region(s: Scenario, owned: bool, used, warnings, fallbacks: dict) -> dict:
         if peer is not None:
             price = peer.electricity_usd_per_kwh
             used.append(Assumption("assumption_electricity_peer",
-                                   {**_where(reg), "peer": peer.name, "year": peer.price_year}, price, "USD/kWh",
+                                   {**_where(reg), "peer": peer.name, "year": peer.price_year}, _nan(price), "USD/kWh",
                                    peer.source))
             note.append("electricity price")
             if owned:
@@ -614,7 +625,7 @@ def _region(s: Scenario, owned: bool, used, warnings, fallbacks: dict) -> dict:
                 _region_price=_nan(price), _estimated=note)
 
 
-def country_price_region(reg):
+def country_price_region(reg: catalog.Region) -> catalog.Region | None:
     """Another region of ``reg``'s country with an electricity price, the national average first; None if none."""
     peers = [r for r in catalog.regions().values()
              if r.country == reg.country and r.id != reg.id and r.electricity_usd_per_kwh is not None]
@@ -622,7 +633,7 @@ def country_price_region(reg):
     return peers[0] if peers else None
 
 
-def _recovery(s: Scenario, write_h: float, restart_h: float, used) -> dict:
+def _recovery(s: Scenario, write_h: float, restart_h: float, used: list[Assumption]) -> dict[str, Any]:
     """Where the job recovers from redundant in-memory state instead of storage, and its times [h].
 
     ``storage``: checkpoints written to storage and reloaded after every
@@ -660,7 +671,7 @@ def resolve(s: Scenario) -> Resolved:
     used = [Assumption("assumption_peak", {"precision": s.precision, "gpu": acc.id}, acc.peak_tflops[s.precision],
                        "TFLOP/s", acc.source)]
     warnings: list[Message] = []
-    fallbacks: dict = {}
+    fallbacks: dict[str, Any] = {}
     factors = _mfu_factors(s, acc)
     if s.mfu is None:
         mfu, mfu_used = _default_mfu(s, factors)
@@ -799,7 +810,7 @@ _OWNED_TERM_FIELDS = ("purchase_usd_per_gpu", "depreciation_years", "server_over
                       "hosting_usd_per_gpu_hour", "owned_utilization", "financing_rate", "amortization")
 
 
-def _owned_reference(s: Scenario, acc, owned: dict) -> dict:
+def _owned_reference(s: Scenario, acc: catalog.Accelerator, owned: dict[str, Any]) -> dict[str, Any]:
     """Owning ``s``'s accelerator on the default terms, per GPU-hour [USD/GPU-hour]: the accelerator's own part.
 
     ``owned`` (the scenario's terms) when the scenario sets none of them, else the terms of the plain scenario.
@@ -829,10 +840,10 @@ def _activation_bytes(precision: str) -> float:
     wider = _WIDER_ACTIVATIONS.get(precision)
     if act is None and wider is not None and wider in table:
         act = table[wider].activation_bytes
-    return act if act is not None else table["bf16"].activation_bytes
+    return act if act is not None else float(table["bf16"].activation_bytes or math.nan)
 
 
-def _in_rate(terms: dict, electricity_usd_per_kwh: float) -> dict:
+def _in_rate(terms: dict[str, Any], electricity_usd_per_kwh: float) -> dict[str, Any]:
     """What one cloud GPU-hour pays for, per GPU-hour [USD]: ``hardware`` and ``energy`` (owner's costs).
 
     Hardware is what owning the same accelerator would cost per used hour

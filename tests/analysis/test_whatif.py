@@ -64,8 +64,16 @@ def test_the_app_tab_shows_the_sorted_table_heatmap_and_csv(make_app):
     # cheapest first, FP8 (spot and owned are within 2% of each other on H100: spot is the specialist on-demand
     # median 3.995 less 50% = 2.00 USD/GPU-hour, owned 1.97 all-in; explorer.prices)
     assert len(rows) == 12 and "FP8" in rows[0]
-    first_total = float(re.findall(r"<td>\$([\d.]+)M</td>", rows[0])[0])
-    assert all(first_total <= float(t) + 1e-9 for r in rows for t in re.findall(r"<td>\$([\d.]+)M</td>", r)[:1])
+    # the zh page writes money as Chinese readers do (issue 41): $562万 is 5.62 million dollars (万 = 10^4, 亿 = 10^8)
+    scale = {"万": 1e4, "亿": 1e8}
+
+    def first_usd(row: str) -> float:
+        number, unit = re.findall(r"<td>\$([\d,.]+)(万|亿)</td>", row)[0]
+        return float(number.replace(",", "")) * scale[unit]
+
+    first_total = first_usd(rows[0])
+    assert 1e6 < first_total < 1e8  # a 70B run on 2T tokens: millions of dollars
+    assert all(first_total <= first_usd(r) + 1e-9 for r in rows)
     assert "data:text/csv" not in page  # the CSV is written on request (issue 24), not with every table
     app.whatif.csv_button.click()
     url = re.search(r'href="data:text/csv;charset=utf-8;base64,([^"]+)"', app.whatif.csv_link.value).group(1)
