@@ -113,3 +113,10 @@ def test_history_in_english_is_unchanged(capsys):
            "dollars:" in lines
     assert "  [ok] 2017 2017: an early self-attention pretrained model cost on the order of $900 to train" in lines
     assert "       -> OFF: 91x too high vs AI Index 2024 (2018-10)" in lines
+
+
+def test_every_estimate_of_the_history_has_a_chinese_name():
+    from explorer.text import labels
+
+    missing = [e for e in history_table()["estimate"].unique() if f"history:estimate:{e}" not in labels()]
+    assert missing == []
