@@ -238,12 +238,10 @@ def _parser() -> argparse.ArgumentParser:
     hist = sub.add_parser("history", help="historical cost curve: trend, projections, claims check")
     hist.add_argument("--method", help="cost method to fit (default: amortized)")
     hist.add_argument("--json", action="store_true", help=_JSON_HELP)
-    for command in (est, pln, cmp_, att, sim, cat, wif):
+    for command in (est, pln, cmp_, att, sim, cat, wif, hist):
         command.add_argument("--lang", choices=LANGUAGES, default="en",
                              help="language of the whole output (headings, row names, units, numbers as 万/亿, "
                                   "warnings, errors): en (default) or zh; --json stays machine-readable")
-    hist.add_argument("--lang", choices=LANGUAGES, default="en",
-                      help="language of warnings and errors: en (default) or zh (the report is in English)")
     commands.register(sub, parser.prog)  # app, workshop, lab: the package's notebooks served
     return parser
 
@@ -1030,7 +1028,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             from explorer import history
 
-            print(history.render_report(as_json=args.json, method=args.method))
+            print(history.render_report(as_json=args.json, method=args.method, language=args.lang))
     except ScenarioError as exc:
         # English as str(exc) names the field as the options do; Chinese names it by its label
         # (numbers as the options read them: 1M, not 1e+06)

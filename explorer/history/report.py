@@ -33,7 +33,7 @@ from explorer.history.trend import (
 )
 from explorer.errors import ScenarioError
 from explorer.messages import Message
-from explorer.text import money
+from explorer.text import label, money, money_in
 
 #: Claims check: a claimed figure within this factor of the sourced one is
 #: "consistent"; beyond FLAG_FACTOR it is flagged.
@@ -84,7 +84,8 @@ def check_dated_costs(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFram
         ``verdict``, ``source``; for forecasts ``bases`` (one dict per basis:
         ``basis``, ``method``, ``period``, ``year``, ``lo``, ``hi``, ``when``)
         and ``holds_on`` (the bases on which the claimed year is not earlier
-        than the interval).
+        than the interval); ``matched_id``: for an off figure, the id of the
+        other row of its model that it matches ("" if none).
     """
     hist = history_table()
     given = dict(fits or {})
@@ -101,7 +102,7 @@ def check_dated_costs(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFram
         rec = {k: cl[k] for k in ("id", "kind", "year", "claim_zh", "claim_en", "model", "method",
                                   "claimed_usd", "source")}
         rec.update(sourced_usd=np.nan, sourced_id="", sourced_date="", scope="", ratio=np.nan,
-                   flagged=False, verdict="", bases=[], holds_on=[])
+                   flagged=False, verdict="", bases=[], holds_on=[], matched_id="")
         claimed = float(cl["claimed_usd"])
         if cl["kind"] == "forecast":
             method = check_method(cl["method"])
@@ -155,6 +156,7 @@ def check_dated_costs(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFram
             match = others[(r2 <= CONSISTENT_FACTOR) & (r2 >= 1 / CONSISTENT_FACTOR)]
             if not match.empty:
                 m = match.iloc[0]
+                rec["matched_id"] = m["id"]
                 verdict += (f"; matches {m['estimate']} dated {m['date']} (${m['cost_usd']:,.0f}, "
                             f"id {m['id']}) instead")
         rec["verdict"] = verdict
@@ -162,15 +164,19 @@ def check_dated_costs(fits: Mapping[str, TrendFit] | None = None) -> pd.DataFram
     return pd.DataFrame(out)
 
 
-def render_report(as_json: bool = False, method: str | None = None) -> str:
+def render_report(as_json: bool = False, method: str | None = None, language: str = "en") -> str:
     """Report of the trend fit and the claims check.
 
     Parameters
     ----------
     as_json : bool
-        Return the fit numbers as JSON (see :meth:`TrendFit.as_dict`).
+        Return the fit numbers as JSON (see :meth:`TrendFit.as_dict`); keys in English whatever ``language``.
     method : {"amortized", "cloud", "developer"}, optional
         Cost method of the fit; default ``"amortized"`` (frontier models).
+    language : {"en", "zh"}
+        Language of the text report: headings, row names and units from ``labels.csv`` (keys ``history:*``),
+        amounts in 万/亿 in Chinese (:func:`explorer.text.money_in`), the article's claims in their Chinese text.
+        Model names, ids and the titles of the cited sources stay as published.
 
     Returns
     -------
@@ -192,6 +198,8 @@ def render_report(as_json: bool = False, method: str | None = None) -> str:
         out["periods"] = {name: {k: f.as_dict()[k] for k in ("growth_per_year", "growth_ci90", "n_points", "years")}
                           for name, f in fit_periods(method).items()}
         return json.dumps(out, ensure_ascii=False, indent=2)
+    if language == "zh":
+        return _render_zh(method, fit)
 
     d = fit.as_dict()
     ep = d["epoch"]
@@ -253,3 +261,130 @@ def render_report(as_json: bool = False, method: str | None = None) -> str:
                          f"[{c['sourced_id']}], ratio {c['ratio']:.2f}")
         lines.append(f"       -> {c['verdict']}")
     return "\n".join(lines)
+
+
+def _zh(key: str, **values: object) -> str:
+    """The Chinese label ``history:<key>`` of labels.csv, formatted with ``values``."""
+    return label(f"history:{key}", "zh").format(**values)
+
+
+def _year_zh(y: float) -> str:
+    return f"{y:.1f}" if math.isfinite(y) else _zh("never")
+
+
+def _subset_zh(subset: str) -> str:
+    """The subset of :func:`explorer.history.trend.select_points` (English words) in Chinese."""
+    words = []
+    if subset.startswith("frontier models"):
+        words.append(_zh("subset_frontier"))
+    words.append(_zh("subset_final"))
+    words += [_zh(f"method:{m}") for m, text in METHODS.items() if text in subset][:1]
+    if "(all models:" in subset:
+        words.append(_zh("subset_all_models"))
+    years = subset.rsplit(", ", 1)[-1]
+    if years[:1].isdigit():
+        words.append(years)
+    return "，".join(words)
+
+
+def _ratio_zh(ratio: float) -> str:
+    off = ratio if ratio >= 1 else 1 / ratio
+    times = f"{off:.0f}" if off >= 10 else f"{off:.1f}"
+    return _zh("too_high" if ratio >= 1 else "too_low", times=times)
+
+
+def _render_zh(method: str, fit: TrendFit) -> str:
+    """:func:`render_report` in Chinese (the same lines as the English report, in the same order)."""
+    hist = history_table()
+    by_id = hist.set_index("id")
+    ci = f"{fit.ci_level:.0%}"
+    lo, hi = fit.growth_ci
+    dlo, dhi = fit.doubling_months_ci
+    periods = fit_periods(method)
+    subset = _subset_zh(fit.subset)
+    lines = [
+        _zh("title"),
+        _zh("data", n=len(hist), dollar_year=fit.dollar_year, reference=EPOCH_REFERENCE),
+        "",
+        _zh("fit", subset=subset),
+        "     " + _zh("fit_points", n=fit.n_points, first=f"{fit.year.min():.1f}", last=f"{fit.year.max():.1f}",
+                      ci=ci, n_boot=fit.boot_slope_log10_per_year.size),
+        "  " + _zh("growth", g=f"{fit.growth_per_year:.2f}", ci=ci, lo=f"{lo:.2f}", hi=f"{hi:.2f}"),
+        "  " + _zh("doubling", d=f"{fit.doubling_months:.1f}", ci=ci, lo=f"{dlo:.1f}", hi=f"{dhi:.1f}"),
+        "  " + _zh("by_period"),
+    ]
+    for name, f in periods.items():
+        plo, phi = f.growth_ci
+        lines.append("    " + _zh("period", period=name, g=f"{f.growth_per_year:.2f}", ci=f"{f.ci_level:.0%}",
+                                  lo=f"{plo:.2f}", hi=f"{phi:.2f}", n=f.n_points))
+    ep = fit.as_dict()["epoch"]
+    inside = periods["2016-2023"].epoch_comparison()["inside"]
+    lines.append("  " + _zh("epoch", reference=ep["reference"], g=ep["epoch_growth_per_year"], lo=ep["epoch_ci90"][0],
+                            hi=ep["epoch_ci90"][1], where=_zh("inside" if inside else "outside")))
+    if method != "amortized":
+        lines.append("  " + _zh("epoch_other_method"))
+    lines.append("  " + _zh("crosses"))
+    for c in fit.crossings:
+        lines.append(f"    {money_in(c.cost_usd, language='zh'):>8}  " + _zh(
+            "crossing", year=_year_zh(c.year), ci=ci, lo=_year_zh(c.lo), hi=_year_zh(c.hi)))
+    lines.append("  " + _zh("scatter"))
+    lines.append("  " + _zh("sensitivity"))
+    for key, kw in (("from_2020", dict(start_year=2020.0)), ("all_models", dict(frontier_only=False))):
+        try:
+            alt = fit_trend(method, **kw)
+        except ValueError:
+            continue
+        alo, ahi = alt.growth_ci
+        lines.append("    " + _zh("sensitivity_row", subset=_zh(key), g=f"{alt.growth_per_year:.2f}",
+                                  lo=f"{alo:.2f}", hi=f"{ahi:.2f}", n=alt.n_points))
+    lines += ["", _zh("points", subset=subset), "  " + _zh("points_head")]
+    rows, _ = select_points(method)
+    for _, r in rows.iterrows():
+        lines.append(f"  {r['date']:<8} {r['model'][:28]:<28} {money_in(r['cost_usd_target'], language='zh'):>12}  "
+                     f"{_estimate_zh(r['estimate'])}")
+
+    scope_keys = {text: key for key, text in SCOPES.items()}
+    lines += ["", _zh("claims")]
+    for _, c in check_dated_costs().iterrows():
+        year = _zh("now") if pd.isna(c["year"]) else f"{c['year']:.0f}"
+        lines.append(f"  [{_zh('flagged' if c['flagged'] else 'consistent_mark')}] {year:<4} {c['claim_zh']}")
+        if c["kind"] == "figure" and c["sourced_id"]:
+            lines.append("       " + _zh("claim_figure", model=c["model"], method=_zh(f"method:{c['method']}"),
+                                         scope=_zh(f"scope:{scope_keys[c['scope']]}"),
+                                         claimed=money_in(c["claimed_usd"], language="zh"),
+                                         sourced=money_in(c["sourced_usd"], language="zh"),
+                                         id=c["sourced_id"], ratio=f"{c['ratio']:.2f}"))
+        lines.append("       → " + _verdict_zh(c, by_id))
+    return "\n".join(lines)
+
+
+def _estimate_zh(estimate: str) -> str:
+    """An estimate's name (history.csv ``estimate``) in Chinese; a source's title (AI Index 2024) as published."""
+    return label(f"history:estimate:{estimate}", "zh")
+
+
+def _verdict_zh(c: pd.Series, by_id: pd.DataFrame) -> str:
+    """The verdict of one claim of :func:`check_dated_costs` in Chinese."""
+    if c["kind"] == "forecast":
+        parts = []
+        for b in c["bases"]:
+            words = _zh("method:acquisition") if b["method"] == ACQUISITION else _zh(f"method:{b['method']}")
+            parts.append(_zh("forecast_basis", basis=words, period=b["period"],
+                             amount=money_in(c["claimed_usd"], language="zh"), year=_year_zh(b["year"]),
+                             lo=_year_zh(b["lo"]), hi=_year_zh(b["hi"]), by=f"{c['year']:.0f}",
+                             when=_zh("when:" + b["when"].replace(" ", "_"))))
+        return "；".join(parts)
+    if not c["sourced_id"]:
+        return _zh("no_sourced_value")
+    row = by_id.loc[c["sourced_id"]]
+    est, date = _estimate_zh(row["estimate"]), row["date"]
+    off = max(c["ratio"], 1 / c["ratio"])
+    if off <= CONSISTENT_FACTOR:
+        return _zh("verdict_consistent", estimate=est, date=date)
+    key = "verdict_roughly" if off <= FLAG_FACTOR else "verdict_off"
+    text = _zh(key, ratio=_ratio_zh(c["ratio"]), estimate=est, date=date)
+    if c["matched_id"]:
+        m = by_id.loc[c["matched_id"]]
+        text += _zh("verdict_matches", estimate=_estimate_zh(m["estimate"]), date=m["date"],
+                    amount=money_in(float(m["cost_usd"]), language="zh"), id=c["matched_id"])
+    return text

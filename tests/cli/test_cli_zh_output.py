@@ -3,7 +3,8 @@ write them (万/亿), in every subcommand with a table; ``--lang en`` as before;
 
 The allow-list below is the English a Chinese reader sees on purpose: units and abbreviations of the field
 (FLOP, MFU, TP/PP/DP, ZeRO, GB, CO2, PUE, kWh, TDP), the word *token*, and the source named in the batch row
-(DeepSeek LLM 2024), the grid operators in two region names (ERCOT, PJM), AI and TPU. Ids (accelerators, regions), option names (``--gpu-cap``) and code names
+(DeepSeek LLM 2024), the grid operators in two region names (ERCOT, PJM), AI and TPU; in ``history``, the names
+of its sources (Epoch AI, AI Index 2024). Ids (accelerators, regions), option names (``--gpu-cap``) and code names
 (``plan_longest_run_days``) are taken out before the check: they are what a user types.
 """
 
@@ -20,7 +21,9 @@ from explorer.cli import main
 #: English words allowed in ``--lang zh`` output (units, abbreviations, the cited source); keep it short.
 ALLOWED = frozenset({"GPU", "token", "FLOP", "TFLOP", "PFLOP", "MFU", "TP", "PP", "DP", "EP", "ZeRO", "GB", "CO",
                      "BF", "FP", "MoE", "IT", "TDP", "TPU", "AI", "PUE", "kWh", "gCO", "DeepSeek", "LLM", "ERCOT",
-                     "PJM"})
+                     "PJM",
+                     # history: Epoch AI, the source of the fitted data, by its name; the AI Index 2024, a report's title
+                     "Epoch", "Index"})
 
 
 def _run(capsys, *argv: str) -> str:
