@@ -19,7 +19,7 @@ from conftest import ROOT
 WORDS = {"params": "'1e400' is not allowed; allowed: a number in [1M, 100T]",
          "usd_to_cny": "'1e400' is not allowed; allowed: a number in [0.01, 1,000]",
          "gpus": "'1e400' is not allowed; allowed: a whole number in [1, 10M]"}
-ZH = {"params": "'1e400' 不可用；允许：[1M, 100T] 内的数"}
+ZH = {"params": "'1e400' 不可用；允许：[100万, 100万亿] 内的数"}  # bounds as Chinese readers write them (issue 41)
 
 
 def _box(app, field: str) -> str:

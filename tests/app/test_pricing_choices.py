@@ -84,7 +84,8 @@ def test_the_compare_tab_shows_capex_and_break_even_beside_owned(lang):
     table = compare({k: e.scenario for k, e in slots.items()})
     page = compare_html(slots, table, "USD", 1.0, lang)
     assert label("owned_capex", lang) in page and label("owned_breakeven", lang) in page
-    assert "$140M" in page or "$140.2M" in page  # 68,454.81 x 2,048 GPUs up front
+    # 68,454.81 x 2,048 GPUs up front = $140.2M, which a Chinese reader writes $1.4亿 (亿 = 10^8; issue 41)
+    assert ("$140M" in page or "$140.2M" in page) if lang == "en" else ("$1.4亿" in page or "$1.402亿" in page)
     # the CSV of the Compare tab carries them too
     href = page.split('download="comparison.csv" href="')[1].split('"')[0]
     rows = list(csv.DictReader(io.StringIO(base64.b64decode(href.split("base64,", 1)[1]).decode("utf-8"))))
@@ -113,6 +114,6 @@ def test_the_compare_chart_legend_gives_an_owned_slot_its_capex_and_break_even(l
     plot.update(table, draw=False)
     texts = [t.get_text() for t in plot.legend.get_texts()]
     assert texts[0] == "A"
-    assert label("owned_capex", lang) in texts[1] and "140M" in texts[1]
+    assert label("owned_capex", lang) in texts[1] and ("140M" if lang == "en" else "1.4亿") in texts[1]
     months = table.loc["B", "breakeven_months"]
     assert f"{months:.0f} {label('unit_months', lang)}" in texts[1]

@@ -289,7 +289,7 @@ def test_a_running_kernel_whose_pid_cannot_be_found_stops_the_budget_and_the_war
     assert len(raised) == 3 and all(renamed in line and "is gone" in line for line in raised), raised
 
 
-def test_the_slow_reader_guard_refuses_an_open_websocket_without_its_stream():
+def test_the_slow_reader_guard_refuses_an_open_websocket_without_its_stream(monkeypatch):
     """tornado's real protocol object holds ``stream``; one without it raises, never "no bytes waiting"."""
     from tornado.websocket import WebSocketProtocol13, _WebSocketParams
 
@@ -299,6 +299,9 @@ def test_the_slow_reader_guard_refuses_an_open_websocket_without_its_stream():
     assert upstream_server.websocket_stream(type("H", (), {"ws_connection": protocol})()) is None  # not accepted
     assert upstream_server.websocket_stream(type("H", (), {"ws_connection": None})()) is None  # closed
     del protocol.stream
+    for klass in type(protocol).__mro__:  # tornado 6.5 also declares it on the class (`stream = None`); 6.6 does not
+        if "stream" in vars(klass):
+            monkeypatch.delattr(klass, "stream")
     handler = type("H", (), {"ws_connection": protocol, "settings": {}, "max_buffer_bytes": 1})()
     with pytest.raises(UpstreamChanged, match=r"WebSocketProtocol\.stream"):
         SafeKernelWebsocketHandler.write_message(handler, "a message")  # before: sent unguarded
