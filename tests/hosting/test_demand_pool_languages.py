@@ -147,6 +147,25 @@ def test_a_class_opening_only_english_gets_the_chinese_pool_in_english(tmp_path)
         sizes = await pool.resize()
         await settled(km)
         assert sizes == {EN: 0, ZH: 4} and len(pools[ZH]) == 4 and len(pools[EN]) == 0 and len(km.shut) == 6
+        assert set(pool._dropped) == {"lessons/*/01_flops_to_dollars.ipynb"}
+
+    cl.run_async(scenario())
+
+
+def test_a_lesson_preheated_in_no_language_moves_nothing(tmp_path):
+    """`make workshop`'s other lessons have a floor of 0 in both languages: nothing to move, nothing logged."""
+    async def scenario():
+        km = lessons_km(0, tmp_path)
+        now = [0.0]
+        pool = DemandPool(km, clock=lambda: now[0], memory=lambda: 10000.0, load=lambda: 0.5, busy=lambda: 0.1,
+                          window=60, idle_after=120, kernel_mb=100, max_size=0)
+        now[0] = 100.0
+        km.get_pool_size(EN)
+        now[0] = 121.0  # English opened 21 s ago, Chinese never: the demand rule alone (one arrival, one kernel)
+        assert await pool.resize() == {EN: 1} and pool._dropped == {}
+        await settled(km)
+
+    cl.run_async(scenario())
 
     cl.run_async(scenario())
 

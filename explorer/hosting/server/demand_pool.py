@@ -437,6 +437,8 @@ class DemandPool(LoggingConfigurable):
             if len(by_language) < 2:
                 continue
             configured = {lang: self._floors.setdefault(nb, self._configured(nb)) for lang, nb in by_language.items()}
+            if not any(configured.values()):
+                continue  # no floor to move (`make workshop`'s lessons after the first)
             idle = {lang: min(self.arrivals(nb)[1], since) for lang, nb in by_language.items()}
             before = self._dropped.get(lesson, frozenset())
             by_floor, dropped = language_floors(configured, idle, self.idle_after, before)
