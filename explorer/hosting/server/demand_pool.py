@@ -18,6 +18,12 @@ memory for nobody the rest of the day. :class:`DemandPool` sets the size of each
   container's cgroup) has available, in total over the resizes, divided by what one kernel holds of its own (the median USS of this
   server's kernels, measured each time; ``kernel_mb`` before there is one), and never past ``max_size``
   (default: the server's ``max_kernels``, the number of viewers it would serve at once);
+* a lesson in two languages (``lessons/en/X.ipynb`` and ``lessons/zh/X.ipynb``, :func:`language_floors`):
+  once one language has had no arrival for ``idle_after`` seconds while its sibling has had some, its floor
+  moves to the sibling (its idle pool kernels are shut down and the sibling's pool grows by as many, within
+  the memory and CPU rules below); the floor comes back on the next arrival in that language. A class that
+  opens only the English lesson 1 gets the whole preheated pool in English (issue 42: 15 + 15 by language
+  left half the class waiting);
 * it grows only while the CPU has room: the machine's CPU was busy at most ``max_cpu_busy`` (0.5) of the
   time since the last resize, and the 1-minute load average per core is below ``max_load_per_core`` (1.0).
   Pool kernels started during a rush run the notebook on the same cores as the rush's viewers and slowed
@@ -38,6 +44,7 @@ import collections
 import logging
 import math
 import os
+import re
 import statistics
 import time
 from pathlib import Path
@@ -49,7 +56,8 @@ from traitlets.config import LoggingConfigurable
 from explorer.hosting.server import upstream_server
 from explorer.hosting.server.seats import ARRIVING_FROM, is_exempt, own_memory_mb
 
-__all__ = ["DemandPool", "DemandPoolSettingError", "available_memory_mb", "pool_target"]
+__all__ = ["DemandPool", "DemandPoolSettingError", "available_memory_mb", "language_floors", "lesson_language",
+           "pool_target"]
 
 USS_SAMPLE = 8  # kernels whose private memory is read for the median (the newest)
 
@@ -62,7 +70,7 @@ _DISCARDED.propagate = False
 
 def pool_target(*, arrivals: int, current: int, floor: int, idle_s: float, idle_after_s: float,
                 available_mb: float, kernel_mb: float, memory_fraction: float, max_size: int,
-                cpu_busy: bool = False) -> int:
+                cpu_busy: bool = False, moved_in: int = 0) -> int:
     """The size a notebook's pool should have now [kernels].
 
     Parameters
@@ -88,6 +96,10 @@ def pool_target(*, arrivals: int, current: int, floor: int, idle_s: float, idle_
     cpu_busy : bool
         The machine's CPU is busy: the pool does not grow (its new kernels would run the notebook at the
         same time as the viewers of a rush, on the same cores), but keeps its size.
+    moved_in : int
+        The floor of a sibling language moved to this pool (:func:`language_floors`) [kernels]: wanted as
+        the floor is, idle or not, but reached only within the memory budget, ``max_size`` and the CPU rule
+        (the configured ``floor`` alone is kept whatever they say).
 
     Returns
     -------
@@ -101,9 +113,13 @@ def pool_target(*, arrivals: int, current: int, floor: int, idle_s: float, idle_
         forces a shrink (the pool's own kernels are already out of ``available_mb``), and the floor is
         kept even when memory is short or ``max_size`` is smaller (it was configured).
     """
+    held = floor + max(moved_in, 0)  # the floor this pool holds now, its sibling's included
     if idle_s >= idle_after_s:
-        return floor
-    wanted = max(floor, current) if cpu_busy else max(floor, current, arrivals)
+        wanted = held
+    else:
+        wanted = max(held, current) if cpu_busy else max(held, current, arrivals)
+    if cpu_busy:
+        wanted = min(wanted, max(floor, current))  # no growth past what it has
     # the budget is a total: the kernels the pool holds above its floor count against it, so that growing resize
     # after resize never takes more than memory_fraction of the memory there was (issue 39: "half the free
     # memory" applied per resize took 81% of it in 3 resizes)
@@ -114,6 +130,62 @@ def pool_target(*, arrivals: int, current: int, floor: int, idle_s: float, idle_
     if max_size > 0:
         grown = min(grown, max_size)
     return max(floor, grown)
+
+
+_LESSON = re.compile(r"^(?P<before>.*/)?(?P<lang>en|zh)/(?P<name>[^/]+\.ipynb)$")
+
+
+def lesson_language(notebook: str) -> tuple[str, str] | None:
+    """(the lesson, its language) of a notebook in a language folder, None otherwise.
+
+    >>> lesson_language("lessons/zh/01_flops_to_dollars.ipynb")
+    ('lessons/*/01_flops_to_dollars.ipynb', 'zh')
+    >>> lesson_language("claims.ipynb") is None
+    True
+    """
+    found = _LESSON.match(notebook)
+    if found is None:
+        return None
+    return f"{found['before'] or ''}*/{found['name']}", found["lang"]
+
+
+def language_floors(configured: dict[str, int], idle_s: dict[str, float], idle_after_s: float,
+                    dropped: frozenset[str] = frozenset()) -> tuple[dict[str, tuple[int, int]], frozenset[str]]:
+    """The floors of one lesson's pools by language, after the languages its students open [kernels].
+
+    Parameters
+    ----------
+    configured : dict
+        Language -> the configured floor of the lesson's pool in it [kernels].
+    idle_s : dict
+        Language -> time since its last arrival [s], counted from the server's start when it had none.
+    idle_after_s : float
+        A language with no arrival for this long while a sibling had one gives its floor up [s].
+    dropped : frozenset
+        The languages that had given their floor up at the previous resize.
+
+    Returns
+    -------
+    tuple
+        (language -> (its own floor, the floor moved in from siblings), the languages that give theirs up).
+        A language with an arrival in the last ``idle_after_s`` keeps its floor and is never dropped; one
+        without gives its floor up while a sibling has one, and stays dropped (while the class is quiet)
+        until its next arrival. The floors dropped go to the languages with arrivals (split evenly, the first
+        in order taking the remainder), else to those not dropped: the floors add up to the configured total.
+    """
+    active = {lang for lang in configured if idle_s.get(lang, math.inf) < idle_after_s}
+    now_dropped = set(dropped) - active
+    if active:
+        now_dropped |= {lang for lang in configured if idle_s.get(lang, math.inf) >= idle_after_s}
+    if now_dropped >= set(configured):
+        now_dropped = set()
+    takers = sorted(active - now_dropped) or sorted(set(configured) - now_dropped)
+    moved = sum(configured[lang] for lang in now_dropped)
+    floors = {lang: (0, 0) if lang in now_dropped else (floor, 0) for lang, floor in configured.items()}
+    for i, lang in enumerate(takers):
+        share = moved // len(takers) + (1 if i < moved % len(takers) else 0)
+        floors[lang] = (floors[lang][0], share)
+    return floors, frozenset(now_dropped)
 
 
 def _meminfo_available_mb(path: Path = Path("/proc/meminfo")) -> float | None:
@@ -220,6 +292,8 @@ class DemandPool(LoggingConfigurable):
         self._floors: dict[str, int] = {}
         self._sizes: dict[str, int] = {}
         self._uss: tuple[float, float] | None = None  # (when [s], median USS [MB])
+        self._dropped: dict[str, frozenset[str]] = {}  # lesson -> the languages whose floor moved to a sibling
+        self._since = clock()  # a language never opened has been idle since the pool started
         if self.enabled:
             self._count_arrivals()
 
@@ -318,22 +392,26 @@ class DemandPool(LoggingConfigurable):
         Returns the sizes set, by notebook.
         """
         pools = upstream_server.kernel_pools(self.km) or {}
-        notebooks = set(pools) | set(self._arrivals)
+        notebooks = sorted(n for n in set(pools) | set(self._arrivals) if n is not None)
         busy = self.busy()  # read at every resize: the share since the last one, not since the last arrival
         kernel_mb = None
-        for notebook in sorted(n for n in notebooks if n is not None):
-            floor = self._floors.setdefault(notebook, self._configured(notebook))
-            current = self._sizes.get(notebook, floor)
+        floors = self._language_floors(notebooks)
+        # the pools that give their floor up shrink first: their kernels' memory is free when the sibling grows
+        for notebook in sorted(notebooks, key=lambda n: (floors.get(n, (1, 0)) != (0, 0), n)):
+            configured = self._floors.setdefault(notebook, self._configured(notebook))
+            floor, moved_in = floors.get(notebook, (configured, 0))
+            current = self._sizes.get(notebook, configured)
             arrivals, idle_s = self.arrivals(notebook)
             waiting = len(pools.get(notebook, ()))
-            if arrivals == 0 and current == floor and waiting <= floor:
+            if arrivals == 0 and current == floor + moved_in and waiting <= current:
                 continue  # nothing to do (and no memory to read)
             if kernel_mb is None:
                 kernel_mb = max(self.kernel_uss_mb(), 1.0)
             target = pool_target(arrivals=arrivals, current=current, floor=floor, idle_s=idle_s,
                                  idle_after_s=self.idle_after, available_mb=self.memory(), kernel_mb=kernel_mb,
                                  memory_fraction=self.memory_fraction, max_size=self._max_size(),
-                                 cpu_busy=busy > self.max_cpu_busy or self.load() >= self.max_load_per_core)
+                                 cpu_busy=busy > self.max_cpu_busy or self.load() >= self.max_load_per_core,
+                                 moved_in=moved_in)
             if target != current:
                 last = "none since" if math.isinf(idle_s) else f"last {idle_s:.0f} s ago"
                 self.log.info("Demand pool for %s: %d -> %d kernels (%d arrivals in %.0f s, %s; %.0f MB per kernel)",
@@ -345,6 +423,36 @@ class DemandPool(LoggingConfigurable):
             elif waiting > target:  # kernels still starting when the pool shrank are shut down once ready
                 await self._shrink(notebook, target)
         return dict(self._sizes)
+
+    def _language_floors(self, notebooks: list[str]) -> dict[str, tuple[int, int]]:
+        """Notebook -> (its floor, the floor moved in from a sibling language), for the lessons held in more than
+        one language (:func:`language_floors`); logs each move."""
+        lessons: dict[str, dict[str, str]] = collections.defaultdict(dict)
+        for notebook in notebooks:
+            if (found := lesson_language(notebook)) is not None:
+                lessons[found[0]][found[1]] = notebook
+        since = self.clock() - self._since
+        floors: dict[str, tuple[int, int]] = {}
+        for lesson, by_language in lessons.items():
+            if len(by_language) < 2:
+                continue
+            configured = {lang: self._floors.setdefault(nb, self._configured(nb)) for lang, nb in by_language.items()}
+            if not any(configured.values()):
+                continue  # no floor to move (`make workshop`'s lessons after the first)
+            idle = {lang: min(self.arrivals(nb)[1], since) for lang, nb in by_language.items()}
+            before = self._dropped.get(lesson, frozenset())
+            by_floor, dropped = language_floors(configured, idle, self.idle_after, before)
+            if dropped != before:
+                preheated = ", ".join(f"{lang} {sum(by_floor[lang])}" for lang in sorted(by_floor))
+                if dropped:
+                    self.log.info("Demand pool for %s: %s opened, %s not for %.0f s: preheated %s", lesson,
+                                  "+".join(sorted(set(by_language) - dropped)), "+".join(sorted(dropped)),
+                                  self.idle_after, preheated)
+                else:
+                    self.log.info("Demand pool for %s: every language opened again: preheated %s", lesson, preheated)
+                self._dropped[lesson] = dropped
+            floors.update({by_language[lang]: pair for lang, pair in by_floor.items()})
+        return floors
 
     async def _shrink(self, notebook: str, size: int) -> None:
         """Shut down the newest started, untaken pool kernels until at most ``size`` remain (not those starting)."""
