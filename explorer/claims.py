@@ -823,10 +823,11 @@ def _lora() -> Finding:
     # a full fine-tune of 70B does not fit on LoRA's 8 GPUs (issue 38: such a run is infeasible, no money): it
     # runs on the fewest that hold it; its compute cost is its GPU-hours, which hardly depend on the count
     e_l = estimate(lora)
-    full = full.replace(gpus=max(e_l.gpus, int(estimate(full).min_gpus_memory)))  # e_l.gpus: lora's, resolved
+    # e_l.gpus: LoRA's cluster, the preset's count or the one its deadline chose; a count, not a deadline, then
+    full = full.replace(gpus=max(e_l.gpus, int(estimate(full).min_gpus_memory)), deadline_days=None)
     e_f = estimate(full)
     saved = 1 - e_l.cost_usd["compute"] / e_f.cost_usd["compute"]
-    scratch = estimate(lora.replace(training_kind="pretrain", tokens=LLAMA2_TOKENS, gpus=1024))
+    scratch = estimate(lora.replace(training_kind="pretrain", tokens=LLAMA2_TOKENS, gpus=1024, deadline_days=None))
     vs_scratch = 1 - e_l.cost_usd["compute"] / scratch.cost_usd["compute"]
     # the article sets LoRA against training the model (全量训练), as its other savings are: full pre-training
     verdict = HOLDS if vs_scratch >= 0.9 else FAILS
