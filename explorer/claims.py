@@ -380,7 +380,7 @@ def recipe_claims() -> dict[str, dict]:
     """
     out = {}
     for r in catalog.read_csv("recipe_claims.csv"):
-        row = dict(r)
+        row: dict[str, str | float | None] = dict(r)
         row["low"] = float(r["low"]) if r["low"].strip() else None
         row["high"] = float(r["high"]) if r["high"].strip() else None
         out[r["id"]] = row
@@ -389,9 +389,16 @@ def recipe_claims() -> dict[str, dict]:
 
 def west_price_saving() -> tuple[float, float]:
     """Electricity price saved by the two western regions with a sourced price against the China average [1]."""
-    avg = catalog.region("cn-avg").electricity_usd_per_kwh
-    saved = [1 - catalog.region(r).electricity_usd_per_kwh / avg for r in ("cn-ningxia", "cn-inner-mongolia")]
+    avg = _price_usd_per_kwh(catalog.region("cn-avg"))
+    saved = [1 - _price_usd_per_kwh(catalog.region(r)) / avg for r in ("cn-ningxia", "cn-inner-mongolia")]
     return min(saved), max(saved)
+
+
+def _price_usd_per_kwh(region: catalog.Region) -> float:
+    """A region's electricity price [USD/kWh]; a claim on a region with none is a mistake in the claim."""
+    if region.electricity_usd_per_kwh is None:
+        raise ValueError(f"region {region.id!r} has no sourced electricity price, and a claim uses it")
+    return region.electricity_usd_per_kwh
 
 
 def sourced_saving(recipe_id: str, gpu: str | None = None) -> tuple[float, float, str] | None:
@@ -815,10 +822,12 @@ def _lora() -> Finding:
     full = lora.replace(training_kind="full_finetune")
     # a full fine-tune of 70B does not fit on LoRA's 8 GPUs (issue 38: such a run is infeasible, no money): it
     # runs on the fewest that hold it; its compute cost is its GPU-hours, which hardly depend on the count
-    full = full.replace(gpus=max(lora.gpus, int(estimate(full).min_gpus_memory)))
-    e_l, e_f = estimate(lora), estimate(full)
+    e_l = estimate(lora)
+    # e_l.gpus: LoRA's cluster, the preset's count or the one its deadline chose; a count, not a deadline, then
+    full = full.replace(gpus=max(e_l.gpus, int(estimate(full).min_gpus_memory)), deadline_days=None)
+    e_f = estimate(full)
     saved = 1 - e_l.cost_usd["compute"] / e_f.cost_usd["compute"]
-    scratch = estimate(lora.replace(training_kind="pretrain", tokens=LLAMA2_TOKENS, gpus=1024))
+    scratch = estimate(lora.replace(training_kind="pretrain", tokens=LLAMA2_TOKENS, gpus=1024, deadline_days=None))
     vs_scratch = 1 - e_l.cost_usd["compute"] / scratch.cost_usd["compute"]
     # the article sets LoRA against training the model (全量训练), as its other savings are: full pre-training
     verdict = HOLDS if vs_scratch >= 0.9 else FAILS
@@ -895,7 +904,7 @@ def _continual() -> Finding:
 def _west_power() -> Finding:
     avg = catalog.region("cn-avg")
     west = [catalog.region(r) for r in ("cn-ningxia", "cn-inner-mongolia")]
-    saved = [1 - r.electricity_usd_per_kwh / avg.electricity_usd_per_kwh for r in west]
+    saved = [1 - _price_usd_per_kwh(r) / _price_usd_per_kwh(avg) for r in west]
     lo, hi = min(saved), max(saved)
     # the number is Ningxia's, the saving lesson 5 (exercise 2) has students compute; the range is in the words
     verdict, _ = _judge("region_west", saved[0])
@@ -967,10 +976,10 @@ def _weeks_lost() -> Finding:
     s = presets()["llama31_405b"].scenario
     e = estimate(s)
     rate = s.failure_rate_per_gpu_hour or _d("failure_rate_per_gpu_hour")
-    mtbf_h = 1 / (rate * s.gpus)
+    mtbf_h = 1 / (rate * e.gpus)  # the estimate's cluster: the preset's count, or the one its deadline chose
     failures = e.wall_days * 24 / mtbf_h
     return Finding(mtbf_h, graded(failures >= 1 and e.wall_days >= 14, failures >= 1), "model", "b_weeks_lost",
-                   dict(gpus=float(s.gpus), mtbf=mtbf_h, days=e.wall_days, failures=failures, rate=rate))
+                   dict(gpus=float(e.gpus), mtbf=mtbf_h, days=e.wall_days, failures=failures, rate=rate))
 
 
 def _training_share_falls() -> Finding:

@@ -145,8 +145,8 @@ def read_own_records(home: Path, owner: int) -> list[dict]:
     except OSError:
         return []
     finally:
-        for f in opened:
-            os.close(f)
+        for fd in opened:
+            os.close(fd)
 
 
 def _tail(f) -> str:
@@ -211,7 +211,7 @@ def fetch_class(api_url: str | None = None, token: str | None = None, timeout: f
             for s in answer.get("students", [])}
 
 
-def _tries(records_by_student: dict[str, list[dict]]) -> dict[tuple[str, str], dict[str, tuple[int, bool]]]:
+def _tries(records_by_student: dict[str, list[dict]]) -> dict[tuple[str, str], tuple[int, bool]]:
     """{(student, "lesson · check"): (tries, passed ever)} — a check counts as one, whatever its language."""
     out: dict = {}
     for student, records in records_by_student.items():
@@ -257,7 +257,7 @@ def class_table(records_by_student: dict[str, list[dict]], checks: list[str] | N
     columns = sorted({check for _, check in tries} | set(course_checks() if checks is None else checks))
     rows = {}
     for student in records_by_student:
-        cells = {}
+        cells: dict[str, str | int] = {}
         for check in columns:
             n, ok = tries.get((student, check), (0, False))
             cells[check] = "✔" if ok else (f"✘ {n}" if n else "")

@@ -16,7 +16,7 @@ import json
 import math
 import os
 import sys
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from explorer import __version__, catalog, prices
 from explorer.errors import ScenarioError, short_repr
@@ -331,7 +331,7 @@ def _compare_rows(args: argparse.Namespace) -> tuple[list[argparse.Namespace], l
     return rows, (names if repeated else None)
 
 
-def _fmt(x: float, unit: str = "") -> str:
+def _fmt(x: float | None, unit: str = "") -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "unknown"
     if abs(x) >= 1e15:
@@ -504,7 +504,7 @@ def _format_estimate_zh(e: Estimate) -> str:
     lines.append(f"  {_pad(label('cli:total', zh), 20)} {_rjust(q(total), 12)}")
     lines.append(f"  {_pad(label('cli:final run only', zh), 20)} {_rjust(q(e.final_run_usd * fx), 12)}  {t('final_parts')}")
     if s.pricing == "owned":
-        o = e.owned
+        o: Mapping[str, Any] = e.owned  # the keys of explorer.model.owned_summary
         rule = (t("straight_line", years=f"{o['years']:g}") if o["amortization"] == "straight_line"
                 else t("epoch_rule"))
         months = "，".join(f"{label(f'pricing_{b}', zh) if f'pricing_{b}' in _label_keys() else b} "
@@ -597,7 +597,7 @@ def _basis_line(e: Estimate) -> str:
 
 def _owned_lines(e: Estimate, cur: str, fx: float) -> list[str]:
     """Owning the cluster: capex, amortization, utilisation and the buy-versus-rent break-even."""
-    o = e.owned
+    o: Mapping[str, Any] = e.owned  # the keys of explorer.model.owned_summary
     rule = (f"straight line over {o['years']:g} years" if o["amortization"] == "straight_line"
             else "Epoch AI, 0.322 of the value a year")
     months = ", ".join(f"{b} {_months(m)}" for b, m in o["breakeven_months"].items())
@@ -794,9 +794,9 @@ def _analysis_command(args: argparse.Namespace) -> str:
         df = analysis.compare(scenarios, names=args.name or row_names)
         warnings = df.attrs.get("warnings", [])
         if args.json:
-            out = {name: {k: (v if v is None or isinstance(v, str) else float(v)) for k, v in row.items()}
-                   for name, row in df.iterrows()}
-            return _dumps({**out, "warnings": [render(w, args.lang) for w in warnings]} if warnings else out)
+            by_name = {name: {k: (v if v is None or isinstance(v, str) else float(v)) for k, v in row.items()}
+                       for name, row in df.iterrows()}
+            return _dumps({**by_name, "warnings": [render(w, args.lang) for w in warnings]} if warnings else by_name)
         text = (_compare_zh(df) if args.lang == "zh"
                 else df.readable().T.to_string())  # scenarios in columns, fields as typed (70B), results with separators
         return "\n".join([text] + _warning_lines(warnings, args.lang))
@@ -827,11 +827,11 @@ def _analysis_command(args: argparse.Namespace) -> str:
         return "\n".join(lines)
     s = _scenario_from_args(args)
     sim = analysis.simulate(s, n=args.n, seed=args.seed)
-    out = {"point_usd": sim.point_usd, "n": sim.n, "seed": sim.seed,
+    out: dict[str, Any] = {"point_usd": sim.point_usd, "n": sim.n, "seed": sim.seed,
            "percentiles": {p: {k: float(v) for k, v in row.items()} for p, row in sim.percentiles.iterrows()}}
     if args.budget is not None:
-        b = analysis.budget_status(s, args.budget, simulation=sim, gpu_cap=args.gpu_cap)
-        out["budget"] = dataclasses.asdict(b)
+        status = analysis.budget_status(s, args.budget, simulation=sim, gpu_cap=args.gpu_cap)
+        out["budget"] = dataclasses.asdict(status)
     if args.json:
         return _dumps(out)
     lo, hi = sim.interval_usd

@@ -16,7 +16,7 @@ import functools
 import io
 from importlib import resources
 from types import MappingProxyType
-from typing import Mapping
+from typing import Mapping, Required, TypedDict
 
 __all__ = ["SCHEMAS", "TableError", "check_rows", "read_rows"]
 
@@ -29,7 +29,16 @@ __all__ = ["SCHEMAS", "TableError", "check_rows", "read_rows"]
 #: price before conversion, an alternative figure), read by no code. Columns not
 #: named are free text the code reads. Every read checks the header, the column
 #: count of each row, the types, the sources and duplicate ids.
-SCHEMAS: Mapping[str, Mapping[str, object]] = MappingProxyType({
+class Schema(TypedDict, total=False):
+    """One table's entry in :data:`SCHEMAS`: id column, source columns, column types, documentary columns."""
+
+    id: Required[str]
+    source: Required[tuple[str, ...]]
+    types: Required[Mapping[str, str]]
+    documentary: tuple[str, ...]
+
+
+SCHEMAS: Mapping[str, Schema] = MappingProxyType({
     "accelerators.csv": {
         "id": "id", "documentary": ("datasheet_sparsity_note",), "source": ("source",),
         "types": {"year": "int!", "memory_gb": "float!", "mem_bandwidth_tbs": "float", "fp32_tflops": "float",

@@ -39,8 +39,8 @@ def label(key: str, language: str = "en") -> str:
     return row.get(language) or row["en"]
 
 
-def quantity(x: float, digits: int = 3) -> str:
-    """A compact number: 1.23k, 45.6M, 7.8B, 1.2T; "unknown" for NaN."""
+def quantity(x: float | None, digits: int = 3) -> str:
+    """A compact number: 1.23k, 45.6M, 7.8B, 1.2T; "unknown" for NaN or None."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "unknown"
     if math.isinf(x):
@@ -405,7 +405,7 @@ def _term(s: str, raw: str, currency: str | None, units: tuple[str, ...]) -> flo
 _ZH_SCALES = ((1e12, "万亿"), (1e8, "亿"), (1e4, "万"))
 
 
-def quantity_in(x: float, language: str = "en", digits: int = 3) -> str:
+def quantity_in(x: float | None, language: str = "en", digits: int = 3) -> str:
     """A compact number in ``language``: :func:`quantity` in English (``1.4M``); in Chinese with
     万, 亿 and 万亿 (``140万``, ``1.91亿``, ``1.39万亿``, ``3,288``).
 

@@ -102,7 +102,7 @@ def parse_answer(text, units=()) -> float:
     scale = 1.0
     asked = next((_ENERGY_MWH[u.casefold()] for u in units if u.casefold() in _ENERGY_MWH), None)
     typed = _ENERGY_UNIT.search(read) if asked is not None else None
-    if typed:  # an energy answer in another unit the lessons print: converted to the exercise's unit
+    if typed and asked is not None:  # an energy answer in another unit the lessons print: converted to the exercise's unit
         read, scale = read[:typed.start()].rstrip(), _ENERGY_MWH[typed.group(1).casefold()] / asked
     try:
         value = parse_number(read, currency="USD", units=units) * scale
@@ -723,7 +723,7 @@ class Capstone:
                 f"你的预算 {money(budget)} 覆盖了项目估计 {money(total)}（余量 {headroom:.0%}）。") + note))
         # 5. the biggest cost dimension
         costs = {d: e.cost_usd[d] for d in COST_DIMENSIONS}
-        top = max(costs, key=costs.get)
+        top = max(costs, key=costs.__getitem__)
         said = self.answers["biggest"].value
         name = self.lesson.label
         if said is None:

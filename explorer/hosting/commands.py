@@ -182,6 +182,7 @@ def _kit(args: argparse.Namespace, extra: list[str]) -> int:
         print(f"error: kit does not take {' '.join(extra)[:80]!r} (see --help)", file=sys.stderr)
         return 2
     spec = importlib.util.spec_from_file_location("build_kit", NOTEBOOKS / "lessons" / "build_kit.py")
+    assert spec is not None and spec.loader is not None  # a .py file: the path's loader
     build_kit = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build_kit)
     return build_kit.main(["--out", args.out, "--class-url", args.class_url])

@@ -183,6 +183,8 @@ def missing(entry: PrivateName) -> str | None:
     """Why ``entry`` does not hold in the installed packages (one line), or None when it does."""
     try:
         if entry.kind == "identity":
+            if entry.owner is None:
+                return f"{entry.dotted}: an identity entry names no module to compare (owner is None)"
             found = getattr(importlib.import_module(entry.module), entry.name)
             used = getattr(importlib.import_module(entry.owner), entry.name, None)
             # the user module may hold a replacement this project installed (a subclass): that still counts

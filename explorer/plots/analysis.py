@@ -21,7 +21,9 @@ import math
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.ticker import FuncFormatter
 
 from explorer.analysis import LEVERS, Attribution, Simulation
@@ -55,6 +57,8 @@ class LabelledPlot(PlotBase):
     """Language handling shared by the analysis figures."""
 
     title_key = ""
+    ax: Axes
+    legend: Legend | None
 
     def _init_language(self, language: str) -> None:
         self.language = ""

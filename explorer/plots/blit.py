@@ -16,7 +16,7 @@ instead of drawing the figure again.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from matplotlib.artist import Artist
 from matplotlib.figure import Figure
@@ -56,8 +56,8 @@ class Blitter:
         for artist in self.artists:
             artist.set_animated(True)
         self.canvas = figure.canvas
-        self.background = None
-        self.key = None
+        self.background: Any = None  # the canvas's saved region (a backend's BufferRegion)
+        self.key: tuple | None = None
         self.cid = self.canvas.mpl_connect("draw_event", self._on_draw)
 
     def _on_draw(self, event) -> None:
@@ -91,7 +91,7 @@ class Blitter:
         key = self._key()
         if self.background is None or self.key != key:
             cached = self.cache.get(key) if self.cache is not None else None
-            if cached is None:
+            if self.cache is None or cached is None:
                 self.canvas.draw()  # the draw_event handler draws the artists
                 return
             self.background, positions = cached
@@ -104,7 +104,8 @@ class Blitter:
                     ax.set_position(original, which="original")
                     ax.set_position(active, which="active")
                     ax.set_in_layout(in_layout)
-        self.canvas.restore_region(self.background)
+        # on the canvases a Blitter takes (Agg and those built on it, as ipympl's), not on FigureCanvasBase
+        self.canvas.restore_region(self.background)  # type: ignore[attr-defined]
         self._draw_artists()
         self.canvas.blit(self.figure.bbox)
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -56,6 +57,12 @@ from explorer.plots.blit import Blitter
 from explorer.plots.figure import NotebookFigure
 from explorer.plots.fonts import text_kwargs
 from explorer.plots.label_placement import LabelInsideAxes, place_labels, placement_key
+
+if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+    from matplotlib.legend import Legend
+    from matplotlib.text import Annotation
 from explorer.text import label, labels, money_in, quantity_in
 
 __all__ = ["HistoryHandles", "HistoryPlot", "history_figure", "set_scenario_marker", "enable_marker_blitting", "redraw_marker",
@@ -77,17 +84,24 @@ def _short_name(model: str, language: str) -> str:
     return label(key, language) if key in labels() else model
 
 
-def _labels(language: str) -> dict:
+def _labels(language: str) -> dict[str, Any]:
     """All text of the figure in ``language``, from the one label table (explorer/data/labels.csv)."""
     keys = ("title", "subtitle", "xlabel", "ylabel", "hollow", "trend", "band", "crossing", "scenario",
             "scenario_point", "retrain", "footer")
-    lab = {k: label(f"history_{k}", language) for k in keys}
+    lab: dict[str, Any] = {k: label(f"history_{k}", language) for k in keys}
     lab["methods"] = {m: label(f"history_method_{m}", language) for m in history.METHODS}
     lab["method_words"] = {m: label(f"history_words_{m}", language) for m in history.METHODS}
     return lab
 
 
 LANGUAGES = ("en", "zh")
+
+
+def _star_entry(legend: Legend) -> Artist:
+    """The legend's entry of the "your run" star, its last handle."""
+    entry = legend.legend_handles[-1]
+    assert entry is not None  # matplotlib has None only for a handle type it cannot draw; the star is a Line2D
+    return entry
 
 @dataclass(eq=False)
 class HistoryHandles:
@@ -108,20 +122,20 @@ class HistoryHandles:
         The marker's error bar, made on its first use.
     """
 
-    ax: object
-    fit: object
+    ax: Axes
+    fit: history.TrendFit
     scenario_marker: Line2D
-    scenario_label: object
+    scenario_label: LabelInsideAxes
     language: str
-    point_labels: list = field(default_factory=list)
-    blitter: object = None
-    crossing_labels: list = field(default_factory=list)
+    point_labels: list[Annotation] = field(default_factory=list)
+    blitter: Blitter | None = None
+    crossing_labels: list[tuple[history.Crossing, Annotation]] = field(default_factory=list)
     currency: str = "USD"
     fx: float = 1.0
     ylabel_usd: str = ""
     content_key: int = 0
     limits: tuple = ()
-    interval_line: object = None
+    interval_line: Line2D | None = None
 
 
 
@@ -375,7 +389,7 @@ def _draw(fig: Figure, fit, language: str) -> HistoryHandles:
     ax.annotate(lab["footer"], xy=(0, 0), xycoords="axes fraction", xytext=(0, -42),
                 textcoords="offset points", fontsize=9, color="0.35", ha="left", va="top", **text_kw)
 
-    handles = [Line2D([], [], ls="none", marker=MARKERS[m], ms=8, mec=COLORS[m], mfc=COLORS[m], mew=1.6,
+    handles: list[Artist] = [Line2D([], [], ls="none", marker=MARKERS[m], ms=8, mec=COLORS[m], mfc=COLORS[m], mew=1.6,
                       label=lab["methods"][m]) for m in history.METHODS]
     handles += [
         Line2D([], [], ls="none", marker="o", ms=8, mec="0.3", mfc="white", mew=1.6, label=lab["hollow"]),
@@ -386,11 +400,13 @@ def _draw(fig: Figure, fit, language: str) -> HistoryHandles:
     ]
     legend = ax.legend(handles=handles, loc="upper left", fontsize=10, framealpha=0.95,
                        prop={"family": text_kw["fontfamily"], "size": 10} if text_kw else None)
-    legend.legend_handles[-1].set_visible(False)  # the star's entry: shown with the star (set_scenario_marker)
+    _star_entry(legend).set_visible(False)  # the star's entry: shown with the star (set_scenario_marker)
     legend.get_texts()[-1].set_visible(False)
 
     # one label per labelled run (see _labelled_runs): estimates of the same model and date are joined by a thin line
-    lx, ly, names = [], [], []
+    label_x: list[float] = []
+    label_y: list[float] = []
+    names: list[str] = []
     runs = _runs(data)
     named = _labelled_runs(data, runs)
     for j, (x, y_lo, y_hi, n, model, estimate, cost) in enumerate(runs):
@@ -401,10 +417,10 @@ def _draw(fig: Figure, fit, language: str) -> HistoryHandles:
         name = _short_name(model, language)
         if str(estimate).startswith("2023 re-training"):
             name += lab["retrain"]
-        lx.append(x)
-        ly.append(cost)
+        label_x.append(x)
+        label_y.append(cost)
         names.append(name)
-    lx, ly, all_xy = np.array(lx), np.array(ly), data[["year", "cost_usd_target"]].to_numpy(float)
+    lx, ly, all_xy = np.array(label_x), np.array(label_y), data[["year", "cost_usd_target"]].to_numpy(float)
     key = placement_key(fig, ax, lx, ly, names, 9, text_kw, all_xy, COLUMN_FROM_YEAR)
     labels = place_labels(fig, ax, lx, ly, names, 9, text_kw, all_xy=all_xy, column_from_x=COLUMN_FROM_YEAR,
                            key=key)
@@ -489,7 +505,7 @@ def _set_marker(h: HistoryHandles, cost_usd: float | None, year: float, label: s
     shown = cost_usd is not None
     legend = h.ax.get_legend()
     if legend is not None:  # the legend's last entry is the star: listed only when it is drawn
-        legend.legend_handles[-1].set_visible(shown)
+        _star_entry(legend).set_visible(shown)
         legend.get_texts()[-1].set_visible(shown)
 
 
@@ -502,13 +518,14 @@ def _set_interval(h: HistoryHandles, low_usd: float | None, high_usd: float | No
         if h.blitter is not None:
             line.set_animated(True)
             h.blitter.artists = (line, *h.blitter.artists)
-    xs = h.scenario_marker.get_xdata()
+    xs = np.asarray(h.scenario_marker.get_xdata())
     ok = (low_usd is not None and high_usd is not None and len(xs) == 1 and h.scenario_marker.get_visible()
           and all(math.isfinite(v) and v > 0 for v in (low_usd, high_usd)))
     if not ok:
         line.set_data([], [])
         line.set_visible(False)
     else:
+        assert low_usd is not None and high_usd is not None  # ok says so
         t = float(xs[0])
         low, high = sorted((float(low_usd), float(high_usd)))
         line.set_data([t, t], [low, high])
@@ -609,7 +626,7 @@ class HistoryPlot:
         #: back, or a currency, restores one instead of drawing)
         self.backgrounds: dict = {}
         #: what every figure shows: currency, rate [currency/USD], marker cost [USD], year, label, interval [USD]
-        self._shown = {"currency": "USD", "fx": 1.0, "cost_usd": None, "year": 0.0, "label": "",
+        self._shown: dict[str, Any] = {"currency": "USD", "fx": 1.0, "cost_usd": None, "year": 0.0, "label": "",
                        "low_usd": None, "high_usd": None}
         self._marked = False  # a marker was set: a figure built or shown later gets it
         if deferred:  # blank, the chart's size: built by the first relayout
@@ -636,8 +653,9 @@ class HistoryPlot:
         fig = figure if figure is not None else Figure(figsize=self.SIZE_IN, dpi=self.DPI, layout="constrained")
         handles = _draw(fig, self.fit, language)
         self._handles[id(fig)] = handles
-        fig.history_plot = self  # the owner: the functions of this module find it here
-        fig.history_handles = handles  # a read-only view of its artists, for inspection
+        # attributes of our own on matplotlib's Figure, which declares no such names
+        fig.history_plot = self  # type: ignore[attr-defined]  # the owner: the functions of this module find it here
+        fig.history_handles = handles  # type: ignore[attr-defined]  # a read-only view of its artists, for inspection
         return fig
 
     def _forget(self, fig: Figure) -> None:

@@ -25,8 +25,7 @@ def renderer_of(fig: Figure):
     if get is None:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-        FigureCanvasAgg(fig)
-        get = fig.canvas.get_renderer
+        get = FigureCanvasAgg(fig).get_renderer  # now fig.canvas
     return get()
 
 
@@ -105,7 +104,7 @@ def label_specs(fig, ax, xs, ys, names, fontsize, text_kw, all_xy=None, column_f
         b = leg.get_window_extent(renderer)
         obstacles.append((b.x0, b.y0, b.x1, b.y1))
     axbox = ax.get_window_extent(renderer)
-    candidates = []
+    candidates: list[tuple[float, float, str, str]] = []  # offset [pt] and alignment
     for d in (6, 13, 22, 34):
         candidates += [(d, 0, "left", "center"), (-d, 0, "right", "center"), (0, d, "center", "bottom"),
                        (0, -d, "center", "top"), (d, d, "left", "bottom"), (d, -d, "left", "top"),
@@ -120,7 +119,8 @@ def label_specs(fig, ax, xs, ys, names, fontsize, text_kw, all_xy=None, column_f
             extents[names[i]] = (ext.width, ext.height)
         return extents[names[i]]
 
-    placed, out = [], []
+    placed: list[tuple[float, float, float, float]] = []  # boxes [px]
+    out: list[tuple[int, float, float, str, str, tuple[tuple[str, object], ...] | None]] = []
     in_col = (np.asarray(xs) >= column_from_x) if column_from_x is not None else np.zeros(len(xs), bool)
     if in_col.any():
         idx = np.flatnonzero(in_col)
@@ -144,7 +144,8 @@ def label_specs(fig, ax, xs, ys, names, fontsize, text_kw, all_xy=None, column_f
     order = [i for i in np.argsort(xs) if not in_col[i]]
     for i in order:
         w, h = extent(i)
-        best, best_cost = None, None
+        best: tuple[float, float, str, str, tuple[float, float, float, float]] | None = None
+        best_cost: float | None = None
         for dx, dy, ha, va in candidates:
             x0 = px[i, 0] + dx * scale - {"left": 0, "center": w / 2, "right": w}[ha]
             y0 = px[i, 1] + dy * scale - {"bottom": 0, "center": h / 2, "top": h}[va]
@@ -160,6 +161,7 @@ def label_specs(fig, ax, xs, ys, names, fontsize, text_kw, all_xy=None, column_f
                 best, best_cost = (dx, dy, ha, va, box), cost
             if cost == 0:
                 break
+        assert best is not None  # the first candidate sets it
         dx, dy, ha, va, box = best
         placed.append(box)
         leader = ((("arrowstyle", "-"), ("lw", 0.6), ("color", "0.45"), ("shrinkA", 0), ("shrinkB", 4))

@@ -91,18 +91,20 @@ class PlanCurvePlot(LabelledPlot):
         ok = curve[np.isfinite(curve["params"])]
         xs, ys = ok["budget_usd"].to_numpy() * fx, ok["params"].to_numpy()
         self.line.set_data(xs, ys)
-        has_plan = budget_usd is not None and params is not None and math.isfinite(params)
+        # the plan's parameters, None when there is no point to show
+        plan = params if budget_usd is not None and params is not None and math.isfinite(params) else None
+        has_plan = plan is not None
         bx = budget_usd * fx if budget_usd is not None else (xs[0] if xs.size else 1.0)
         self.budget_line.set_xdata([bx, bx])
         self.budget_line.set_visible(budget_usd is not None)
-        self.point.set_data([bx], [params if has_plan else np.nan])
+        self.point.set_data([bx], [plan if plan is not None else np.nan])
         self.point.set_visible(has_plan)
-        self.note.xy = (bx, params if has_plan else 1.0)
-        self.note.set_text(f"{_params_text(params, self.lang)} · {mathtext_money(bx, currency, 3, self.lang)}"
-                           if has_plan else "")
+        self.note.xy = (bx, plan if plan is not None else 1.0)
+        self.note.set_text(f"{_params_text(plan, self.lang)} · {mathtext_money(bx, currency, 3, self.lang)}"
+                           if plan is not None else "")
         self.note.set(**self.kw)
         x_all = np.concatenate([xs, [bx]]) if budget_usd is not None else xs
-        y_all = np.concatenate([ys, [params]]) if has_plan else ys
+        y_all = np.concatenate([ys, [plan]]) if plan is not None else ys
         if x_all.size:
             self.ax.set_xlim(x_all.min() / 1.5, x_all.max() * 1.5)
         if y_all.size:

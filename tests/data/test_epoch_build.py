@@ -16,6 +16,8 @@ import random
 import shutil
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "explorer" / "data" / "build" / "epoch_tables.py"
 
@@ -96,3 +98,9 @@ def test_a_changed_price_is_reported(tmp_path, monkeypatch, capsys):
     _write(path, list(rows[0]), rows)
     assert module.main([str(epoch), "--check"]) == 1
     assert capsys.readouterr().out.strip() == "differ: cloud_prices.csv"
+
+
+def test_an_empty_committed_table_is_refused_before_the_epoch_files_are_read(tmp_path):
+    """No header to keep: a ValueError saying so, not a TypeError from the CSV writer (found by mypy)."""
+    with pytest.raises(ValueError, match="empty"):
+        _load().prices(tmp_path / "no-such-epoch-folder", "")

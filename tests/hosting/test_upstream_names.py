@@ -365,3 +365,11 @@ def test_a_server_with_a_name_removed_exits_with_one_line_naming_it(command, tmp
     assert len(lines) == 1, lines
     assert "voila.request_info_handler.RequestInfoSocketHandler._waiters is gone" in lines[0]
     assert "Voil" not in done.stdout and "running at" not in done.stderr  # nothing was served
+
+
+def test_an_identity_entry_without_its_module_is_named_as_such():
+    """An ``identity`` entry compares the name in ``module`` with the one in ``owner``: without an owner, the line
+    says so (it read "cannot be reached (AttributeError ...)" before mypy pointed at import_module(None))."""
+    entry = upstream_names.PrivateName("tornado", "tornado.web", None, "RequestHandler", "identity", "nothing")
+    assert upstream_names.missing(entry) == ("tornado.web.RequestHandler: an identity entry names no module to "
+                                             "compare (owner is None)")

@@ -28,6 +28,7 @@ import io
 import re
 import sys
 from pathlib import Path
+from typing import Sequence
 
 DATA = Path(__file__).resolve().parents[1]
 COMMIT = "263c40a"
@@ -62,7 +63,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
 
 
-def _write(rows: list[dict[str, str]], header: list[str]) -> str:
+def _write(rows: list[dict[str, str]], header: Sequence[str]) -> str:
     out = io.StringIO()
     w = csv.DictWriter(out, fieldnames=header, lineterminator="\n")
     w.writeheader()
@@ -102,6 +103,8 @@ def prices(epoch: Path, committed: str) -> str:
     """The text of ``cloud_prices.csv`` with its Epoch rows rebuilt and its other rows as in ``committed``."""
     reader = csv.DictReader(io.StringIO(committed))
     header, others = reader.fieldnames, [r for r in reader if not r["source"].startswith(PRICE_SOURCE)]
+    if header is None:
+        raise ValueError("the committed cloud_prices.csv is empty: it has no header row to keep")
     epoch_rows, kept = [], set()
     for r in _read(epoch / "data" / "Hardware prices.csv"):
         gpu = HARDWARE.get(r["Hardware model"])
@@ -125,7 +128,8 @@ def prices(epoch: Path, committed: str) -> str:
             kept.add(content)
             epoch_rows.append(row)
     # Epoch's rows in its order, then the other sources', sorted (stably) by chip, date and provider; ids numbered
-    rows, seen = sorted(epoch_rows + others, key=lambda r: (r["accelerator"], r["price_date"], r["provider"])), {}
+    rows = sorted(epoch_rows + others, key=lambda r: (r["accelerator"], r["price_date"], r["provider"]))
+    seen: dict[str, int] = {}
     for row in rows:
         if row in others:
             continue

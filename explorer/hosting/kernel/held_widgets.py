@@ -53,7 +53,8 @@ def hold_until_a_page_asks(kernel: Any) -> bool:
         return False
     from explorer.hosting.kernel import upstream_kernel
 
-    class HeldComm(upstream_kernel.comm_class()):
+    # the base is found at run time (ipykernel's or comm's Comm class): mypy takes no call as a base class
+    class HeldComm(upstream_kernel.comm_class()):  # type: ignore[misc]
         """A widget's comm that publishes nothing while held (no page has spoken to this kernel yet)."""
 
         def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):

@@ -48,6 +48,7 @@ import re
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 from traitlets import Bool, Float, Int, validate
@@ -353,7 +354,7 @@ class DemandPool(LoggingConfigurable):
         return int(config.get(notebook, default).get("pool_size", default.get("pool_size", 1)))
 
     def _set_size(self, notebook: str, size: int) -> None:
-        config = dict(self.km.kernel_pools_config)
+        config: dict[str, Any] = dict(self.km.kernel_pools_config)
         default = config.get("default", {})
         config[notebook] = {**config.get(notebook, default), "pool_size": size}
         self.km.kernel_pools_config = config

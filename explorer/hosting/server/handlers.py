@@ -39,6 +39,7 @@ import secrets
 import time
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jupyter_server.base.handlers import FileFindHandler
 from jupyter_server.utils import url_path_join
@@ -107,7 +108,13 @@ def error_page(status: int, language: str) -> str:
             f'<p>{int(status)}</p><p><a href="">{html.escape(error_text("retry", language))}</a></p></body></html>')
 
 
-class ErrorPageMixin:
+if TYPE_CHECKING:  # the mixin's methods are those of the tornado handler it is mixed into
+    _HandlerBase = web.RequestHandler
+else:
+    _HandlerBase = object
+
+
+class ErrorPageMixin(_HandlerBase):
     """``write_error`` with the server's fixed error page (HTML) in the language of the request's ``?lang=``."""
 
     def write_error(self, status_code: int, **kwargs) -> None:
@@ -484,7 +491,7 @@ def not_found_on_bad_path(handler_class: type[web.StaticFileHandler]) -> type[we
     reports as 500.
     """
 
-    class Guarded(handler_class):
+    class Guarded(handler_class):  # type: ignore[valid-type,misc]  # mypy takes no variable as a base class
         async def get(self, path, include_body=True):
             if "\x00" in path or "\\" in path or any(part == ".." for part in path.split("/")):
                 raise web.HTTPError(404)

@@ -58,7 +58,7 @@ def cpu_seconds(pid: int) -> float | None:
 class _Kernel:
     """What the gate keeps for one kernel."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.samples: deque[tuple[float, float]] = deque()  # (time [s], CPU [s]) within the window
         self.in_flight: str | None = None  # the msg_id forwarded last, until its idle status
         self.in_flight_since = 0.0
@@ -122,7 +122,7 @@ class KernelGate:
 class Pending:
     """A kernel's widget messages that wait for the gate: a control's newest value replaces the waiting one."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._waiting: OrderedDict = OrderedDict()  # key -> (msg_id, frame)
         self._serial = 0
 

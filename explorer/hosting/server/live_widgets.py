@@ -24,7 +24,7 @@ _SHOWN = frozenset({"comm_open", "comm_msg", "comm_info_reply"})  # kernel messa
 class LiveWidgets:
     """Widget ids each kernel has sent its page (kernel id -> set of ids)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._ids: dict[str, set[bytes]] = {}
 
     def outgoing(self, kernel_id: str, msg_type: str | None, content: bytes) -> None:

@@ -35,6 +35,7 @@ Voila's preheated kernel pools (which this makes cheap to fill).
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import select
@@ -91,27 +92,29 @@ class ForkedProcess:
 
     def poll(self) -> int | None:
         """None while the kernel runs; once it has ended, -9 if it was killed here, else 0 (not known)."""
-        if self.returncode is None and self._pidfd is not None and self._ended(0):
+        if self.returncode is None and self._pidfd is not None and self._ended(self._pidfd, 0):
             self.returncode = -signal.SIGKILL if self._killed else 0
         return self.returncode
 
-    def _ended(self, timeout: float | None) -> bool:
-        """Whether the pidfd became readable (its process ended) within ``timeout`` [s] (None: wait).
+    def _ended(self, pidfd: int, timeout: float | None) -> bool:
+        """Whether ``pidfd`` (this process's) became readable (its process ended) within ``timeout`` [s] (None: wait).
 
         ``select.poll``, not ``select.select``: a server holding hundreds of websockets hands out descriptors past
         ``select``'s limit of 1,024 (``ValueError: filedescriptor out of range``).
         """
         poller = select.poll()
-        poller.register(self._pidfd, select.POLLIN)
+        poller.register(pidfd, select.POLLIN)
         return bool(poller.poll(None if timeout is None else timeout * 1000.0))
 
     def wait(self, timeout: float | None = None) -> int:
         """Wait until the kernel has ended (``timeout`` [s]); close the pidfd; return :meth:`poll`'s status."""
         if self.returncode is None and self._pidfd is not None:
-            if not self._ended(timeout):
+            if not self._ended(self._pidfd, timeout):
+                assert timeout is not None  # without one, _ended waits until the process ends
                 raise subprocess.TimeoutExpired(str(self.pid), timeout)
             self.poll()
         self._close()
+        assert self.returncode is not None  # set above, or by the wait that closed the pidfd
         return self.returncode
 
     def send_signal(self, signum: int) -> None:
@@ -158,7 +161,7 @@ class KernelTemplate:
         self.proc: subprocess.Popen | None = None
         self.ready: dict = {}
         self._sock: socket.socket | None = None
-        self._reader = None
+        self._reader: io.BufferedReader | None = None
         self._lock = threading.Lock()  # one request at a time on the socket
 
     @property
@@ -193,7 +196,7 @@ class KernelTemplate:
     def fork(self, argv: list[str], env: dict[str, str], cwd: str, timeout: float = 60.0) -> int:
         """A new kernel process running ``argv`` (ipykernel's arguments) in ``env`` and ``cwd``; its pid."""
         with self._lock:
-            if not self.alive or self._sock is None:
+            if not self.alive or self._sock is None or self._reader is None:
                 raise RuntimeError("the kernel template is not running")
             self._sock.settimeout(timeout)
             self._sock.sendall(json.dumps({"argv": list(argv), "env": dict(env), "cwd": str(cwd)}).encode() + b"\n")
@@ -299,11 +302,13 @@ class ForkProvisioner(LocalProvisioner):
                 env[held_widgets.ENV] = "1" if self.hold_widget_messages else "0"
                 cwd = str(kwargs.get("cwd") or os.getcwd())
                 pid = await asyncio.to_thread(template.fork, cmd, env, cwd)
-                self.process = ForkedProcess(pid)
+                # LocalProvisioner declares a Popen; ForkedProcess has the part of it that LocalProvisioner uses
+                self.process = ForkedProcess(pid)  # type: ignore[assignment]
             except Exception as exc:  # noqa: BLE001 - any failure: the normal launch, logged
                 why = f"forking failed ({type(exc).__name__}: {exc})"
                 self.log.warning("Kernel %s: %s; launching it normally", self.kernel_id, why)
             else:
+                assert template.proc is not None  # it forked: it runs
                 self.pid = self.pgid = pid
                 self.cwd = cwd
                 self.launched_by = "forked"

@@ -53,7 +53,7 @@ class SharedBytecodeCache(BytecodeCache):
         Templates loaded from the cache instead [1].
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._code: dict[str, bytes] = {}
         self._lock = threading.Lock()
         self.compiled = 0

@@ -25,6 +25,7 @@ import logging
 import os
 import signal
 import time
+from typing import Callable
 
 from explorer.hosting.server import seats, upstream_server
 from explorer.hosting.upstream_names import UpstreamChanged
@@ -49,7 +50,7 @@ class BusyClock:
         Returns the time [s]; ``time.monotonic`` (tests may pass another).
     """
 
-    def __init__(self, clock=time.monotonic):
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self._busy: dict[str, dict[str, float]] = {}  # kernel id -> {parent msg id: when it went busy}
         self._watched: dict = {}  # kernel id -> the stream listened to

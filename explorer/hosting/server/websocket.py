@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 from jupyter_server.auth.decorator import ws_authenticated
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
@@ -518,7 +519,7 @@ class SafeKernelWebsocketHandler(VoilaKernelWebsocketHandler):
                                                                    _part(message, 4))
         if msg_type == "status" and isinstance(message, bytes):  # ends a widget message in flight (kernel_budget)
             status = _status_of(message)
-            connection = getattr(self, "connection", None)
+            connection: Any = getattr(self, "connection", None)
             if status is not None and hasattr(connection, "kernel_status"):
                 connection.kernel_status(*status)
         if msg_type == "error" or (msg_type == "stream" and _is_stderr(message)):

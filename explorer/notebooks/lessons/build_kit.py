@@ -118,7 +118,10 @@ def run_lesson(lang: str, stem: str) -> dict:
                 out = shown.setdefault(i, [])
                 IPython.display.display = lambda *objects, _out=out, **_: _out.extend(objects)
                 tree = ast.parse("".join(c["source"]))
-                last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+                tail = tree.body[-1] if tree.body else None
+                last = tail if isinstance(tail, ast.Expr) else None
+                if last is not None:
+                    tree.body.pop()
                 exec(compile(tree, f"<{lang}/{stem}>", "exec"), ns)
                 if last is not None:
                     value = eval(compile(ast.Expression(last.value), f"<{lang}/{stem}>", "eval"), ns)

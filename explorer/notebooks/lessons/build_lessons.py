@@ -77,7 +77,10 @@ def _ordered(cell: dict) -> dict:
 def title(stem: str, lang: str) -> str:
     """A lesson's title: the first heading of its source."""
     text = (SRC / f"{stem}.{lang}.md").read_text(encoding="utf-8")
-    return re.search(r"^# (.+)$", text, re.M).group(1).strip()
+    heading = re.search(r"^# (.+)$", text, re.M)
+    if heading is None:
+        raise ValueError(f"{stem}.{lang}.md has no '# ' heading to take its title from")
+    return heading.group(1).strip()
 
 
 def glossary() -> list[dict]:
