@@ -28,7 +28,7 @@ class Attribution:
 
     Attributes
     ----------
-    parts_usd : dict[str, Any] of str -> float
+    parts_usd : dict of str -> float
         Shapley value of each lever [USD] (negative = a saving), in
         :data:`LEVERS` order; exactly 0.0 for a lever that does not differ.
         With ``levers=`` given, the levers left out share one ``"other"`` part.
@@ -85,6 +85,29 @@ class Attribution:
     def differing(self) -> tuple[str, ...]:
         """Levers with a nonzero part."""
         return tuple(k for k, v in self.parts_usd.items() if v != 0.0)
+
+    def _rows(self) -> list[tuple[str, str]]:
+        """(name, value): the two totals, the change, then each lever's part, largest first (zero parts left out)."""
+        from explorer.text import money
+
+        def signed(x: float) -> str:
+            return ("+" if x > 0 else "-" if x < 0 else "") + money(abs(x))
+
+        parts = sorted(((k, v) for k, v in self.parts_usd.items() if v != 0.0), key=lambda kv: -abs(kv[1]))
+        return ([("baseline", money(self.baseline_usd)), ("target", money(self.target_usd)),
+                 ("change", signed(self.change_usd))] + [(f"  {k}", signed(v)) for k, v in parts])
+
+    def __repr__(self) -> str:
+        """One line: the change and its three largest parts (the dataclass's repr printed every lever)."""
+        rows = self._rows()
+        largest = ", ".join(f"{k.strip()} {v}" for k, v in rows[3:6])
+        more = f", {len(rows) - 6} more" if len(rows) > 6 else ""
+        return f"Attribution({rows[0][1]} -> {rows[1][1]}, {rows[2][1]}: {largest or 'no lever differs'}{more})"
+
+    def _repr_html_(self) -> str:
+        from explorer.text import rows_html
+
+        return rows_html("Attribution", self._rows(), [*self.warnings, *([self.note()] if self.inseparable else [])])
 
 
 def joint_key(levers: Iterable[str]) -> str:

@@ -284,14 +284,14 @@ class Simulation:
     ----------
     totals_usd : ndarray
         Total cost of each draw [USD], shape (n,).
-    dimensions_usd : dict[str, Any] of str -> ndarray
+    dimensions_usd : dict of str -> ndarray
         Each cost dimension of each draw [USD].
     percentiles : pandas.DataFrame
         Rows ``P5``, ``P50``, ``P95``; columns ``total_usd`` and
         ``<dimension>_usd`` [USD] (each column's own percentiles).
     point_usd : float
         Total of the point scenario, all inputs at their values [USD].
-    draws : dict[str, Any] of str -> ndarray
+    draws : dict of str -> ndarray
         The drawn uncertain inputs (multipliers or values, as in the ranges).
     n, seed : int
         Number of draws and the seed of :func:`numpy.random.default_rng`.

@@ -226,6 +226,41 @@ class Estimate:
         """Factor from USD to the scenario's currency [currency/USD] (:func:`currency_per_usd`)."""
         return currency_per_usd(self.scenario)
 
+    def _rows(self) -> list[tuple[str, str]]:
+        """(name, value) of the estimate's headline figures, as :meth:`__repr__` and :meth:`_repr_html_` print them,
+        money in the scenario's currency."""
+        from explorer.text import money, power_of_ten, quantity
+
+        s, fx, cur = self.scenario, self.usd_to_currency, self.scenario.currency
+        rows = [("model", f"{quantity(s.params)} parameters on {quantity(s.tokens)} tokens"
+                 + (f" ({quantity(s.active_params)} active)" if s.architecture == "moe" and s.active_params else "")),
+                ("compute", f"{power_of_ten(self.train_flop)} FLOP")]
+        if not self.feasible:
+            return rows + [("infeasible", self.infeasible_reason or "no cluster the model allows")]
+        rows += [("cluster", f"{int(self.gpus):,} x {s.gpu}, {self.wall_days:.3g} days, {quantity(self.gpu_hours)} "
+                             f"GPU-hours at MFU {self.mfu:.2f}"),
+                 ("whole project", money(self.total_usd * fx, cur)), ("final run", money(self.final_run_usd * fx, cur))]
+        rows += [(f"  {d}", money(self.cost_usd[d] * fx, cur)) for d in COST_DIMENSIONS]
+        rows += [("energy", f"{self.energy_project_mwh:.3g} MWh"), ("carbon", f"{self.co2_project_tonnes:.3g} tCO2")]
+        return rows
+
+    def __repr__(self) -> str:
+        """One line: the run and its total (the dataclass's own repr printed every field, about 5,000 characters)."""
+        from explorer.text import money, quantity
+
+        s = self.scenario
+        head = f"Estimate({quantity(s.params)} parameters on {quantity(s.tokens)} tokens"
+        if not self.feasible:
+            return f"{head}: infeasible, {self.infeasible_reason or 'no cluster the model allows'})"
+        return (f"{head}, {int(self.gpus):,} x {s.gpu}, {self.wall_days:.3g} days: whole project "
+                f"{money(self.total_usd * self.usd_to_currency, s.currency)}, final run "
+                f"{money(self.final_run_usd * self.usd_to_currency, s.currency)})")
+
+    def _repr_html_(self) -> str:
+        from explorer.text import rows_html
+
+        return rows_html("Estimate", self._rows(), self.warnings)
+
     def cost(self) -> dict[str, float]:
         """The six dimensions and ``total`` in the scenario's currency."""
         fx = self.usd_to_currency
