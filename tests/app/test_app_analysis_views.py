@@ -7,7 +7,7 @@ import re
 import pytest
 
 from explorer import Scenario, estimate
-from explorer.app import analysis_views as av
+from explorer.app.tabs import analysis_views
 from explorer.plots.history import enable_marker_blitting, history_figure, set_marker_interval, set_scenario_marker
 from explorer.text import money
 
@@ -71,7 +71,7 @@ def test_a_slot_keeps_its_colour_whichever_slots_are_pinned(app):
     swatches = re.findall(r'explorer-swatch" style="background:(#[0-9A-Fa-f]{6})', app.analysis.compare_html.value)
     bars = [to_hex(bars[0].get_facecolor()) for bars in app.analysis.compare_plot.slot_bars[:2]]
     assert [s.lower() for s in swatches] == bars
-    assert bars[1] == to_hex(av.SLOT_COLORS[2]) != to_hex(av.SLOT_COLORS[1])
+    assert bars[1] == to_hex(analysis_views.SLOT_COLORS[2]) != to_hex(analysis_views.SLOT_COLORS[1])
 
 
 def test_a_hostile_slot_name_is_plain_text_everywhere(app):
@@ -80,7 +80,7 @@ def test_a_hostile_slot_name_is_plain_text_everywhere(app):
     page = app.analysis.compare_html.value
     assert "<img" not in page and "&lt;img" in page  # escaped in the table
     name = app.analysis.slot_names["B"]
-    assert "\n" not in name and len(name) == av.SLOT_NAME_MAX
+    assert "\n" not in name and len(name) == analysis_views.SLOT_NAME_MAX
     app.analysis.compare_plot.figure.canvas.draw()  # no mathtext: a "$" is drawn as a dollar sign
     legend = app.analysis.compare_plot.legend.get_texts()[1]
     assert legend.get_text().startswith("B · <img") and "\\$" in legend.get_text()
@@ -149,10 +149,12 @@ def test_by_lever_waterfall_after_a_change(app):
 
 
 def test_hidden_views_do_no_work(app, monkeypatch):
-    from explorer.app import compare_view, lever_view, uncertainty_view
+    from explorer.app.tabs import compare
+    from explorer.app.tabs import what_changed
+    from explorer.app.tabs import uncertainty
 
     calls = {"sensitivity": 0, "attribute": 0, "compare": 0}
-    where = {"sensitivity": uncertainty_view, "attribute": lever_view, "compare": compare_view}  # each tab's module
+    where = {"sensitivity": uncertainty, "attribute": what_changed, "compare": compare}  # each tab's module
     for name in calls:
         real = getattr(where[name], name)
 
@@ -174,7 +176,7 @@ def test_hidden_views_do_no_work(app, monkeypatch):
 def test_kpi_cards_show_the_90_percent_range_and_history_gets_an_error_bar(app):
     from explorer import simulate
 
-    sim = simulate(app.scenario, n=av.APP_DRAWS, seed=av.APP_SEED)
+    sim = simulate(app.scenario, n=analysis_views.APP_DRAWS, seed=analysis_views.APP_SEED)
     low, high = sim.interval_usd
     assert "90% range" in app.kpis.value
     assert f"{money(low, 'USD')} – {money(high, 'USD')}" in app.kpis.value
@@ -225,7 +227,7 @@ def test_marker_interval_is_blitted_with_the_marker():
 def test_uncertainty_tab_shows_histogram_and_tornado(app):
     app.tabs.selected_index = TABS["uncertainty"]
     note = app.analysis.simulation_plot.note.get_text()
-    assert f"{av.APP_DRAWS:,}" in note
+    assert f"{analysis_views.APP_DRAWS:,}" in note
     assert app.analysis.tornado.names  # the widest swings, in order
     swings = list(app.analysis.sensitivity_table["swing_usd"])
     assert swings == sorted(swings, reverse=True)

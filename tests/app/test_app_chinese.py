@@ -8,9 +8,9 @@ import warnings
 import pytest
 
 from explorer import Scenario, catalog, estimate
-from explorer.app import views
-from explorer.app import analysis_views as av
-from explorer.app.views import translate
+from explorer.app.pages import estimate_html
+from explorer.app.tabs import analysis_views
+from explorer.app.pages.estimate_html import translate
 from explorer.plots.history import history_figure
 from explorer.presets import presets
 
@@ -151,8 +151,8 @@ def test_hidden_analysis_charts_are_relabelled_when_their_tab_opens(app, monkeyp
 
 def test_language_switch_does_not_simulate_again(app, monkeypatch):
     calls = []
-    real = av.simulate
-    monkeypatch.setattr(av, "simulate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = analysis_views.simulate
+    monkeypatch.setattr(analysis_views, "simulate", lambda *a, **k: calls.append(1) or real(*a, **k))
     app.controls["language"].value = "zh"
     assert calls == []
     app.controls["params"].value = 13e9
@@ -198,7 +198,7 @@ def test_region_dropdown_and_region_note_in_chinese(make_app):
 
 
 def test_english_assumptions_show_readable_names():
-    page = views.assumptions_html(estimate(Scenario()), "en")
+    page = estimate_html.assumptions_html(estimate(Scenario()), "en")
     names = re.findall(r"<tr><td>([^<]*)</td>", page)
     assert "Default MFU, dense run" in names and "Sequence length" in names
     assert not [n for n in names if re.search(r"[a-z]_[a-z]", n)], names
@@ -236,7 +236,7 @@ def test_language_switch_lays_out_hidden_charts_when_their_tab_opens(make_app):
 
 def test_app_and_claims_page_read_the_link_language_by_one_rule(make_app):
     """``lang=zh-Hans`` (as a browser's language tag) opens both pages in Chinese; an unknown tag keeps English."""
-    from explorer.app.claims_view import page_language
+    from explorer.app.pages.claims import page_language
 
     assert make_app(query_string="lang=zh-Hans").language == "zh" == page_language("lang=zh-Hans")
     assert make_app(query_string="lang=fr").language == "en" == page_language("lang=fr")

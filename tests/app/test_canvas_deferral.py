@@ -110,7 +110,7 @@ def test_each_action_sends_each_chart_at_most_one_image(make_app, monkeypatch):
     """ipympl's page keeps one ``Image``: a second image sent before the first loaded replaces it, so a
     full image followed by a difference leaves only the difference (a blank chart, when the page had no
     image of it yet). Every action must send each chart at most one image, and whole when it is the first."""
-    from explorer.app.analysis_tab import AnalysisTab
+    from explorer.app.tabs.analysis_tab import AnalysisTab
 
     app = make_app(query_string="")
     canvases = _all_canvases(app)

@@ -16,10 +16,10 @@ from urllib.parse import parse_qs, urlencode
 import pytest
 
 from explorer import Scenario
-from explorer.app import query
-from explorer.app.plan_view import LINK_KEYS, LINK_TEXT_MAX, PlanView
-from explorer.app.query import scenario_from_query
-from explorer.app.whatif import WhatIfView
+from explorer.app import link
+from explorer.app.tabs.plan import LINK_KEYS, LINK_TEXT_MAX, PlanView
+from explorer.app.link import scenario_from_query
+from explorer.app.tabs.what_if import WhatIfView
 from explorer.text import label
 
 from conftest import open_tab
@@ -145,8 +145,8 @@ def test_the_by_lever_chart_has_its_own_files(make_app):
 
 # ---------------------------------------------------------------------------------------- the Plan tab (issue 29)
 def test_every_plan_key_is_a_known_link_key():
-    assert set(LINK_KEYS) <= set(query.EXTRA_KEYS)
-    _, extras = query.scenario_fields_from_query("plan_budget=20M&plan_scope=final_run&plan_gpu=h100-sxm")
+    assert set(LINK_KEYS) <= set(link.EXTRA_KEYS)
+    _, extras = link.scenario_fields_from_query("plan_budget=20M&plan_scope=final_run&plan_gpu=h100-sxm")
     assert extras == {"plan_budget": "20M", "plan_scope": "final_run", "plan_gpu": "h100-sxm"}
 
 
@@ -238,7 +238,7 @@ def test_every_value_a_link_leaves_out_is_named_in_the_banner_and_beside_its_box
 def test_a_link_refusing_every_value_keeps_the_banner_short(make_app, lang):
     """64 keys, every known one refused (43 numbers, the Plan's 6) and 15 unknown ones: the banner names six
     lines' worth, the last one counting the rest, which are each named beside their own box."""
-    numeric = [k for k in query._FIELD_ORDER if query.field_spec(k).get("kind", "str") in ("int", "float")]
+    numeric = [k for k in link._FIELD_ORDER if link.field_spec(k).get("kind", "str") in ("int", "float")]
     keys = {k: "-1" for k in numeric}  # below every number field's range (model size, tokens, GPUs... all > 0)
     keys.update({k: "nope" for k in LINK_KEYS})
     keys.update({f"junk{i}": "x" for i in range(64 - len(keys))})

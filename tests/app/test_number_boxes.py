@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.app.analysis_views import parse_budget
+from explorer.app.tabs.analysis_views import parse_budget
 
 FINEWEB_USD, FINEWEB_TOKENS = 500_000.0, 15e12  # FineWeb: ~half a million USD of GPU compute for 15T tokens
 LLAMA_AUTHORS, FTE_PER_CONTRIBUTOR = 14, 0.20  # LLaMA paper's author list; Cottier et al. 2024 section 2.5.1

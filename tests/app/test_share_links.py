@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from explorer import Scenario, estimate
 from explorer.app import ExplorerApp
 from explorer.app.export import breakdown_csv
-from explorer.app.query import query_from_scenario, scenario_fields_from_query
+from explorer.app.link import query_from_scenario, scenario_fields_from_query
 from explorer.presets import presets
 from conftest import open_tab
 from strategies import examples

@@ -1,8 +1,8 @@
 """The app's analysis views (issue 10): compare slots, "what changed" by lever, uncertainty, budget, savings recipe.
 
-:class:`AnalysisViews` holds one object per tab (:class:`~explorer.app.compare_view.CompareView`,
-:class:`~explorer.app.lever_view.LeverView` for "What changed", :class:`~explorer.app.uncertainty_view.
-UncertaintyView`) and what they share (:class:`~explorer.app.analysis_tab.AnalysisState`). The app
+:class:`AnalysisViews` holds one object per tab (:class:`~explorer.app.tabs.compare.CompareView`,
+:class:`~explorer.app.tabs.what_changed.LeverView` for "What changed", :class:`~explorer.app.tabs.uncertainty.
+UncertaintyView`) and what they share (:class:`~explorer.app.tabs.analysis_tab.AnalysisState`). The app
 (:class:`~explorer.app.explorer_app.ExplorerApp`) places their widgets in its tabs, calls
 :meth:`AnalysisViews.update` with every result it shows and :meth:`AnalysisViews.render` with the tab in
 view. Work is done only as needed:
@@ -15,7 +15,7 @@ view. Work is done only as needed:
   chart (a :class:`~explorer.app.surface.ChartSurface`) is marked stale and
   brought up to date when its tab is opened.
 
-The HTML the tabs write is made by the pure functions of :mod:`explorer.app.html_tables`, and the boxes are
+The HTML the tabs write is made by the pure functions of :mod:`explorer.app.pages.analysis_html`, and the boxes are
 read by :mod:`explorer.app.typed_input` (both re-exported here). Amounts are computed in USD and shown in the
 scenario's currency. A value the views cannot use shows a message beside its control and the last good
 result stays.
@@ -30,15 +30,15 @@ import ipywidgets as w
 from matplotlib.figure import Figure
 
 from explorer.analysis import Simulation, simulate
-from explorer.app.analysis_tab import AnalysisState
-from explorer.app.compare_view import CompareView
+from explorer.app.tabs.analysis_tab import AnalysisState
+from explorer.app.tabs.compare import CompareView
 from explorer.app.guard import errors_to_viewer
-from explorer.app.html_tables import (AT_RISK, SLOT_NAME_MAX, SLOTS, budget_html, clean_slot_name, compare_html,
+from explorer.app.pages.analysis_html import (AT_RISK, SLOT_NAME_MAX, SLOTS, budget_html, clean_slot_name, compare_html,
                                       recipe_html, scenario_line, slot_title)
-from explorer.app.lever_view import LeverView
+from explorer.app.tabs.what_changed import LeverView
 from explorer.app.surface import ChartSurface
 from explorer.app.typed_input import parse_budget, parse_gpu_cap
-from explorer.app.uncertainty_view import APP_DRAWS, UncertaintyView
+from explorer.app.tabs.uncertainty import APP_DRAWS, UncertaintyView
 from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
 from explorer.plots.analysis import SLOT_COLORS
@@ -250,9 +250,9 @@ class AnalysisViews:
     # ------------------------------------------------------------------ the decision in a link
     def decision_items(self) -> dict[str, str]:
         """The budget, GPU cap, pinned slots (scenario and name) and the "what changed" view (``view=lever``) as
-        share-link keys (see :mod:`explorer.app.query`). The budget and cap travel as typed too (``5M``), when
+        share-link keys (see :mod:`explorer.app.link`). The budget and cap travel as typed too (``5M``), when
         the box still holds what they were read from."""
-        from explorer.app.query import query_from_scenario
+        from explorer.app.link import query_from_scenario
 
         items = self.uncertainty.decision_items()
         if self.what_changed.mode.value == "lever":
@@ -275,7 +275,7 @@ class AnalysisViews:
             Why each value left out was refused (a budget or GPU cap that is no amount, a slot's number out
             of its range, ``1e1000000``), for the app's banner.
         """
-        from explorer.app.query import refused_fields_from_query, scenario_from_query
+        from explorer.app.link import refused_fields_from_query, scenario_from_query
 
         refused: list[ScenarioError] = []
         for slot in SLOTS:
