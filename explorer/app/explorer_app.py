@@ -23,7 +23,8 @@ from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.app import export
 from explorer.app import link
 from explorer.app.pages import estimate_html
-from explorer.app.tabs.analysis_views import AnalysisViews, scenario_line
+from explorer.app.pages.analysis_html import scenario_line
+from explorer.app.tabs.analysis_views import AnalysisViews
 from explorer.app.tabs.what_if import WhatIfView
 from explorer.app.tabs.plan import PlanView
 from explorer.app.tabs.models import ModelsView
@@ -816,9 +817,9 @@ class ExplorerApp:
         before = self.estimate
         steps = savings_recipe(before.scenario)
         if len(steps) < 2 or not self.set_scenario(steps[-1][1]):
-            self.analysis.show_recipe(None)
+            self.analysis.what_changed.show_recipe(None)
             return False
-        self.analysis.show_recipe(recipe_verdicts(before.scenario), steps, before.total_usd)
+        self.analysis.what_changed.show_recipe(recipe_verdicts(before.scenario), steps, before.total_usd)
         self.analysis.pin("A", before)
         return True
 
@@ -844,7 +845,7 @@ class ExplorerApp:
         for key in changed:
             self.charts[key].stale = True
         key = self._tab_key()
-        by_lever = hasattr(self, "analysis") and self.analysis.mode.value == "lever"  # waterfall tab shows levers
+        by_lever = hasattr(self, "analysis") and self.analysis.what_changed.mode.value == "lever"  # waterfall tab shows levers
         for name, surface in self.charts.items():
             # a hidden chart defers the browser's draw requests
             surface.show(name == key and not (by_lever and name == "waterfall"))

@@ -87,8 +87,8 @@ TABS = {"breakdown": 0, "waterfall": 1, "history": 2, "compare": 3, "uncertainty
 
 
 def _budget(app, text: str) -> str:
-    app.analysis.budget_box.value = text
-    return app.analysis.budget_status_html.value
+    app.analysis.uncertainty.budget_box.value = text
+    return app.analysis.uncertainty.budget_status_html.value
 
 
 @pytest.mark.parametrize("language, words", [("en", "90% range"), ("zh", "90% 区间")])
@@ -112,10 +112,10 @@ def test_chinese_and_cny_views_draw_every_glyph(make_app):
         app = make_app(query_string="lang=zh&currency=CNY")
         app.controls["params"].value = 13e9
         app.tabs.selected_index = TABS["compare"]
-        app.analysis.slot_choice.value = "B"
-        app.analysis.pin_slot_button.click()
+        app.analysis.compare.slot_choice.value = "B"
+        app.analysis.compare.pin_slot_button.click()
         app.tabs.selected_index = TABS["waterfall"]
-        app.analysis.recipe_button.click()
+        app.analysis.what_changed.recipe_button.click()
         app.tabs.selected_index = TABS["uncertainty"]
         _budget(app, "100000")
         for fig in app.analysis.figures:
@@ -124,14 +124,14 @@ def test_chinese_and_cny_views_draw_every_glyph(make_app):
         app.history_fig.canvas.draw()
     assert app.error == ""
     assert "90% 区间" in app.kpis.value and "¥" in app.kpis.value
-    assert "超出预算 120%：需复核" in app.analysis.budget_status_html.value
-    assert "小于文章说法" in app.analysis.recipe_html.value and "FP8 训练" in app.analysis.recipe_html.value
-    assert "¥" in app.analysis.compare_html.value and "方案" in app.analysis.compare_html.value
+    assert "超出预算 120%：需复核" in app.analysis.uncertainty.budget_status_html.value
+    assert "小于文章说法" in app.analysis.what_changed.recipe_html.value and "FP8 训练" in app.analysis.what_changed.recipe_html.value
+    assert "¥" in app.analysis.compare.compare_html.value and "方案" in app.analysis.compare.compare_html.value
     assert [app.tabs.get_title(i) for i in (3, 4)] == ["方案对比", "不确定性与预算"]
-    assert app.analysis.mode.options == (("按维度", "dimension"), ("按因素", "lever"))
-    tornado_labels = [t.get_text() for t in app.analysis.tornado.ax.get_yticklabels()]
+    assert app.analysis.what_changed.mode.options == (("按维度", "dimension"), ("按因素", "lever"))
+    tornado_labels = [t.get_text() for t in app.analysis.uncertainty.tornado.ax.get_yticklabels()]
     assert "算力利用率（MFU）" in tornado_labels
-    assert app.analysis.lever_plot.ax.get_title(loc="left") == "变化来源：按因素"
+    assert app.analysis.what_changed.lever_plot.ax.get_title(loc="left") == "变化来源：按因素"
 
 
 def test_hidden_analysis_charts_are_relabelled_when_their_tab_opens(app, monkeypatch):
@@ -145,7 +145,7 @@ def test_hidden_analysis_charts_are_relabelled_when_their_tab_opens(app, monkeyp
     assert calls == []
     app.tabs.selected_index = TABS["compare"]
     assert calls == ["CompareBarsPlot"]
-    ticks = [t.get_text() for t in app.analysis.compare_plot.ax.get_xticklabels()]
+    ticks = [t.get_text() for t in app.analysis.compare.compare_plot.ax.get_xticklabels()]
     assert "算力" in ticks  # the compare chart speaks Chinese when shown
 
 

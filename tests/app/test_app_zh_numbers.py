@@ -122,17 +122,17 @@ def test_zh_page_in_yuan_every_tab_and_chart(make_app, preset):
     texts = {"kpis": _text(a.kpis.value), "summary": _text(a.summary.value), "warnings": _text(a.warnings.value)}
     assert "¥" in texts["kpis"] and "万" in texts["kpis"] + texts["summary"]
     open_tab(a, "compare")
-    a.analysis.slot_choice.value = "B"
+    a.analysis.compare.slot_choice.value = "B"
     a.controls["pricing"].value = "owned"  # owned beside rented: the capex and break-even rows too
-    a.analysis.pin_slot_button.click()
-    texts["compare"] = _text(a.analysis.compare_html.value)
+    a.analysis.compare.pin_slot_button.click()
+    texts["compare"] = _text(a.analysis.compare.compare_html.value)
     assert "¥" in texts["compare"]
     open_tab(a, "uncertainty")
-    a.analysis.budget_box.value = "5亿"
-    a.analysis.cap_box.value = "2048"
-    texts["budget"] = _text(a.analysis.budget_status_html.value)
+    a.analysis.uncertainty.budget_box.value = "5亿"
+    a.analysis.uncertainty.cap_box.value = "2048"
+    texts["budget"] = _text(a.analysis.uncertainty.budget_status_html.value)
     open_tab(a, "waterfall")
-    a.analysis.mode.value = "lever"
+    a.analysis.what_changed.mode.value = "lever"
     open_tab(a, "whatif")
     texts["whatif"] = _text(a.whatif.table_html.value)
     assert "¥" in texts["whatif"] and "金额单位 元" in texts["whatif"]  # the currency in words, not "CNY"

@@ -12,7 +12,7 @@ import pytest
 from explorer import Scenario, estimate, prices
 from explorer.analysis import compare, what_if
 from explorer.app import link
-from explorer.app.tabs.analysis_views import compare_html
+from explorer.app.pages.analysis_html import compare_html
 from explorer.app.pages.estimate_html import basis_words
 from explorer.app.tabs.what_if import WhatIfView
 from explorer.text import label

@@ -7,7 +7,7 @@ UncertaintyView`) and what they share (:class:`~explorer.app.tabs.analysis_tab.A
 :meth:`AnalysisViews.update` with every result it shows and :meth:`AnalysisViews.render` with the tab in
 view. Work is done only as needed:
 
-* every update: one Monte Carlo run of :data:`APP_DRAWS` draws (the KPI
+* every update: one Monte Carlo run of :data:`~explorer.app.tabs.uncertainty.APP_DRAWS` draws (the KPI
   cards' 90% range and the history marker's error bar are always in view);
 * only when their tab is in view: the by-lever attribution (What changed, by
   lever), the comparison table and bars (Compare), the sensitivity tornado,
@@ -16,7 +16,8 @@ view. Work is done only as needed:
   brought up to date when its tab is opened.
 
 The HTML the tabs write is made by the pure functions of :mod:`explorer.app.pages.analysis_html`, and the boxes are
-read by :mod:`explorer.app.typed_input` (both re-exported here). Amounts are computed in USD and shown in the
+read by :mod:`explorer.app.typed_input`. A tab's widgets are reached through it
+(``app.analysis.uncertainty.budget_box``), not forwarded here. Amounts are computed in USD and shown in the
 scenario's currency. A value the views cannot use shows a message beside its control and the last good
 result stays.
 """
@@ -33,32 +34,17 @@ from explorer.analysis import Simulation, simulate
 from explorer.app.tabs.analysis_tab import AnalysisState
 from explorer.app.tabs.compare import CompareView
 from explorer.app.guard import errors_to_viewer
-from explorer.app.pages.analysis_html import (AT_RISK, SLOT_NAME_MAX, SLOTS, budget_html, clean_slot_name, compare_html,
-                                      recipe_html, scenario_line, slot_title)
+from explorer.app.pages.analysis_html import SLOTS
 from explorer.app.tabs.what_changed import LeverView
 from explorer.app.surface import ChartSurface
-from explorer.app.typed_input import parse_budget, parse_gpu_cap
 from explorer.app.tabs.uncertainty import APP_DRAWS, UncertaintyView
 from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
-from explorer.plots.analysis import SLOT_COLORS
 
-__all__ = ["AnalysisViews", "SLOTS", "SLOT_NAME_MAX", "SLOT_COLORS", "slot_title", "clean_slot_name", "APP_DRAWS",
-           "APP_SEED", "AT_RISK", "compare_html", "recipe_html", "scenario_line", "budget_html", "parse_budget",
-           "parse_gpu_cap"]
+__all__ = ["AnalysisViews", "APP_SEED"]
 
 #: Fixed seed: the same scenario always shows the same range (no flicker on a language switch).
 APP_SEED = 0
-
-#: What each tab object answers for the app and the tests (``app.analysis.budget_box`` is the Uncertainty tab's).
-_DELEGATED = {
-    "compare": ("slot_choice", "pin_slot_button", "clear_slot_button", "slot_name_box", "compare_message",
-                "compare_html", "compare_plot", "table", "clear"),
-    "what_changed": ("mode", "lever_plot", "lever_note", "recipe_button", "recipe_html", "attribution", "verdicts",
-                     "show_recipe", "refresh_recipe", "what_changed_tab"),
-    "uncertainty": ("budget_box", "cap_box", "budget_message", "budget_status_html", "simulation_plot", "tornado",
-                    "budget_usd", "gpu_cap", "status", "sensitivity_table"),
-}
 
 
 class AnalysisViews:
@@ -87,7 +73,7 @@ class AnalysisViews:
     Attributes
     ----------
     compare, what_changed, uncertainty : CompareView, LeverView, UncertaintyView
-        The tabs (their widgets are also reachable here by name: ``budget_box``, ``mode``, ...).
+        The tabs; their widgets are theirs (``app.analysis.uncertainty.budget_box``).
     state : AnalysisState
         The result shown, the slots A-D and their names, the Monte Carlo draws.
     """
@@ -108,12 +94,6 @@ class AnalysisViews:
         self.uncertainty = UncertaintyView(make_figure, self.state, language, **common)
         self.tabs = (self.compare, self.what_changed, self.uncertainty)
 
-    def __getattr__(self, name: str):
-        for tab, names in _DELEGATED.items():
-            if name in names and tab in self.__dict__:
-                return getattr(self.__dict__[tab], name)
-        raise AttributeError(name)
-
     # ------------------------------------------------------------------ what the app reads
     @property
     def estimate(self) -> Estimate:
@@ -132,7 +112,7 @@ class AnalysisViews:
 
     @property
     def simulation(self) -> Simulation | None:
-        """Draws of the current result (:data:`APP_DRAWS`, seed :data:`APP_SEED`)."""
+        """Draws of the current result (:data:`~explorer.app.tabs.uncertainty.APP_DRAWS`, seed :data:`APP_SEED`)."""
         return self.state.simulation
 
     @property
