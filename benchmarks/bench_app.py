@@ -81,7 +81,7 @@ def bench_app_update(repeats: int) -> dict[str, float]:
     h50, h90 = _percentiles(_change_times(app, repeats))
 
     app.tabs.selected_index = 4  # Uncertainty and budget
-    app.analysis.budget_box.value = "1000000"
+    app.analysis.uncertainty.budget_box.value = "1000000"
     u50, u90 = _percentiles(_change_times(app, repeats))
     app.tabs.selected_index = 0
 

@@ -1,7 +1,7 @@
 """CPU per page message of the What-if tab and the Share tab (issue 24 item 3), inside the kernel.
 
 ``whatif_grid_cpu_s_*``: one change of a What-if picker that asks for the largest grid the app computes
-(:data:`explorer.app.whatif.MAX_GRID_ROWS` rows: pricing 5 x precision 5 x region 8 = 200), i.e. the grid,
+(:data:`explorer.app.tabs.what_if.MAX_GRID_ROWS` rows: pricing 5 x precision 5 x region 8 = 200), i.e. the grid,
 its table rows and the heat-map drawn on an attached canvas; ``whatif_sort_cpu_s_*``: one sort change on that
 grid (rows reordered, nothing computed); ``whatif_refused_cpu_s``: a pick past the limit (refused beside the
 pickers); ``whatif_csv_cpu_s``: the CSV button. ``share_tab_cpu_s``: the Share tab written once (every chart
@@ -29,7 +29,7 @@ def _cpu(fn) -> float:
 def bench_whatif_message(repeats: int) -> dict[str, float]:
     from explorer.app import ExplorerApp
     from explorer.app.ipympl_private import page_connected
-    from explorer.app.whatif import MAX_GRID_ROWS, SORT_KEYS, lever_values
+    from explorer.app.tabs.what_if import MAX_GRID_ROWS, SORT_KEYS, lever_values
 
     app = ExplorerApp(query_string="")
     app.tabs.selected_index = 7  # What if: built and shown

@@ -366,7 +366,7 @@ class Lesson:
         (English where no CJK font is installed), for axis labels.
         """
         from explorer import catalog
-        from explorer.app.views import region_name
+        from explorer.app.pages.estimate_html import region_name
 
         name = region_name(catalog.region(region_id).name, self.FIG_LANG if chart else self.LANG)
         return re.split(r"\s*[(（]", name)[0] if chart else name
@@ -379,7 +379,7 @@ class Lesson:
 
     def warnings(self, estimate) -> list:
         """The model's warnings for ``estimate`` as table rows, in this lesson's language."""
-        from explorer.app.views import translate
+        from explorer.app.pages.estimate_html import translate
 
         return [(self.t("warning", "提示"), f"<span style='color:#9a3412'>{html.escape(translate(w, self.LANG))}</span>")
                 for w in estimate.warnings]
@@ -392,7 +392,7 @@ class Lesson:
         instead of a lesson whose sliders move while its numbers stay.
         """
         from explorer.app.page_bridge import PageBridge
-        from explorer.app.views import session_html
+        from explorer.app.pages.estimate_html import session_html
 
         self._heartbeat = PageBridge(layout=widgets.Layout(display="none"))
         return widgets.VBox([widgets.HTML(_SESSION_STYLE + session_html()), self._heartbeat],

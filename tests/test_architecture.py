@@ -302,7 +302,7 @@ def test_one_error_to_viewer_wrapper():
     from pathlib import Path
 
     app = Path(__file__).resolve().parents[1] / "explorer" / "app"
-    copies = [f"{path.name}:{i}" for path in sorted(app.glob("*.py")) if path.name != "guard.py"
+    copies = [f"{path.name}:{i}" for path in sorted(app.rglob("*.py")) if path.name != "guard.py"
               for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
               if re.search(r'Message\("app_error"', line)]
     assert copies == [], copies
@@ -316,7 +316,7 @@ def test_the_chart_render_state_machine_and_the_callback_guard_are_written_once(
     from pathlib import Path
 
     app = Path(__file__).resolve().parents[1] / "explorer" / "app"
-    texts = {path.name: path.read_text(encoding="utf-8") for path in sorted(app.glob("*.py"))}
+    texts = {path.name: path.read_text(encoding="utf-8") for path in sorted(app.rglob("*.py"))}
     touching = sorted(name for name, text in texts.items() if name not in ("surface.py", "ipympl_private.py")
                       and re.search(r"\.reveal\(|\.shown\s*=[^=]|\.deferred\b", text))
     assert touching == [], touching

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from explorer import catalog, prices
-from explorer.app import views
+from explorer.app.pages import estimate_html
 from explorer.presets import presets
 from explorer.scenario import (AMORTIZATION_RULES, FACILITIES, PAY_BASES, PRICING_MODES, RECOVERY_MODES, SELLERS,
                                TRAINING_KINDS, field_spec)
@@ -84,7 +84,7 @@ def seller_options(language: str, gpu: str | None, keep: str | None = None) -> l
     out = []
     for s in offered:
         if s in prices.SELLER_GROUPS or gpu not in catalog.accelerators():
-            out.append((views.seller_words(s, language), s))
+            out.append((estimate_html.seller_words(s, language), s))
         else:
             date = prices.seller_date(s, gpu) or prices.seller_date(s)
             out.append((label("seller_provider", language).format(name=prices.seller_name(s), date=date), s))
@@ -192,7 +192,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("owned_utilization", "optional", "pricing", visible=_is("pricing", "owned")),
     Binding("financing_rate", "optional", "pricing", visible=_is("pricing", "owned")),
     Binding("region", "choice", "region",
-            options=lambda lang, _v: [(views.region_name(r.name, lang), r.id) for r in catalog.regions().values()]),
+            options=lambda lang, _v: [(estimate_html.region_name(r.name, lang), r.id) for r in catalog.regions().values()]),
     Binding("electricity_usd_per_kwh", "optional", "region", money=True),
     Binding("facility", "choice", "region", options=labelled("facility", FACILITIES)),
     Binding("pue", "optional", "region"),

@@ -20,11 +20,14 @@ from matplotlib.figure import Figure
 
 from explorer import catalog
 from explorer.analysis import recipe_verdicts, savings_recipe
-from explorer.app import export, query, views
-from explorer.app.analysis_views import AnalysisViews, scenario_line
-from explorer.app.whatif import WhatIfView
-from explorer.app.plan_view import PlanView
-from explorer.app.models_view import ModelsView
+from explorer.app import export
+from explorer.app import link
+from explorer.app.pages import estimate_html
+from explorer.app.pages.analysis_html import scenario_line
+from explorer.app.tabs.analysis_views import AnalysisViews
+from explorer.app.tabs.what_if import WhatIfView
+from explorer.app.tabs.plan import PlanView
+from explorer.app.tabs.models import ModelsView
 from explorer.app.bindings import GROUPS
 from explorer.app.panel import ControlPanel
 from explorer.app import responsive
@@ -118,7 +121,7 @@ class ExplorerApp:
         The results shown (the last good one).
     baseline : Estimate
         The pinned baseline of the "what changed" view (compare slot A).
-    analysis : explorer.app.analysis_views.AnalysisViews
+    analysis : explorer.app.tabs.analysis_views.AnalysisViews
         The analysis views: compare slots, by-lever attribution, uncertainty, budget, savings recipe.
     error : str
         The message of the last rejected change ("" when the controls are valid).
@@ -148,8 +151,8 @@ class ExplorerApp:
         self.marker_year = _today_year()
         self.marker_label = ""
         self._preset_project: dict = {}  # the team and project length the last preset set (see _read_scenario)
-        link = query.request_query_string() if query_string is None else query_string
-        self.estimate, preset_id = self._estimate_from_query(scenario or Scenario(), link)
+        query_link = link.request_query_string() if query_string is None else query_string
+        self.estimate, preset_id = self._estimate_from_query(scenario or Scenario(), query_link)
         self.baseline = self.estimate
         start = self.scenario
 
@@ -166,13 +169,13 @@ class ExplorerApp:
             (row.twin or row.widget).observe(self._on_change, names="value")
         self.tabs.observe(self._on_tab, names="selected_index")
         self.groups.observe(self._on_group, names="selected_index")
-        self._apply_link_decision(link)
+        self._apply_link_decision(query_link)
 
     def _apply_link_decision(self, query_string: str) -> None:
         """Apply the link's budget, GPU cap and slots, and say which of its values were left out: numbers
         out of range or past any number (``1e1000000``), in the link or a slot's; they are not clamped silently."""
         extras = self._query_extras
-        refused = query.refused_fields_from_query(query_string) + self.analysis.apply_decision(extras)
+        refused = link.refused_fields_from_query(query_string) + self.analysis.apply_decision(extras)
         refused += self.plan_view.apply_decision(extras)  # the Plan tab's inputs, set when it is built
         self.whatif.apply_decision(extras)
         if extras.get("tab") in TAB_KEYS:  # the tab the link was made on (its What-if, Plan... built then)
@@ -185,7 +188,7 @@ class ExplorerApp:
 
         Sets the language and the history marker the query asks for.
         """
-        fields, extras = query.scenario_fields_from_query(query_string)
+        fields, extras = link.scenario_fields_from_query(query_string)
         self._query_extras = extras  # the decision (budget, GPU cap, compare slots), applied once the views exist
         preset_id = extras.get("preset", "")
         if preset_id in presets():
@@ -194,7 +197,7 @@ class ExplorerApp:
             self._remember_preset(preset_id)
         else:
             preset_id = ""
-        self.language = query.page_language(extras.get("lang")) or self.language
+        self.language = link.page_language(extras.get("lang")) or self.language
         if extras.get("scope") in ("project", "run"):
             self.scope = extras["scope"]
         return first_estimate(start, fields), preset_id
@@ -203,7 +206,7 @@ class ExplorerApp:
         """Show the scenario, preset and language of a share link's ``query_string``.
 
         The notebook calls it when the app was built before the request came
-        (a preheated Voila kernel), with :func:`explorer.app.query.request_query_string`.
+        (a preheated Voila kernel), with :func:`explorer.app.link.request_query_string`.
         """
         if not query_string:
             return
@@ -247,7 +250,7 @@ class ExplorerApp:
         self.banner = shared_html()
         self.banner.add_class("explorer-banner-box")
         self.kpis = shared_html()
-        self.kpis.add_class("explorer-kpis-box")  # first on a phone (views.STYLE)
+        self.kpis.add_class("explorer-kpis-box")  # first on a phone (estimate_html.STYLE)
         self.warnings = shared_html()
         self.summary = shared_html()
         self.summary.add_class("explorer-summary")
@@ -294,7 +297,7 @@ class ExplorerApp:
         self.owned_button.on_click(self._on_owned)
         # the session-ended notice; the page's widget (heartbeat, width sensor, share links) shows it when the
         # kernel stops answering (culled, crashed or the server restarted)
-        self.session = shared_html(views.session_html())
+        self.session = shared_html(estimate_html.session_html())
         self.bridge = PageBridge(layout=HIDDEN)
         # narrow screens: the page reports the chart box's width and the charts are laid out again for it
         self.sizer = responsive.ChartSizer((self.breakdown.figure, self.waterfall.figure),
@@ -333,9 +336,9 @@ class ExplorerApp:
         right.add_class("explorer-right")
         body = w.Box([left, right], layout=PLAIN)
         body.add_class("explorer-body")
-        self.widget = w.VBox([shared_html(views.STYLE + views.scroll_hint_css()), self.session, self.title, body,
+        self.widget = w.VBox([shared_html(estimate_html.STYLE + estimate_html.scroll_hint_css()), self.session, self.title, body,
                               self.bridge],
-                             layout=w.Layout(width="100%", max_width=f"{views.APP_MAX_WIDTH_PX}px"))
+                             layout=w.Layout(width="100%", max_width=f"{estimate_html.APP_MAX_WIDTH_PX}px"))
         self.widget.add_class("explorer-app")
 
     # ------------------------------------------------------------------ options and labels
@@ -346,7 +349,7 @@ class ExplorerApp:
     def _set_language(self, language: str) -> None:
         self.language = language
         lang = language
-        if hasattr(self, "widget"):  # the phone's scroll hints follow the language (views.scroll_hint_css)
+        if hasattr(self, "widget"):  # the phone's scroll hints follow the language (estimate_html.scroll_hint_css)
             (self.widget.add_class if lang == "zh" else self.widget.remove_class)("explorer-lang-zh")
         if self.error and self._refusal:  # a refusal on screen, in the new language
             self._reject(*self._refusal)
@@ -365,7 +368,7 @@ class ExplorerApp:
         self.whatif.set_language(lang)
         self.plan_view.set_language(lang)
         self.models_view.set_language(lang)
-        self.session.value = views.session_html()
+        self.session.value = estimate_html.session_html()
         self.breakdown.set_language(lang)
         self.waterfall.set_language(lang)
         # Laying a figure out again costs a full draw (the history figure: built, about 0.25 s the first
@@ -523,11 +526,11 @@ class ExplorerApp:
         """
         self.error = "; ".join([message, *map(str, others)])
         self._refusal = (field, message, exc, others)
-        text = views.error_text(exc, self.language) if exc is not None else views.translate(message, self.language)
+        text = estimate_html.error_text(exc, self.language) if exc is not None else estimate_html.translate(message, self.language)
         self.panel.show_refusal(field, text)
         texts = [text]
         for other in others:
-            texts.append(views.error_text(other, self.language))
+            texts.append(estimate_html.error_text(other, self.language))
             row = self.panel.row_of(other.field)
             if row is not None and row is not self.panel.row_of(field):
                 row.set_message(html.escape(texts[-1]))
@@ -603,8 +606,8 @@ class ExplorerApp:
             mult=f"{e.scenario.experiments_multiplier_effective:g}",
             pretrain=f"{catalog.default('experiments_multiplier'):g}")) if kind in ("continual_pretrain", "full_finetune")
             else "")
-        self.kpis.value = views.kpi_html(e, lang, self.scope, interval=self.analysis.interval(self.scope))
-        self.warnings.value = views.warnings_html(e, lang)
+        self.kpis.value = estimate_html.kpi_html(e, lang, self.scope, interval=self.analysis.interval(self.scope))
+        self.warnings.value = estimate_html.warnings_html(e, lang)
         self.breakdown.update(e, draw=False, scope=self.scope, language=lang)
         self.waterfall.update(self.baseline, e, draw=False)
         # the curve holds final training runs: compare the run, not the whole project
@@ -615,15 +618,15 @@ class ExplorerApp:
         # in yuan the money boxes take yuan: the rate beside the switch
         self.rows["currency"].set_note(html.escape(self.panel.money_note(e.scenario)))
         kept = self.kept_fields()
-        self.kept.value = views.kept_fields_html(kept, lang)
+        self.kept.value = estimate_html.kept_fields_html(kept, lang)
         self.kept_reset.description = label("kept_reset", lang)
         self.kept_box.layout.display = None if kept else "none"
-        self.region_note.value = views.region_note_html(e, lang)
+        self.region_note.value = estimate_html.region_note_html(e, lang)
         self.owned_button.description = label("region_owned_button", lang)
         self.owned_button.layout.display = "none" if e.scenario.pricing == "owned" else None
         self.scope_note.value = f'<div class="explorer-note">{html.escape(label(f"scope_note_{self.scope}", lang))}</div>'
         self.summary.value = (f'<p class="explorer-summary-text">'
-                              f'{html.escape(views.summary_text(e, lang, self.scope))}</p>')
+                              f'{html.escape(estimate_html.summary_text(e, lang, self.scope))}</p>')
 
     def _write_pages(self) -> None:
         """Write the HTML of the Assumptions or Share tab if it is shown and out of date.
@@ -638,15 +641,15 @@ class ExplorerApp:
         self._stale_pages.discard(key)
         e, lang = self.estimate, self.language
         if key == "assumptions":
-            self.assumptions.value = views.assumptions_html(e, lang)
-            self.glossary.value = views.glossary_html(lang)
+            self.assumptions.value = estimate_html.assumptions_html(e, lang)
+            self.glossary.value = estimate_html.glossary_html(lang)
         else:
             head = (export.download_link(export.scenario_json(e), "application/json", "scenario.json",
                                          label("download_scenario", lang)) + " &nbsp; " +
                     export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
                                          label("download_breakdown", lang)))
-            link = self.share_query()
-            self.share.value = views.share_html(link, lang) + self._long_link_note(link)
+            share_link = self.share_query()
+            self.share.value = estimate_html.share_html(share_link, lang) + self._long_link_note(share_link)
             self._share_generation += 1
             loop = self._event_loop()
             if loop is None:  # headless: every file at once
@@ -682,9 +685,9 @@ class ExplorerApp:
     def chart_caption(self) -> str:
         """The scenario in words, written under a downloaded chart (the share link restores it whole)."""
         e, lang = self.estimate, self.language
-        region = views.region_name(catalog.regions()[e.scenario.region].name, lang)
+        region = estimate_html.region_name(catalog.regions()[e.scenario.region].name, lang)
         return (f"{label('app_title', lang)}: {scenario_line(e, lang)} · {label('region', lang)}: {region} · "
-                f"{label(f'kind_{e.scenario.training_kind}', lang)}. {views.summary_text(e, lang, self.scope)}")
+                f"{label(f'kind_{e.scenario.training_kind}', lang)}. {estimate_html.summary_text(e, lang, self.scope)}")
 
     def chart_links(self) -> str:
         """Download links for every chart: Breakdown (PNG, SVG), What changed, History, Compare (once a slot is
@@ -716,18 +719,18 @@ class ExplorerApp:
         """Put the history chart in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
         lang = self.language
         run_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
-        run_label += f", {label('marker_scope', lang)} ({views.pricing_words(e, lang)})"
+        run_label += f", {label('marker_scope', lang)} ({estimate_html.pricing_words(e, lang)})"
         run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
         self.history.mark(e.scenario.currency, e.usd_to_currency, run_usd, self.marker_year, run_label,
                           self.analysis.run_interval_usd())
 
-    def _long_link_note(self, link: str) -> str:
-        """A note under a share link longer than the app reads (:data:`query.MAX_QUERY_CHARS`): what it would leave
+    def _long_link_note(self, share_link: str) -> str:
+        """A note under a share link longer than the app reads (:data:`link.MAX_QUERY_CHARS`): what it would leave
         out when opened (long slot names make it so), or ""."""
-        dropped = query.dropped_link_keys(link)
+        dropped = link.dropped_link_keys(share_link)
         if not dropped:
             return ""
-        text = Message("share_link_too_long", chars=len(link.lstrip("?")), limit=query.MAX_QUERY_CHARS,
+        text = Message("share_link_too_long", chars=len(share_link.lstrip("?")), limit=link.MAX_QUERY_CHARS,
                        dropped=dropped).render(self.language)
         return f'<div class="explorer-message">{html.escape(text)}</div>'
 
@@ -741,7 +744,7 @@ class ExplorerApp:
         extras.update(self.plan_view.decision_items())  # the Plan tab's inputs (budget, deadline, ...) as typed
         if self._decision_tab != "breakdown":
             extras["tab"] = self._decision_tab  # the last tab looked at before Share (where the link is copied)
-        return "?" + query.query_from_scenario(self.scenario, **extras)
+        return "?" + link.query_from_scenario(self.scenario, **extras)
 
     # ------------------------------------------------------------------ public actions
     def _set_marker_for_preset(self, preset_id: str) -> None:
@@ -814,9 +817,9 @@ class ExplorerApp:
         before = self.estimate
         steps = savings_recipe(before.scenario)
         if len(steps) < 2 or not self.set_scenario(steps[-1][1]):
-            self.analysis.show_recipe(None)
+            self.analysis.what_changed.show_recipe(None)
             return False
-        self.analysis.show_recipe(recipe_verdicts(before.scenario), steps, before.total_usd)
+        self.analysis.what_changed.show_recipe(recipe_verdicts(before.scenario), steps, before.total_usd)
         self.analysis.pin("A", before)
         return True
 
@@ -842,7 +845,7 @@ class ExplorerApp:
         for key in changed:
             self.charts[key].stale = True
         key = self._tab_key()
-        by_lever = hasattr(self, "analysis") and self.analysis.mode.value == "lever"  # waterfall tab shows levers
+        by_lever = hasattr(self, "analysis") and self.analysis.what_changed.mode.value == "lever"  # waterfall tab shows levers
         for name, surface in self.charts.items():
             # a hidden chart defers the browser's draw requests
             surface.show(name == key and not (by_lever and name == "waterfall"))

@@ -4,11 +4,11 @@
 whose script (:data:`ESM`) runs in the page. It replaces three ``<img
 onerror>`` scripts and the hidden text boxes they typed into:
 
-* **heartbeat**: every :data:`~explorer.app.views.HEARTBEAT_SECONDS` the page
+* **heartbeat**: every :data:`~explorer.app.pages.estimate_html.HEARTBEAT_SECONDS` the page
   sets ``ping``; the kernel answers by copying it into ``pong``. With no answer
-  for :data:`~explorer.app.views.SESSION_TIMEOUT_SECONDS` (the kernel was
+  for :data:`~explorer.app.pages.estimate_html.SESSION_TIMEOUT_SECONDS` (the kernel was
   culled, crashed, or the server restarted) the page shows the session-ended
-  notice (:func:`~explorer.app.views.session_html`), and hides it again when a
+  notice (:func:`~explorer.app.pages.estimate_html.session_html`), and hides it again when a
   late answer comes. The hosting server does not count a ping as interaction
   (``explorer.hosting.server.websocket``).
 * **width sensor**: the width of the visible chart box [CSS px], sent as
@@ -31,7 +31,7 @@ from __future__ import annotations
 import anywidget
 import traitlets
 
-from explorer.app.views import HEARTBEAT_SECONDS, SESSION_TIMEOUT_SECONDS
+from explorer.app.pages.estimate_html import HEARTBEAT_SECONDS, SESSION_TIMEOUT_SECONDS
 
 __all__ = ["PageBridge", "ESM"]
 

@@ -126,13 +126,13 @@ def test_app_by_lever_view_shows_joint_bar_and_words(make_app):
     app.pin_baseline()
     app.tabs.selected_index = 1  # What changed
     app.set_scenario(target)
-    app.analysis.mode.value = "lever"
-    plot = app.analysis.lever_plot
+    app.analysis.what_changed.mode.value = "lever"
+    plot = app.analysis.what_changed.lever_plot
     assert plot.keys[0] == "baseline" and plot.keys[-1] == "current"
     assert "model_size+tokens+cluster" in plot.keys  # tokens joint since issue 25 (see the first test)
     ticks = [t.get_text() for t in plot.ax.get_xticklabels()]
     assert any(t.startswith("Model size + ") and t.endswith("GPU count / deadline") for t in ticks), ticks
-    assert app.analysis.lever_note.layout.display is None
-    assert "cannot be separated" in app.analysis.lever_note.value
-    app.analysis.mode.value = "dimension"
-    assert app.analysis.lever_note.layout.display == "none"
+    assert app.analysis.what_changed.lever_note.layout.display is None
+    assert "cannot be separated" in app.analysis.what_changed.lever_note.value
+    app.analysis.what_changed.mode.value = "dimension"
+    assert app.analysis.what_changed.lever_note.layout.display == "none"

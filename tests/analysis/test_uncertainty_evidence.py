@@ -104,7 +104,7 @@ def test_a_typed_mfu_above_the_cap_is_bounded_by_one():
 def test_budget_status_is_at_risk_at_the_apps_threshold(factor):
     from explorer import budget_status
     from explorer.analysis.budget import AT_RISK_PROBABILITY
-    from explorer.app.analysis_views import AT_RISK
+    from explorer.app.pages.analysis_html import AT_RISK
     assert AT_RISK is AT_RISK_PROBABILITY or AT_RISK == AT_RISK_PROBABILITY == 0.2
     s = Scenario(gpus=512)
     total = estimate(s).total_usd

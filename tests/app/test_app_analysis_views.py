@@ -7,7 +7,9 @@ import re
 import pytest
 
 from explorer import Scenario, estimate
-from explorer.app import analysis_views as av
+from explorer.app.pages import analysis_html
+from explorer.app.tabs import analysis_views, uncertainty
+from explorer.plots.analysis import SLOT_COLORS
 from explorer.plots.history import enable_marker_blitting, history_figure, set_marker_interval, set_scenario_marker
 from explorer.text import money
 
@@ -22,15 +24,15 @@ def test_pin_two_slots_and_see_both_in_table_bars_and_csv(app):
     app.tabs.selected_index = TABS["compare"]
     start_total = estimate(Scenario()).total_usd
     app.controls["params"].value = 13e9
-    app.analysis.slot_choice.value = "B"
-    app.analysis.pin_slot_button.click()
+    app.analysis.compare.slot_choice.value = "B"
+    app.analysis.compare.pin_slot_button.click()
     assert app.error == ""
-    table = app.analysis.compare_html.value
+    table = app.analysis.compare.compare_html.value
     assert ">A</th>" in table and ">B</th>" in table and ">C</th>" not in table
     b_total = estimate(Scenario(params=13e9)).total_usd
     assert money(start_total, "USD") in table and money(b_total, "USD") in table
     assert "13B" in table and "7B" in table
-    bars = app.analysis.compare_plot
+    bars = app.analysis.compare.compare_plot
     assert bars.slot_names == ["A", "B"]
     total_bar = bars.groups.index("total")
     assert bars.slot_bars[0][total_bar].get_height() == pytest.approx(start_total)
@@ -45,20 +47,20 @@ def test_pin_two_slots_and_see_both_in_table_bars_and_csv(app):
 def test_a_named_slot_shows_its_name_in_table_chart_and_csv(app):
     app.tabs.selected_index = TABS["compare"]
     app.controls["pricing"].value = "spot"
-    app.analysis.slot_choice.value = "C"
-    app.analysis.slot_name_box.value = "Spot run"
-    app.analysis.pin_slot_button.click()
-    assert app.error == "" and app.analysis.slot_name_box.value == ""  # the box is ready for the next name
-    headers = re.findall(r"<th><span[^>]*></span>([^<]*)</th>", app.analysis.compare_html.value)
+    app.analysis.compare.slot_choice.value = "C"
+    app.analysis.compare.slot_name_box.value = "Spot run"
+    app.analysis.compare.pin_slot_button.click()
+    assert app.error == "" and app.analysis.compare.slot_name_box.value == ""  # the box is ready for the next name
+    headers = re.findall(r"<th><span[^>]*></span>([^<]*)</th>", app.analysis.compare.compare_html.value)
     assert headers == ["A", "C · Spot run"]
-    legend = [t.get_text() for t in app.analysis.compare_plot.legend.get_texts()]
+    legend = [t.get_text() for t in app.analysis.compare.compare_plot.legend.get_texts()]
     assert legend == ["A", "C · Spot run"]
-    rows = csv_from_link(app.analysis.compare_html.value)
+    rows = csv_from_link(app.analysis.compare.compare_html.value)
     assert [r["slot"] for r in rows] == ["A", "C · Spot run"]
     # clearing the slot forgets its name
-    app.analysis.clear("C")
+    app.analysis.compare.clear("C")
     app.analysis.pin("C")
-    assert "Spot run" not in app.analysis.compare_html.value
+    assert "Spot run" not in app.analysis.compare.compare_html.value
 
 
 def test_a_slot_keeps_its_colour_whichever_slots_are_pinned(app):
@@ -68,21 +70,21 @@ def test_a_slot_keeps_its_colour_whichever_slots_are_pinned(app):
     app.tabs.selected_index = TABS["compare"]
     app.controls["gpus"].value = 512
     app.analysis.pin("C", name="")
-    swatches = re.findall(r'explorer-swatch" style="background:(#[0-9A-Fa-f]{6})', app.analysis.compare_html.value)
-    bars = [to_hex(bars[0].get_facecolor()) for bars in app.analysis.compare_plot.slot_bars[:2]]
+    swatches = re.findall(r'explorer-swatch" style="background:(#[0-9A-Fa-f]{6})', app.analysis.compare.compare_html.value)
+    bars = [to_hex(bars[0].get_facecolor()) for bars in app.analysis.compare.compare_plot.slot_bars[:2]]
     assert [s.lower() for s in swatches] == bars
-    assert bars[1] == to_hex(av.SLOT_COLORS[2]) != to_hex(av.SLOT_COLORS[1])
+    assert bars[1] == to_hex(SLOT_COLORS[2]) != to_hex(SLOT_COLORS[1])
 
 
 def test_a_hostile_slot_name_is_plain_text_everywhere(app):
     app.tabs.selected_index = TABS["compare"]
     app.analysis.pin("B", name="<img src=x onerror=alert(1)> $\\frac{1}{0}$ \n" + "x" * 500)
-    page = app.analysis.compare_html.value
+    page = app.analysis.compare.compare_html.value
     assert "<img" not in page and "&lt;img" in page  # escaped in the table
     name = app.analysis.slot_names["B"]
-    assert "\n" not in name and len(name) == av.SLOT_NAME_MAX
-    app.analysis.compare_plot.figure.canvas.draw()  # no mathtext: a "$" is drawn as a dollar sign
-    legend = app.analysis.compare_plot.legend.get_texts()[1]
+    assert "\n" not in name and len(name) == analysis_html.SLOT_NAME_MAX
+    app.analysis.compare.compare_plot.figure.canvas.draw()  # no mathtext: a "$" is drawn as a dollar sign
+    legend = app.analysis.compare.compare_plot.legend.get_texts()[1]
     assert legend.get_text().startswith("B · <img") and "\\$" in legend.get_text()
 
 
@@ -90,32 +92,32 @@ def test_compare_csv_in_cny_carries_the_rate(app):
     app.set_scenario(Scenario(currency="CNY", usd_to_cny=7.0))
     app.tabs.selected_index = TABS["compare"]
     app.pin_baseline()
-    rows = csv_from_link(app.analysis.compare_html.value)
+    rows = csv_from_link(app.analysis.compare.compare_html.value)
     total_usd = estimate(Scenario()).total_usd  # the currency does not change the cost in USD
     assert rows[0]["currency"] == "CNY" and rows[0]["usd_to_currency"] == "7"
     assert float(rows[0]["total"]) == pytest.approx(round(total_usd * 7.0, 2), abs=0.011)
-    assert "¥" in app.analysis.compare_html.value
+    assert "¥" in app.analysis.compare.compare_html.value
 
 
 def test_clear_a_slot_but_slot_a_stays_the_baseline(app):
     app.tabs.selected_index = TABS["compare"]
     app.controls["gpus"].value = 512
-    app.analysis.slot_choice.value = "C"
-    app.analysis.pin_slot_button.click()
-    assert ">C</th>" in app.analysis.compare_html.value
-    app.analysis.clear_slot_button.click()
-    assert ">C</th>" not in app.analysis.compare_html.value and app.analysis.slots["C"] is None
-    app.analysis.slot_choice.value = "A"
-    app.analysis.clear_slot_button.click()
-    assert "baseline" in app.analysis.compare_message.value
-    assert app.analysis.slots["A"] is app.baseline and ">A</th>" in app.analysis.compare_html.value
+    app.analysis.compare.slot_choice.value = "C"
+    app.analysis.compare.pin_slot_button.click()
+    assert ">C</th>" in app.analysis.compare.compare_html.value
+    app.analysis.compare.clear_slot_button.click()
+    assert ">C</th>" not in app.analysis.compare.compare_html.value and app.analysis.slots["C"] is None
+    app.analysis.compare.slot_choice.value = "A"
+    app.analysis.compare.clear_slot_button.click()
+    assert "baseline" in app.analysis.compare.compare_message.value
+    assert app.analysis.slots["A"] is app.baseline and ">A</th>" in app.analysis.compare.compare_html.value
 
 
 def test_pinning_slot_a_is_the_what_changed_baseline(app):
     app.controls["params"].value = 13e9
     app.tabs.selected_index = TABS["compare"]
-    app.analysis.slot_choice.value = "A"
-    app.analysis.pin_slot_button.click()
+    app.analysis.compare.slot_choice.value = "A"
+    app.analysis.compare.pin_slot_button.click()
     assert app.baseline.scenario.params == 13e9
     app.controls["params"].value = 70e9
     app.tabs.selected_index = TABS["waterfall"]
@@ -131,10 +133,10 @@ def test_by_lever_waterfall_after_a_change(app):
     app.tabs.selected_index = TABS["waterfall"]
     base = app.estimate.total_usd
     app.controls["precision"].value = "fp8"
-    app.analysis.mode.value = "lever"
-    assert app.analysis.lever_plot.figure.canvas.layout.display is None
+    app.analysis.what_changed.mode.value = "lever"
+    assert app.analysis.what_changed.lever_plot.figure.canvas.layout.display is None
     assert app.waterfall.figure.canvas.layout.display == "none"
-    plot = app.analysis.lever_plot
+    plot = app.analysis.what_changed.lever_plot
     # only the precision lever differs: it carries the whole change (Shapley: a single player gets everything)
     assert plot.keys == ["baseline", "precision", "current"]
     after = estimate(Scenario(precision="fp8", data_usd_per_1m_tokens=0, team_headcount=0)).total_usd
@@ -143,16 +145,16 @@ def test_by_lever_waterfall_after_a_change(app):
     # (explorer/data/defaults.csv fp8_speedup): the change is 1/1.28 - 1 of the baseline
     assert plot.bars[1].get_height() / plot.bars[0].get_height() == pytest.approx(1 / 1.28 - 1, rel=1e-9)
     assert plot.bars[2].get_height() / plot.bars[0].get_height() == pytest.approx(1 / 1.28, rel=1e-9)
-    app.analysis.mode.value = "dimension"
+    app.analysis.what_changed.mode.value = "dimension"
     assert app.waterfall.figure.canvas.layout.display is None
-    assert app.analysis.lever_plot.figure.canvas.layout.display == "none"
+    assert app.analysis.what_changed.lever_plot.figure.canvas.layout.display == "none"
 
 
 def test_hidden_views_do_no_work(app, monkeypatch):
-    from explorer.app import compare_view, lever_view, uncertainty_view
+    from explorer.app.tabs import compare, what_changed
 
     calls = {"sensitivity": 0, "attribute": 0, "compare": 0}
-    where = {"sensitivity": uncertainty_view, "attribute": lever_view, "compare": compare_view}  # each tab's module
+    where = {"sensitivity": uncertainty, "attribute": what_changed, "compare": compare}  # each tab's module
     for name in calls:
         real = getattr(where[name], name)
 
@@ -174,7 +176,7 @@ def test_hidden_views_do_no_work(app, monkeypatch):
 def test_kpi_cards_show_the_90_percent_range_and_history_gets_an_error_bar(app):
     from explorer import simulate
 
-    sim = simulate(app.scenario, n=av.APP_DRAWS, seed=av.APP_SEED)
+    sim = simulate(app.scenario, n=uncertainty.APP_DRAWS, seed=analysis_views.APP_SEED)
     low, high = sim.interval_usd
     assert "90% range" in app.kpis.value
     assert f"{money(low, 'USD')} – {money(high, 'USD')}" in app.kpis.value
@@ -224,18 +226,18 @@ def test_marker_interval_is_blitted_with_the_marker():
 
 def test_uncertainty_tab_shows_histogram_and_tornado(app):
     app.tabs.selected_index = TABS["uncertainty"]
-    note = app.analysis.simulation_plot.note.get_text()
-    assert f"{av.APP_DRAWS:,}" in note
-    assert app.analysis.tornado.names  # the widest swings, in order
-    swings = list(app.analysis.sensitivity_table["swing_usd"])
+    note = app.analysis.uncertainty.simulation_plot.note.get_text()
+    assert f"{uncertainty.APP_DRAWS:,}" in note
+    assert app.analysis.uncertainty.tornado.names  # the widest swings, in order
+    swings = list(app.analysis.uncertainty.sensitivity_table["swing_usd"])
     assert swings == sorted(swings, reverse=True)
-    assert "10,000 draws" in app.analysis.budget_status_html.value
+    assert "10,000 draws" in app.analysis.uncertainty.budget_status_html.value
 
 
 # ---------------------------------------------------------------------------------------- budget
 def _budget(app, text: str) -> str:
-    app.analysis.budget_box.value = text
-    return app.analysis.budget_status_html.value
+    app.analysis.uncertainty.budget_box.value = text
+    return app.analysis.uncertainty.budget_status_html.value
 
 
 def test_budget_statuses_at_the_100_and_120_percent_edges(app):
@@ -243,11 +245,11 @@ def test_budget_statuses_at_the_100_and_120_percent_edges(app):
     total = app.estimate.total_usd
     assert "Within budget" in _budget(app, repr(total))  # total = budget: within
     # revised (issue 25 item 6): at the point estimate P(over) is far above 0.2, so the status is "at_risk"
-    assert app.analysis.status.status == "at_risk"
+    assert app.analysis.uncertainty.status.status == "at_risk"
     assert "Over budget" in _budget(app, repr(total * (1 - 1e-9)))  # just over
     assert "Over budget" in _budget(app, repr(total / 1.2 * (1 + 1e-9)))  # just under 120%: still over
     assert "Over 120% of budget: review" in _budget(app, repr(total / 1.2 * (1 - 1e-9)))  # just past 120%
-    assert app.analysis.status.status == "review"
+    assert app.analysis.uncertainty.status.status == "review"
     # every draw costs more than one dollar; none costs more than a million times the point
     assert "exceeding the budget: 100%" in _budget(app, "1")
     assert "exceeding the budget: 0%" in _budget(app, repr(total * 1e6))
@@ -258,8 +260,8 @@ def test_budget_in_cny_is_converted(app):
     app.tabs.selected_index = TABS["uncertainty"]
     total_cny = app.estimate.total_usd * 7.0
     assert "Within budget" in _budget(app, f"{total_cny * 1.001:.2f}")
-    assert app.analysis.budget_usd == pytest.approx(total_cny * 1.001 / 7.0, rel=1e-6)
-    assert "(CNY)" in app.analysis.budget_box.description
+    assert app.analysis.uncertainty.budget_usd == pytest.approx(total_cny * 1.001 / 7.0, rel=1e-6)
+    assert "(CNY)" in app.analysis.uncertainty.budget_box.description
 
 
 def test_budget_follows_a_currency_switch(app):
@@ -267,8 +269,8 @@ def test_budget_follows_a_currency_switch(app):
     _budget(app, "1000000")
     app.controls["usd_to_cny"].value = "7"
     app.controls["currency"].value = "CNY"
-    assert app.analysis.budget_box.value == "7000000"  # 1,000,000 USD x 7 CNY/USD
-    assert app.analysis.budget_usd == 1e6 and "¥7M" in app.analysis.budget_status_html.value
+    assert app.analysis.uncertainty.budget_box.value == "7000000"  # 1,000,000 USD x 7 CNY/USD
+    assert app.analysis.uncertainty.budget_usd == 1e6 and "¥7M" in app.analysis.uncertainty.budget_status_html.value
 
 
 def test_deadline_within_a_gpu_cap(app):
@@ -276,31 +278,31 @@ def test_deadline_within_a_gpu_cap(app):
     # more than 4.2e22 / (0.6 x 989e12) s = 819 days: 30 days need more than 27 GPUs, so a cap of 1 fails
     app.set_scenario(Scenario(deadline_days=30.0, gpus=None))
     app.tabs.selected_index = TABS["uncertainty"]
-    app.analysis.cap_box.value = "1"
-    assert "Enter a budget" in app.analysis.budget_status_html.value
+    app.analysis.uncertainty.cap_box.value = "1"
+    assert "Enter a budget" in app.analysis.uncertainty.budget_status_html.value
     _budget(app, "1000000")
-    assert "cannot be met within the cap of 1 GPUs" in app.analysis.budget_status_html.value
-    app.analysis.cap_box.value = "100000"
-    text = app.analysis.budget_status_html.value
+    assert "cannot be met within the cap of 1 GPUs" in app.analysis.uncertainty.budget_status_html.value
+    app.analysis.uncertainty.cap_box.value = "100000"
+    text = app.analysis.uncertainty.budget_status_html.value
     assert "deadline is feasible" in text
-    assert app.analysis.status.gpus_needed > 27
+    assert app.analysis.uncertainty.status.gpus_needed > 27
 
 
 def test_gpu_count_against_a_cap(app):
     app.set_scenario(Scenario(gpus=1024))
     app.tabs.selected_index = TABS["uncertainty"]
     _budget(app, "1000000")
-    app.analysis.cap_box.value = "1000"
-    assert "uses 1,024 GPUs: more than the cap of 1,000" in app.analysis.budget_status_html.value
-    app.analysis.cap_box.value = "1024"
-    assert "within the cap of 1,024" in app.analysis.budget_status_html.value
+    app.analysis.uncertainty.cap_box.value = "1000"
+    assert "uses 1,024 GPUs: more than the cap of 1,000" in app.analysis.uncertainty.budget_status_html.value
+    app.analysis.uncertainty.cap_box.value = "1024"
+    assert "within the cap of 1,024" in app.analysis.uncertainty.budget_status_html.value
 
 
 # ---------------------------------------------------------------------------------------- savings recipe
 def test_recipe_click_changes_the_scenario_and_shows_verdicts(app):
     before = app.scenario
     app.tabs.selected_index = TABS["waterfall"]
-    app.analysis.recipe_button.click()
+    app.analysis.what_changed.recipe_button.click()
     assert app.error == ""
     s = app.scenario
     # the article's levers: FP8 (H100 has it), MoE with LLaMA-MoE's share active ((3.0 + 3.5) / 2 of 6.7B, the
@@ -309,14 +311,14 @@ def test_recipe_click_changes_the_scenario_and_shows_verdicts(app):
     assert s.active_params_effective == pytest.approx(7e9 * 3.25 / 6.7, rel=1e-4)
     assert s.training_kind == "continual_pretrain" and s.tokens == pytest.approx(1e12 / 4)
     assert app.baseline.scenario == before and app.analysis.slots["A"].scenario == before
-    assert app.analysis.mode.value == "lever"
-    keys = app.analysis.lever_plot.keys
+    assert app.analysis.what_changed.mode.value == "lever"
+    keys = app.analysis.what_changed.lever_plot.keys
     assert keys[0] == "baseline" and keys[-1] == "current" and {"precision", "architecture", "tokens"} <= set(keys)
     # the waterfall adds up: baseline + parts = current
-    bars = app.analysis.lever_plot.bars
+    bars = app.analysis.what_changed.lever_plot.bars
     parts = sum(bars[i].get_height() for i in range(1, len(keys) - 1))
     assert bars[0].get_height() + parts == pytest.approx(bars[len(keys) - 1].get_height(), rel=1e-9)
-    table = app.analysis.recipe_html.value
+    table = app.analysis.what_changed.recipe_html.value
     # FP8: the model's 1.28x speed-up saves 1 - 1/1.28 = 21.9% of the run; the article claims >= 30% faster,
     # i.e. >= 1 - 1/1.3 = 23.1%; measured FP8 speed-ups 1.1-1.35x save 9.1-25.9%: consistent with the claim
     assert re.search(r"FP8 training</td><td class=\"num\">21.9% of the final run</td><td class=\"num\">≥ 23.1%</td>"
@@ -328,8 +330,8 @@ def test_recipe_when_nothing_applies(app):
     done = Scenario(precision="fp8", architecture="moe", active_fraction=0.25, training_kind="lora",
                     pricing="owned", region="us-washington")
     app.set_scenario(done)
-    app.analysis.recipe_button.click()
-    assert app.scenario == done and "Nothing to apply" in app.analysis.recipe_html.value
+    app.analysis.what_changed.recipe_button.click()
+    assert app.scenario == done and "Nothing to apply" in app.analysis.what_changed.recipe_html.value
     assert app.baseline.scenario != done  # nothing was pinned
 
 
@@ -337,28 +339,28 @@ def test_recipe_when_nothing_applies(app):
 
 
 def _headers(app) -> list[str]:
-    return re.findall(r"<th><span[^>]*></span>([^<]*)</th>", app.analysis.compare_html.value)
+    return re.findall(r"<th><span[^>]*></span>([^<]*)</th>", app.analysis.compare.compare_html.value)
 
 
 def test_slot_names_survive_control_changes(app):
     app.tabs.selected_index = TABS["compare"]
     app.controls["region"].value = "cn-ningxia"
-    app.analysis.slot_choice.value = "B"
-    app.analysis.slot_name_box.value = "Ningxia"
-    app.analysis.pin_slot_button.click()
+    app.analysis.compare.slot_choice.value = "B"
+    app.analysis.compare.slot_name_box.value = "Ningxia"
+    app.analysis.compare.pin_slot_button.click()
     assert _headers(app) == ["A", "B · Ningxia"]
     app.controls["params"].value = 13e9  # the next control change used to reset every name
     app.controls["pricing"].value = "spot"
     assert app.error == ""
     assert _headers(app) == ["A", "B · Ningxia"]
-    assert [r["slot"] for r in csv_from_link(app.analysis.compare_html.value)] == ["A", "B · Ningxia"]
+    assert [r["slot"] for r in csv_from_link(app.analysis.compare.compare_html.value)] == ["A", "B · Ningxia"]
 
 
 def test_slots_that_differ_only_in_region_and_kind_say_so(app):
     app.tabs.selected_index = TABS["compare"]
     app.analysis.pin("B", estimate(Scenario(region="cn-ningxia", training_kind="continual_pretrain", mfu=0.3)),
                      name="")
-    page = app.analysis.compare_html.value
+    page = app.analysis.compare.compare_html.value
     row = re.search(r"<th>Also differs</th>(.*?)</tr>", page).group(1)
     cells = re.findall(r"<td>(.*?)</td>", row)
     assert "US average" in cells[0] or "us" in cells[0].lower(), cells
@@ -376,7 +378,7 @@ def test_also_differs_names_each_fields_unit_and_shows_money_in_the_pages_curren
     app.controls["currency"].value = "CNY"
     app.tabs.selected_index = TABS["compare"]
     app.analysis.pin("B", estimate(Scenario(currency="CNY", electricity_usd_per_kwh=0.1, pue=1.2)), name="")
-    page = app.analysis.compare_html.value
+    page = app.analysis.compare.compare_html.value
     fx = float(re.search(note, page).group(1))
     row = re.search(rf"<th>{differs}</th>(.*?)</tr>", page).group(1)
     cells = re.findall(r"<td>(.*?)</td>", row)
@@ -391,7 +393,7 @@ def test_recipe_says_every_step_and_each_number_names_its_basis(app):
     app.controls["tokens"].value = 2e12
     app.tabs.selected_index = TABS["waterfall"]
     assert app.apply_savings_recipe() and app.error == ""
-    page = re.sub(r"<[^>]+>", " ", app.analysis.recipe_html.value)
+    page = re.sub(r"<[^>]+>", " ", app.analysis.what_changed.recipe_html.value)
     # the steps that change the question are said: MoE and continual pre-training on 500B tokens
     assert "Mixture-of-Experts" in page and "Continual pre-training" in page and "500B" in page
     assert "Reserved 1 year" in page and "reserved 1 year applied instead" in page  # spot "not applied" explained
@@ -406,15 +408,15 @@ def test_recipe_says_every_step_and_each_number_names_its_basis(app):
 def test_within_budget_with_a_real_chance_of_going_over_is_not_green(app):
     total = app.estimate.total_usd
     app.tabs.selected_index = TABS["uncertainty"]
-    app.analysis.budget_box.value = f"{total * 1.03:.0f}"
-    status = app.analysis.status
+    app.analysis.uncertainty.budget_box.value = f"{total * 1.03:.0f}"
+    status = app.analysis.uncertainty.status
     # revised (issue 25 item 6): budget_status itself says "at_risk" at P(over) >= 0.2, as the app shows it
     assert status.status == "at_risk" and status.probability_over >= 0.2 and status.note, status
-    page = app.analysis.budget_status_html.value
+    page = app.analysis.uncertainty.budget_status_html.value
     assert "Within budget, at risk" in page and 'class="explorer-budget over"' in page
-    app.analysis.budget_box.value = f"{total * 3:.0f}"
-    assert app.analysis.status.probability_over < 0.2
-    assert 'class="explorer-budget within"' in app.analysis.budget_status_html.value
+    app.analysis.uncertainty.budget_box.value = f"{total * 3:.0f}"
+    assert app.analysis.uncertainty.status.probability_over < 0.2
+    assert 'class="explorer-budget within"' in app.analysis.uncertainty.budget_status_html.value
 
 
 def test_continual_and_full_finetune_explain_why_the_run_costs_the_same(app):

@@ -8,9 +8,9 @@ import warnings
 import pytest
 
 from explorer import Scenario, catalog, estimate
-from explorer.app import views
-from explorer.app import analysis_views as av
-from explorer.app.views import translate
+from explorer.app.pages import estimate_html
+from explorer.app.tabs import analysis_views
+from explorer.app.pages.estimate_html import translate
 from explorer.plots.history import history_figure
 from explorer.presets import presets
 
@@ -87,8 +87,8 @@ TABS = {"breakdown": 0, "waterfall": 1, "history": 2, "compare": 3, "uncertainty
 
 
 def _budget(app, text: str) -> str:
-    app.analysis.budget_box.value = text
-    return app.analysis.budget_status_html.value
+    app.analysis.uncertainty.budget_box.value = text
+    return app.analysis.uncertainty.budget_status_html.value
 
 
 @pytest.mark.parametrize("language, words", [("en", "90% range"), ("zh", "90% 区间")])
@@ -112,10 +112,10 @@ def test_chinese_and_cny_views_draw_every_glyph(make_app):
         app = make_app(query_string="lang=zh&currency=CNY")
         app.controls["params"].value = 13e9
         app.tabs.selected_index = TABS["compare"]
-        app.analysis.slot_choice.value = "B"
-        app.analysis.pin_slot_button.click()
+        app.analysis.compare.slot_choice.value = "B"
+        app.analysis.compare.pin_slot_button.click()
         app.tabs.selected_index = TABS["waterfall"]
-        app.analysis.recipe_button.click()
+        app.analysis.what_changed.recipe_button.click()
         app.tabs.selected_index = TABS["uncertainty"]
         _budget(app, "100000")
         for fig in app.analysis.figures:
@@ -124,14 +124,14 @@ def test_chinese_and_cny_views_draw_every_glyph(make_app):
         app.history_fig.canvas.draw()
     assert app.error == ""
     assert "90% 区间" in app.kpis.value and "¥" in app.kpis.value
-    assert "超出预算 120%：需复核" in app.analysis.budget_status_html.value
-    assert "小于文章说法" in app.analysis.recipe_html.value and "FP8 训练" in app.analysis.recipe_html.value
-    assert "¥" in app.analysis.compare_html.value and "方案" in app.analysis.compare_html.value
+    assert "超出预算 120%：需复核" in app.analysis.uncertainty.budget_status_html.value
+    assert "小于文章说法" in app.analysis.what_changed.recipe_html.value and "FP8 训练" in app.analysis.what_changed.recipe_html.value
+    assert "¥" in app.analysis.compare.compare_html.value and "方案" in app.analysis.compare.compare_html.value
     assert [app.tabs.get_title(i) for i in (3, 4)] == ["方案对比", "不确定性与预算"]
-    assert app.analysis.mode.options == (("按维度", "dimension"), ("按因素", "lever"))
-    tornado_labels = [t.get_text() for t in app.analysis.tornado.ax.get_yticklabels()]
+    assert app.analysis.what_changed.mode.options == (("按维度", "dimension"), ("按因素", "lever"))
+    tornado_labels = [t.get_text() for t in app.analysis.uncertainty.tornado.ax.get_yticklabels()]
     assert "算力利用率（MFU）" in tornado_labels
-    assert app.analysis.lever_plot.ax.get_title(loc="left") == "变化来源：按因素"
+    assert app.analysis.what_changed.lever_plot.ax.get_title(loc="left") == "变化来源：按因素"
 
 
 def test_hidden_analysis_charts_are_relabelled_when_their_tab_opens(app, monkeypatch):
@@ -145,14 +145,14 @@ def test_hidden_analysis_charts_are_relabelled_when_their_tab_opens(app, monkeyp
     assert calls == []
     app.tabs.selected_index = TABS["compare"]
     assert calls == ["CompareBarsPlot"]
-    ticks = [t.get_text() for t in app.analysis.compare_plot.ax.get_xticklabels()]
+    ticks = [t.get_text() for t in app.analysis.compare.compare_plot.ax.get_xticklabels()]
     assert "算力" in ticks  # the compare chart speaks Chinese when shown
 
 
 def test_language_switch_does_not_simulate_again(app, monkeypatch):
     calls = []
-    real = av.simulate
-    monkeypatch.setattr(av, "simulate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = analysis_views.simulate
+    monkeypatch.setattr(analysis_views, "simulate", lambda *a, **k: calls.append(1) or real(*a, **k))
     app.controls["language"].value = "zh"
     assert calls == []
     app.controls["params"].value = 13e9
@@ -198,7 +198,7 @@ def test_region_dropdown_and_region_note_in_chinese(make_app):
 
 
 def test_english_assumptions_show_readable_names():
-    page = views.assumptions_html(estimate(Scenario()), "en")
+    page = estimate_html.assumptions_html(estimate(Scenario()), "en")
     names = re.findall(r"<tr><td>([^<]*)</td>", page)
     assert "Default MFU, dense run" in names and "Sequence length" in names
     assert not [n for n in names if re.search(r"[a-z]_[a-z]", n)], names
@@ -236,7 +236,7 @@ def test_language_switch_lays_out_hidden_charts_when_their_tab_opens(make_app):
 
 def test_app_and_claims_page_read_the_link_language_by_one_rule(make_app):
     """``lang=zh-Hans`` (as a browser's language tag) opens both pages in Chinese; an unknown tag keeps English."""
-    from explorer.app.claims_view import page_language
+    from explorer.app.pages.claims import page_language
 
     assert make_app(query_string="lang=zh-Hans").language == "zh" == page_language("lang=zh-Hans")
     assert make_app(query_string="lang=fr").language == "en" == page_language("lang=fr")

@@ -90,7 +90,7 @@ def test_a_typed_rate_is_named_as_one_in_slots_captions_summary_and_history(app)
     app.pin_baseline()
     app.tabs.selected_index = 3  # Compare: its slot headers are written when it is shown
     history_label = app.history.shown["label"]  # the text beside the History chart's "your run" marker
-    for text in (app.summary.value, app.chart_caption(), app.analysis.compare_html.value, history_label):
+    for text in (app.summary.value, app.chart_caption(), app.analysis.compare.compare_html.value, history_label):
         assert "Typed rate $2 per GPU-hour" in text, text
         assert "3-year" not in text.split("Typed rate")[0][-40:]
     app.controls["language"].value = "zh"

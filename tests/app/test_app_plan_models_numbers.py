@@ -13,9 +13,9 @@ import pytest
 
 from explorer import Scenario
 from explorer.analysis import budget_status, plan
-from explorer.app import views
-from explorer.app.models_view import KEY_COLUMNS, ModelsView, developer_prices, with_cost_ratio
-from explorer.app.plan_view import plan_html, typed_size
+from explorer.app.pages import estimate_html
+from explorer.app.tabs.models import KEY_COLUMNS, ModelsView, developer_prices, with_cost_ratio
+from explorer.app.tabs.plan import plan_html, typed_size
 from explorer.model import estimate
 from explorer.text import count_in, money_in, quantity_in
 
@@ -35,11 +35,11 @@ def test_chinese_numbers_by_hand():
 
 def test_zh_kpis_and_summary_have_no_english_scales():
     e = estimate(Scenario(currency="CNY", params=70e9, tokens=1.4e12))
-    text = re.sub("<[^>]+>", " ", views.kpi_html(e, "zh")) + views.summary_text(e, "zh")
+    text = re.sub("<[^>]+>", " ", estimate_html.kpi_html(e, "zh")) + estimate_html.summary_text(e, "zh")
     assert not _ENGLISH_SCALE.search(text), _ENGLISH_SCALE.search(text)
     assert "万" in text and "¥" in text
     # the English page keeps its letters
-    assert re.search(r"\$\d[\d.]*M", re.sub("<[^>]+>", " ", views.kpi_html(estimate(Scenario(params=70e9)), "en")))
+    assert re.search(r"\$\d[\d.]*M", re.sub("<[^>]+>", " ", estimate_html.kpi_html(estimate(Scenario(params=70e9)), "en")))
 
 
 def test_plan_under_owned_hardware_shows_what_to_buy_and_the_break_even():

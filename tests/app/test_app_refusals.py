@@ -77,10 +77,10 @@ def test_a_refusal_on_screen_follows_a_language_switch(app):
     app.controls["language"].value = "en"
     assert app.banner.value == english
     open_tab(app, "uncertainty")  # the budget box is built when its tab is first opened
-    app.analysis.budget_box.value = "-5"
-    assert "positive" in app.analysis.budget_message.value
+    app.analysis.uncertainty.budget_box.value = "-5"
+    assert "positive" in app.analysis.uncertainty.budget_message.value
     app.controls["language"].value = "zh"
-    assert "请输入正数金额" in app.analysis.budget_message.value
+    assert "请输入正数金额" in app.analysis.uncertainty.budget_message.value
 
 
 def test_out_of_range_values_get_a_message_not_a_clamp(app):
@@ -110,8 +110,8 @@ TABS = {"breakdown": 0, "waterfall": 1, "history": 2, "compare": 3, "uncertainty
 
 
 def _budget(app, text: str) -> str:
-    app.analysis.budget_box.value = text
-    return app.analysis.budget_status_html.value
+    app.analysis.uncertainty.budget_box.value = text
+    return app.analysis.uncertainty.budget_status_html.value
 
 
 def test_a_bad_budget_shows_a_message_and_the_last_status_stays(app):
@@ -119,12 +119,12 @@ def test_a_bad_budget_shows_a_message_and_the_last_status_stays(app):
     good = _budget(app, "1000000")
     for bad in ("-5", "0", "abc", "nan"):
         assert _budget(app, bad) == good
-        assert "positive amount" in app.analysis.budget_message.value
-        assert app.analysis.budget_usd == 1e6
+        assert "positive amount" in app.analysis.uncertainty.budget_message.value
+        assert app.analysis.uncertainty.budget_usd == 1e6
     _budget(app, "")
-    assert app.analysis.budget_message.value == "" and app.analysis.status is None
-    app.analysis.cap_box.value = "0.5"
-    assert "GPUs of at least 1" in app.analysis.budget_message.value and app.error == ""
+    assert app.analysis.uncertainty.budget_message.value == "" and app.analysis.uncertainty.status is None
+    app.analysis.uncertainty.cap_box.value = "0.5"
+    assert "GPUs of at least 1" in app.analysis.uncertainty.budget_message.value and app.error == ""
 
 
 @pytest.mark.parametrize("typed", ["-7B", "0", "1e20", "abc"])
@@ -144,18 +144,18 @@ def test_budget_forms_of_both_languages_and_a_currency_symbol_of_the_box(app):
     app.tabs.selected_index = TABS["uncertainty"]
     for text, usd in (("$5M", 5e6), ("5M", 5e6), ("500万", 5e6), ("5亿", 5e8)):  # 500 x 10^4, 5 x 10^8
         _budget(app, text)
-        assert app.analysis.budget_message.value == "" and app.analysis.budget_usd == usd
+        assert app.analysis.uncertainty.budget_message.value == "" and app.analysis.uncertainty.budget_usd == usd
     good = _budget(app, "$5M")
-    assert _budget(app, "¥5M") == good and app.analysis.budget_usd == 5e6
-    message = app.analysis.budget_message.value
+    assert _budget(app, "¥5M") == good and app.analysis.uncertainty.budget_usd == 5e6
+    message = app.analysis.uncertainty.budget_message.value
     assert "This box is in USD" in message and "¥" in message and "not converted" in message
-    assert _budget(app, "3,5") == good and "write a decimal with a dot" in app.analysis.budget_message.value
+    assert _budget(app, "3,5") == good and "write a decimal with a dot" in app.analysis.uncertainty.budget_message.value
     app.controls["usd_to_cny"].value = "7"
     app.controls["currency"].value = "CNY"
     _budget(app, "¥35M")
-    assert app.analysis.budget_message.value == "" and app.analysis.budget_usd == pytest.approx(5e6)  # 35M / 7
+    assert app.analysis.uncertainty.budget_message.value == "" and app.analysis.uncertainty.budget_usd == pytest.approx(5e6)  # 35M / 7
     _budget(app, "$5M")
-    assert "This box is in CNY" in app.analysis.budget_message.value
+    assert "This box is in CNY" in app.analysis.uncertainty.budget_message.value
     app.controls["language"].value = "zh"
     _budget(app, "$5M")
-    assert "此框以 CNY 计" in app.analysis.budget_message.value
+    assert "此框以 CNY 计" in app.analysis.uncertainty.budget_message.value

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer import Scenario, estimate
-from explorer.app import views
-from explorer.app.html_tables import compare_html
+from explorer.app.pages import estimate_html
+from explorer.app.pages.analysis_html import compare_html
 from explorer.analysis import compare
 from explorer.messages import Message
 from explorer.text import money_in
@@ -81,12 +81,12 @@ def test_a_warning_in_yuan_quotes_yuan_by_hand():
     w = next(m for m in e.warnings if m.id == "team_pay_us_default")
     assert w.params["usd"] == 444_000  # the US loaded pay, in dollars (the issue: "每年 444,000 美元")
     # 444,000 x 7.084 = 3,145,296 yuan = 314.5 x 10^4: 315万元
-    text = _text(views.warnings_html(e, "zh"))
+    text = _text(estimate_html.warnings_html(e, "zh"))
     assert "每年 315万元" in text and "美元" not in text, text
     # English in yuan: the same amount in yuan with its code, 444,000 x 7.084 = 3,145,296
-    assert "3,145,296 CNY a year" in _text(views.warnings_html(e, "en"))
+    assert "3,145,296 CNY a year" in _text(estimate_html.warnings_html(e, "en"))
     # in dollars the page quotes dollars; str() (the model's own text, the CLI's English) stays in USD
-    assert "每年 44.4万美元" in _text(views.warnings_html(estimate(Scenario(region="cn-avg")), "zh"))
+    assert "每年 44.4万美元" in _text(estimate_html.warnings_html(estimate(Scenario(region="cn-avg")), "zh"))
     assert "(444,000 USD a year)" in str(w)
 
 
@@ -107,9 +107,9 @@ def test_a_price_warning_in_yuan_by_hand():
 def test_zh_views_in_yuan_have_chinese_numbers_and_no_dollars(a, b):
     a, b = a.replace(currency="CNY"), b.replace(currency="CNY")
     ea, eb = estimate(a), estimate(b)
-    total = views._total(ea, "project")
-    text = (_text(views.kpi_html(ea, "zh", interval=(total * 0.9, total * 1.2))) + views.summary_text(ea, "zh")
-            + _text(views.warnings_html(ea, "zh")) + _text(views.warnings_html(eb, "zh")))
+    total = estimate_html._total(ea, "project")
+    text = (_text(estimate_html.kpi_html(ea, "zh", interval=(total * 0.9, total * 1.2))) + estimate_html.summary_text(ea, "zh")
+            + _text(estimate_html.warnings_html(ea, "zh")) + _text(estimate_html.warnings_html(eb, "zh")))
     table = compare({"A": a, "B": b}, scenario_columns=False)
     text += _text(compare_html({"A": ea, "B": eb}, table, "CNY", ea.usd_to_currency, "zh"))
     assert not _bad(text), _bad(text)
@@ -122,17 +122,17 @@ def test_zh_page_in_yuan_every_tab_and_chart(make_app, preset):
     texts = {"kpis": _text(a.kpis.value), "summary": _text(a.summary.value), "warnings": _text(a.warnings.value)}
     assert "¥" in texts["kpis"] and "万" in texts["kpis"] + texts["summary"]
     open_tab(a, "compare")
-    a.analysis.slot_choice.value = "B"
+    a.analysis.compare.slot_choice.value = "B"
     a.controls["pricing"].value = "owned"  # owned beside rented: the capex and break-even rows too
-    a.analysis.pin_slot_button.click()
-    texts["compare"] = _text(a.analysis.compare_html.value)
+    a.analysis.compare.pin_slot_button.click()
+    texts["compare"] = _text(a.analysis.compare.compare_html.value)
     assert "¥" in texts["compare"]
     open_tab(a, "uncertainty")
-    a.analysis.budget_box.value = "5亿"
-    a.analysis.cap_box.value = "2048"
-    texts["budget"] = _text(a.analysis.budget_status_html.value)
+    a.analysis.uncertainty.budget_box.value = "5亿"
+    a.analysis.uncertainty.cap_box.value = "2048"
+    texts["budget"] = _text(a.analysis.uncertainty.budget_status_html.value)
     open_tab(a, "waterfall")
-    a.analysis.mode.value = "lever"
+    a.analysis.what_changed.mode.value = "lever"
     open_tab(a, "whatif")
     texts["whatif"] = _text(a.whatif.table_html.value)
     assert "¥" in texts["whatif"] and "金额单位 元" in texts["whatif"]  # the currency in words, not "CNY"

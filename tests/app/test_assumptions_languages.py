@@ -12,7 +12,7 @@ import re
 import pytest
 
 from explorer import Scenario, ScenarioError, catalog, estimate, prices
-from explorer.app import views
+from explorer.app.pages import estimate_html
 from explorer.scenario import ARCHITECTURES, FACILITIES, PRICING_MODES, TRAINING_KINDS
 from tests.model.test_messages import ALLOWED_LATIN, latin_words
 
@@ -59,7 +59,7 @@ def estimates():
 
 
 def _rows(e, language):
-    page = views.assumptions_html(e, language)
+    page = estimate_html.assumptions_html(e, language)
     rows = [tuple(html.unescape(c) for c in row) for row in _ROW.findall(page)]
     assert len(rows) == len(e.assumptions), page
     return rows

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from explorer import Scenario, estimate
-from explorer.app.views import assumptions_html
+from explorer.app.pages.estimate_html import assumptions_html
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])

@@ -15,8 +15,8 @@ import pytest
 
 from explorer.analysis import compare, what_if
 from explorer.app.export import breakdown_csv, compare_csv
-from explorer.app.html_tables import compare_html
-from explorer.app.whatif import WhatIfView
+from explorer.app.pages.analysis_html import compare_html
+from explorer.app.tabs.what_if import WhatIfView
 from explorer import Scenario, estimate
 from explorer.text import breakeven_text, label
 

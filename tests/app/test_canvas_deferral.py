@@ -81,13 +81,13 @@ def test_a_client_asking_hidden_charts_to_draw_costs_no_render(app):
 
 def test_analysis_charts_defer_until_their_tab_or_mode_is_shown(app):
     assert not app.analysis.compare.built  # the Compare tab and its chart are built when it is first opened
-    lever = app.analysis.lever_plot.figure.canvas
+    lever = app.analysis.what_changed.lever_plot.figure.canvas
     lever_renders, lever_sent = _instrument(lever)
     _connect(lever)
     assert lever_renders == []
 
     app.tabs.selected_index = 3  # Compare
-    compare = app.analysis.compare_plot.figure.canvas
+    compare = app.analysis.compare.compare_plot.figure.canvas
     renders, sent = _instrument(compare)
     _connect(compare)  # the page shows the new canvas and connects
     assert [kind for kind, _ in sent if kind == "binary"], "the compare chart gets its image when its tab opens"
@@ -95,7 +95,7 @@ def test_analysis_charts_defer_until_their_tab_or_mode_is_shown(app):
 
     app.tabs.selected_index = 1  # What changed, by dimension: the lever chart stays hidden
     assert lever_renders == [] and not lever.shown
-    app.analysis.mode.value = "lever"
+    app.analysis.what_changed.mode.value = "lever"
     assert [kind for kind, _ in lever_sent if kind == "binary"]
     assert not app.waterfall.figure.canvas.shown  # the by-dimension chart is hidden now
 
@@ -103,14 +103,14 @@ def test_analysis_charts_defer_until_their_tab_or_mode_is_shown(app):
 def _all_canvases(app):
     """The canvases a new app has (Compare and Uncertainty get theirs when their tab is first opened)."""
     return {"breakdown": app.breakdown.figure.canvas, "waterfall": app.waterfall.figure.canvas,
-            "history": app.history_fig.canvas, "lever": app.analysis.lever_plot.figure.canvas}
+            "history": app.history_fig.canvas, "lever": app.analysis.what_changed.lever_plot.figure.canvas}
 
 
 def test_each_action_sends_each_chart_at_most_one_image(make_app, monkeypatch):
     """ipympl's page keeps one ``Image``: a second image sent before the first loaded replaces it, so a
     full image followed by a difference leaves only the difference (a blank chart, when the page had no
     image of it yet). Every action must send each chart at most one image, and whole when it is the first."""
-    from explorer.app.analysis_tab import AnalysisTab
+    from explorer.app.tabs.analysis_tab import AnalysisTab
 
     app = make_app(query_string="")
     canvases = _all_canvases(app)
@@ -158,7 +158,7 @@ def test_each_action_sends_each_chart_at_most_one_image(make_app, monkeypatch):
         ("open Uncertainty", lambda: setattr(app.tabs, "selected_index", 4)),
         ("GPUs on Uncertainty", lambda: setattr(app.controls["gpus"], "value", 512)),
         ("back to What changed", lambda: setattr(app.tabs, "selected_index", 1)),
-        ("by lever", lambda: setattr(app.analysis.mode, "value", "lever")),
+        ("by lever", lambda: setattr(app.analysis.what_changed.mode, "value", "lever")),
         ("back to Breakdown", lambda: setattr(app.tabs, "selected_index", 0)),
         ("a narrow screen", lambda: setattr(app.bridge, "chart_width", 360)),
     ]

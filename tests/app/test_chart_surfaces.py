@@ -55,7 +55,7 @@ def test_every_chart_of_a_fully_opened_app_is_a_chart_surface(opened):
 def test_a_hidden_chart_is_not_drawn_and_is_drawn_once_when_shown(opened, chart):
     app = opened
     tab, mode = WHERE[chart]
-    app.analysis.mode.value = mode
+    app.analysis.what_changed.mode.value = mode
     full = _full_draws(app)
     before = {key: s.draws for key, s in app.all_charts().items()}
     for params in (13e9, 70e9):  # two changes while nothing is on screen but the Assumptions page

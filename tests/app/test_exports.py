@@ -26,7 +26,7 @@ def test_comparison_csv_carries_every_scenario_field(app):
     app.tabs.selected_index = TABS["compare"]
     b = Scenario(region="cn-ningxia", pricing="spot", training_kind="lora")
     app.analysis.pin("B", estimate(b), name="lora")
-    rows = csv_from_link(app.analysis.compare_html.value)
+    rows = csv_from_link(app.analysis.compare.compare_html.value)
     fields = Scenario().to_dict()
     assert all(f"scenario.{k}" in rows[0] for k in fields)
     assert rows[1]["scenario.region"] == "cn-ningxia" and rows[1]["scenario.pricing"] == "spot"

@@ -79,9 +79,9 @@ def test_a_links_slots_are_shown_when_the_compare_tab_opens(make_app):
     assert app.analysis.slots["B"].scenario.params == 13e9 and app.analysis.slot_names["B"] == "Big"
     app.tabs.selected_index = COMPARE
     a_total, b_total = estimate(Scenario()).total_usd, estimate(Scenario(params=13e9)).total_usd
-    table = app.analysis.compare_html.value
+    table = app.analysis.compare.compare_html.value
     assert money(a_total, "USD") in table and money(b_total, "USD") in table and "B · Big" in table
-    bars = app.analysis.compare_plot
+    bars = app.analysis.compare.compare_plot
     total = bars.groups.index("total")
     assert bars.slot_names == ["A", "B · Big"]
     assert bars.slot_bars[1][total].get_height() == pytest.approx(b_total)
@@ -90,20 +90,20 @@ def test_a_links_slots_are_shown_when_the_compare_tab_opens(make_app):
 def test_a_links_budget_and_cap_are_kept_until_the_uncertainty_tab_opens(make_app):
     app = make_app(query_string="budget_usd=1000000&budget_text=1M&gpu_cap=1000")
     assert not app.analysis.uncertainty.built
-    assert app.analysis.budget_usd == 1e6 and app.analysis.gpu_cap == 1000
-    assert app.analysis.status is not None and app.analysis.status.budget_usd == 1e6  # read from the model
+    assert app.analysis.uncertainty.budget_usd == 1e6 and app.analysis.uncertainty.gpu_cap == 1000
+    assert app.analysis.uncertainty.status is not None and app.analysis.uncertainty.status.budget_usd == 1e6  # read from the model
     keys = parse_qs(app.share_query()[1:])  # the share link carries them as typed, before the tab was opened
     assert keys["budget_usd"] == ["1000000"] and keys["budget_text"] == ["1M"] and keys["gpu_cap"] == ["1000"]
     app.controls["usd_to_cny"].value = "7"
     app.controls["currency"].value = "CNY"  # the budget follows the currency while the tab is closed
     app.tabs.selected_index = UNCERTAINTY
-    assert app.analysis.budget_box.value == "7000000" and app.analysis.cap_box.value == "1000"  # 1M USD x 7
-    assert "(CNY)" in app.analysis.budget_box.description
-    assert "¥7M" in app.analysis.budget_status_html.value and app.analysis.budget_usd == 1e6
+    assert app.analysis.uncertainty.budget_box.value == "7000000" and app.analysis.uncertainty.cap_box.value == "1000"  # 1M USD x 7
+    assert "(CNY)" in app.analysis.uncertainty.budget_box.description
+    assert "¥7M" in app.analysis.uncertainty.budget_status_html.value and app.analysis.uncertainty.budget_usd == 1e6
     assert app.error == ""
 
 
 def test_a_refused_link_budget_is_named_at_once(make_app):
     app = make_app(query_string="budget_usd=lots")
-    assert not app.analysis.uncertainty.built and app.analysis.budget_usd is None
+    assert not app.analysis.uncertainty.built and app.analysis.uncertainty.budget_usd is None
     assert "lots" in app.banner.value

@@ -16,10 +16,10 @@ from urllib.parse import parse_qs, urlencode
 import pytest
 
 from explorer import Scenario
-from explorer.app import query
-from explorer.app.plan_view import LINK_KEYS, LINK_TEXT_MAX, PlanView
-from explorer.app.query import scenario_from_query
-from explorer.app.whatif import WhatIfView
+from explorer.app import link
+from explorer.app.tabs.plan import LINK_KEYS, LINK_TEXT_MAX, PlanView
+from explorer.app.link import scenario_from_query
+from explorer.app.tabs.what_if import WhatIfView
 from explorer.text import label
 
 from conftest import open_tab
@@ -46,7 +46,7 @@ def test_tab_whatif_picks_sort_and_by_lever_travel_whole(make_app):
     app = make_app()
     app.set_scenario(Scenario(params=70e9, tokens=1.4e12, gpus=512))
     _tab(app, "waterfall")
-    app.analysis.mode.value = "lever"
+    app.analysis.what_changed.mode.value = "lever"
     _tab(app, "whatif")
     wi = app.whatif
     wi.levers[0].value = "gpu"
@@ -63,7 +63,7 @@ def test_tab_whatif_picks_sort_and_by_lever_travel_whole(make_app):
     assert restored.scenario == app.scenario
     assert _picked(restored) == {"gpu": ("h100-sxm", "a100-80gb"), "precision": ("bf16", "fp8")}
     assert restored.whatif.sort.value == "days"
-    assert restored.analysis.mode.value == "lever"
+    assert restored.analysis.what_changed.mode.value == "lever"
     assert restored.whatif.table is not None and len(restored.whatif.table) == 4  # the grid is computed for it
     assert restored.error == ""
 
@@ -79,26 +79,26 @@ def test_an_unopened_whatif_adds_nothing_and_the_default_tab_is_not_written(make
 def test_budget_and_gpu_cap_come_back_as_typed(make_app):
     app = make_app()
     open_tab(app, "uncertainty")  # the boxes are built when their tab is first opened
-    app.analysis.budget_box.value = "5M"
-    app.analysis.cap_box.value = "4k"
+    app.analysis.uncertainty.budget_box.value = "5M"
+    app.analysis.uncertainty.cap_box.value = "4k"
     open_tab(app, "breakdown")  # a link made elsewhere: the restored app opens on Breakdown
     keys = parse_qs(_link(app))
     assert keys["budget_usd"] == ["5000000"] and keys["budget_text"] == ["5M"] and keys["gpu_cap"] == ["4k"]
     restored = make_app(query_string=_link(app))
-    assert restored.analysis.budget_usd == 5e6 and restored.analysis.gpu_cap == 4000  # before the tab opens
+    assert restored.analysis.uncertainty.budget_usd == 5e6 and restored.analysis.uncertainty.gpu_cap == 4000  # before the tab opens
     open_tab(restored, "uncertainty")
-    assert restored.analysis.budget_box.value == "5M" and restored.analysis.cap_box.value == "4k"
-    assert restored.analysis.budget_usd == 5e6 and restored.analysis.gpu_cap == 4000
+    assert restored.analysis.uncertainty.budget_box.value == "5M" and restored.analysis.uncertainty.cap_box.value == "4k"
+    assert restored.analysis.uncertainty.budget_usd == 5e6 and restored.analysis.uncertainty.gpu_cap == 4000
 
 
 def test_a_typed_budget_that_disagrees_with_the_amount_is_not_shown(make_app):
     # budget_text is shown only when it reads as the same amount: a forged 9M beside 5000000 shows 5000000
     restored = make_app(query_string="budget_usd=5000000&budget_text=9M&gpu_cap=12&view=sideways&tab=nowhere"
                                      "&whatif=evil:1;pricing:spot,moon&whatif_sort=cheapest")
-    assert restored.analysis.mode.value == "dimension" and restored._tab_key() == "breakdown"
+    assert restored.analysis.what_changed.mode.value == "dimension" and restored._tab_key() == "breakdown"
     open_tab(restored, "uncertainty")
-    assert restored.analysis.budget_box.value == "5000000" and restored.analysis.budget_usd == 5e6
-    assert restored.analysis.cap_box.value == "12"
+    assert restored.analysis.uncertainty.budget_box.value == "5000000" and restored.analysis.uncertainty.budget_usd == 5e6
+    assert restored.analysis.uncertainty.cap_box.value == "12"
     open_tab(restored, "breakdown")
     _tab(restored, "whatif")
     assert _picked(restored) == {"pricing": ("spot",)} and restored.whatif.sort.value == "total_usd"
@@ -108,10 +108,10 @@ def test_a_typed_budget_that_disagrees_with_the_amount_is_not_shown(make_app):
 def test_budget_in_yuan_comes_back_as_typed(make_app):
     app = make_app(query_string="currency=CNY")
     open_tab(app, "uncertainty")  # the link then opens on it too
-    app.analysis.budget_box.value = "36M"
+    app.analysis.uncertainty.budget_box.value = "36M"
     restored = make_app(query_string=_link(app))
-    assert restored.analysis.budget_box.value == "36M"
-    assert restored.analysis.budget_usd == app.analysis.budget_usd
+    assert restored.analysis.uncertainty.budget_box.value == "36M"
+    assert restored.analysis.uncertainty.budget_usd == app.analysis.uncertainty.budget_usd
 
 
 def test_whatif_csv_carries_the_base_scenario(make_app):
@@ -137,7 +137,7 @@ def test_the_by_lever_chart_has_its_own_files(make_app):
     names = [name for _fig, _fmt, name, _cap in app._chart_files()]
     assert {"what-changed.png", "what-changed-by-lever.png", "what-changed-by-lever.svg"} <= set(names)
     files = {name: fig for fig, _fmt, name, _cap in app._chart_files()}
-    assert files["what-changed-by-lever.png"] is app.analysis.lever_plot.figure
+    assert files["what-changed-by-lever.png"] is app.analysis.what_changed.lever_plot.figure
     assert files["what-changed.png"] is app.waterfall.figure
     _tab(app, "share")
     assert 'download="what-changed-by-lever.svg"' in app.downloads.value
@@ -145,8 +145,8 @@ def test_the_by_lever_chart_has_its_own_files(make_app):
 
 # ---------------------------------------------------------------------------------------- the Plan tab (issue 29)
 def test_every_plan_key_is_a_known_link_key():
-    assert set(LINK_KEYS) <= set(query.EXTRA_KEYS)
-    _, extras = query.scenario_fields_from_query("plan_budget=20M&plan_scope=final_run&plan_gpu=h100-sxm")
+    assert set(LINK_KEYS) <= set(link.EXTRA_KEYS)
+    _, extras = link.scenario_fields_from_query("plan_budget=20M&plan_scope=final_run&plan_gpu=h100-sxm")
     assert extras == {"plan_budget": "20M", "plan_scope": "final_run", "plan_gpu": "h100-sxm"}
 
 
@@ -238,7 +238,7 @@ def test_every_value_a_link_leaves_out_is_named_in_the_banner_and_beside_its_box
 def test_a_link_refusing_every_value_keeps_the_banner_short(make_app, lang):
     """64 keys, every known one refused (43 numbers, the Plan's 6) and 15 unknown ones: the banner names six
     lines' worth, the last one counting the rest, which are each named beside their own box."""
-    numeric = [k for k in query._FIELD_ORDER if query.field_spec(k).get("kind", "str") in ("int", "float")]
+    numeric = [k for k in link._FIELD_ORDER if link.field_spec(k).get("kind", "str") in ("int", "float")]
     keys = {k: "-1" for k in numeric}  # below every number field's range (model size, tokens, GPUs... all > 0)
     keys.update({k: "nope" for k in LINK_KEYS})
     keys.update({f"junk{i}": "x" for i in range(64 - len(keys))})

@@ -60,7 +60,7 @@ def test_a_number_box_refuses_text_past_any_number_beside_the_control(make_app, 
 def test_the_budget_and_gpu_cap_boxes_refuse_text_past_any_number(make_app, box):
     app = make_app()
     open_tab(app, "uncertainty")  # the boxes are built when their tab is first opened
-    views = app.analysis
+    views = app.analysis.uncertainty  # the budget and GPU-cap boxes are its
     for text in ("1e1000000", "9" * 60_000 + "x"):
         getattr(views, box).set_state({"value": text})
         assert views.budget_usd is None and views.gpu_cap is None

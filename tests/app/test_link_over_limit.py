@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl, quote
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.app import query
+from explorer.app import link
 from strategies import examples
 
 #: A long Chinese slot name (each character 9 characters once percent-encoded) pushes the tab and the Plan GPU cap
@@ -20,7 +20,7 @@ LONG = f"gpus=64&name_B={_NAME}&tab=plan&plan_cap=1024&lang=en"
 
 def test_the_link_is_the_issues_length():
     assert len(LONG) == 8 + 7 + 453 * 9 + 9 + 14 + 8 == 4123  # over the limit, as the issue's 4,115
-    assert len(LONG) > query.MAX_QUERY_CHARS
+    assert len(LONG) > link.MAX_QUERY_CHARS
 
 
 def test_a_link_over_the_limit_is_named_in_the_banner_with_what_it_left_out(make_app):
@@ -45,34 +45,34 @@ def test_a_link_within_the_limit_says_nothing(make_app):
 
 def test_a_pair_is_never_cut_in_two():
     """``[:4096]`` cut ``plan_cap=1024`` to ``plan_cap=10``: a wrong value, applied. Now the pair is left out."""
-    head = "x=" + "1" * (query.MAX_QUERY_CHARS - 2 - len("&plan_cap=10"))
-    link = head + "&plan_cap=1024"
-    assert len(link) == query.MAX_QUERY_CHARS + 2
-    assert link[:query.MAX_QUERY_CHARS].endswith("plan_cap=10")  # what the old cut read
-    assert query.link_within_limit(link) == head
-    assert query.dropped_link_keys(link) == ("plan_cap",)
+    head = "x=" + "1" * (link.MAX_QUERY_CHARS - 2 - len("&plan_cap=10"))
+    url = head + "&plan_cap=1024"
+    assert len(url) == link.MAX_QUERY_CHARS + 2
+    assert url[:link.MAX_QUERY_CHARS].endswith("plan_cap=10")  # what the old cut read
+    assert link.link_within_limit(url) == head
+    assert link.dropped_link_keys(url) == ("plan_cap",)
 
 
-pair = st.tuples(st.sampled_from([*query.EXTRA_KEYS, "gpus", "params", "zz", "a b"]),
+pair = st.tuples(st.sampled_from([*link.EXTRA_KEYS, "gpus", "params", "zz", "a b"]),
                  st.text(max_size=400)).map(lambda kv: f"{quote(kv[0])}={quote(kv[1])}")
 
 
 @given(st.lists(pair, max_size=60))
 @settings(max_examples=examples(200))
 def test_law_what_is_read_is_whole_pairs_within_the_limit_and_the_rest_is_named(pairs):
-    link = "&".join(pairs)
-    kept = query.link_within_limit(link)
-    assert len(kept) <= query.MAX_QUERY_CHARS and link.startswith(kept)
-    assert kept == link or link[len(kept)] == "&"  # cut only between pairs
-    dropped = query.dropped_link_keys(link)
-    if len(link) <= query.MAX_QUERY_CHARS:
-        assert kept == link and dropped == ()
+    url = "&".join(pairs)
+    kept = link.link_within_limit(url)
+    assert len(kept) <= link.MAX_QUERY_CHARS and url.startswith(kept)
+    assert kept == url or url[len(kept)] == "&"  # cut only between pairs
+    dropped = link.dropped_link_keys(url)
+    if len(url) <= link.MAX_QUERY_CHARS:
+        assert kept == url and dropped == ()
     else:
-        past = [k for k, _v in parse_qsl(link[len(kept):], keep_blank_values=True)]
-        known = [k for k in dict.fromkeys(past) if k in query.EXTRA_KEYS or k in ("gpus", "params")]
+        past = [k for k, _v in parse_qsl(url[len(kept):], keep_blank_values=True)]
+        known = [k for k in dict.fromkeys(past) if k in link.EXTRA_KEYS or k in ("gpus", "params")]
         assert list(dropped) == known[:16]
-        refused = query.refused_fields_from_query(link)
-        assert refused[0].field == "link_length" and refused[0].value == len(link)
+        refused = link.refused_fields_from_query(url)
+        assert refused[0].field == "link_length" and refused[0].value == len(url)
 
 
 def test_the_share_tab_says_when_its_link_is_over_the_limit(make_app):

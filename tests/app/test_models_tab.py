@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.analysis.runs import models_table, run_scenario
-from explorer.app.models_view import SORT_COLUMNS, filter_sort
+from explorer.app.tabs.models import SORT_COLUMNS, filter_sort
 from strategies import examples
 from explorer.errors import ScenarioError
 
@@ -145,7 +145,7 @@ def test_default_sort_puts_the_rows_with_a_replay_error_first(make_app):
     app.tabs.selected_index = _MODELS
     view = app.models_view
     assert all(r["cells"][4].endswith("%") for r in view.table.rows[:n]), [r["cells"][:5] for r in view.table.rows[:3]]
-    from explorer.app.models_view import DEFAULT_SORT, evidence_rank
+    from explorer.app.tabs.models import DEFAULT_SORT, evidence_rank
 
     assert view.sort.value == DEFAULT_SORT
     rows = filter_sort(table, "", DEFAULT_SORT, True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.app.analysis_views import parse_budget
+from explorer.app.typed_input import parse_budget
 
 FINEWEB_USD, FINEWEB_TOKENS = 500_000.0, 15e12  # FineWeb: ~half a million USD of GPU compute for 15T tokens
 LLAMA_AUTHORS, FTE_PER_CONTRIBUTOR = 14, 0.20  # LLaMA paper's author list; Cottier et al. 2024 section 2.5.1
@@ -69,5 +69,5 @@ TABS = {"breakdown": 0, "waterfall": 1, "history": 2, "compare": 3, "uncertainty
 def test_budget_box_accepts_10M(app):
     assert parse_budget("10M") == 10e6
     app.tabs.selected_index = TABS["uncertainty"]
-    app.analysis.budget_box.value = "10M"
-    assert app.analysis.budget_message.value == "" and app.analysis.budget_usd == pytest.approx(10e6)
+    app.analysis.uncertainty.budget_box.value = "10M"
+    assert app.analysis.uncertainty.budget_message.value == "" and app.analysis.uncertainty.budget_usd == pytest.approx(10e6)

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from explorer.app import query
+from explorer.app import link
 from explorer.app.controls import _number_from_text
 
 from conftest import ROOT
@@ -33,7 +33,7 @@ def _box(app, field: str) -> str:
 def test_a_typed_box_and_a_link_say_the_same(make_app, field):
     app = make_app()
     assert WORDS[field] in _box(app, field), _box(app, field)
-    [refused] = query.refused_fields_from_query(f"{field}=1e400")
+    [refused] = link.refused_fields_from_query(f"{field}=1e400")
     assert WORDS[field] in refused.render("en")
     linked = make_app(query_string=f"{field}=1e400")
     assert WORDS[field] in linked.banner.value.replace("&#x27;", "'")
@@ -42,7 +42,7 @@ def test_a_typed_box_and_a_link_say_the_same(make_app, field):
 def test_the_chinese_box_and_link_say_the_same(make_app):
     app = make_app(query_string="lang=zh")
     assert ZH["params"] in _box(app, "params")
-    [refused] = query.refused_fields_from_query("params=1e400")
+    [refused] = link.refused_fields_from_query("params=1e400")
     assert ZH["params"] in refused.render("zh")
 
 

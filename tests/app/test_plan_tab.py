@@ -14,7 +14,7 @@ import re
 import pytest
 
 from explorer import Scenario, catalog
-from explorer.app.plan_view import parse_deadline
+from explorer.app.tabs.plan import parse_deadline
 from explorer.errors import ScenarioError
 from explorer.plots.plan import PlanCurvePlot
 

@@ -11,10 +11,10 @@ import pytest
 
 from explorer import Scenario, estimate, prices
 from explorer.analysis import compare, what_if
-from explorer.app import query
-from explorer.app.analysis_views import compare_html
-from explorer.app.views import basis_words
-from explorer.app.whatif import WhatIfView
+from explorer.app import link
+from explorer.app.pages.analysis_html import compare_html
+from explorer.app.pages.estimate_html import basis_words
+from explorer.app.tabs.what_if import WhatIfView
 from explorer.text import label
 
 #: H100 SXM capital per GPU by hand: 33,810 USD x 1.64 / (1 - 0.19) (accelerators.csv, defaults.csv).
@@ -23,9 +23,9 @@ CAPITAL_PER_GPU = 33_810 * 1.64 / (1 - 0.19)
 
 def test_a_link_carries_seller_and_commitment_and_comes_back_equal():
     s = Scenario(pricing="reserved_3y", seller="nebius", gpus=512)
-    text = query.query_from_scenario(s)
+    text = link.query_from_scenario(s)
     assert "seller=nebius" in text and "pricing=reserved_3y" in text
-    assert query.scenario_from_query(text) == s
+    assert link.scenario_from_query(text) == s
 
 
 @pytest.mark.parametrize("old,pricing,seller", [
@@ -35,7 +35,7 @@ def test_a_link_carries_seller_and_commitment_and_comes_back_equal():
     ("pricing=hyperscaler_reserved_1y", "reserved_1y", "hyperscaler"),
 ])
 def test_old_share_links_still_load(old, pricing, seller):
-    s = query.scenario_from_query(old)
+    s = link.scenario_from_query(old)
     assert (s.pricing, s.seller) == (pricing, seller)
     if seller == "specialist":  # the old name means the specialists' commitment: never dearer than on-demand
         assert estimate(s).rate_usd_per_gpu_hour <= estimate(Scenario()).rate_usd_per_gpu_hour
@@ -43,7 +43,7 @@ def test_old_share_links_still_load(old, pricing, seller):
 
 def test_a_link_naming_a_provider_with_a_hyperscaler_basis_loads_as_the_hyperscalers(make_app):
     """The two keys disagree; the old name carries its seller, so the page shows the hyperscalers' on-demand."""
-    assert query.scenario_from_query("pricing=hyperscaler_on_demand&seller=lambda-labs") is None  # no silent mix
+    assert link.scenario_from_query("pricing=hyperscaler_on_demand&seller=lambda-labs") is None  # no silent mix
     app = make_app("pricing=hyperscaler_on_demand&seller=lambda-labs")
     assert (app.estimate.scenario.pricing, app.estimate.scenario.seller) == ("on_demand", "hyperscaler")
 

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from explorer.app.query import _FIELD_ORDER, refused_fields_from_query, scenario_fields_from_query
+from explorer.app.link import _FIELD_ORDER, refused_fields_from_query, scenario_fields_from_query
 from strategies import examples
 
 #: the attacker's values of issue 39 (NaN, inf, abc, a decimal comma, a NUL byte: %00 in the link)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from explorer import Scenario, estimate
 from explorer.app import ExplorerApp
 from explorer.app.export import breakdown_csv
-from explorer.app.query import query_from_scenario, scenario_fields_from_query
+from explorer.app.link import query_from_scenario, scenario_fields_from_query
 from explorer.presets import presets
 from conftest import open_tab
 from strategies import examples
@@ -87,10 +87,10 @@ def test_share_link_restores_budget_cap_slots_and_names(make_app):
     app.analysis.pin("B", estimate(Scenario(region="cn-ningxia", pricing="spot")), name="宁夏 spot")
     app.analysis.pin("C", estimate(Scenario(precision="fp8")), name="FP8")
     open_tab(app, "uncertainty")  # the boxes are built when their tab is first opened (the link opens on it)
-    app.analysis.budget_box.value = "70M"  # CNY
-    app.analysis.cap_box.value = "4,096"
+    app.analysis.uncertainty.budget_box.value = "70M"  # CNY
+    app.analysis.uncertainty.cap_box.value = "4,096"
     app.controls["params"].value = 13e9
-    assert app.error == "" and app.analysis.budget_message.value == ""
+    assert app.error == "" and app.analysis.uncertainty.budget_message.value == ""
     link = app.share_query()
     # the cap and the budget travel as typed too (issue 27): 4,096 and 70M come back as 4,096 and 70M
     assert "budget_usd=" in link and "budget_text=70M" in link and "gpu_cap=4%2C096" in link and "slot_B=" in link \
@@ -105,8 +105,9 @@ def test_share_link_restores_budget_cap_slots_and_names(make_app):
         assert a.slot_names == {"A": "", "B": "宁夏 spot", "C": "FP8", "D": ""}, build
         assert a.slots["B"].scenario.region == "cn-ningxia" and a.slots["B"].scenario.pricing == "spot"
         assert a.slots["C"].scenario.precision == "fp8" and a.slots["D"] is None
-        assert a.budget_usd == pytest.approx(app.analysis.budget_usd) and a.gpu_cap == 4096
-        assert a.budget_box.value == "70M" and a.cap_box.value == "4,096"
+        u = a.uncertainty
+        assert u.budget_usd == pytest.approx(app.analysis.uncertainty.budget_usd) and u.gpu_cap == 4096
+        assert u.budget_box.value == "70M" and u.cap_box.value == "4,096"
         assert other.scenario.params == 13e9 and other.language == "zh"
         assert other.share_query() == link
 
@@ -116,7 +117,7 @@ def test_a_link_with_a_broken_slot_keeps_the_rest(make_app):
                    "budget_usd=-5&gpu_cap=lots&name_C=" + "x" * 300)
     assert "budget_usd" in app.error  # named in the banner (issue 24: a link's unusable number is never silent)
     assert app.analysis.slots["C"].scenario.precision == "fp8" and len(app.analysis.slot_names["C"]) <= 40
-    assert app.analysis.budget_usd is None and app.analysis.gpu_cap is None
+    assert app.analysis.uncertainty.budget_usd is None and app.analysis.uncertainty.gpu_cap is None
 
 
 def test_link_reads_params_7B(make_app):

@@ -52,8 +52,8 @@ def _drive(app: ExplorerApp) -> None:
     app.controls["pricing"].value = "on_demand"
     for index in range(len(app.tabs.children)):
         app.tabs.selected_index = index
-    app.analysis.mode.value = "lever"
-    app.analysis.mode.value = "dimension"
+    app.analysis.what_changed.mode.value = "lever"
+    app.analysis.what_changed.mode.value = "dimension"
     app.controls["language"].value = "en"
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from explorer import Scenario, estimate
-from explorer.app.views import summary_text
+from explorer.app.pages.estimate_html import summary_text
 from explorer.text import count_in, quantity
 
 

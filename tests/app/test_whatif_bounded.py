@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from unittest import mock
 
-import explorer.app.whatif as whatif_module
+import explorer.app.tabs.what_if as whatif_module
 from explorer.app import ExplorerApp
-from explorer.app.whatif import MAX_GRID_ROWS, SORT_KEYS, lever_values
+from explorer.app.tabs.what_if import MAX_GRID_ROWS, SORT_KEYS, lever_values
 
 
 def _open(app: ExplorerApp) -> None:

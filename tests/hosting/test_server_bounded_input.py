@@ -190,7 +190,7 @@ def test_sixty_thousand_digits_in_a_link_are_refused_and_the_kernel_answers(app_
 
 # ------------------------------------------------------------------ item 3: 40 What-if sorts at once
 def test_forty_what_if_sort_changes_at_once_leave_the_kernel_idle_soon(app_server):
-    from explorer.app.whatif import SORT_KEYS, _SORT_LABEL, lever_values
+    from explorer.app.tabs.what_if import SORT_KEYS, _SORT_LABEL, lever_values
 
     page = cl.get_page(app_server.url, timeout=300)
     try:

@@ -27,7 +27,7 @@ def test_the_cache_keeps_at_most_its_entries_and_bytes_dropping_the_least_recent
 
 
 def test_many_distinct_links_keep_the_cache_within_its_bound_with_the_real_renderer():
-    from explorer.app import static_answer
+    from explorer.app.pages import static_answer
 
     answers = Answers(static_answer, AnswerCache(max_entries=5, max_bytes=10**6))
 
@@ -111,7 +111,7 @@ _VALUES = st.sampled_from(["13B", "7e9", "2T", "zh", "en", "run", "abc", "1e99",
 def test_the_cache_key_does_not_depend_on_key_order_or_on_keys_the_app_ignores(pairs, rnd):
     from urllib.parse import urlencode
 
-    from explorer.app.static_answer import normalized_query
+    from explorer.app.pages.static_answer import normalized_query
 
     shuffled = list(pairs)
     rnd.shuffle(shuffled)
@@ -139,7 +139,7 @@ def test_a_phone_gets_a_chart_drawn_for_its_width():
     import base64
     import re
 
-    from explorer.app.static_answer import answer
+    from explorer.app.pages.static_answer import answer
 
     page = answer("preset=deepseek_v3&lang=zh")["html"]
     narrow, = re.findall(r'<source media="\(max-width: 599px\)" srcset="data:image/png;base64,([^"]+)"', page)

@@ -118,6 +118,6 @@ def test_final_run_alone_is_still_one_click_of_values_away():
 def test_labelled_examples_without_a_price_warn_instead_of_costing_nothing_silently():
     e = estimate(Scenario(labelled_examples=100_000))
     assert any("100,000 labelled examples cost nothing" in w for w in e.warnings)
-    from explorer.app.views import translate
+    from explorer.app.pages.estimate_html import translate
     zh = translate(next(w for w in e.warnings if "labelled" in w), "zh")
     assert "100,000 条标注样本" in zh

@@ -19,7 +19,7 @@ from tests.model import team_by_hand as H
 from explorer import Scenario, catalog, estimate, prices
 from explorer.analysis import basis_warnings, compare
 from explorer.app import export
-from explorer.app.views import summary_text
+from explorer.app.pages.estimate_html import summary_text
 from explorer.cli import main as cli_main
 from explorer.presets import presets
 

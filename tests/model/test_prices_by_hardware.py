@@ -16,7 +16,7 @@ import pytest
 
 from explorer import Scenario, attribute, catalog, compare, estimate, prices
 from explorer.analysis import what_if
-from explorer.app.views import summary_text
+from explorer.app.pages.estimate_html import summary_text
 from tests.test_figures import load_figures
 
 BAND = (0.75, 1.35)

@@ -9,7 +9,7 @@ import pytest
 
 from explorer import Scenario, ScenarioError, estimate
 from explorer.analysis import budget_status, simulate
-from explorer.app.views import error_text
+from explorer.app.pages.estimate_html import error_text
 
 from strategies import HOSTILE_JSON
 

@@ -204,7 +204,7 @@ CLAIM_NAMES = {"BERT-Large", "RoBERTa", "Large", "Gemini", "Ultra", "Grok-3", "L
 def test_the_claims_page_reads_in_chinese():
     """The fact-check page in Chinese (issue 42 asks for no English on the Chinese pages): its table and every
     claim's explanation, without the page's CSS and <code> (names a reader types)."""
-    from explorer.app.claims_view import claims_table_html, why_html
+    from explorer.app.pages.claims import claims_table_html, why_html
     from explorer.claims import check_claims
 
     zh = check_claims("zh")

@@ -70,7 +70,7 @@ def test_no_claim_gets_two_verdicts_anywhere(checked, gpu, params, region, prici
 
 
 def test_the_claims_page_shows_the_fact_checks_verdict(checked):
-    from explorer.app.claims_view import claims_table_html
+    from explorer.app.pages.claims import claims_table_html
     for language in ("en", "zh"):
         df = C.check_claims(language)
         page = claims_table_html(df, language)

@@ -1,4 +1,4 @@
-"""The fact-check page (explorer/notebooks/claims.ipynb, explorer/app/claims_view.py) in English and Chinese.
+"""The fact-check page (explorer/notebooks/claims.ipynb, explorer/app/pages/claims.py) in English and Chinese.
 
 The browser test serves the notebooks directory as `make workshop` does and opens the page in
 Chinese at 390 px in Debian's chromium (the ``chromium`` fixture fails on any console error).
@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from explorer.app.claims_view import claims_page, claims_table_html, page_language, why_html
+from explorer.app.pages.claims import claims_page, claims_table_html, page_language, why_html
 from explorer.claims import CLAIMS, check_claims
 
 

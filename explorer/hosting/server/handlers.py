@@ -59,7 +59,7 @@ __all__ = ["ExplorerPageHandler", "NotFoundHandler", "ReadyLoggingRequestInfoHan
 READY_MARK = "is ready: it has run the notebook"  # in the log line of a ready preheated kernel
 GAVE_UP_MARK = "stopped waiting for its query string: it shows the defaults"  # EXPLORER_QUERY_WAIT_S passed
 MAX_QUERY_KEYS = 64
-#: The longest query string served [characters]: four times the app's own limit (explorer.app.query.MAX_QUERY_CHARS,
+#: The longest query string served [characters]: four times the app's own limit (explorer.app.link.MAX_QUERY_CHARS,
 #: 4,096; this package imports nothing of the app), so that a link a little over the app's limit opens with the
 #: banner naming the settings the app left out (issue 41: a 4,115-character link lost its tab and GPU cap
 #: silently); a longer one is refused here with a page.
@@ -84,7 +84,7 @@ def _error_texts() -> dict[str, dict[str, str]]:
 def page_language(lang: str | None) -> str:
     """``"zh"`` for a ``lang`` value starting with ``zh`` (``zh``, ``zh-Hans``, ``ZH``), else ``"en"``.
 
-    The rule of ``explorer.app.query.page_language`` (this package imports
+    The rule of ``explorer.app.link.page_language`` (this package imports
     nothing of the app), with English for anything else.
     """
     return "zh" if (lang or "").strip().lower().startswith("zh") else "en"

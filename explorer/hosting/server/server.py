@@ -186,7 +186,7 @@ class ExplorerVoila(Voila):
                                  "which runs code for analysts, nor explorer.ipynb, served by `make app`).")
 
     static_answer = Unicode("", config=True, help="Module (dotted name) that renders the app's first answer as "
-                                                  "static HTML (voila.json: explorer.app.static_answer); a viewer "
+                                                  "static HTML (voila.json: explorer.app.pages.static_answer); a viewer "
                                                   "then gets it with no kernel (explorer.hosting.server.static_page). "
                                                   "Empty: every page starts a kernel.")
     static_first = Bool(True, config=True, help="With static_answer: serve the static answer first and start a "

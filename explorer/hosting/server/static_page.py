@@ -2,7 +2,7 @@
 
 A viewer who opens the app (one-notebook mode, ``make app``) first gets a page rendered by the server: the
 link's KPIs, summary and cost breakdown chart, built by the app's own code (the renderer named by
-``ExplorerVoila.static_answer`` in ``voila.json``, :mod:`explorer.app.static_answer`; this package imports
+``ExplorerVoila.static_answer`` in ``voila.json``, :mod:`explorer.app.pages.static_answer`; this package imports
 nothing of the app). No kernel, seat or slot is taken for it, so the kernel cap and the seat cap do not
 refuse it. A small script on the page waits for the viewer's first pointer or key press anywhere and then
 asks for the live app at the same link with ``live=1`` added (:data:`LIVE_KEY`), replacing the page.

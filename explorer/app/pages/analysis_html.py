@@ -20,7 +20,7 @@ from explorer.analysis import Simulation
 from explorer.analysis.budget import AT_RISK_PROBABILITY
 from explorer.app import export
 from explorer.app.bindings import BINDINGS
-from explorer.app.views import pricing_words
+from explorer.app.pages.estimate_html import pricing_words
 from explorer.messages import Message
 from explorer.model import COST_DIMENSIONS, Estimate
 from explorer.plots.analysis import SLOT_COLORS
@@ -64,7 +64,7 @@ def field_value_text(name: str, value, language: str) -> str:
     if value is None:
         return label("compare_default", language)
     if name == "region":
-        from explorer.app.views import region_name
+        from explorer.app.pages.estimate_html import region_name
 
         return region_name(catalog.regions()[value].name, language)
     if name == "training_kind":

@@ -25,7 +25,7 @@ __all__ = ["scenario_fields_from_query", "query_from_scenario", "scenario_from_q
 #: Keys that are not scenario fields: the view (language, preset, scope, the tab shown, the "what changed" view)
 #: and the decision around the scenario (budget [USD] and as typed, GPU cap, each compare slot's scenario as a
 #: nested query string and its name, the What-if picks and sort, the Plan tab's inputs as typed:
-#: explorer.app.plan_view.LINK_KEYS).
+#: explorer.app.tabs.plan.LINK_KEYS).
 EXTRA_KEYS = ("lang", "preset", "scope", "budget_usd", "budget_text", "gpu_cap", "tab", "view", "whatif", "whatif_sort",
               "whatif_seller",
               *(f"slot_{s}" for s in "ABCD"), *(f"name_{s}" for s in "ABCD"),

@@ -19,7 +19,7 @@ import re
 import ipywidgets as W
 import pandas as pd
 
-from explorer.app import query
+from explorer.app import link
 from explorer.claims import CANNOT_CHECK, CONDITIONAL, FAILS, HOLDS, check_claims
 
 __all__ = ["COLORS", "page_language", "claims_table_html", "why_html", "claims_page"]
@@ -65,13 +65,13 @@ CSS = """<style>
 
 def page_language(query_string: str | None = None) -> str:
     """``"zh"`` if the page address asks for Chinese (``?lang=zh``), else ``"en"``; the app's rule
-    (:func:`explorer.app.query.page_language`).
+    (:func:`explorer.app.link.page_language`).
 
     ``query_string`` defaults to the request of this Voila kernel ("" in JupyterLab).
     """
     if query_string is None:
-        query_string = query.request_query_string()
-    return query.page_language(query.scenario_fields_from_query(query_string)[1].get("lang")) or "en"
+        query_string = link.request_query_string()
+    return link.page_language(link.scenario_fields_from_query(query_string)[1].get("lang")) or "en"
 
 
 def _rich(text: str) -> str:

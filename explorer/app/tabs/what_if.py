@@ -23,12 +23,12 @@ from explorer.analysis import WHAT_IF_LEVERS, what_if
 from explorer.app import export
 from explorer.app.bindings import SELLERS, seller_options
 from explorer.app.guard import errors_to_viewer
-from explorer.app.html_tables import field_value_text
-from explorer.app.lazy_tab import LazyTab
+from explorer.app.pages.analysis_html import field_value_text
+from explorer.app.tabs.lazy_tab import LazyTab
 from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, html as shared_html,
                                  shared)
 from explorer.app.surface import ChartSurface
-from explorer.app.views import translate
+from explorer.app.pages.estimate_html import translate
 from explorer.model import Estimate
 from explorer.plots.fonts import text_kwargs
 from explorer.scenario import ARCHITECTURES, FACILITIES, PRICING_MODES, RECOVERY_MODES, TRAINING_KINDS, Scenario
@@ -445,7 +445,7 @@ class WhatIfView(LazyTab):
     def csv(table: pd.DataFrame, levers: list[str], currency: str, fx: float, base: Scenario | None = None) -> str:
         """The grid as plain-decimal CSV: lever columns (ids), amounts in ``currency``, quantities, note, and the
         base scenario every row starts from (``base_scenario``: its fields that differ from the defaults, as a
-        share link's query string, ``default`` for none; :func:`explorer.app.query.scenario_from_query` reads it).
+        share link's query string, ``default`` for none; :func:`explorer.app.link.scenario_from_query` reads it).
 
         Owned rows carry ``capex`` (the cluster's purchase up front, in ``currency``) and ``breakeven_months``
         against renting on demand (``inf``: never); cloud rows leave them blank.
@@ -453,7 +453,7 @@ class WhatIfView(LazyTab):
         import csv as _csv
         import io
 
-        from explorer.app.query import query_from_scenario
+        from explorer.app.link import query_from_scenario
 
         base_text = (query_from_scenario(base) or "default") if base is not None else ""
 

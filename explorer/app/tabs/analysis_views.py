@@ -1,13 +1,13 @@
 """The app's analysis views (issue 10): compare slots, "what changed" by lever, uncertainty, budget, savings recipe.
 
-:class:`AnalysisViews` holds one object per tab (:class:`~explorer.app.compare_view.CompareView`,
-:class:`~explorer.app.lever_view.LeverView` for "What changed", :class:`~explorer.app.uncertainty_view.
-UncertaintyView`) and what they share (:class:`~explorer.app.analysis_tab.AnalysisState`). The app
+:class:`AnalysisViews` holds one object per tab (:class:`~explorer.app.tabs.compare.CompareView`,
+:class:`~explorer.app.tabs.what_changed.LeverView` for "What changed", :class:`~explorer.app.tabs.uncertainty.
+UncertaintyView`) and what they share (:class:`~explorer.app.tabs.analysis_tab.AnalysisState`). The app
 (:class:`~explorer.app.explorer_app.ExplorerApp`) places their widgets in its tabs, calls
 :meth:`AnalysisViews.update` with every result it shows and :meth:`AnalysisViews.render` with the tab in
 view. Work is done only as needed:
 
-* every update: one Monte Carlo run of :data:`APP_DRAWS` draws (the KPI
+* every update: one Monte Carlo run of :data:`~explorer.app.tabs.uncertainty.APP_DRAWS` draws (the KPI
   cards' 90% range and the history marker's error bar are always in view);
 * only when their tab is in view: the by-lever attribution (What changed, by
   lever), the comparison table and bars (Compare), the sensitivity tornado,
@@ -15,8 +15,9 @@ view. Work is done only as needed:
   chart (a :class:`~explorer.app.surface.ChartSurface`) is marked stale and
   brought up to date when its tab is opened.
 
-The HTML the tabs write is made by the pure functions of :mod:`explorer.app.html_tables`, and the boxes are
-read by :mod:`explorer.app.typed_input` (both re-exported here). Amounts are computed in USD and shown in the
+The HTML the tabs write is made by the pure functions of :mod:`explorer.app.pages.analysis_html`, and the boxes are
+read by :mod:`explorer.app.typed_input`. A tab's widgets are reached through it
+(``app.analysis.uncertainty.budget_box``), not forwarded here. Amounts are computed in USD and shown in the
 scenario's currency. A value the views cannot use shows a message beside its control and the last good
 result stays.
 """
@@ -30,35 +31,20 @@ import ipywidgets as w
 from matplotlib.figure import Figure
 
 from explorer.analysis import Simulation, simulate
-from explorer.app.analysis_tab import AnalysisState
-from explorer.app.compare_view import CompareView
+from explorer.app.tabs.analysis_tab import AnalysisState
+from explorer.app.tabs.compare import CompareView
 from explorer.app.guard import errors_to_viewer
-from explorer.app.html_tables import (AT_RISK, SLOT_NAME_MAX, SLOTS, budget_html, clean_slot_name, compare_html,
-                                      recipe_html, scenario_line, slot_title)
-from explorer.app.lever_view import LeverView
+from explorer.app.pages.analysis_html import SLOTS
+from explorer.app.tabs.what_changed import LeverView
 from explorer.app.surface import ChartSurface
-from explorer.app.typed_input import parse_budget, parse_gpu_cap
-from explorer.app.uncertainty_view import APP_DRAWS, UncertaintyView
+from explorer.app.tabs.uncertainty import APP_DRAWS, UncertaintyView
 from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
-from explorer.plots.analysis import SLOT_COLORS
 
-__all__ = ["AnalysisViews", "SLOTS", "SLOT_NAME_MAX", "SLOT_COLORS", "slot_title", "clean_slot_name", "APP_DRAWS",
-           "APP_SEED", "AT_RISK", "compare_html", "recipe_html", "scenario_line", "budget_html", "parse_budget",
-           "parse_gpu_cap"]
+__all__ = ["AnalysisViews", "APP_SEED"]
 
 #: Fixed seed: the same scenario always shows the same range (no flicker on a language switch).
 APP_SEED = 0
-
-#: What each tab object answers for the app and the tests (``app.analysis.budget_box`` is the Uncertainty tab's).
-_DELEGATED = {
-    "compare": ("slot_choice", "pin_slot_button", "clear_slot_button", "slot_name_box", "compare_message",
-                "compare_html", "compare_plot", "table", "clear"),
-    "what_changed": ("mode", "lever_plot", "lever_note", "recipe_button", "recipe_html", "attribution", "verdicts",
-                     "show_recipe", "refresh_recipe", "what_changed_tab"),
-    "uncertainty": ("budget_box", "cap_box", "budget_message", "budget_status_html", "simulation_plot", "tornado",
-                    "budget_usd", "gpu_cap", "status", "sensitivity_table"),
-}
 
 
 class AnalysisViews:
@@ -87,7 +73,7 @@ class AnalysisViews:
     Attributes
     ----------
     compare, what_changed, uncertainty : CompareView, LeverView, UncertaintyView
-        The tabs (their widgets are also reachable here by name: ``budget_box``, ``mode``, ...).
+        The tabs; their widgets are theirs (``app.analysis.uncertainty.budget_box``).
     state : AnalysisState
         The result shown, the slots A-D and their names, the Monte Carlo draws.
     """
@@ -108,12 +94,6 @@ class AnalysisViews:
         self.uncertainty = UncertaintyView(make_figure, self.state, language, **common)
         self.tabs = (self.compare, self.what_changed, self.uncertainty)
 
-    def __getattr__(self, name: str):
-        for tab, names in _DELEGATED.items():
-            if name in names and tab in self.__dict__:
-                return getattr(self.__dict__[tab], name)
-        raise AttributeError(name)
-
     # ------------------------------------------------------------------ what the app reads
     @property
     def estimate(self) -> Estimate:
@@ -132,7 +112,7 @@ class AnalysisViews:
 
     @property
     def simulation(self) -> Simulation | None:
-        """Draws of the current result (:data:`APP_DRAWS`, seed :data:`APP_SEED`)."""
+        """Draws of the current result (:data:`~explorer.app.tabs.uncertainty.APP_DRAWS`, seed :data:`APP_SEED`)."""
         return self.state.simulation
 
     @property
@@ -250,9 +230,9 @@ class AnalysisViews:
     # ------------------------------------------------------------------ the decision in a link
     def decision_items(self) -> dict[str, str]:
         """The budget, GPU cap, pinned slots (scenario and name) and the "what changed" view (``view=lever``) as
-        share-link keys (see :mod:`explorer.app.query`). The budget and cap travel as typed too (``5M``), when
+        share-link keys (see :mod:`explorer.app.link`). The budget and cap travel as typed too (``5M``), when
         the box still holds what they were read from."""
-        from explorer.app.query import query_from_scenario
+        from explorer.app.link import query_from_scenario
 
         items = self.uncertainty.decision_items()
         if self.what_changed.mode.value == "lever":
@@ -275,7 +255,7 @@ class AnalysisViews:
             Why each value left out was refused (a budget or GPU cap that is no amount, a slot's number out
             of its range, ``1e1000000``), for the app's banner.
         """
-        from explorer.app.query import refused_fields_from_query, scenario_from_query
+        from explorer.app.link import refused_fields_from_query, scenario_from_query
 
         refused: list[ScenarioError] = []
         for slot in SLOTS:

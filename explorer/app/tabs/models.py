@@ -30,7 +30,7 @@ from explorer.app.shared import (AUTO_WIDTH, CHECKBOX_STYLE, DESCRIPTION_STYLE, 
                                  TOGGLE_STYLE, WRAP_ROW,
                                  html as shared_html)
 from explorer.errors import ScenarioError
-from explorer.app.lazy_tab import LazyTab
+from explorer.app.tabs.lazy_tab import LazyTab
 from explorer.scenario import Scenario
 from explorer.text import label, money_in, power_of_ten, quantity_in, readable_number
 

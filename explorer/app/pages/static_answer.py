@@ -2,10 +2,10 @@
 
 The public server (:mod:`explorer.hosting.server.static_page`) shows this to a viewer who opens a link, and starts a
 kernel only when they first touch the page. It is the app's own first screen, built by the same code the
-app's kernel runs: the link read by :mod:`explorer.app.query` (the same clamping and the same refusals, named
+app's kernel runs: the link read by :mod:`explorer.app.link` (the same clamping and the same refusals, named
 in the same banner), the first estimate as :class:`~explorer.app.explorer_app.ExplorerApp` makes it (a field
 that makes the scenario invalid dropped, one at a time), the KPI cards, the warnings and the summary of
-:mod:`explorer.app.views` with the uncertainty range of the app's simulation (same draws, same seed), and the
+:mod:`explorer.app.pages.estimate_html` with the uncertainty range of the app's simulation (same draws, same seed), and the
 first chart, the cost breakdown of :class:`~explorer.plots.breakdown.BreakdownPlot`, drawn through a fresh
 Agg canvas to PNG (no pyplot, no widget).
 
@@ -19,10 +19,11 @@ import base64
 import html
 import math
 
-from explorer.app import query, views
-from explorer.app.analysis_views import APP_SEED
+from explorer.app import link
+from explorer.app.pages import estimate_html
+from explorer.app.tabs.analysis_views import APP_SEED
 from explorer.app.explorer_app import BANNER_LINES_MAX, first_estimate
-from explorer.app.uncertainty_view import APP_DRAWS
+from explorer.app.tabs.uncertainty import APP_DRAWS
 from explorer.analysis.uncertainty import simulate
 from explorer.errors import ScenarioError
 from explorer.plots.breakdown import BreakdownPlot
@@ -49,8 +50,8 @@ NARROW_BELOW_PX = 600
 
 def _link(query_string: str) -> tuple[dict, dict, list[ScenarioError]]:
     """(scenario fields, extra keys, refusals) of a link, read as the app reads it."""
-    fields, extras = query.scenario_fields_from_query(query_string)
-    return fields, extras, query.refused_fields_from_query(query_string)
+    fields, extras = link.scenario_fields_from_query(query_string)
+    return fields, extras, link.refused_fields_from_query(query_string)
 
 
 def normalized_query(query_string: str) -> str:
@@ -66,7 +67,7 @@ def normalized_query(query_string: str) -> str:
     True
     """
     fields, extras, refused = _link(query_string)
-    language = query.page_language(extras.get("lang")) or "en"
+    language = link.page_language(extras.get("lang")) or "en"
     preset = extras.get("preset", "") if extras.get("preset", "") in presets() else ""
     scope = extras.get("scope") if extras.get("scope") in ("project", "run") else "project"
     parts = [f"lang={language}", f"preset={preset}", f"scope={scope}"]
@@ -79,7 +80,7 @@ def _banner(refused: list[ScenarioError], language: str) -> str:
     """The app's banner for a link's refused values (ExplorerApp._reject's words and limit), or ""."""
     if not refused:
         return ""
-    texts = [views.error_text(exc, language) for exc in refused]
+    texts = [estimate_html.error_text(exc, language) for exc in refused]
     if len(texts) > BANNER_LINES_MAX:
         texts = [*texts[:BANNER_LINES_MAX - 1],
                  label("input_error_more", language).format(n=len(texts) - BANNER_LINES_MAX + 1)]
@@ -121,7 +122,7 @@ def answer(query_string: str) -> dict[str, str]:
         after the first touch, plain text).
     """
     fields, extras, refused = _link(query_string)
-    language = query.page_language(extras.get("lang")) or "en"
+    language = link.page_language(extras.get("lang")) or "en"
     scope = extras.get("scope") if extras.get("scope") in ("project", "run") else "project"
     start = Scenario()
     preset = extras.get("preset", "")
@@ -132,15 +133,15 @@ def answer(query_string: str) -> dict[str, str]:
     narrow = base64.b64encode(_chart_png(e, scope, language, NARROW_SIZE_IN)).decode("ascii")
     alt = label("tab_breakdown", language)
     body = (f'<div class="explorer-banner-box">{_banner(refused, language)}</div>'
-            f'<div class="explorer-kpis-box">{views.kpi_html(e, language, scope, interval=_interval(e, scope))}</div>'
-            f"{views.warnings_html(e, language)}"
+            f'<div class="explorer-kpis-box">{estimate_html.kpi_html(e, language, scope, interval=_interval(e, scope))}</div>'
+            f"{estimate_html.warnings_html(e, language)}"
             f'<div class="explorer-summary"><p class="explorer-summary-text">'
-            f"{html.escape(views.summary_text(e, language, scope))}</p></div>"
+            f"{html.escape(estimate_html.summary_text(e, language, scope))}</p></div>"
             f'<picture><source media="(max-width: {NARROW_BELOW_PX - 1}px)" srcset="data:image/png;base64,{narrow}">'
             f'<img class="explorer-static-chart" alt="{html.escape(alt)}" width="{int(CHART_SIZE_IN[0] * CHART_DPI)}"'
             f' height="{int(CHART_SIZE_IN[1] * CHART_DPI)}" src="data:image/png;base64,{png}"></picture>')
     total = e.total_usd if scope == "project" else e.final_run_usd
     return {"lang": language, "title": label("app_title", language),
-            "style": views.STYLE, "html": body, "total_usd": repr(float(total)),
+            "style": estimate_html.STYLE, "html": body, "total_usd": repr(float(total)),
             "hint": label("static_hint", language), "opening": label("static_opening", language)}
 

@@ -1,6 +1,6 @@
 """The Compare tab: pin up to four scenarios (slots A-D, A is the baseline), a table and bars of them.
 
-The table is :func:`~explorer.app.html_tables.compare_html` of :func:`explorer.analysis.compare`; both are
+The table is :func:`~explorer.app.pages.analysis_html.compare_html` of :func:`explorer.analysis.compare`; both are
 computed only when the tab is shown (or its chart exported).
 """
 
@@ -13,11 +13,11 @@ import ipywidgets as w
 from matplotlib.figure import Figure
 
 from explorer.analysis import compare
-from explorer.app.analysis_tab import AnalysisState, AnalysisTab
-from explorer.app.html_tables import SLOTS, clean_slot_name, compare_html, slot_title
+from explorer.app.tabs.analysis_tab import AnalysisState, AnalysisTab
+from explorer.app.pages.analysis_html import SLOTS, clean_slot_name, compare_html, slot_title
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, PLAIN, TEXT_STYLE, WRAP_ROW, shared
 from explorer.app.shared import html as shared_html
-from explorer.app.views import translate
+from explorer.app.pages.estimate_html import translate
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model import Estimate
@@ -35,7 +35,7 @@ class CompareView(AnalysisTab):
     Parameters
     ----------
     make_figure, state, language, on_error, after_draw
-        As for :class:`~explorer.app.analysis_tab.AnalysisTab`.
+        As for :class:`~explorer.app.tabs.analysis_tab.AnalysisTab`.
     on_slot : callable
         ``on_slot(slot)`` after a slot was pinned or cleared (slot A pinned: the app's new baseline).
 
@@ -47,7 +47,7 @@ class CompareView(AnalysisTab):
     Notes
     -----
     The widgets are built when the tab is first shown (the slots live in the shared
-    :class:`~explorer.app.analysis_tab.AnalysisState`, so a link's slots are pinned before).
+    :class:`~explorer.app.tabs.analysis_tab.AnalysisState`, so a link's slots are pinned before).
     """
 
     key = "compare"

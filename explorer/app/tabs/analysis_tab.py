@@ -1,8 +1,8 @@
 """What the three analysis tabs share: the result they read, and one chart computed and drawn only when shown.
 
-:class:`AnalysisState` holds what :class:`~explorer.app.analysis_views.AnalysisViews` hands to its tabs (the
+:class:`AnalysisState` holds what :class:`~explorer.app.tabs.analysis_views.AnalysisViews` hands to its tabs (the
 result shown, the compare slots and their names, the Monte Carlo draws). :class:`AnalysisTab` is a
-:class:`~explorer.app.lazy_tab.LazyTab` with one chart (a :class:`~explorer.app.surface.ChartSurface`): a new
+:class:`~explorer.app.tabs.lazy_tab.LazyTab` with one chart (a :class:`~explorer.app.surface.ChartSurface`): a new
 result marks its data and its chart stale (:meth:`AnalysisTab.mark_stale`); the data are computed when the
 chart is drawn (its tab is shown) or exported (:meth:`AnalysisTab.bring_up_to_date`, no draw).
 """
@@ -15,8 +15,8 @@ from typing import Callable
 from matplotlib.figure import Figure
 
 from explorer.analysis import Simulation
-from explorer.app.html_tables import SLOTS
-from explorer.app.lazy_tab import LazyTab
+from explorer.app.pages.analysis_html import SLOTS
+from explorer.app.tabs.lazy_tab import LazyTab
 from explorer.app.surface import ChartSurface
 from explorer.model import Estimate
 from explorer.plots.breakdown import freeze_layout

@@ -1,8 +1,8 @@
 """The Uncertainty and budget tab: the Monte Carlo histogram, the sensitivity tornado and the budget status.
 
-The draws are the ones :class:`~explorer.app.analysis_views.AnalysisViews` makes for every result (the KPI
+The draws are the ones :class:`~explorer.app.tabs.analysis_views.AnalysisViews` makes for every result (the KPI
 range needs them); the tornado (:func:`explorer.analysis.sensitivity`) and the budget status
-(:func:`explorer.analysis.budget_status`, :func:`~explorer.app.html_tables.budget_html`) are computed when the
+(:func:`explorer.analysis.budget_status`, :func:`~explorer.app.pages.analysis_html.budget_html`) are computed when the
 tab is shown. The budget and GPU cap boxes read what :mod:`explorer.app.typed_input` reads; a refused value
 shows a message beside the boxes and the last good status stays.
 """
@@ -17,8 +17,8 @@ from matplotlib.figure import Figure
 
 from explorer.analysis import budget_status, sensitivity
 from explorer.app import export
-from explorer.app.analysis_tab import AnalysisState, AnalysisTab
-from explorer.app.html_tables import budget_html
+from explorer.app.tabs.analysis_tab import AnalysisState, AnalysisTab
+from explorer.app.pages.analysis_html import budget_html
 from explorer.app.shared import INPUT_STYLE, PLAIN, shared
 from explorer.app.shared import html as shared_html
 from explorer.app.typed_input import parse_budget, parse_gpu_cap, same_amount
@@ -46,7 +46,7 @@ class UncertaintyView(AnalysisTab):
     Parameters
     ----------
     make_figure, state, language, on_error, after_draw
-        As for :class:`~explorer.app.analysis_tab.AnalysisTab`.
+        As for :class:`~explorer.app.tabs.analysis_tab.AnalysisTab`.
 
     Attributes
     ----------

@@ -23,12 +23,12 @@ from matplotlib.figure import Figure
 from explorer import catalog
 from explorer.analysis import plan, plan_curve
 from explorer.analysis.plan import PLAN_SCOPES, Plan
-from explorer.app.lazy_tab import LazyTab
+from explorer.app.tabs.lazy_tab import LazyTab
 from explorer.app.surface import ChartSurface
 from explorer.app.typed_input import parse_budget, parse_deadline, parse_gpu_cap
 from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN,
                                  TOGGLE_STYLE, WRAP_ROW, html as shared_html)
-from explorer.app.views import translate
+from explorer.app.pages.estimate_html import translate
 from explorer.errors import ScenarioError
 from explorer.messages import Message
 from explorer.model import Estimate

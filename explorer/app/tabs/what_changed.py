@@ -3,7 +3,7 @@
 The by-dimension chart is the app's (:class:`~explorer.plots.breakdown.WaterfallPlot`); this view owns the
 toggle between the two, the by-lever chart (exact Shapley values of :func:`explorer.analysis.attribute` from
 slot A to the result shown, computed only when shown), the note on levers that could not be separated and
-the savings recipe's button and verdicts (:func:`~explorer.app.html_tables.recipe_html`).
+the savings recipe's button and verdicts (:func:`~explorer.app.pages.analysis_html.recipe_html`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from explorer.analysis import attribute
-from explorer.app.analysis_tab import AnalysisState, AnalysisTab
-from explorer.app.html_tables import recipe_html, slot_title
+from explorer.app.tabs.analysis_tab import AnalysisState, AnalysisTab
+from explorer.app.pages.analysis_html import recipe_html, slot_title
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN
 from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
@@ -33,7 +33,7 @@ class LeverView(AnalysisTab):
     Parameters
     ----------
     make_figure, state, language, on_error, after_draw
-        As for :class:`~explorer.app.analysis_tab.AnalysisTab`.
+        As for :class:`~explorer.app.tabs.analysis_tab.AnalysisTab`.
     on_recipe : callable
         Called when the savings-recipe button is clicked.
     on_mode : callable
