@@ -106,7 +106,7 @@ def serve(pool: int, max_kernels: int, log: Path, launched: bool = False, worksh
 
 def run(pool: int, students: int, max_kernels: int, browsers: int = 0, window: float = 0.0,
         launched: bool = False, workshop: bool = False, seats_per_address: int | None = None,
-        lessons: list[str] = LESSONS) -> dict:
+        lessons: list[str] = LESSONS, addresses: int = 1) -> dict:
     log = ROOT / "artifacts" / f"workshop-rush-pool{pool}{'-launched' if launched else ''}.log"
     log.parent.mkdir(exist_ok=True)
     proc = serve(pool, max_kernels, log, launched, students if workshop else 0, seats_per_address)
@@ -123,8 +123,10 @@ def run(pool: int, students: int, max_kernels: int, browsers: int = 0, window: f
         checks = {check_buttons(path) for path in LESSONS}
         assert len(checks) == 1, f"the lessons differ in their Check buttons: {checks}"
         probe = f"window.__checks = {checks.pop()};" + LESSON_RENDERED_PROBE
+        handshake = (from_addresses(addresses) if addresses > 1  # each student from a loopback address of their own
+                     else lambda url: cl.viewer_handshake(url, base, timeout=300.0))  # websocket at the root
         times = rush([base + "voila/render/" + path for path in lessons], students, window, browsers,
-                     probe=probe, handshake_fn=lambda url: cl.viewer_handshake(url, base, timeout=300.0))  # websocket at the root
+                     probe=probe, handshake_fn=handshake)
         done = sorted(times["protocol"] + times["browser"])
         kernels, memory = cl.children(server.pid), []  # the kernels, not their template
         for pid in kernels:
@@ -135,7 +137,7 @@ def run(pool: int, students: int, max_kernels: int, browsers: int = 0, window: f
             memory.append({"rss": info.rss / 2**20, "uss": info.uss / 2**20, "pss": info.pss / 2**20})
         log_text = log.read_text()
         out = {"pool_per_lesson": pool, "kernels_launched": launched, "students": students, "window_s": window,
-               "make_workshop_options": workshop, "lessons": lessons,
+               "make_workshop_options": workshop, "lessons": lessons, "addresses": addresses,
                "seats_per_address": "make workshop's" if workshop and seats_per_address is None else
                (seats_per_address if workshop else 0),
                "refused_busy": log_text.count("Busy:"),
@@ -168,6 +170,28 @@ def run(pool: int, students: int, max_kernels: int, browsers: int = 0, window: f
                 pass
 
 
+def from_addresses(addresses: int):
+    """A protocol student who comes from the next of ``addresses`` loopback addresses (127.0.1.2, ...): the page
+    read and the widget handshake from that address, as benchmarks/kernel_rush.py's viewers do."""
+    import threading
+
+    from benchmarks.kernel_rush import _address, _live_handshake
+
+    counter = iter(range(10**9))
+    lock = threading.Lock()
+
+    def student(url: str) -> tuple[bool, float]:
+        with lock:
+            i = next(counter)
+        start = time.monotonic()
+        try:
+            return _live_handshake(url, _address(i, addresses), start), time.monotonic() - start
+        except Exception:  # noqa: BLE001 - a failed student is counted, not raised
+            return False, time.monotonic() - start
+
+    return student
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pool", type=int, default=15, help="preheated kernels per lesson 1 (en, zh); 0: cold only")
@@ -184,6 +208,9 @@ def main() -> None:
                         help="with --make-workshop: also measure, first, the public app's 6 seats per address "
                              "(make workshop before issue 42); every student comes from 127.0.0.1 either way")
     parser.add_argument("--english", action="store_true", help="every student opens the English lesson 1")
+    parser.add_argument("--addresses", type=int, default=1,
+                        help="with --make-workshop: the students come from this many loopback addresses in turn "
+                             "(127.0.1.2 ...); 1: all from 127.0.0.1, as a room behind one NAT address")
     parser.add_argument("--save", action="store_true", help="also write benchmarks/workshop_rush_<date>.json")
     args = parser.parse_args()
     lessons = LESSONS[:1] if args.english else LESSONS
@@ -195,7 +222,8 @@ def main() -> None:
             out["one_address_before"] = run(args.pool, args.students, 0, args.browsers, args.window,
                                             workshop=True, seats_per_address=6, lessons=lessons)
         out["one_address" if args.one_address else "make_workshop"] = run(
-            args.pool, args.students, 0, args.browsers, args.window, workshop=True, lessons=lessons)
+            args.pool, args.students, 0, args.browsers, args.window, workshop=True, lessons=lessons,
+            addresses=args.addresses)
         out["load_after"] = os.getloadavg()
         report(out, "workshop_rush", args.save)
         return
