@@ -1,5 +1,5 @@
 """The lecturer's kit in a real browser: every page opens from disk without errors or requests, fits a phone,
-and the answer key prints on one A4 page in each language.
+and the answer key prints on two A4 pages in each language (one before issue 42 put each whole question in it).
 
 Builds the kit into a temporary folder (``explorer/notebooks/lessons/build_kit.py``), opens its pages as ``file://`` in
 Debian's chromium at 1400, 768 and 390 px and saves screenshots under ``artifacts/kit-*.png``.
@@ -46,9 +46,10 @@ def test_kit_pages_open_offline_and_fit_the_width(chromium, kit, width):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_answer_key_prints_on_one_page(chromium, kit, lang):
+def test_the_answer_key_prints_on_two_pages(chromium, kit, lang):
     page = chromium.new_page()
     page.goto((kit / f"answer_key.{lang}.html").as_uri(), wait_until="load")
     pdf = page.pdf(format="A4")
     page.close()
-    assert pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages") == 1
+    # two: one held the answers alone; issue 42 asked for each whole question beside its answer
+    assert pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages") <= 2

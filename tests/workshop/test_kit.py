@@ -176,3 +176,20 @@ def test_the_lecturer_notes_carry_each_exercise_s_whole_question(kit):
     assert "then compare it with the 3.14 × 10²³ FLOP that Brown et al. (2020) report" in text["en"]
     assert "In the web page, type it in the box and press Check." in text["en"]
     assert "网页中，在框里输入后按 检查。" in text["zh"]
+
+
+@pytest.mark.parametrize(("lang", "asked"), [
+    ("en", "Compute 6·N·D for GPT-3 (N = 175B parameters, D = 300B tokens) in FLOP, then compare it with the "
+           "3.14 × 10²³ FLOP that Brown et al. (2020) report"),
+    ("zh", "计算 GPT-3 的 6·N·D（N = 1750 亿参数，D = 3000 亿 token），单位 FLOP，再与 Brown 等（2020）报告的 "
+           "3.14 × 10²³ FLOP 比较")])
+def test_the_answer_key_carries_each_whole_question(kit, lang, asked):
+    """Issue 42: "the answer key and the lecturer notes carry the whole question". Lesson 1's exercise 1 as its
+    source (explorer/notebooks/lessons/src/01_flops_to_dollars.*.md) words it; and every exercise row has one."""
+    page = (kit / f"answer_key.{lang}.html").read_text(encoding="utf-8")
+    assert asked in page
+    key = [e for e in json.loads((kit / "answer_key.json").read_text(encoding="utf-8"))
+           if e["lang"] == lang and e["check"].startswith("E")]
+    exercise = "Exercise" if lang == "en" else "练习"
+    rows = re.findall(rf"<td>{exercise} \d+(<br><span class='small'>.{{20}})?", page, re.S)
+    assert len(rows) == len(key) and all(rows), [r[:40] for r in rows]

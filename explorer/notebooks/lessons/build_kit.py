@@ -10,8 +10,8 @@ It writes, under ``--out`` (``build/kit``, gitignored), with no network:
 * ``lecturer/<lang>/<lesson>.html``: a lecturer mode per lesson and language: each section's heading and its
   talking points (the first sentence of each paragraph, each point of a list), the section's checks with
   their answers and solutions, and the lesson's stated time;
-* ``answer_key.<lang>.html`` and ``answer_key.json``: one page with the answer to every exercise and concept
-  question and an example capstone plan that passes, read from the checkers themselves (each lesson runs here
+* ``answer_key.<lang>.html`` and ``answer_key.json``: each exercise and concept question whole (two pages), with its answer
+  and an example capstone plan that passes, read from the checkers themselves (each lesson runs here
   as in JupyterLab, and the key is what its ``ws.exercises`` and ``ws.concepts`` hold), so it cannot drift
   from what the pages accept; the JSON is what ``tests/workshop/test_kit.py`` feeds back to the checkers;
 * ``handout.<lang>.html``: the student handout: links, which lessons each agenda of ``docs/workshop.md``
@@ -208,8 +208,16 @@ def capstone_entry(lang: str, stem: str, cap) -> dict:
 
 
 # ------------------------------------------------------------------ the answer key
+def _questions(lang: str, stem: str) -> list[str]:
+    """The whole question of each check of a lesson, in the order of its checkers ("" where a check sits under a
+    heading that is not an exercise's or a question's): the paragraphs the lecturer notes keep whole."""
+    return [" ".join(s["points"]) if _QUESTION_HEADING.match(s["heading"]) else ""
+            for s in _sections(lang, stem) for _ in range(s["checks"])]
+
+
 def answer_key_html(lang: str, entries: list[dict]) -> str:
     L = {k: v[lang] for k, v in labels().items()}
+    questions = {stem: iter(_questions(lang, stem)) for stem in dict.fromkeys(e["lesson"] for e in entries)}
     rows = []
     for i, e in enumerate(entries):
         first = i == 0 or entries[i - 1]["lesson"] != e["lesson"]   # the lesson's name once, over its rows
@@ -228,7 +236,9 @@ def answer_key_html(lang: str, entries: list[dict]) -> str:
         also = ("<br><span class='small'>" + L["also_accepted"] + ": " + html.escape("; ".join(e["also"]))
                 + "</span>") if e["also"] else ""
         why = html.escape(e["solution"])
-        rows.append(f"<tr>{cell}<td class='nw'>{name}</td>"
+        question = next(questions[e["lesson"]], "")  # the whole question, so the key reads without the lesson
+        asked = f"<br><span class='small'>{_md_inline(question)}</span>" if question else ""
+        rows.append(f"<tr>{cell}<td>{name}{asked}</td>"
                     f"<td><b>{html.escape(e['answer'])}</b>{tol}{also}</td><td>{why}</td></tr>")
     body = (f"<h1>{L['answer_key']}</h1><p class='small'>{L['kit_intro']}</p>"
             f"<table class='key'><tr><th>{L['lesson']}</th><th>{L['check']}</th><th>{L['answer']}</th>"
