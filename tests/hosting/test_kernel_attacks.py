@@ -195,11 +195,17 @@ def test_arrivals_that_never_connect_are_freed_in_seconds(defaults):
         started = re.compile(r"Kernel started: (\S+)")
         assert cl.wait_until(lambda: len(started.findall(defaults.log.read_text())) >= 4, 120)
         arrivals = [k for k in started.findall(defaults.log.read_text()) if k != viewer.kernel_id]
-        # connect_timeout (20 s) after their pages were rendered, plus a warden interval (5 s); before, the culler
-        # freed them after its idle timeout (120 s, checked every 30 s: about 130 s)
-        assert cl.wait_until(lambda: not any(cl.kernel_exists(defaults.url, k) for k in arrivals), 75, step=1), \
-            "arrivals that never connected still hold their kernels"
-        assert "never connected" in defaults.log.read_text()
+        # Each is freed connect_timeout (20 s) after its page was rendered, plus up to a warden interval (5 s); before,
+        # the culler freed them after its idle timeout (120 s, checked every 30 s: about 130 s). The render's own time
+        # depends on the machine (three at once on two loaded cores), so the bound is read from the warden's own
+        # count since each page was sent, and the wait is only long enough for slow renders.
+        assert cl.wait_until(lambda: not any(cl.kernel_exists(defaults.url, k) for k in arrivals), 240, step=1), \
+            "arrivals that never connected still hold their kernels:\n" + defaults.log.read_text()[-3000:]
+        log = defaults.log.read_text()
+        for kernel_id in arrivals:
+            freed = re.search(rf"Freeing kernel {kernel_id}: its page never connected in the (\d+) s", log)
+            assert freed, f"{kernel_id} was not freed as an arrival that never connected:\n{log[-3000:]}"
+            assert int(freed.group(1)) <= 20 + 5 + 15, freed.group(0)  # not the culler's 120 s
         assert cl.kernel_exists(defaults.url, viewer.kernel_id)  # the viewer who connected keeps their app
         assert len(cl.widget_comm_ids(ws, v1=True, timeout=120)) > 10
     finally:

@@ -89,3 +89,32 @@ def test_a_message_started_after_the_hand_over_is_timed_from_its_start(warden_an
     clock.now += 2.0
     cl.run_async(warden.check())
     assert km.shut_down == ["pooled"]
+
+
+class OneBrokenKernelManager(FakeKernelManager):
+    """A kernel manager one of whose kernels cannot be read (as a kernel half torn down may be)."""
+
+    def get_kernel(self, kernel_id):
+        if kernel_id == "broken":
+            raise RuntimeError("a kernel that cannot be read")
+        return super().get_kernel(kernel_id)
+
+
+def test_one_kernel_that_cannot_be_checked_does_not_spare_the_others(monkeypatch, caplog):
+    """Before, the first exception ended the whole pass: every kernel after it in the list went unchecked, for good
+    if the failure repeats (found looking for why CI's never-connected arrivals outlived the wait)."""
+    monkeypatch.setattr(seats, "SEATS", {})
+    clock = FakeClock()
+    km = OneBrokenKernelManager(["broken", "arrival"])
+    km.list_kernel_ids = lambda: ["broken", "arrival"] if "arrival" in km.ids else ["broken"]  # the broken one first
+    warden = seats.Warden(km, logging.getLogger("test-warden"), interval=1.0, page_idle_timeout=0,
+                          busy_cull_timeout=0, kernel_memory_mb=0, connections=lambda _k: 0, connect_timeout=20.0,
+                          clock=clock)
+    for kernel_id in ("broken", "arrival"):
+        seats.SEATS[kernel_id] = seats.Seat("127.0.0.1", b"x", since=clock.now, last_interaction=clock.now)
+        seats.SEATS[kernel_id].delivered = clock.now  # the page was sent; no websocket ever opened
+    clock.now += 21.0
+    with caplog.at_level(logging.WARNING, logger="test-warden"):
+        cl.run_async(warden.check())
+    assert km.shut_down == ["arrival"]
+    assert "Seat check of kernel broken failed" in caplog.text

@@ -355,6 +355,9 @@ class ExplorerPageHandler(TornadoVoilaHandler):
                     if found:
                         kernel_id = found.group(1)
                         seats.SEATS[kernel_id] = seats.Seat(address, token)
+                        self._seat_kernel_id = kernel_id
+                        if getattr(self, "_viewer_left", False):  # the viewer left before the page began
+                            seats.SEATS[kernel_id].delivered = time.monotonic()
                         seats.PENDING[address] -= 1
                         self._set_seat_cookie(kernel_id, token)
                 if overlay is not None:
@@ -372,11 +375,26 @@ class ExplorerPageHandler(TornadoVoilaHandler):
             self._start_watch = None
             seat = seats.SEATS.get(kernel_id) if kernel_id else None
             if seat is not None:  # the idle clock starts when the viewer has the page (a render can take a minute)
-                seat.last_interaction = seat.delivered = time.monotonic()
+                seat.last_interaction = time.monotonic()
+                if seat.delivered is None:  # not already set by the viewer leaving (on_connection_close)
+                    seat.delivered = seat.last_interaction
             if kernel_id is None:
                 seats.PENDING[address] -= 1
             if not seats.PENDING.get(address):
                 seats.PENDING.pop(address, None)
+
+    def on_connection_close(self) -> None:
+        """The viewer left while their page was still being sent: their page can never connect.
+
+        Its seat's ``delivered`` clock starts now (or when the seat is taken, for a viewer who left before), so the
+        warden's ``connect_timeout`` frees the kernel even if the render itself never ends (Voila's page keeps
+        sending heartbeats to a closed stream while a notebook runs).
+        """
+        self._viewer_left = True
+        seat = seats.SEATS.get(getattr(self, "_seat_kernel_id", None) or "")
+        if seat is not None and seat.delivered is None:
+            seat.delivered = time.monotonic()
+        super().on_connection_close()
 
     @property
     def kernel_manager(self):

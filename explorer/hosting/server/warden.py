@@ -193,40 +193,49 @@ class Warden:
         self.busy_clock.forget(live)
         for kernel_id in live:
             try:
-                self.busy_clock.watch(kernel_id, self.km.get_kernel(kernel_id), seated=kernel_id in seats.SEATS)
-            except KeyError:
-                continue
-            if self.kernel_memory_mb:
-                pid = self._pid(kernel_id)
-                used = seats.memory_for_limit_mb(pid, self.kernel_memory_mb) if pid else 0.0
-                if used > self.kernel_memory_mb:
-                    await self._free(kernel_id, f"{used:.0f} MB, over the limit of {self.kernel_memory_mb:.0f} MB")
-                    continue
-            seat = seats.SEATS.get(kernel_id)
-            if seat is None:
-                continue  # a preheated kernel waiting in the pool
-            if (self.connect_timeout and not seat.connected and seat.delivered is not None
-                    and now - seat.delivered > self.connect_timeout):  # an arrival that never connected
-                await self._free(kernel_id, f"its page never connected in the {now - seat.delivered:.0f} s "
-                                            f"since it was sent (connect_timeout {self.connect_timeout:.0f} s)")
-                continue
-            if self.page_idle_timeout and now - seat.last_interaction > self.page_idle_timeout:
-                await self._free(kernel_id, f"no interaction for {now - seat.last_interaction:.0f} s")
-                continue
-            # counted from the hand-over: a preheated kernel has been busy since the pool ran its notebook, which
-            # waits for a viewer's query string (minutes in a quiet pool), and that wait is not the viewer's
-            busy_for = min(self.busy_clock.busy_for(kernel_id), now - seat.since)
-            if self.busy_message_limit and busy_for > self.busy_message_limit:
-                await self._free(kernel_id, f"busy on one message for {busy_for:.0f} s, over the limit of "
-                                            f"{self.busy_message_limit:.0f} s")
-                continue
-            if self.connections(kernel_id):
-                self._no_connection_since.pop(kernel_id, None)
-                continue
-            since = self._no_connection_since.setdefault(kernel_id, now)
-            try:
-                state = self.km.get_kernel(kernel_id).execution_state
-            except KeyError:
-                continue
-            if self.busy_cull_timeout and state == "busy" and now - max(since, seat.since) > self.busy_cull_timeout:
-                await self._free(kernel_id, f"busy with no connection for {now - max(since, seat.since):.0f} s")
+                await self._check_kernel(kernel_id, now)
+            except UpstreamChanged:
+                raise
+            except Exception:  # noqa: BLE001 - one kernel's failure must not spare the others their checks
+                self.log.warning("Seat check of kernel %s failed", kernel_id, exc_info=True)
+
+    async def _check_kernel(self, kernel_id: str, now: float) -> None:
+        """Free ``kernel_id`` if it is over its memory, never connected, idle, stuck on a message, or busy alone."""
+        try:
+            self.busy_clock.watch(kernel_id, self.km.get_kernel(kernel_id), seated=kernel_id in seats.SEATS)
+        except KeyError:
+            return
+        if self.kernel_memory_mb:
+            pid = self._pid(kernel_id)
+            used = seats.memory_for_limit_mb(pid, self.kernel_memory_mb) if pid else 0.0
+            if used > self.kernel_memory_mb:
+                await self._free(kernel_id, f"{used:.0f} MB, over the limit of {self.kernel_memory_mb:.0f} MB")
+                return
+        seat = seats.SEATS.get(kernel_id)
+        if seat is None:
+            return  # a preheated kernel waiting in the pool
+        if (self.connect_timeout and not seat.connected and seat.delivered is not None
+                and now - seat.delivered > self.connect_timeout):  # an arrival that never connected
+            await self._free(kernel_id, f"its page never connected in the {now - seat.delivered:.0f} s "
+                                        f"since it was sent (connect_timeout {self.connect_timeout:.0f} s)")
+            return
+        if self.page_idle_timeout and now - seat.last_interaction > self.page_idle_timeout:
+            await self._free(kernel_id, f"no interaction for {now - seat.last_interaction:.0f} s")
+            return
+        # counted from the hand-over: a preheated kernel has been busy since the pool ran its notebook, which
+        # waits for a viewer's query string (minutes in a quiet pool), and that wait is not the viewer's
+        busy_for = min(self.busy_clock.busy_for(kernel_id), now - seat.since)
+        if self.busy_message_limit and busy_for > self.busy_message_limit:
+            await self._free(kernel_id, f"busy on one message for {busy_for:.0f} s, over the limit of "
+                                        f"{self.busy_message_limit:.0f} s")
+            return
+        if self.connections(kernel_id):
+            self._no_connection_since.pop(kernel_id, None)
+            return
+        since = self._no_connection_since.setdefault(kernel_id, now)
+        try:
+            state = self.km.get_kernel(kernel_id).execution_state
+        except KeyError:
+            return
+        if self.busy_cull_timeout and state == "busy" and now - max(since, seat.since) > self.busy_cull_timeout:
+            await self._free(kernel_id, f"busy with no connection for {now - max(since, seat.since):.0f} s")
