@@ -47,7 +47,7 @@ import sys
 from dataclasses import dataclass
 
 __all__ = ["PrivateName", "CHECKED", "EXIT_STATUS", "UpstreamChanged", "problems", "require",
-           "missing"]
+           "missing", "gone"]
 
 #: The exit status of a server stopped by a missing upstream name (2 is the CLI's bad input).
 EXIT_STATUS = 3
@@ -55,6 +55,24 @@ EXIT_STATUS = 3
 
 class UpstreamChanged(RuntimeError):
     """An upstream private name the project relies on is gone or changed; the message names it."""
+
+
+def gone(dotted: str, why: str) -> UpstreamChanged:
+    """The error for ``dotted`` (e.g. ``"jupyter_client.KernelManager._activity_stream"``) found missing at run time.
+
+    Parameters
+    ----------
+    dotted : str
+        The upstream name, dotted as in the registry.
+    why : str
+        What the project uses it for.
+
+    Returns
+    -------
+    UpstreamChanged
+        To raise; its message points to this module's registry.
+    """
+    return UpstreamChanged(f"{dotted} is gone ({why}); see explorer/hosting/upstream_names.py")
 
 
 @dataclass(frozen=True)

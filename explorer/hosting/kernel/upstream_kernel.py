@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable
 
-from explorer.hosting.upstream_names import PrivateName, UpstreamChanged
+from explorer.hosting.upstream_names import PrivateName, gone
 
 __all__ = ["PRIVATE_NAMES", "start_kernel_app", "register_with_shell", "comm_class", "replace_create_comm",
            "wrap_shell_handler"]
@@ -47,10 +47,6 @@ PRIVATE_NAMES = (
 )
 
 
-def _missing(dotted: str, why: str) -> UpstreamChanged:
-    return UpstreamChanged(f"{dotted} is gone ({why}); see explorer/hosting/upstream_names.py")
-
-
 def start_kernel_app(argv: list[str], before_start: Callable[[Any], None]) -> None:
     """Run ipykernel in this (forked) process as ``python -m ipykernel_launcher`` would, on ``argv``.
 
@@ -75,12 +71,12 @@ def register_with_shell(shell) -> None:
     widgets = sys.modules.get("ipywidgets")
     if widgets is not None:
         if not hasattr(widgets, "register_comm_target"):
-            raise _missing("ipywidgets.register_comm_target", "a page would get no widget state")
+            raise gone("ipywidgets.register_comm_target", "a page would get no widget state")
         widgets.register_comm_target()
     nbagg = sys.modules.get("ipympl.backend_nbagg")
     if nbagg is not None:
         if not hasattr(nbagg, "flush_figures"):
-            raise _missing("ipympl.backend_nbagg.flush_figures", "figures shown after a cell")
+            raise gone("ipympl.backend_nbagg.flush_figures", "figures shown after a cell")
         shell.events.register("post_execute", nbagg.flush_figures)
 
 
@@ -89,7 +85,7 @@ def comm_class() -> type:
     from ipykernel.comm import Comm
 
     if not callable(getattr(Comm, "publish_msg", None)):
-        raise _missing("ipykernel.comm.Comm.publish_msg", "held widget messages")
+        raise gone("ipykernel.comm.Comm.publish_msg", "held widget messages")
     return Comm
 
 
@@ -99,7 +95,7 @@ def replace_create_comm(make: Callable[[Callable], Callable]) -> None:
 
     original = getattr(comm, "create_comm", None)
     if not callable(original):
-        raise _missing("comm.create_comm", "held widget messages")
+        raise gone("comm.create_comm", "held widget messages")
     comm.create_comm = make(original)
 
 
@@ -111,5 +107,5 @@ def wrap_shell_handler(kernel, msg_type: str, wrap: Callable[[Callable], Callabl
     """
     handlers = getattr(kernel, "shell_handlers", None)
     if not isinstance(handlers, dict) or msg_type not in handlers:
-        raise _missing(f"ipykernel Kernel.shell_handlers[{msg_type!r}]", "releasing held widget messages")
+        raise gone(f"ipykernel Kernel.shell_handlers[{msg_type!r}]", "releasing held widget messages")
     handlers[msg_type] = wrap(handlers[msg_type])

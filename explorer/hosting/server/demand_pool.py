@@ -256,8 +256,10 @@ class DemandPool(LoggingConfigurable):
     memory_fraction = Float(0.5, config=True, help="Share of the available memory (MemAvailable, or the "
                                                    "cgroup's room) that new pool kernels may take.")
     kernel_mb = Float(140.0, config=True, help="What one kernel holds of its own (USS) before one can be "
-                                               "measured [MB]: a viewer's kernel after its page drew the charts "
-                                               "(docs/deploy.md, 140 MB).")
+                                               "measured [MB]: a viewer's kernel after its page drew the charts, "
+                                               "140 MB on 2 Dec 2026 (docs/hosting-history.md); kept above "
+                                               "today's 114.6 MB (docs/deploy.md) so that the pool guesses "
+                                               "small until it has measured a kernel.")
     uss_refresh = Float(30.0, config=True, help="A measured kernel USS is reused this long [s]: reading it walks "
                                                 "a kernel's page tables (8-9 ms of CPU for each of the newest "
                                                 f"{USS_SAMPLE} kernels read).")

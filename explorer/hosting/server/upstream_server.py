@@ -10,7 +10,7 @@ start-up check should have stopped the server first).
 
 from __future__ import annotations
 
-from explorer.hosting.upstream_names import PrivateName, UpstreamChanged
+from explorer.hosting.upstream_names import PrivateName, UpstreamChanged, gone
 
 __all__ = ["PRIVATE_NAMES", "UpstreamChanged", "replace_function", "kernel_pools", "ready_pool_kernel_ids", "query_waiters",
            "query_cache", "activity_stream", "wrap_recv_callback", "pending_write_bytes", "forget_session",
@@ -110,10 +110,6 @@ PRIVATE_NAMES = (
 )
 
 
-def _missing(dotted: str, why: str) -> UpstreamChanged:
-    return UpstreamChanged(f"{dotted} is gone ({why}); see explorer/hosting/upstream_names.py")
-
-
 # ---------------------------------------------------------------- Voila's preheated pools
 def kernel_pools(kernel_manager) -> dict | None:
     """Voila's preheated pools (notebook -> list of start tasks), or None when the server preheats no kernels.
@@ -125,7 +121,7 @@ def kernel_pools(kernel_manager) -> dict | None:
         return None  # Voila's NormalKernelManager (preheat_kernel false)
     pools = getattr(kernel_manager, "_pools", None)
     if not isinstance(pools, dict):
-        raise _missing("voila.voila_kernel_manager.VoilaKernelManager._pools", "the preheated pools")
+        raise gone("voila.voila_kernel_manager.VoilaKernelManager._pools", "the preheated pools")
     return pools
 
 
@@ -150,7 +146,7 @@ def query_waiters() -> dict:
     """Voila's kernel id -> the query socket a preheated kernel waits on (``RequestInfoSocketHandler._waiters``)."""
     waiters = getattr(_request_info_class(), "_waiters", None)
     if not isinstance(waiters, dict):
-        raise _missing("voila.request_info_handler.RequestInfoSocketHandler._waiters", "the query sockets")
+        raise gone("voila.request_info_handler.RequestInfoSocketHandler._waiters", "the query sockets")
     return waiters
 
 
@@ -158,7 +154,7 @@ def query_cache() -> dict:
     """Voila's kernel id -> a query handed over before its kernel waited (``RequestInfoSocketHandler._cache``)."""
     cache = getattr(_request_info_class(), "_cache", None)
     if not isinstance(cache, dict):
-        raise _missing("voila.request_info_handler.RequestInfoSocketHandler._cache", "the query cache")
+        raise gone("voila.request_info_handler.RequestInfoSocketHandler._cache", "the query cache")
     return cache
 
 
@@ -176,7 +172,7 @@ def activity_stream(kernel, *, started: bool):
     if started and not hasattr(kernel, "_activity_stream"):
         ready = getattr(kernel, "ready", None)
         if ready is not None and ready.done():
-            raise _missing("jupyter_server MappingKernelManager kernel._activity_stream", "the busy-message limit")
+            raise gone("jupyter_server MappingKernelManager kernel._activity_stream", "the busy-message limit")
     return getattr(kernel, "_activity_stream", None)
 
 
@@ -187,7 +183,7 @@ def wrap_recv_callback(stream, wrapper) -> None:
     original, or jupyter_server would no longer see its kernel's activity.
     """
     if not hasattr(stream, "_recv_callback"):
-        raise _missing("zmq.eventloop.zmqstream.ZMQStream._recv_callback", "the busy-message limit")
+        raise gone("zmq.eventloop.zmqstream.ZMQStream._recv_callback", "the busy-message limit")
     original = stream._recv_callback
     stream.on_recv(lambda msg_list: wrapper(original, msg_list))
 
@@ -205,14 +201,14 @@ def kernel_pid(kernel) -> int | None:
     try:
         has_kernel = kernel.has_kernel
     except AttributeError:
-        raise _missing("jupyter_client.manager.KernelManager.has_kernel", "a kernel's process") from None
+        raise gone("jupyter_client.manager.KernelManager.has_kernel", "a kernel's process") from None
     if not has_kernel:
         return None
     if not hasattr(kernel, "provisioner"):
-        raise _missing("jupyter_client.manager.KernelManager.provisioner", "a kernel's process")
+        raise gone("jupyter_client.manager.KernelManager.provisioner", "a kernel's process")
     pid = getattr(getattr(kernel.provisioner, "process", None), "pid", None)
     if not isinstance(pid, int):
-        raise _missing("jupyter_client.provisioning.local_provisioner.LocalProvisioner.process",
+        raise gone("jupyter_client.provisioning.local_provisioner.LocalProvisioner.process",
                        "the kernel CPU budget and the memory limit")
     return pid
 
@@ -223,7 +219,7 @@ def pending_write_bytes(stream) -> int:
     try:
         return stream._total_write_index - stream._total_write_done_index
     except AttributeError:
-        raise _missing("tornado.iostream.BaseIOStream._total_write_index", "the slow-reader guard") from None
+        raise gone("tornado.iostream.BaseIOStream._total_write_index", "the slow-reader guard") from None
 
 
 def websocket_stream(handler):
@@ -235,11 +231,11 @@ def websocket_stream(handler):
     try:
         connection = handler.ws_connection
     except AttributeError:
-        raise _missing("tornado.websocket.WebSocketHandler.ws_connection", "the slow-reader guard") from None
+        raise gone("tornado.websocket.WebSocketHandler.ws_connection", "the slow-reader guard") from None
     if connection is None:
         return None
     if not hasattr(connection, "stream"):
-        raise _missing("tornado.websocket.WebSocketProtocol.stream", "the slow-reader guard")
+        raise gone("tornado.websocket.WebSocketProtocol.stream", "the slow-reader guard")
     return connection.stream
 
 
@@ -248,7 +244,7 @@ def response_reason(handler) -> str:
     try:
         return handler._reason
     except AttributeError:
-        raise _missing("tornado.web.RequestHandler._reason", "the refusal's reason") from None
+        raise gone("tornado.web.RequestHandler._reason", "the refusal's reason") from None
 
 
 # ---------------------------------------------------------------- jupyter_server's websocket sessions
@@ -256,7 +252,7 @@ def forget_session(connection, handler) -> None:
     """Drop ``handler``'s entry from jupyter_server's open sessions, if it is the one recorded for ``connection``."""
     sessions = getattr(type(connection), "_open_sessions", None)
     if not isinstance(sessions, dict) or not hasattr(connection, "session_key"):
-        raise _missing("jupyter_server ZMQChannelsWebsocketConnection._open_sessions/session_key",
+        raise gone("jupyter_server ZMQChannelsWebsocketConnection._open_sessions/session_key",
                        "sessions of websockets that never opened")
     key = connection.session_key
     if key and sessions.get(key) is handler:
@@ -292,7 +288,7 @@ def replace_function(module, name: str, replacement) -> None:
     As :func:`rebind`, for a module-level function (a name that is gone would be created and change nothing).
     """
     if not callable(getattr(module, name, None)) or isinstance(getattr(module, name), type):
-        raise _missing(f"{module.__name__}.{name}", f"replaced by {replacement.__qualname__}")
+        raise gone(f"{module.__name__}.{name}", f"replaced by {replacement.__qualname__}")
     setattr(module, name, replacement)
 
 
@@ -303,5 +299,5 @@ def rebind(module, name: str, replacement) -> None:
     """
     current = getattr(module, name, None)
     if not (isinstance(current, type) and isinstance(replacement, type) and issubclass(replacement, current)):
-        raise _missing(f"{module.__name__}.{name}", f"replaced by {replacement.__qualname__}")
+        raise gone(f"{module.__name__}.{name}", f"replaced by {replacement.__qualname__}")
     setattr(module, name, replacement)
