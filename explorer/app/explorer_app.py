@@ -266,7 +266,7 @@ class ExplorerApp:
         self.history.enable_blitting()
         #: each chart's figure, canvas and render flags, by tab key (see explorer.app.surface)
         self.charts = {"breakdown": ChartSurface(self.breakdown), "waterfall": ChartSurface(self.waterfall),
-                       "history": ChartSurface(self.history, relayout=lambda plot: plot.relayout() is not None)}
+                       "history": ChartSurface(self.history, relayout=lambda _plot: self.history.relayout() is not None)}
         self.pin_button = w.Button(icon="thumb-tack", layout=AUTO_WIDTH, style=BUTTON_STYLE)
         self.pin_button.on_click(self._on_pin)
         self.whatif = WhatIfView(widget_figure, self.language, on_error=lambda m: self._reject("app", m),
@@ -302,7 +302,8 @@ class ExplorerApp:
         # narrow screens: the page reports the chart box's width and the charts are laid out again for it
         self.sizer = responsive.ChartSizer((self.breakdown.figure, self.waterfall.figure),
                                            on_resize={self.waterfall.figure: self.waterfall.fit_width})
-        self._pending_width, self._width_scheduled = None, False
+        self._pending_width: int | None = None  # a chart box's width waiting to be laid out [CSS px]
+        self._width_scheduled = False
         self.bridge.observe(self._on_width, names="chart_width")
         for surface in self.charts.values():
             surface.canvas.add_class("explorer-chart")
@@ -421,11 +422,15 @@ class ExplorerApp:
                 return
             if owner is self.controls["count_mode"]:
                 # start from the cluster shown: its GPU count, or its wall-clock days rounded up
-                with self._mute():
+                with self._mute():  # both are log sliders' rows, which have their twins (log_slider_row)
                     if owner.value == "deadline":
-                        self.rows["deadline_days"].twin.value = float(math.ceil(self.estimate.wall_days * 10) / 10)
+                        days = self.rows["deadline_days"].twin
+                        assert days is not None
+                        days.value = float(math.ceil(self.estimate.wall_days * 10) / 10)
                     else:
-                        self.rows["gpus"].twin.value = int(self.estimate.gpus)
+                        gpus = self.rows["gpus"].twin
+                        assert gpus is not None
+                        gpus.value = int(self.estimate.gpus)
             if owner is self.controls["gpu"]:
                 self.panel.adapt_precision(owner.value)
                 self.panel.adapt_seller(owner.value)

@@ -60,6 +60,7 @@ from __future__ import annotations
 import io
 import math
 from base64 import b64encode
+from typing import cast
 
 import numpy as np
 from PIL import Image
@@ -68,7 +69,7 @@ from ipympl.backend_nbagg import Canvas, FigureManager
 from matplotlib.figure import Figure
 
 __all__ = ["GuardedCanvas", "MAX_DEVICE_PIXEL_RATIO", "MAX_CSS_PIXELS", "PRIVATE_NAMES", "attach_figure",
-           "original_dpi", "page_connected", "image_url", "widget_figure"]
+           "canvas_of", "original_dpi", "page_connected", "image_url", "widget_figure"]
 
 MAX_DEVICE_PIXEL_RATIO = 2.0  # a high-density phone screen; 3 would triple memory and render time again
 MAX_CSS_PIXELS = (1600, 1200)  # the largest chart the layout can show [CSS px]
@@ -208,9 +209,27 @@ def attach_figure(fig: Figure, canvas: GuardedCanvas) -> None:
     """
     canvas.figure = fig
     fig.set_canvas(canvas)
-    dpi = canvas.device_pixel_ratio * fig._original_dpi
+    # both private names are in PRIVATE_NAMES (checked against the installed matplotlib); its stubs omit them
+    dpi = canvas.device_pixel_ratio * fig._original_dpi  # type: ignore[attr-defined]  # set by FigureCanvasBase
     if fig.dpi != dpi:
-        fig._set_dpi(dpi, forward=False)
+        fig._set_dpi(dpi, forward=False)  # type: ignore[attr-defined]  # private: no redraw, unlike set_dpi
+
+
+def canvas_of(fig: Figure) -> GuardedCanvas:
+    """The widget canvas of ``fig``, a figure made by :func:`widget_figure` (or given to :func:`attach_figure`).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure shown through a :class:`GuardedCanvas`.
+
+    Returns
+    -------
+    GuardedCanvas
+        ``fig.canvas``, typed as the widget it is (matplotlib types it as its base canvas, which has no
+        widget traits such as ``layout`` or ``add_class``); not checked at run time.
+    """
+    return cast(GuardedCanvas, fig.canvas)
 
 
 def original_dpi(fig: Figure) -> float:

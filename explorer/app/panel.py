@@ -227,7 +227,7 @@ class ControlPanel:
             same = (old.architecture == "moe" and v["active_fraction"] == shown_share(old.active_fraction_effective))
             # the toggle from dense with the box showing the size-aware default keeps the default (not typed)
             shown_default = (old.architecture == "dense"
-                             and v["active_fraction"] == shown_share(rules.moe_active_fraction(old.params)))
+                             and v["active_fraction"] == shown_share(float(rules.moe_active_fraction(old.params))))
             if same and old.experts is not None and old.top_k is not None:
                 fields.update(active_params=None, active_fraction=None)  # experts and top-k scale with the model
             elif same and old.active_fraction is None and (old.active_params is None or resized):
@@ -277,7 +277,7 @@ class ControlPanel:
                 row = r[b.name]
                 if b.name == "active_fraction":
                     value = shown_share(s.active_fraction_effective if s.architecture == "moe"
-                                        else rules.moe_active_fraction(s.params))
+                                        else float(rules.moe_active_fraction(s.params)))  # a float already
                 usd = value
                 if b.money and value is not None and self.money_rate != 1.0:
                     value = _tidy(value * self.money_rate)
@@ -292,6 +292,7 @@ class ControlPanel:
                     row.widget.options = b.option_list(self.language, {**self.values(), b.name: value})
                     row.widget.value = value
                 elif b.kind == "log":
+                    assert row.twin is not None  # a log slider's row has its twin (log_slider_row)
                     row.twin.value = value  # the twin moves its slider (within the slider's range)
                 else:
                     row.widget.value = value

@@ -29,8 +29,10 @@ __all__ = ["shared", "html", "PLAIN", "FULL_WIDTH", "AUTO_WIDTH", "HIDDEN", "HTM
            "WRAP_ROW", "INPUT_STYLE"]
 
 
+# typed as HasTraits, not w.Widget: ipywidgets is untyped, and mypy takes a type[Any] for unhashable (lru_cache's
+# arguments must be Hashable; python/typeshed#4638)
 @lru_cache(maxsize=None)
-def _frozen_class(cls: type[w.Widget]) -> type[w.Widget]:
+def _frozen_class(cls: type[traitlets.HasTraits]) -> type[traitlets.HasTraits]:
     """``cls`` whose synced traits refuse changes once the instance is made."""
     names = [name for name in cls.class_trait_names(sync=True) if not name.startswith("_")]
 
@@ -44,9 +46,9 @@ def _frozen_class(cls: type[w.Widget]) -> type[w.Widget]:
     return type(f"Shared{cls.__name__}", (cls,), {"_refuse": traitlets.validate(*names)(refuse)})
 
 
-def shared(cls: type[w.Widget], **traits: Any) -> w.Widget:
+def shared(cls: type[traitlets.HasTraits], **traits: Any) -> w.Widget:
     """A ``cls`` (a Layout or a Style) with ``traits``, to be held by many widgets; it refuses changes."""
-    instance = _frozen_class(cls)(**traits)
+    instance: w.Widget = _frozen_class(cls)(**traits)
     instance._made = True
     return instance
 

@@ -17,7 +17,7 @@ made (the page of a kernel gets the state of every open widget), starts no threa
 from __future__ import annotations
 
 from explorer.app.explorer_app import TAB_KEYS, ExplorerApp
-from explorer.app.ipympl_private import page_connected
+from explorer.app.ipympl_private import canvas_of, page_connected
 from explorer.app.widgets_private import widget_registry
 from explorer.text import LANGUAGES
 
@@ -35,7 +35,7 @@ def warm_up() -> None:
         for language in LANGUAGES:
             app = ExplorerApp(query_string="", language=language)
             # the page's first request: its chart drawn and sent as a PNG (no kernel here: nothing is sent)
-            page_connected(app.breakdown.figure.canvas)
+            page_connected(canvas_of(app.breakdown.figure))
             # the tabs built when first opened (History, Compare, Uncertainty): built and drawn once here, so a
             # viewer opening one in a forked kernel finds its first-time work (label placement, fonts) done
             for key in ("history", "compare", "uncertainty"):

@@ -156,38 +156,39 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
         return f'<div class="explorer-note">{html.escape(label("compare_empty", language))}</div>'
     given = names or {}
     titled = table.rename(index=lambda n: slot_title(n, given.get(n, "")))  # for the CSV
-    names = list(table.index)
+    pinned = list(table.index)  # the slots compared, each holding an estimate
+    estimates = {n: e for n, e in slots.items() if e is not None}
     head = "".join(f'<th><span class="explorer-swatch" style="background:{SLOT_COLORS[SLOTS.index(n)]}"></span>'
-                   f"{html.escape(slot_title(n, given.get(n, '')))}</th>" for n in names)
+                   f"{html.escape(slot_title(n, given.get(n, '')))}</th>" for n in pinned)
     unknown = label("unit_unknown", language)
 
     def cash(x: float) -> str:
         return money_in(x * fx, currency, language, symbol=True).replace("unknown", unknown)
 
-    rows = [(label("compare_scenario", language), [_scenario_text(slots[n], language) for n in names], "desc")]
-    differ = differing_fields({n: slots[n].scenario for n in names})
+    rows = [(label("compare_scenario", language), [_scenario_text(estimates[n], language) for n in pinned], "desc")]
+    differ = differing_fields({n: estimates[n].scenario for n in pinned})
     if any(k not in _IN_SCENARIO_TEXT for k in differ):  # what else differs: region, training kind, overrides
         rows.append((label("compare_differs", language),
-                     [differences_text(slots[n].scenario, differ, language, currency, fx) for n in names], "desc"))
-    rows += [(label(f"dim_{d}", language), [cash(table.loc[n, f"{d}_usd"]) for n in names], "")
+                     [differences_text(estimates[n].scenario, differ, language, currency, fx) for n in pinned], "desc"))
+    rows += [(label(f"dim_{d}", language), [cash(table.loc[n, f"{d}_usd"]) for n in pinned], "")
              for d in COST_DIMENSIONS]
     rows += [
-        (label("kpi_total_project", language), [cash(table.loc[n, "total_usd"]) for n in names], "total"),
-        (label("kpi_total_run", language), [cash(table.loc[n, "final_run_usd"]) for n in names], ""),
+        (label("kpi_total_project", language), [cash(table.loc[n, "total_usd"]) for n in pinned], "total"),
+        (label("kpi_total_run", language), [cash(table.loc[n, "final_run_usd"]) for n in pinned], ""),
         (label("kpi_days", language), [f"{count_in(table.loc[n, 'days'], language)} {label('unit_days', language)}"
-                                       for n in names], ""),
-        (label("kpi_gpus", language), [f"{int(table.loc[n, 'gpus']):,}" for n in names], ""),
-        (label("kpi_gpu_hours", language), [count_in(table.loc[n, "gpu_hours"], language) for n in names], ""),
+                                       for n in pinned], ""),
+        (label("kpi_gpus", language), [f"{int(table.loc[n, 'gpus']):,}" for n in pinned], ""),
+        (label("kpi_gpu_hours", language), [count_in(table.loc[n, "gpu_hours"], language) for n in pinned], ""),
         (label("kpi_energy", language), [f"{count_in(table.loc[n, 'energy_mwh'], language)} {label('unit_mwh', language)}"
-                                         for n in names], ""),
+                                         for n in pinned], ""),
         (label("kpi_co2", language), [f"{count_in(table.loc[n, 'co2_tonnes'], language)} {label('unit_tco2', language)}"
-                                      for n in names], ""),
-        (label("kpi_per_token", language), [cash(table.loc[n, "usd_per_1m_tokens"]) for n in names], ""),
+                                      for n in pinned], ""),
+        (label("kpi_per_token", language), [cash(table.loc[n, "usd_per_1m_tokens"]) for n in pinned], ""),
     ]
     if table["capex_usd"].notna().any():  # owned beside rented: what owning costs up front and when it pays back
-        rows += [(label("owned_capex", language), [_owned_cell(table.loc[n, "capex_usd"], cash) for n in names], ""),
+        rows += [(label("owned_capex", language), [_owned_cell(table.loc[n, "capex_usd"], cash) for n in pinned], ""),
                  (label("owned_breakeven", language),
-                  [_owned_cell(table.loc[n, "breakeven_months"], lambda m: _months(m, language)) for n in names], "")]
+                  [_owned_cell(table.loc[n, "breakeven_months"], lambda m: _months(m, language)) for n in pinned], "")]
     body = "".join(f'<tr class="{cls}"><th>{html.escape(k)}</th>'
                    + "".join(f"<td>{html.escape(v.replace('unknown', unknown))}</td>" for v in values) + "</tr>"
                    for k, values, cls in rows)
@@ -196,7 +197,7 @@ def compare_html(slots: dict[str, Estimate | None], table: pd.DataFrame | None, 
     else:
         note = label("compare_note", language).format(currency=label(f"term:{currency}", language), fx=f"{fx:.4g}")
     link = export.download_link(export.compare_csv(titled, currency, fx,
-                                                   scenarios=[slots[n].scenario for n in names]),
+                                                   scenarios=[estimates[n].scenario for n in pinned]),
                                 "text/csv", "comparison.csv",
                                 label("download_compare", language))
     return (f'<div class="explorer-compare"><table><tr><th></th>{head}</tr>{body}</table></div>'

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 import ipywidgets as W
 import pandas as pd
@@ -26,8 +27,8 @@ __all__ = ["COLORS", "page_language", "claims_table_html", "why_html", "claims_p
 
 COLORS = {HOLDS: "#1a7f37", CONDITIONAL: "#9a6700", FAILS: "#cf222e", CANNOT_CHECK: "#57606a"}
 
-#: The page's own words.
-WORDS = {
+#: The page's own words, by language: each a str, but ``basis`` (a dict: the name of each basis).
+WORDS: dict[str, dict[str, Any]] = {
     "en": {"all": "All claims", "claim": "claim", "verdict": "verdict", "number": "number",
            "why_title": "Why: pick a claim", "pick": "claim", "test": "test", "why": "why",
            "basis": {"data": "sourced data", "model": "cost model", "arithmetic": "arithmetic"},

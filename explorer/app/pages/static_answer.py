@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import html
 import math
+from typing import Any
 
 from explorer.app import link
 from explorer.app.pages import estimate_html
@@ -48,7 +49,7 @@ NARROW_SIZE_IN = (3.6, 3.7)
 NARROW_BELOW_PX = 600
 
 
-def _link(query_string: str) -> tuple[dict, dict, list[ScenarioError]]:
+def _link(query_string: str) -> tuple[dict[str, Any], dict[str, str], list[ScenarioError]]:
     """(scenario fields, extra keys, refusals) of a link, read as the app reads it."""
     fields, extras = link.scenario_fields_from_query(query_string)
     return fields, extras, link.refused_fields_from_query(query_string)
@@ -69,7 +70,9 @@ def normalized_query(query_string: str) -> str:
     fields, extras, refused = _link(query_string)
     language = link.page_language(extras.get("lang")) or "en"
     preset = extras.get("preset", "") if extras.get("preset", "") in presets() else ""
-    scope = extras.get("scope") if extras.get("scope") in ("project", "run") else "project"
+    scope = extras.get("scope", "project")
+    if scope not in ("project", "run"):
+        scope = "project"
     parts = [f"lang={language}", f"preset={preset}", f"scope={scope}"]
     parts += [f"{k}={v!r}" for k, v in fields.items()]
     parts += [f"refused:{e.field}={e.value!r}" for e in refused]
@@ -123,7 +126,9 @@ def answer(query_string: str) -> dict[str, str]:
     """
     fields, extras, refused = _link(query_string)
     language = link.page_language(extras.get("lang")) or "en"
-    scope = extras.get("scope") if extras.get("scope") in ("project", "run") else "project"
+    scope = extras.get("scope", "project")
+    if scope not in ("project", "run"):
+        scope = "project"
     start = Scenario()
     preset = extras.get("preset", "")
     if preset in presets():

@@ -15,11 +15,13 @@ from typing import Callable
 from matplotlib.figure import Figure
 
 from explorer.analysis import Simulation
+from explorer.app.ipympl_private import canvas_of
 from explorer.app.pages.analysis_html import SLOTS
 from explorer.app.tabs.lazy_tab import LazyTab
 from explorer.app.surface import ChartSurface
 from explorer.model import Estimate
 from explorer.plots.breakdown import freeze_layout
+from explorer.messages import Message
 
 __all__ = ["AnalysisState", "AnalysisTab"]
 
@@ -78,7 +80,7 @@ class AnalysisTab(LazyTab):
 
     key = ""
 
-    def __init__(self, state: AnalysisState, language: str = "en", *, on_error: Callable[[object], object],
+    def __init__(self, state: AnalysisState, language: str = "en", *, on_error: Callable[[Message], object],
                  after_draw: Callable[[Figure], None] = lambda fig: None, css_class: str = "", lazy: bool = True):
         self.state = state
         self.after_draw = after_draw
@@ -94,8 +96,8 @@ class AnalysisTab(LazyTab):
         if self.built:
             return
         super().build()
-        self.figure.canvas.add_class("explorer-chart")
-        self.figure.canvas.add_class(f"explorer-{self.key}-chart")
+        canvas_of(self.figure).add_class("explorer-chart")
+        canvas_of(self.figure).add_class(f"explorer-{self.key}-chart")
         self.charts[self.key] = ChartSurface.of(self.figure, self._redraw)
         self._data_stale = True
 

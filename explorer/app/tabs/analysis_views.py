@@ -40,6 +40,8 @@ from explorer.app.surface import ChartSurface
 from explorer.app.tabs.uncertainty import APP_DRAWS, UncertaintyView
 from explorer.errors import ScenarioError
 from explorer.model import Estimate, estimate
+from explorer.scenario import Scenario
+from explorer.messages import Message
 
 __all__ = ["AnalysisViews", "APP_SEED"]
 
@@ -80,18 +82,19 @@ class AnalysisViews:
 
     def __init__(self, make_figure: Callable[[float, float], Figure], baseline: Estimate, language: str = "en", *,
                  on_baseline: Callable[[Estimate], None], on_recipe: Callable[[], None],
-                 on_error: Callable[[object], None], after_draw: Callable[[Figure], None] = lambda fig: None,
+                 on_error: Callable[[Message], object], after_draw: Callable[[Figure], None] = lambda fig: None,
                  visible: Callable[[], str] = lambda: "compare", on_mode: Callable[[], None] | None = None):
         self.language = language
         self.on_baseline, self.on_error, self.visible = on_baseline, on_error, visible
         self.state = AnalysisState(baseline)
         self.state.slots["A"] = baseline
-        self._sim_scenario = None
-        common = dict(on_error=on_error, after_draw=after_draw)
-        self.compare = CompareView(make_figure, self.state, language, on_slot=self._slot_changed, **common)
+        self._sim_scenario: Scenario | None = None
+        self.compare = CompareView(make_figure, self.state, language, on_slot=self._slot_changed,
+                                   on_error=on_error, after_draw=after_draw)
         self.what_changed = LeverView(make_figure, self.state, language, on_recipe=on_recipe,
-                                      on_mode=on_mode or (lambda: self.render(self.visible())), **common)
-        self.uncertainty = UncertaintyView(make_figure, self.state, language, **common)
+                                      on_mode=on_mode or (lambda: self.render(self.visible())),
+                                      on_error=on_error, after_draw=after_draw)
+        self.uncertainty = UncertaintyView(make_figure, self.state, language, on_error=on_error, after_draw=after_draw)
         self.tabs = (self.compare, self.what_changed, self.uncertainty)
 
     # ------------------------------------------------------------------ what the app reads
@@ -208,8 +211,9 @@ class AnalysisViews:
         None for Compare while no slot is pinned, and for the by-lever chart when the attribution has no
         finite end. The figure is not drawn on its canvas: the canvas draws it when its tab is shown.
         """
-        tab = {"compare": self.compare, "uncertainty": self.uncertainty, "lever": self.what_changed}[key]
-        return tab.figure_for_export()
+        tabs: dict[str, CompareView | UncertaintyView | LeverView] = {
+            "compare": self.compare, "uncertainty": self.uncertainty, "lever": self.what_changed}
+        return tabs[key].figure_for_export()
 
     # ------------------------------------------------------------------ actions
     def pin(self, slot: str, estimate: Estimate | None = None, name: str | None = None) -> None:

@@ -53,7 +53,7 @@ class CompareView(AnalysisTab):
     key = "compare"
 
     def __init__(self, make_figure: Callable[[float, float], Figure], state: AnalysisState, language: str = "en", *,
-                 on_slot: Callable[[str], None], on_error: Callable[[object], object],
+                 on_slot: Callable[[str], None], on_error: Callable[[Message], object],
                  after_draw: Callable[[Figure], None] = lambda fig: None):
         self.make_figure, self.on_slot = make_figure, on_slot
         self.table = None

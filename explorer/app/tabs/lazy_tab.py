@@ -28,6 +28,7 @@ import ipywidgets as w
 from explorer.app.guard import errors_to_viewer
 from explorer.app.shared import PLAIN
 from explorer.app.surface import ChartSurface
+from explorer.messages import Message
 
 __all__ = ["LazyTab"]
 
@@ -58,7 +59,7 @@ class LazyTab:
     #: The key of the tab's main chart in :attr:`charts` ("" for none): its flag is the tab's :attr:`stale`.
     key = ""
 
-    def __init__(self, language: str = "en", *, on_error: Callable[[object], object] = lambda m: None,
+    def __init__(self, language: str = "en", *, on_error: Callable[[Message], object] = lambda m: None,
                  css_class: str = "", lazy: bool = True):
         self.language = language
         self.on_error = on_error

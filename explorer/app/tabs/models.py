@@ -16,7 +16,7 @@ import html
 import functools
 import math
 import re
-from typing import Callable
+from typing import Any, Callable
 
 import anywidget
 import ipywidgets as w
@@ -33,6 +33,7 @@ from explorer.errors import ScenarioError
 from explorer.app.tabs.lazy_tab import LazyTab
 from explorer.scenario import Scenario
 from explorer.text import label, money_in, power_of_ten, quantity_in, readable_number
+from explorer.messages import Message
 
 __all__ = ["ModelsView", "ModelsTable", "SORT_COLUMNS", "DEFAULT_SORT", "evidence_rank", "COLUMNS", "KEY_COLUMNS", "filter_sort", "developer_prices",
            "with_cost_ratio"]
@@ -126,7 +127,7 @@ class ModelsTable(anywidget.AnyWidget):
 
     _esm = traitlets.Unicode(_ESM).tag(sync=True)
     columns = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    rows = traitlets.List().tag(sync=True)
+    rows: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
     load_label = traitlets.Unicode("Load").tag(sync=True)
     words = traitlets.List(traitlets.Int()).tag(sync=True)
     picked = traitlets.Any(None).tag(sync=True)
@@ -246,7 +247,7 @@ class ModelsView(LazyTab):
     """
 
     def __init__(self, language: str = "en", *, on_load: Callable[[Scenario], object],
-                 on_error: Callable[[object], None] = lambda m: None):
+                 on_error: Callable[[Message], object] = lambda m: None):
         super().__init__(language, on_error=on_error, css_class="explorer-models")
         self.on_load = on_load
         self.currency: tuple[str, float] = ("USD", 1.0)  # the page's (ISO code, units per US dollar)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import ipywidgets as w
 import numpy as np
@@ -25,6 +25,7 @@ from explorer.analysis import plan, plan_curve
 from explorer.analysis.plan import PLAN_SCOPES, Plan
 from explorer.app.tabs.lazy_tab import LazyTab
 from explorer.app.surface import ChartSurface
+from explorer.app.ipympl_private import canvas_of
 from explorer.app.typed_input import parse_budget, parse_deadline, parse_gpu_cap
 from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, INPUT_STYLE, PLAIN,
                                  TOGGLE_STYLE, WRAP_ROW, html as shared_html)
@@ -36,6 +37,9 @@ from explorer.plots.plan import PlanCurvePlot
 from explorer.app.bindings import seller_options
 from explorer.scenario import PRICING_MODES, SELLERS, Scenario
 from explorer.text import breakeven_text, count_in, label, money_in, power_of_ten, readable_number
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["PlanView", "plan_html", "typed_size", "DEFAULT_BUDGET_TEXT", "CURVE_DECADES", "parse_deadline", "LINK_KEYS", "LINK_TEXT_MAX"]
 
@@ -101,14 +105,14 @@ class PlanView(LazyTab):
     key = "plan"
 
     def __init__(self, make_figure: Callable[[float, float], Figure], language: str = "en", *,
-                 on_use: Callable[[Scenario], object], on_error: Callable[[object], None] = lambda m: None):
+                 on_use: Callable[[Scenario], object], on_error: Callable[[Message], object] = lambda m: None):
         super().__init__(language, on_error=on_error, css_class="explorer-plan")
         self.make_figure, self.on_use = make_figure, on_use
         self.estimate: Estimate | None = None
         self.plan: Plan | None = None
-        self.curve = None
+        self.curve: pd.DataFrame | None = None
         self.budget_usd = math.nan
-        self._curve_key = None
+        self._curve_key: tuple[Scenario, tuple[tuple[str, Any], ...], float] | None = None
         self._linked: dict[str, str] = {}  # the inputs a share link gave, set when the tab is built
 
 
@@ -135,8 +139,8 @@ class PlanView(LazyTab):
         self.use_button.add_class("explorer-plan-use")
         self.use_button.on_click(lambda _b: self._safely(self.use_plan))
         self.chart = PlanCurvePlot(self.make_figure(9.0, 3.7), language=self.language)
-        self.chart.figure.canvas.add_class("explorer-chart")
-        self.chart.figure.canvas.add_class("explorer-plan-chart")
+        canvas_of(self.chart.figure).add_class("explorer-chart")
+        canvas_of(self.chart.figure).add_class("explorer-plan-chart")
         #: the curve; its redraw plans again and writes the plan beside it (the tab's out-of-date work)
         self.charts[self.key] = ChartSurface.of(self.chart.figure, self._refresh)
         for box in (self.budget_box, self.gpu, self.pricing, self.seller, self.deadline_box, self.cap_box, self.scope):
@@ -297,7 +301,7 @@ class PlanView(LazyTab):
         """Plan again (the tab is on screen and was out of date: see :class:`ChartSurface`)."""
         lang = self.language
         options, refused = self._inputs()
-        if refused:  # beside the boxes; the last good plan stays
+        if refused or options is None:  # beside the boxes; the last good plan stays (options is None iff refused)
             self.message.value = "".join(
                 f'<div class="explorer-message">{html.escape(label(key, lang))}: {html.escape(text.strip()[:40])}</div>'
                 for key, text in refused)

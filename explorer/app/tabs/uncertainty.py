@@ -10,12 +10,13 @@ shows a message beside the boxes and the last good status stays.
 from __future__ import annotations
 
 import html
-from typing import Callable
+from typing import Callable, cast
 
 import ipywidgets as w
+import numpy as np
 from matplotlib.figure import Figure
 
-from explorer.analysis import budget_status, sensitivity
+from explorer.analysis import BudgetStatus, budget_status, sensitivity
 from explorer.app import export
 from explorer.app.tabs.analysis_tab import AnalysisState, AnalysisTab
 from explorer.app.pages.analysis_html import budget_html
@@ -66,11 +67,11 @@ class UncertaintyView(AnalysisTab):
     key = "uncertainty"
 
     def __init__(self, make_figure: Callable[[float, float], Figure], state: AnalysisState, language: str = "en", *,
-                 on_error: Callable[[object], object], after_draw: Callable[[Figure], None] = lambda fig: None):
+                 on_error: Callable[[Message], object], after_draw: Callable[[Figure], None] = lambda fig: None):
         self.make_figure = make_figure
         self.budget_usd: float | None = None
         self.gpu_cap: float | None = None
-        self.status = None
+        self.status: BudgetStatus | None = None
         self.sensitivity_table = None
         self._pending = {"budget": "", "cap": ""}  # what the boxes will hold when the tab is built
         e = state.estimate
@@ -91,7 +92,8 @@ class UncertaintyView(AnalysisTab):
         self.budget_status_html = shared_html()
         self.budget_status_html.add_class("explorer-budget-status")
         fig = self.make_figure(9.0, 7.2)
-        top, bottom = fig.subfigures(2, 1, height_ratios=(1.0, 1.0))
+        # two rows: an array of two (matplotlib's stub also allows the lone SubFigure of a 1 x 1 grid)
+        top, bottom = cast(np.ndarray, fig.subfigures(2, 1, height_ratios=(1.0, 1.0)))
         self.figure = fig
         self.simulation_plot = SimulationPlot(top, language=self.language)
         self.tornado = TornadoPlot(bottom, language=self.language)

@@ -15,7 +15,8 @@ import ipywidgets as w
 import pandas as pd
 from matplotlib.figure import Figure
 
-from explorer.analysis import attribute
+from explorer.analysis import Attribution, attribute
+from explorer.app.ipympl_private import canvas_of
 from explorer.app.tabs.analysis_tab import AnalysisState, AnalysisTab
 from explorer.app.pages.analysis_html import recipe_html, slot_title
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN
@@ -23,6 +24,7 @@ from explorer.app.shared import html as shared_html
 from explorer.errors import ScenarioError
 from explorer.plots.analysis import LeverWaterfallPlot
 from explorer.text import label
+from explorer.messages import Message
 
 __all__ = ["LeverView"]
 
@@ -50,13 +52,13 @@ class LeverView(AnalysisTab):
     key = "lever"
 
     def __init__(self, make_figure: Callable[[float, float], Figure], state: AnalysisState, language: str = "en", *,
-                 on_recipe: Callable[[], None], on_mode: Callable[[], None], on_error: Callable[[object], object],
+                 on_recipe: Callable[[], None], on_mode: Callable[[], None], on_error: Callable[[Message], object],
                  after_draw: Callable[[Figure], None] = lambda fig: None):
         self.make_figure, self.on_recipe, self.on_mode = make_figure, on_recipe, on_mode
-        self.attribution = None
+        self.attribution: Attribution | None = None
         self.verdicts: pd.DataFrame | None = None
         self._recipe_context: tuple = (None, None)
-        self._dimension_canvas = None
+        self._dimension_canvas: w.Widget | None = None
         # built at once: the app reads its toggle (by dimension or by lever) and puts its widgets in its tab
         super().__init__(state, language, on_error=on_error, after_draw=after_draw, lazy=False)
 
@@ -65,7 +67,7 @@ class LeverView(AnalysisTab):
         self.mode.observe(lambda _c: self._safely(self._on_mode), names="value")
         self.lever_plot = LeverWaterfallPlot(self.make_figure(9.0, 3.7), language=self.language)
         self.figure = self.lever_plot.figure
-        self.figure.canvas.layout.display = "none"
+        canvas_of(self.figure).layout.display = "none"
         # which levers could not be separated, in words (Attribution.note); its own layout, shown with the chart
         self.lever_note = shared_html(layout=HIDDEN)  # shown by swapping shared layouts, as rows are
         self.lever_note.add_class("explorer-lever-note")
@@ -127,7 +129,7 @@ class LeverView(AnalysisTab):
         lever = self.mode.value == "lever"
         if self._dimension_canvas is not None:
             self._dimension_canvas.layout.display = "none" if lever else None
-        self.figure.canvas.layout.display = None if lever else "none"
+        canvas_of(self.figure).layout.display = None if lever else "none"
         self.lever_note.layout = PLAIN if lever else HIDDEN
         self.on_mode()  # the app shows the chart now on screen (and hides the other)
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Callable
+import asyncio
+from typing import Any, Callable
 
 import ipywidgets as w
 import numpy as np
@@ -23,6 +24,7 @@ from explorer.analysis import WHAT_IF_LEVERS, what_if
 from explorer.app import export
 from explorer.app.bindings import SELLERS, seller_options
 from explorer.app.guard import errors_to_viewer
+from explorer.app.ipympl_private import canvas_of
 from explorer.app.pages.analysis_html import field_value_text
 from explorer.app.tabs.lazy_tab import LazyTab
 from explorer.app.shared import (AUTO_WIDTH, BUTTON_STYLE, DESCRIPTION_STYLE, FLEX_INPUT, html as shared_html,
@@ -33,6 +35,7 @@ from explorer.model import Estimate
 from explorer.plots.fonts import text_kwargs
 from explorer.scenario import ARCHITECTURES, FACILITIES, PRICING_MODES, RECOVERY_MODES, TRAINING_KINDS, Scenario
 from explorer.text import breakeven_text, count_in, label, money_in
+from explorer.messages import Message
 
 __all__ = ["WhatIfView", "lever_values", "SORT_KEYS", "MAX_LEVERS", "MAX_GRID_ROWS", "COALESCE_SECONDS"]
 
@@ -91,21 +94,23 @@ class WhatIfView(LazyTab):
     key = "whatif"
 
     def __init__(self, make_figure: Callable[[float, float], Figure], language: str = "en", *,
-                 on_error: Callable[[str], None] = lambda m: None,
-                 event_loop: Callable[[], object | None] = lambda: None):
+                 on_error: Callable[[Message], object] = lambda m: None,
+                 event_loop: Callable[[], asyncio.AbstractEventLoop | None] = lambda: None):
         super().__init__(language, on_error=on_error, css_class="explorer-whatif")
         self.make_figure = make_figure
         #: the running kernel's event loop, or None (headless: every request is answered at once)
         self.event_loop = event_loop
         self.estimate: Estimate | None = None
         self.table: pd.DataFrame | None = None
-        self._grid_key = None  # (scenario, levers picked) of self.table: a sort reuses the grid
+        # (scenario, levers picked) of self.table: a sort reuses the grid
+        self._grid_key: tuple[Scenario, tuple[tuple[str, tuple], ...]] | None = None
         self._rows: tuple | None = None  # (language, {table index: row HTML}) of self.table
-        self._pending = None  # "sort" or "grid": a request waiting to be answered (coalesced)
+        self._pending: str | None = None  # "sort" or "grid": a request waiting to be answered (coalesced)
         self._not_before = 0.0  # monotonic time before which no answer starts (half a core at most)
         #: what the last answer cost [CPU-s] and which kind it was (benchmarks/bench_whatif.py reads it)
         self.last_cost = (0.0, "")
-        self._linked = None  # ((lever, values) ..., sort) from a share link, applied when the tab is built
+        # ((lever, values) ..., sort) from a share link, applied when the tab is built
+        self._linked: tuple[tuple[tuple[str, tuple[str, ...]], ...], str] | None = None
         self._linked_seller = ""  # the provider a share link picked ("": as in the scenario)
         # The tab holds an empty box until it is first opened: a page that never opens it builds no model of it
         # (tests/app/test_app_levers.py counts them).
@@ -143,8 +148,8 @@ class WhatIfView(LazyTab):
         self.csv_button.on_click(lambda _b: self._safely(self._write_csv))
         self.csv_link = shared_html()
         self.figure = self.make_figure(9.0, 3.7)
-        self.figure.canvas.add_class("explorer-chart")
-        self.figure.canvas.add_class("explorer-whatif-chart")
+        canvas_of(self.figure).add_class("explorer-chart")
+        canvas_of(self.figure).add_class("explorer-whatif-chart")
         #: the heat-map; its redraw computes the grid and writes the table too (all of the tab's out-of-date work)
         self.charts[self.key] = ChartSurface.of(self.figure, self._refresh)
         pickers = [x for pair in zip(self.levers, self.values) for x in pair]
@@ -273,7 +278,11 @@ class WhatIfView(LazyTab):
         (its own prices of each accelerator, not a typed rate)."""
         if self.estimate is None:
             return None
-        s = self.estimate.scenario
+        return self._base_of(self.estimate)
+
+    def _base_of(self, e: Estimate) -> Scenario:
+        """:meth:`base` for the result ``e``."""
+        s = e.scenario
         if self.built and self.seller.value:
             return s.replace(seller=self.seller.value, rate_usd_per_gpu_hour=None)
         return s
@@ -303,7 +312,7 @@ class WhatIfView(LazyTab):
             self.stale = True
         if text is None and "whatif_sort" not in extras:
             return
-        picks = []
+        picks: list[tuple[str, tuple[str, ...]]] = []
         for part in (text or "").split(";")[:MAX_LEVERS * 2]:
             lever, _, values = part.partition(":")
             if lever in WHAT_IF_LEVERS and lever not in dict(picks):
@@ -353,7 +362,7 @@ class WhatIfView(LazyTab):
                                   + html.escape(label("whatif_too_many", lang).format(n=rows, limit=MAX_GRID_ROWS))
                                   + "</div>")
             return
-        base = self.base()
+        base = self._base_of(e)
         key = (base, tuple(picked.items()))
         if key != self._grid_key or self.table is None:
             self.table, self._grid_key, self._rows = what_if(base, picked), key, None
@@ -480,10 +489,10 @@ class WhatIfView(LazyTab):
         fig, lang = self.figure, self.language
         kw = text_kwargs(lang)[0]
         fig.clear()
-        if table is None or not levers:
+        e = self.estimate
+        if table is None or not levers or e is None:  # e is set whenever a table is (see _refresh)
             fig.canvas.draw()
             return
-        e = self.estimate
         cur, fx = e.scenario.currency, e.usd_to_currency
         # the lever with the most values down the side, the fewest as panels (ties keep the viewer's order):
         # at most MAX_GRID_ROWS cells, in at most 5 panels (the cube root of 200), not 27 small ones
@@ -493,8 +502,9 @@ class WhatIfView(LazyTab):
         cols_lv = levers[1] if len(levers) > 1 else None
         panel_lv = levers[2] if len(levers) > 2 else None
         row_vals = list(dict.fromkeys(table[rows_lv]))
-        col_vals = list(dict.fromkeys(table[cols_lv])) if cols_lv else [None]
-        panel_vals = list(dict.fromkeys(table[panel_lv])) if panel_lv else [None]
+        # the levers' values as the table holds them; [None]: one column, or one panel
+        col_vals: list[Any] = list(dict.fromkeys(table[cols_lv])) if cols_lv else [None]
+        panel_vals: list[Any] = list(dict.fromkeys(table[panel_lv])) if panel_lv else [None]
         totals = table["total_usd"].to_numpy(dtype=float) * fx
         finite = totals[np.isfinite(totals)]
         lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
