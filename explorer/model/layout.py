@@ -19,11 +19,13 @@ order, so every GPU works in a whole data-parallel replica. Their pipeline depth
 ``gpus / t`` up to the layers, not only a power of two (Smith et al. 2022, "Using DeepSpeed and Megatron to
 Train Megatron-Turing NLG 530B", arXiv 2201.11990: TP 8 x PP 35 on 4,480 A100s); should the batch rule leave
 none, a whole layout that forces a larger batch still comes before one with idle GPUs. Only when no whole
-layout fits (a prime count, or a set part that does not divide it) is the layout above chosen with powers of
-two: it keeps ``floor(gpus / (t p e)) x e`` whole replicas and the GPUs beyond them sit idle (``idle_gpus``),
-paid but computing nothing. Its memory is compute's rule, the sharded state over all ``gpus`` (so a count
-compute finds feasible keeps a layout that fits); were the idle GPUs to hold no shard, the working ones would
-hold ``gpus / (gpus - idle_gpus)`` times that sharded part.
+layout fits (a prime count, or a set part that does not divide it) are the ZeRO stage and the tensor group
+chosen as above among powers of two, with the pipeline depth (any that fits, up to the layers; the fewest
+stages among equals) that leaves the fewest GPUs idle: the layout keeps ``floor(gpus / (t p e)) x e`` whole
+replicas and the GPUs beyond them sit idle (``idle_gpus``), paid but computing nothing. Its memory is
+compute's rule, the sharded state over all ``gpus`` (so a count compute finds feasible keeps a layout that
+fits); were the idle GPUs to hold no shard, the working ones would hold ``gpus / (gpus - idle_gpus)`` times
+that sharded part.
 
 Batch and steps: each step takes at least one sequence per micro-batch of every data-parallel replica, and a
 pipeline of ``p`` stages keeps ``p`` micro-batches in flight (1F1B), so at least ``(gpus - idle_gpus) / t``
@@ -280,6 +282,27 @@ def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], act
         u = scale(e) * unsharded[z]
         return u / (t * p) + (state - u) / n + activation_bytes / t <= mem
 
+    def fewest_idle(t: int, z: int, first: tuple[int, int]) -> tuple[int, int]:
+        """At ``t`` and ``z``, the depth (any, up to the layers) and expert ranks that leave the fewest GPUs idle
+        (ties: the fewest stages), from the first that fits."""
+        if pipeline_parallel is not None:
+            return first
+        best = (n - working(t, *first)[1], *first)
+        if auto_ep:  # the fewest expert ranks that fit at each depth
+            for p in range(1, int(min(n_layers, n // t)) + 1):
+                e = next((e for e in e_list(t, p, False) if fits(t, p, z, e)), None)
+                if e is not None and n - working(t, p, e)[1] < best[0]:
+                    best = (n - working(t, p, e)[1], p, e)
+            return best[1], best[2]
+        e = first[1]  # memory falls as p grows: every depth from the fewest that fits fits
+        p_min = first[0]
+        while p_min > 1 and fits(t, p_min - 1, z, e):
+            p_min -= 1
+        for p in range(p_min, int(min(n_layers, n // (t * e))) + 1):
+            if n - working(t, p, e)[1] < best[0]:
+                best = (n - working(t, p, e)[1], p, e)
+        return best[1], best[2]
+
     def search(whole_only: bool, batch_rule: bool) -> tuple[int, int, int, int] | None:
         ts = [t for t in t_list if whole(t)] if whole_only else t_list
         for z in z_list:
@@ -290,7 +313,7 @@ def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], act
                 pe = next(((p, e) for p in p_list(t, whole_only) for e in e_list(t, p, whole_only)
                            if fits(t, p, z, e)), None)
                 if pe is not None:
-                    return (t, *pe, z)
+                    return (t, *(pe if whole_only else fewest_idle(t, z, pe)), z)
         return None
 
     pick = None

@@ -110,20 +110,22 @@ def test_a_prime_count_reports_its_idle_gpus_and_warns():
     # 70B (80 layers, d 8,192, 64 heads) on 1,021 H100s (a prime), sequence 4,096, no recomputation. By hand: one
     # sequence is 80 x 4096 x 8192 x (34 + 5 x 64 x 4096 / 8192 = 194) = 520.8 GB, over t: only t = 8 fits
     # (65.1 GB); the one whole split of 1,021 GPUs into groups of at most 80 layers is t 1 x p 1, which cannot
-    # hold it. At TP 8, ZeRO-1: 12 x 70e9 / 1021 = 0.82 GB of optimizer plus 280e9 / (8 p) fits for p >= 2.5:
-    # p = 4, 32 GPUs a replica, 31 whole replicas on 992 GPUs and 29 idle; the run would take 1021 / 992 as long
+    # hold it. At TP 8, ZeRO-1: 12 x 70e9 / 1021 = 0.82 GB of optimizer plus 280e9 / (8 p) fits for p >= 2.5.
+    # The fewest idle: 8 p k GPUs work for k whole replicas, p k <= 127 (1,016 / 8), and 127 is prime (p 1 or
+    # 127 > 80 layers), so at most 8 x 126 = 1,008 work, first at p = 3 (k = 42): 13 idle, 1021 / 1008 as long
+    # (powers of two gave p = 4, 31 replicas on 992 GPUs, 29 idle)
     e = estimate(Scenario(params=70e9, tokens=1e12, gpus=1021, n_layers=80, d_model=8192))
     L = e.layout
     assert e.feasible and L.recompute == "none"
-    assert (L.tensor_parallel, L.pipeline_parallel, L.data_parallel) == (8, 4, 31)
-    assert L.idle_gpus == 29
-    assert L.text().endswith(", 29 GPUs idle") and "DP 31," in L.text()
-    assert L.fits and L.batch_sequences % 31 == 0
+    assert (L.tensor_parallel, L.pipeline_parallel, L.data_parallel) == (8, 3, 42)
+    assert L.idle_gpus == 13
+    assert L.text().endswith(", 13 GPUs idle") and "DP 42," in L.text()
+    assert L.fits and L.batch_sequences % 42 == 0
     (w,) = [w for w in e.warnings if w.id == "layout_idle_gpus"]
-    assert w.params["factor"] == 1021 / 992 and w.params["idle"] == 29 and w.params["next"] == 1024
-    assert "assume all 1,021 GPUs work" in str(w) and "1.029x as long" in str(w)
-    assert "闲置" in w.render("zh") and "1.029 倍" in w.render("zh")
-    assert L.to_dict()["idle_gpus"] == 29 and e.gpus == 1021  # the time and cost still count every GPU
+    assert w.params["factor"] == 1021 / 1008 and w.params["idle"] == 13 and w.params["next"] == 1032  # 43 x 24
+    assert "assume all 1,021 GPUs work" in str(w) and "1.013x as long" in str(w)
+    assert "闲置" in w.render("zh") and "1.013 倍" in w.render("zh")
+    assert L.to_dict()["idle_gpus"] == 13 and e.gpus == 1021  # the time and cost still count every GPU
 
 
 def test_set_parts_that_do_not_divide_are_kept_and_leave_gpus_idle():
