@@ -36,6 +36,7 @@ replica, never below that least one nor below the least batch of the cluster (``
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from dataclasses import asdict, dataclass
@@ -123,12 +124,12 @@ class Layout:
                 f"ZeRO-{self.zero_stage}, {self.recompute} recomputation{idle}")
 
 
+_POWERS_OF_TWO = tuple(1 << k for k in range(63))
+
+
 def _powers_of_two(upto: float) -> list[int]:
-    out, k = [], 1
-    while k <= upto:
-        out.append(k)
-        k *= 2
-    return out
+    """1, 2, 4, ... up to ``upto`` (none below 1)."""
+    return list(_POWERS_OF_TWO[:bisect.bisect_right(_POWERS_OF_TWO, upto)])
 
 
 @functools.lru_cache(maxsize=4096)
@@ -283,25 +284,36 @@ def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], act
         return u / (t * p) + (state - u) / n + activation_bytes / t <= mem
 
     def fewest_idle(t: int, z: int, first: tuple[int, int]) -> tuple[int, int]:
-        """At ``t`` and ``z``, the depth (any, up to the layers) and expert ranks that leave the fewest GPUs idle
-        (ties: the fewest stages), from the first that fits."""
+        """At ``t`` and ``z``, the depth (any that fits, up to the layers) and the fewest expert ranks that fit
+        there that leave the fewest GPUs idle (the fewest stages among equals); ``first``: the powers of two's.
+        Memory falls as the pipeline deepens or the expert ranks grow, so each scan is one pass."""
         if pipeline_parallel is not None:
             return first
-        best = (n - working(t, *first)[1], *first)
-        if auto_ep:  # the fewest expert ranks that fit at each depth
+        best: tuple[float, int, int] | None = None
+        if auto_ep:  # the fewest expert ranks that fit can only fall as the pipeline deepens
+            cap, e_fit = experts if experts is not None else math.inf, 0
             for p in range(1, int(min(n_layers, n // t)) + 1):
-                e = next((e for e in e_list(t, p, False) if fits(t, p, z, e)), None)
-                if e is not None and n - working(t, p, e)[1] < best[0]:
-                    best = (n - working(t, p, e)[1], p, e)
-            return best[1], best[2]
-        e = first[1]  # memory falls as p grows: every depth from the fewest that fits fits
-        p_min = first[0]
-        while p_min > 1 and fits(t, p_min - 1, z, e):
-            p_min -= 1
-        for p in range(p_min, int(min(n_layers, n // (t * e))) + 1):
-            if n - working(t, p, e)[1] < best[0]:
-                best = (n - working(t, p, e)[1], p, e)
-        return best[1], best[2]
+                top = 1 << (max(1, int(min(n / (t * p), cap))).bit_length() - 1)  # the most ranks allowed
+                e = min(e_fit, top) if e_fit else top
+                if not fits(t, p, z, e):
+                    continue
+                while e > 1 and fits(t, p, z, e // 2):
+                    e //= 2
+                e_fit, g = e, t * p * e
+                if best is None or n - n // g * g < best[0]:
+                    best = (n - n // g * g, p, e)
+        else:
+            e = first[1]
+            per = t * (e if ep_counts else 1)
+            lo, hi = first[0] // 2, first[0]  # the powers of two's fewest stages: half of it does not fit
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if fits(t, mid, z, e) else (mid, hi)
+            for p in range(hi, int(min(n_layers, n // (t * e))) + 1):  # every deeper pipeline fits too
+                g = per * p
+                if best is None or n - n // g * g < best[0]:
+                    best = (n - n // g * g, p, e)
+        return (best[1], best[2]) if best is not None else first
 
     def search(whole_only: bool, batch_rule: bool) -> tuple[int, int, int, int] | None:
         ts = [t for t in t_list if whole(t)] if whole_only else t_list

@@ -84,6 +84,10 @@ def test_whenever_a_whole_layout_fits_the_chosen_one_has_whole_replicas(n, param
         assert L.state_gb + L.activations_gb <= memory_gb * (1 + 1e-12)
     else:  # whole replicas, the rest idle
         assert L.data_parallel == int(L.data_parallel) and L.idle_gpus == n - L.data_parallel * t * p >= 0
+        if L.fits and moe is None:  # at its tensor group and ZeRO stage, no depth that fits leaves fewer idle
+            idle = [n % (t * q) for q in range(1, min(n_layers, n // t) + 1)
+                    if _memory_bytes(n, params, act, t, q, z, 1.0) <= memory_gb * 1e9]
+            assert L.idle_gpus == min(idle)
     # the batch is whole sequences for each whole replica, at least one per micro-batch in flight
     if L.data_parallel > 0:
         assert L.batch_sequences % L.data_parallel == 0 and L.batch_sequences >= L.data_parallel * p
