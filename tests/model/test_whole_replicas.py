@@ -156,3 +156,17 @@ def test_a_non_power_of_two_pipeline_makes_the_split_whole():
     assert L.idle_gpus == 0 and L.fits
     assert L.state_gb + L.activations_gb == pytest.approx((16 * 530e9 / (8 * 14) + 105 * 2048 * 20480 * 2 / 8) / 1e9,
                                                           rel=1e-9)
+
+
+def test_bloom_preset_left_to_the_model_gets_its_published_layout():
+    # BigScience Workshop 2022 (arXiv 2211.05100), section 3.4: 384 A100 80GB, TP 4 x PP 12 x DP 8, ZeRO-1; 70
+    # layers, d 14,336, 112 heads, sequence 2,048. By hand, with no recomputation (compute's pick): activations
+    # 70 x 2048 x 14336 x (34 + 5 x 112 x 2048 / 14336 = 114) / 4 = 58.57 GB at TP 4 (TP 2: 117 GB); ZeRO-1 holds
+    # 12 x 176.247e9 / 384 = 5.51 GB of optimizer and 4 x 176.247e9 / (4 p) of weights and gradients: fits for
+    # p >= 11.1. Powers of two gave p = 16 (DP 6); the whole depths divide 384 / 4 = 96: 12, DP 8, 78.77 GB
+    e = estimate(presets()["bloom"].scenario)
+    L = e.layout
+    assert e.shape == (70, 14336, 2048) and L.recompute == "none"
+    assert (L.tensor_parallel, L.pipeline_parallel, L.data_parallel, L.zero_stage, L.idle_gpus) == (4, 12, 8, 1, 0)
+    assert L.state_gb + L.activations_gb == pytest.approx(
+        (176.247e9 / 12 + 12 * 176.247e9 / 384 + 70 * 2048 * 14336 * 114 / 4) / 1e9, rel=1e-9)
