@@ -167,6 +167,7 @@ def test_bloom_preset_left_to_the_model_gets_its_published_layout():
     e = estimate(presets()["bloom"].scenario)
     L = e.layout
     assert e.shape == (70, 14336, 2048) and L.recompute == "none"
-    assert (L.tensor_parallel, L.pipeline_parallel, L.data_parallel, L.zero_stage, L.idle_gpus) == (4, 12, 8, 1, 0)
+    assert (L.tensor_parallel, L.pipeline_parallel, L.data_parallel, L.zero_stage) == (4, 12, 8, 1)
+    assert L.idle_gpus == 0
     assert L.state_gb + L.activations_gb == pytest.approx(
         (176.247e9 / 12 + 12 * 176.247e9 / 384 + 70 * 2048 * 14336 * 114 / 4) / 1e9, rel=1e-9)
