@@ -13,14 +13,31 @@ that fits); a part the scenario sets is kept and the rest chosen around it. The 
 (ZeRO-3 over all GPUs with the largest tensor-parallel group holds the least), so a run compute finds feasible
 always gets a layout that fits.
 
+Whole replicas: among the layouts that fit, those whose model-parallel group (``t x p``, times the expert
+ranks ``e`` of an MoE model, which lie within data parallelism) divides the GPU count come first, in the same
+order, so every GPU works in a whole data-parallel replica. Their pipeline depth may be any divisor of
+``gpus / t`` up to the layers, not only a power of two (Smith et al. 2022, "Using DeepSpeed and Megatron to
+Train Megatron-Turing NLG 530B", arXiv 2201.11990: TP 8 x PP 35 on 4,480 A100s); should the batch rule leave
+none, a whole layout that forces a larger batch still comes before one with idle GPUs. Only when no whole
+layout fits (a prime count, or a set part that does not divide it) are the ZeRO stage and the tensor group
+chosen as above among powers of two, with the pipeline depth (any that fits, up to the layers; the fewest
+stages among equals) that leaves the fewest GPUs idle: the layout keeps ``floor(gpus / (t p e)) x e`` whole
+replicas and the GPUs beyond them sit idle (``idle_gpus``), paid but computing nothing. Its memory is
+compute's rule, the sharded state over all ``gpus`` (so a count compute finds feasible keeps a layout that
+fits); were the idle GPUs to hold no shard, the working ones would hold ``gpus / (gpus - idle_gpus)`` times
+that sharded part.
+
 Batch and steps: each step takes at least one sequence per micro-batch of every data-parallel replica, and a
-pipeline of ``p`` stages keeps ``p`` micro-batches in flight (1F1B), so at least ``gpus / t`` sequences a
-step; the batch is the critical batch of the run's compute (:func:`explorer.model.formulas.critical_batch_tokens`,
-DeepSeek-AI 2024) rounded to whole sequences per replica, never below that least one.
+pipeline of ``p`` stages keeps ``p`` micro-batches in flight (1F1B), so at least ``(gpus - idle_gpus) / t``
+sequences a step; the batch is the critical batch of the run's compute
+(:func:`explorer.model.formulas.critical_batch_tokens`, DeepSeek-AI 2024) rounded to whole sequences per
+replica, never below that least one nor below the least batch of the cluster (``min_batch_tokens``).
 """
 
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping
@@ -42,9 +59,8 @@ class Layout:
     ----------
     tensor_parallel, pipeline_parallel : int
         Tensor-parallel group and pipeline stages [1].
-    data_parallel : float
-        Data-parallel replicas, ``gpus / (tensor_parallel x pipeline_parallel)`` [1] (not whole where the
-        GPU count is not a multiple of the model-parallel group).
+    data_parallel : int
+        Whole data-parallel replicas, ``(gpus - idle_gpus) / (tensor_parallel x pipeline_parallel)`` [1].
     zero_stage : int
         ZeRO stage of the data-parallel replicas (0-3).
     expert_parallel : int
@@ -58,8 +74,8 @@ class Layout:
     batch_sequences : float
         Global batch [sequences].
     min_batch_tokens : float
-        The least global batch any standard layout of this cluster allows, one sequence per micro-batch and
-        the largest tensor-parallel group [tokens].
+        The least global batch of this cluster: one sequence per micro-batch of each whole replica of the
+        largest tensor-parallel group (the set one where the scenario sets it) [tokens].
     critical_batch_tokens : float
         The loss-optimal batch of the run's compute (DeepSeek-AI 2024) [tokens].
     steps : int
@@ -70,11 +86,15 @@ class Layout:
         The layout fits in the accelerator's memory.
     chosen : tuple of str
         The parts the model chose (the others the scenario set).
+    idle_gpus : int
+        GPUs beyond the whole replicas [GPUs]: 0 unless no layout whose model-parallel group divides the
+        count fits (or the scenario sets one that does not divide it). They are paid; the run's time and cost
+        (:func:`explorer.model.compute`) still assume every GPU works.
     """
 
     tensor_parallel: int
     pipeline_parallel: int
-    data_parallel: float
+    data_parallel: int
     zero_stage: int
     expert_parallel: int
     recompute: str
@@ -88,6 +108,7 @@ class Layout:
     activations_gb: float
     fits: bool
     chosen: tuple[str, ...] = ()
+    idle_gpus: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The layout as a JSON-ready dict."""
@@ -96,19 +117,32 @@ class Layout:
         return d
 
     def text(self) -> str:
-        """``TP 8 x PP 16 x DP 128, ZeRO-1, selective recomputation``."""
-        dp = f"{self.data_parallel:,.0f}" if float(self.data_parallel).is_integer() else f"{self.data_parallel:,.1f}"
+        """``TP 8 x PP 16 x DP 128, ZeRO-1, selective recomputation`` (``, 5 GPUs idle`` where some are)."""
         ep = f", EP {self.expert_parallel}" if self.expert_parallel > 1 else ""
-        return (f"TP {self.tensor_parallel} x PP {self.pipeline_parallel} x DP {dp}{ep}, ZeRO-{self.zero_stage}, "
-                f"{self.recompute} recomputation")
+        idle = f", {self.idle_gpus:,} GPUs idle" if self.idle_gpus > 0 else ""
+        return (f"TP {self.tensor_parallel} x PP {self.pipeline_parallel} x DP {self.data_parallel:,}{ep}, "
+                f"ZeRO-{self.zero_stage}, {self.recompute} recomputation{idle}")
+
+
+_POWERS_OF_TWO = tuple(1 << k for k in range(63))
 
 
 def _powers_of_two(upto: float) -> list[int]:
-    out, k = [], 1
-    while k <= upto:
-        out.append(k)
-        k *= 2
-    return out
+    """1, 2, 4, ... up to ``upto`` (none below 1)."""
+    return list(_POWERS_OF_TWO[:bisect.bisect_right(_POWERS_OF_TWO, upto)])
+
+
+@functools.lru_cache(maxsize=4096)
+def _divisors(n: int) -> tuple[int, ...]:
+    """The divisors of ``n`` in ascending order (trial division up to its square root)."""
+    small, large, i = [], [], 1
+    while i * i <= n:
+        if n % i == 0:
+            small.append(i)
+            if i * i != n:
+                large.append(n // i)
+        i += 1
+    return (*small, *reversed(large))
 
 
 def layout_memory_bytes(gpus: float, params: float, parts: Mapping[str, float], activation_bytes: float,
@@ -204,6 +238,7 @@ def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], act
     ('TP 8 x PP 16 x DP 128, ZeRO-1, full recomputation', True, True)
     """
     n = float(gpus)
+    n_whole = int(n) if n >= 1 and n.is_integer() else 0  # 0: no whole split (a count that is not whole)
     mem = float(memory_gb) * 1e9
     known = math.isfinite(mem)
     critical = float(F.critical_batch_tokens(train_flop))
@@ -211,23 +246,36 @@ def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], act
     t_list = [int(min(n, tensor_parallel))] if tensor_parallel is not None else sorted(
         set(_powers_of_two(t_top)) | {t_top})
     z_list = [zero_stage] if zero_stage is not None else [1, 2, 3]
+    auto_ep = expert_parallel is None and routed_share > 0
+    ep_counts = routed_share > 0 or expert_scale != 1.0  # expert ranks split the replicas only for an MoE model
 
-    def p_list(t: int) -> list[int]:
+    def whole(group: int) -> bool:  # the group divides the count: every GPU in a whole replica
+        return n_whole > 0 and n_whole % group == 0
+
+    def p_list(t: int, whole_only: bool) -> list[int]:
         if pipeline_parallel is not None:
-            return [pipeline_parallel]
+            return [pipeline_parallel] if not whole_only or whole(t * pipeline_parallel) else []
+        if whole_only:  # any depth that makes the split whole (Smith et al. 2022: PP 35)
+            return [p for p in _divisors(n_whole // t) if p <= n_layers] if whole(t) else []
         return _powers_of_two(min(n_layers, n / t)) or [1]
 
-    auto_ep = expert_parallel is None and routed_share > 0
     state = params * sum(parts.values())
     unsharded = {z: params * sum(parts[k] for k in ZERO_UNSHARDED[z]) for z in z_list}
 
     def scale(e: int) -> float:  # share of the unsharded state one rank holds at e expert ranks
         return (1.0 - routed_share) + routed_share / e if auto_ep else expert_scale
 
-    def e_list(t: int, p: int) -> list[int]:
+    def e_list(t: int, p: int, whole_only: bool) -> list[int]:
         if not auto_ep:
-            return [expert_parallel or 1]
-        return _powers_of_two(min(n / (t * p), experts if experts is not None else math.inf)) or [1]
+            e = expert_parallel or 1
+            return [e] if not whole_only or whole(t * p * (e if ep_counts else 1)) else []
+        out = _powers_of_two(min(n / (t * p), experts if experts is not None else math.inf)) or [1]
+        return [e for e in out if whole(t * p * e)] if whole_only else out
+
+    def working(t: int, p: int, e: int) -> tuple[int, int]:  # whole replicas and the GPUs they hold
+        per = e if ep_counts else 1
+        dp = int(n // (t * p * per)) * per
+        return dp, dp * t * p
 
     def fits(t: int, p: int, z: int, e: int) -> bool:  # layout_memory_bytes, inlined: the chooser tries a few dozen layouts
         if p * t * e > n:
@@ -235,27 +283,63 @@ def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], act
         u = scale(e) * unsharded[z]
         return u / (t * p) + (state - u) / n + activation_bytes / t <= mem
 
-    pick = None
-    if known:
-        for z in z_list:
-            for i, t in enumerate(t_list):
-                last_t = i == len(t_list) - 1
-                if not last_t and n / t * seq_len > critical:  # a larger group cuts the batch the cluster forces
+    def fewest_idle(t: int, z: int, first: tuple[int, int]) -> tuple[int, int]:
+        """At ``t`` and ``z``, the depth (any that fits, up to the layers) and the fewest expert ranks that fit
+        there that leave the fewest GPUs idle (the fewest stages among equals); ``first``: the powers of two's.
+        Memory falls as the pipeline deepens or the expert ranks grow, so each scan is one pass."""
+        if pipeline_parallel is not None:
+            return first
+        best: tuple[float, int, int] | None = None
+        if auto_ep:  # the fewest expert ranks that fit can only fall as the pipeline deepens
+            cap, e_fit = experts if experts is not None else math.inf, 0
+            for p in range(1, int(min(n_layers, n // t)) + 1):
+                top = 1 << (max(1, int(min(n / (t * p), cap))).bit_length() - 1)  # the most ranks allowed
+                e = min(e_fit, top) if e_fit else top
+                if not fits(t, p, z, e):
                     continue
-                pe = next(((p, e) for p in p_list(t) for e in e_list(t, p) if fits(t, p, z, e)), None)
+                while e > 1 and fits(t, p, z, e // 2):
+                    e //= 2
+                e_fit, g = e, t * p * e
+                if best is None or n - n // g * g < best[0]:
+                    best = (n - n // g * g, p, e)
+        else:
+            e = first[1]
+            per = t * (e if ep_counts else 1)
+            lo, hi = first[0] // 2, first[0]  # the powers of two's fewest stages: half of it does not fit
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if fits(t, mid, z, e) else (mid, hi)
+            for p in range(hi, int(min(n_layers, n // (t * e))) + 1):  # every deeper pipeline fits too
+                g = per * p
+                if best is None or n - n // g * g < best[0]:
+                    best = (n - n // g * g, p, e)
+        return (best[1], best[2]) if best is not None else first
+
+    def search(whole_only: bool, batch_rule: bool) -> tuple[int, int, int, int] | None:
+        ts = [t for t in t_list if whole(t)] if whole_only else t_list
+        for z in z_list:
+            for i, t in enumerate(ts):
+                last_t = i == len(ts) - 1
+                if batch_rule and not last_t and n / t * seq_len > critical:  # a larger group cuts the batch forced
+                    continue
+                pe = next(((p, e) for p in p_list(t, whole_only) for e in e_list(t, p, whole_only)
+                           if fits(t, p, z, e)), None)
                 if pe is not None:
-                    pick = (t, *pe, z)
-                    break
-            if pick is not None:
-                break
+                    return (t, *(pe if whole_only else fewest_idle(t, z, pe)), z)
+        return None
+
+    pick = None
+    if known:  # whole replicas first; a larger forced batch before idle GPUs; then the powers of two
+        pick = search(True, True) or search(True, False) or search(False, True)
     if pick is None:  # nothing fits (or memory unknown): compute's bound, ZeRO-3 over the largest group
         pick = (t_list[-1], pipeline_parallel or 1, expert_parallel or 1, 3 if zero_stage is None else zero_stage)
     t, p, e, z = pick
+    dp, used = working(t, p, e)
     s, a = layout_memory_bytes(n, params, parts, activation_bytes, t, p, z, scale(e))
-    dp = n / (t * p)
-    least = n / t_top * seq_len if tensor_parallel is None else n / t * seq_len
-    per_replica = max(p, round(critical / (dp * seq_len))) if dp * seq_len > 0 else p
-    batch_sequences = per_replica * dp
+    t_ref = t_top if tensor_parallel is None else t
+    least_sequences = float(n // t_ref)  # one sequence per micro-batch of each whole replica of the largest group
+    per_replica = max(p, round(critical / (dp * seq_len)), math.ceil(least_sequences / dp)) if dp > 0 else p
+    batch_sequences = float(per_replica * dp)
     batch_tokens = batch_sequences * seq_len
     chosen = tuple(name for name, v in (("tensor_parallel", tensor_parallel), ("pipeline_parallel", pipeline_parallel),
                                         ("zero_stage", zero_stage)) if v is None)
@@ -263,6 +347,8 @@ def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], act
     return Layout(tensor_parallel=int(t), pipeline_parallel=int(p), data_parallel=dp, zero_stage=int(z),
                   expert_parallel=int(e),
                   recompute=recompute, micro_batch_sequences=1, batch_tokens=batch_tokens,
-                  batch_sequences=batch_sequences, min_batch_tokens=least, critical_batch_tokens=critical,
+                  batch_sequences=batch_sequences, min_batch_tokens=least_sequences * seq_len,
+                  critical_batch_tokens=critical,
                   steps=int(math.ceil(tokens / batch_tokens)) if batch_tokens > 0 else 0,
-                  state_gb=s / 1e9, activations_gb=a / 1e9, fits=bool(known and s + a <= mem), chosen=chosen)
+                  state_gb=s / 1e9, activations_gb=a / 1e9, fits=bool(known and used >= 1 and s + a <= mem),
+                  chosen=chosen, idle_gpus=int(round(n - used)))

@@ -25,11 +25,12 @@ def _batch_warnings(e):
 
 def test_one_hour_deadline_on_7b_warns_about_its_batch():
     # 7B on the default tokens in 1 hour: tens of thousands of GPUs, one 4,096-token sequence per 8 GPUs is
-    # >= 22M tokens a step; 6 x 7e9 x 1e12 = 4.2e22 FLOP (plus attention) wants about 7.4M
+    # >= 22M tokens a step; 6 x 7e9 x 1e12 = 4.2e22 FLOP (plus attention) wants about 7.4M. The replicas are
+    # whole: one sequence for each whole group of 8 (43,298 GPUs: 5,412 groups, 2 GPUs left over)
     e = estimate(Scenario(params=7e9, gpus=None, deadline_days=1 / 24))
     assert e.feasible and e.gpus > 20_000
     (w,) = _batch_warnings(e)
-    assert w.params["batch"] == e.gpus / 8 * 4096
+    assert w.params["batch"] == e.gpus // 8 * 4096
     assert math.isclose(w.params["critical"], _b_opt(e.train_flop), rel_tol=1e-3)
     assert w.params["critical"] < 0.5 * w.params["batch"]
     assert "批量" in w.render("zh")

@@ -108,6 +108,8 @@ SAMPLES: dict[str, dict] = {
     "batch_beyond_critical": dict(gpus=200_000.0, batch=102_400_000.0, critical=7_706_429.0, ratio=13.3, factor=2.0,
                                   steps=9766.0),
     "infeasible_nearest": dict(gpus=17.0, days=320.0, max_years=5.0),
+    "layout_idle_gpus": dict(idle=29.0, gpus=1021.0, replicas=31.0, group=32.0, share=29 / 1021, used=992.0,
+                             factor=1021 / 992, multiple=32.0, next=1024.0),
     "gpus_beyond_known": dict(gpus=200_000.0, max_gpus=100_000.0),
     "goodput_zero": {},
     "goodput_low": dict(goodput=0.67, lost=0.33, limit=0.2),
