@@ -461,6 +461,8 @@ def _format_estimate_zh(e: Estimate) -> str:
         text = t("layout", tp=L.tensor_parallel, pp=L.pipeline_parallel, dp=dp,
                  ep=f"，EP {L.expert_parallel}" if L.expert_parallel > 1 else "", zero=L.zero_stage,
                  recompute=label(f"cli:recompute:{L.recompute}", zh))
+        if L.idle_gpus:
+            text += t("layout_idle", idle=n(L.idle_gpus))
         if L.chosen:
             text += t("chosen", chosen="、".join(label(f"cli:chosen:{c}", zh) for c in L.chosen))
         lines += [row("layout", text),

@@ -171,3 +171,20 @@ def test_bloom_preset_left_to_the_model_gets_its_published_layout():
     assert L.idle_gpus == 0
     assert L.state_gb + L.activations_gb == pytest.approx(
         (176.247e9 / 12 + 12 * 176.247e9 / 384 + 70 * 2048 * 14336 * 114 / 4) / 1e9, rel=1e-9)
+
+
+def test_the_idle_gpus_are_shown_wherever_the_layout_is(capsys):
+    # the same run as above (13 idle, by hand): the English CLI prints Layout.text(); the Chinese CLI and the app's
+    # summary, in both languages, build their own layout line and must say it too (they did not, at d1f8666)
+    from explorer.app.pages.estimate_html import summary_text
+    from explorer.cli import main
+    e = estimate(Scenario(params=70e9, tokens=1e12, gpus=1021, n_layers=80, d_model=8192))
+    assert "TP 8 × PP 3 × DP 42, ZeRO-1, recomputation none, 13 GPUs idle beyond whole replicas" in summary_text(e)
+    assert "数据并行 42，零冗余优化器第 1 阶段，无重计算，整副本之外 13 张 GPU 闲置" in summary_text(e, "zh")
+    assert main(["estimate", "--params", "70e9", "--tokens", "1e12", "--gpus", "1021", "--layers", "80",
+                 "--d-model", "8192", "--lang", "zh"]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if "并行布局" in x]
+    assert "TP 8 × PP 3 × DP 42，ZeRO-1，激活重计算：无，13 张 GPU 闲置" in line
+    # a whole layout says nothing of idle GPUs
+    whole = estimate(Scenario(params=70e9, tokens=1e12, gpus=1024, n_layers=80, d_model=8192))
+    assert whole.layout.idle_gpus == 0 and "idle" not in summary_text(whole) and "闲置" not in summary_text(whole, "zh")

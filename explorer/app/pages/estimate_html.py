@@ -311,7 +311,8 @@ def summary_text(e: Estimate, language: str = "en", scope: str = "project") -> s
         dp = f"{L.data_parallel:,.0f}" if float(L.data_parallel).is_integer() else f"{L.data_parallel:,.1f}"
         text += sep + label("summary_layout", language).format(
             tp=L.tensor_parallel, pp=L.pipeline_parallel, dp=dp, zero=L.zero_stage,
-            recompute=label(f"term:{L.recompute}", language), batch=count_in(L.batch_tokens, language), steps=f"{L.steps:,}")
+            recompute=label(f"term:{L.recompute}", language), batch=count_in(L.batch_tokens, language), steps=f"{L.steps:,}",
+            idle=label("summary_layout_idle", language).format(idle=count_in(L.idle_gpus, language)) if L.idle_gpus else "")
     if scope == "project" and math.isfinite(total) and total > 0:  # lets a viewer test the "data is 30-40%" claim
         text += sep + label("summary_data_share", language).format(share=_share(e.cost()["data"] / total))
         text += sep + hidden_text(e, language)
