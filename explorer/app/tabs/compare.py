@@ -75,9 +75,9 @@ class CompareView(AnalysisTab):
                      layout=WRAP_ROW)
         row.add_class("explorer-slot-row")
         self.widget.children = [row, self.compare_message, self.compare_html, self.figure.canvas]
-        self.widget.add_class("explorer-chart-scroll")  # on a phone the chart scrolls sideways (views.STYLE)
+        self.widget.add_class("explorer-chart-scroll")  # on a phone the chart scrolls sideways (pages/estimate_html.py, STYLE)
         for view in (self.compare_message, self.compare_html):
-            view.add_class("explorer-analysis-html")  # wraps and scrolls within the panel (views.STYLE)
+            view.add_class("explorer-analysis-html")  # wraps and scrolls within the panel (pages/estimate_html.py, STYLE)
         self._label_widgets()
 
     def _label_widgets(self) -> None:

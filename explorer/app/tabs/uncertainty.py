@@ -100,9 +100,9 @@ class UncertaintyView(AnalysisTab):
         budget_row = w.HBox([self.budget_box, self.cap_box], layout=PLAIN)
         budget_row.add_class("explorer-budget-row")
         self.widget.children = [budget_row, self.budget_message, self.budget_status_html, fig.canvas]
-        self.widget.add_class("explorer-chart-scroll")  # on a phone the chart scrolls sideways (views.STYLE)
+        self.widget.add_class("explorer-chart-scroll")  # on a phone the chart scrolls sideways (pages/estimate_html.py, STYLE)
         for view in (self.budget_message, self.budget_status_html):
-            view.add_class("explorer-analysis-html")  # wraps and scrolls within the panel (views.STYLE)
+            view.add_class("explorer-analysis-html")  # wraps and scrolls within the panel (pages/estimate_html.py, STYLE)
         self._label_widgets()
 
     def _label_widgets(self) -> None:
