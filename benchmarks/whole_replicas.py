@@ -23,13 +23,15 @@ import sys
 
 
 def measure(n_draws: int) -> dict[str, object]:
-    """The share of feasible random typed counts whose layout is not whole, and their idle shares [1]."""
+    """The share of feasible random typed counts whose layout is not whole, their idle shares, the layouts whose
+    stages split the layers unevenly, and the share of the paid GPU time left unused (idle or waiting on the
+    fullest stage) [1]."""
     from explorer import Scenario, catalog, estimate
     from explorer.presets import presets
 
     rng = random.Random(38)
     known = sorted(a for a, acc in catalog.accelerators().items() if math.isfinite(acc.memory_gb or math.nan))
-    shares, feasible = [], 0
+    shares, feasible, unused, uneven = [], 0, [], 0
     for _ in range(n_draws):
         params, n, gpu = 10 ** rng.uniform(9, 12.3), int(round(10 ** rng.uniform(1, 5))), rng.choice(known)
         try:
@@ -44,14 +46,23 @@ def measure(n_draws: int) -> dict[str, object]:
         idle = getattr(L, "idle_gpus", n - math.floor(L.data_parallel + 1e-9) * group)
         if idle > 0 or not float(L.data_parallel).is_integer():
             shares.append(idle / n)
+        # the pace of the fullest stage: ceil(layers / p), or ceil((layers + 2) / p) with the embedding and the
+        # output on the end stages (Llama Team 2024, section 3.3.2), whichever splits better
+        layers, p = e.shape[0], L.pipeline_parallel
+        pace = max(layers / (p * math.ceil(layers / p)), (layers + 2) / (p * math.ceil((layers + 2) / p)))
+        uneven += pace < 1.0
+        unused.append(1.0 - (n - idle) / n * pace)
     shares.sort()
+    unused.sort()
 
     def q(x: float) -> float:
         return shares[min(len(shares) - 1, int(x * len(shares)))] if shares else 0.0
 
     return dict(feasible=feasible, not_whole=len(shares), idle_share_median=q(0.5), idle_share_p90=q(0.9),
                 idle_share_max=shares[-1] if shares else 0.0,
-                idle_share_mean_over_feasible=sum(shares) / max(1, feasible),
+                idle_share_mean_over_feasible=sum(shares) / max(1, feasible), uneven_stages=uneven,
+                unused_share_mean=sum(unused) / max(1, len(unused)),
+                unused_share_p90=unused[min(len(unused) - 1, int(0.9 * len(unused)))] if unused else 0.0,
                 opt175b=estimate(presets()["opt175b"].scenario).layout.text())
 
 

@@ -36,9 +36,10 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float, layout: Lay
     Narayanan et al. 2021, so pipelining does not lower it) is more than ``batch_over_critical_max`` times
     the critical batch of the run's compute (DeepSeek-AI 2024, ``B_opt = 0.2920 C^0.3271``), it is warned
     about: beyond the critical batch (McCandlish et al. 2018, arXiv 1812.06162) a larger batch no longer
-    cuts the steps, so more GPUs no longer shorten the run as the model assumes. When the layout leaves GPUs
-    idle (no layout with whole data-parallel replicas fits the count), it says so and by how much the run would
-    lengthen on the GPUs that work, ``gpus / (gpus - idle_gpus)``: the time and cost assume every GPU works.
+    cuts the steps, so more GPUs no longer shorten the run as the model assumes. When the layout leaves at least
+    ``idle_gpus_warn_share`` of the GPUs idle beyond whole data-parallel replicas, it says so and by how much the
+    run would lengthen on the GPUs that work, ``gpus / (gpus - idle_gpus)``: the time and cost assume every GPU
+    works.
     """
     acc = catalog.accelerator(s.gpu)
     out: list[Message] = []
@@ -81,7 +82,8 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float, layout: Lay
                                / layout.critical_batch_tokens, factor=factor, steps=float(layout.steps)))
         group = layout.tensor_parallel * layout.pipeline_parallel
         used = layout.data_parallel * group
-        if layout.idle_gpus > 0 and used > 0:  # compute's time and cost count every GPU: say by how much
+        if used > 0 and layout.idle_gpus >= default("idle_gpus_warn_share") * (used + layout.idle_gpus):
+            # compute's time and cost count every GPU: say by how much, where it is more than a rounding
             n = used + layout.idle_gpus
             multiple = group * (layout.expert_parallel if s.architecture == "moe" else 1)  # whole replicas at its multiples
             out.append(Message("layout_idle_gpus", idle=float(layout.idle_gpus), gpus=float(n),

@@ -6,26 +6,25 @@ SC21, takeaway 1: tensor parallelism up to the GPUs of one server, then pipeline
 data parallelism for the rest): a ZeRO stage (Rajbhandari et al. 2020: 1, the sharded optimizer Megatron-LM and
 DeepSeek-V3 use, before 2 and 3, which shard more and communicate more), the smallest tensor-parallel group
 that fits and keeps the batch the cluster forces at or below the critical batch, then the fewest pipeline
-stages that fit; for an MoE model, at each pipeline depth the fewest expert-parallel ranks that fit (expert
+stages that fit, among the depths that split the layers evenly (:func:`balanced_depths`); for an MoE model, at each pipeline depth the fewest expert-parallel ranks that fit (expert
 parallelism where it helps memory, before a deeper pipeline: DeepSeek-AI 2024, 64-way). Recomputation is chosen by :func:`explorer.model.compute` (none, selective, full: the first
 that fits); a part the scenario sets is kept and the rest chosen around it. The memory rule is
 :func:`explorer.model.formulas.memory_bytes_per_gpu`: any layout that fits here fits in compute's bound too
 (ZeRO-3 over all GPUs with the largest tensor-parallel group holds the least), so a run compute finds feasible
 always gets a layout that fits.
 
-Whole replicas: among the layouts that fit, those whose model-parallel group (``t x p``, times the expert
-ranks ``e`` of an MoE model, which lie within data parallelism) divides the GPU count come first, in the same
-order, so every GPU works in a whole data-parallel replica. Their pipeline depth may be any divisor of
-``gpus / t`` up to the layers, not only a power of two (Smith et al. 2022, "Using DeepSpeed and Megatron to
-Train Megatron-Turing NLG 530B", arXiv 2201.11990: TP 8 x PP 35 on 4,480 A100s); should the batch rule leave
-none, a whole layout that forces a larger batch still comes before one with idle GPUs. Only when no whole
-layout fits (a prime count, or a set part that does not divide it) are the ZeRO stage and the tensor group
-chosen as above among powers of two, with the pipeline depth (any that fits, up to the layers; the fewest
-stages among equals) that leaves the fewest GPUs idle: the layout keeps ``floor(gpus / (t p e)) x e`` whole
-replicas and the GPUs beyond them sit idle (``idle_gpus``), paid but computing nothing. Its memory is
-compute's rule, the sharded state over all ``gpus`` (so a count compute finds feasible keeps a layout that
-fits); were the idle GPUs to hold no shard, the working ones would hold ``gpus / (gpus - idle_gpus)`` times
-that sharded part.
+Pipeline depth and whole replicas: at the ZeRO stage and tensor group that order picks, the depth (any that
+fits, up to the layers, not only a power of two: Smith et al. 2022, "Using DeepSpeed and Megatron to Train
+Megatron-Turing NLG 530B", arXiv 2201.11990, TP 8 x PP 35 for 105 layers on 4,480 A100s) that leaves the least
+of the paid GPU time unused, the fewest stages among equals. Two things leave it unused: the GPUs beyond
+``floor(gpus / (t p e)) x e`` whole data-parallel replicas sit idle (``idle_gpus``), paid but computing nothing;
+and a pipeline goes at the pace of its fullest stage (:func:`pipeline_pace`). The share used is ``(gpus -
+idle_gpus) / gpus x pipeline_pace``. The pipeline's fill and drain (its bubble, ``(p - 1) / m`` of a step with
+``m`` micro-batches: Narayanan et al. 2021, section 2.2.1) is left to the MFU, which published runs measure with
+it. Compute's time and cost count every GPU at the MFU: the estimate warns where many sit idle. The memory of a
+layout with idle GPUs is compute's rule, the sharded state over all ``gpus`` (so a count compute finds feasible
+keeps a layout that fits); were the idle GPUs to hold no shard, the working ones would hold ``gpus / (gpus -
+idle_gpus)`` times that sharded part.
 
 Batch and steps: each step takes at least one sequence per micro-batch of every data-parallel replica, and a
 pipeline of ``p`` stages keeps ``p`` micro-batches in flight (1F1B), so at least ``(gpus - idle_gpus) / t``
@@ -37,14 +36,13 @@ replica, never below that least one nor below the least batch of the cluster (``
 from __future__ import annotations
 
 import bisect
-import functools
 import math
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
 from explorer.model import formulas as F
 
-__all__ = ["Layout", "choose_layout", "ZERO_UNSHARDED"]
+__all__ = ["Layout", "choose_layout", "pipeline_pace", "ZERO_UNSHARDED"]
 
 #: Parts of the training state a ZeRO stage leaves unsharded over data parallelism (Rajbhandari et al. 2020,
 #: arXiv 1910.02054, section 5): stage 0 none sharded, 1 the optimizer sharded, 2 also the gradients, 3 all.
@@ -132,17 +130,36 @@ def _powers_of_two(upto: float) -> list[int]:
     return list(_POWERS_OF_TWO[:bisect.bisect_right(_POWERS_OF_TWO, upto)])
 
 
-@functools.lru_cache(maxsize=4096)
-def _divisors(n: int) -> tuple[int, ...]:
-    """The divisors of ``n`` in ascending order (trial division up to its square root)."""
-    small, large, i = [], [], 1
-    while i * i <= n:
-        if n % i == 0:
-            small.append(i)
-            if i * i != n:
-                large.append(n // i)
-        i += 1
-    return (*small, *reversed(large))
+def pipeline_pace(n_layers: int, stages: int) -> float:
+    """Share of a step the stages of a pipeline keep busy with the layers they hold [1].
+
+    A pipeline moves at the pace of its fullest stage (Narayanan et al. 2021, section 2.2: ``l / p`` layers a
+    stage), so ``L`` layers on ``p`` stages keep them busy ``L / (p ceil(L / p))`` of the time; or, with the
+    first and last stage one layer fewer for the embedding and the output layer (Llama Team 2024, "The Llama 3
+    Herd of Models", section 3.3.2: 126 layers on 16 stages; BigScience 2022, BLOOM: 70 layers and its 2
+    embeddings on 12 stages), ``(L + 2) / (p ceil((L + 2) / p))``: the better of the two.
+
+    Parameters
+    ----------
+    n_layers : int
+        Transformer layers L [1].
+    stages : int
+        Pipeline stages p, 1 to L [1].
+
+    Returns
+    -------
+    float
+        1.0 where the layers split evenly.
+
+    Examples
+    --------
+    64 stages for 80 layers: 48 stages hold one layer and 16 hold two, so the run goes at 82 / 128 of its pace.
+
+    >>> pipeline_pace(126, 16), pipeline_pace(70, 12), pipeline_pace(105, 35), pipeline_pace(80, 64)
+    (1.0, 1.0, 1.0, 0.640625)
+    """
+    layers, p = max(1, int(n_layers)), max(1, int(stages))
+    return max(layers / (p * math.ceil(layers / p)), (layers + 2) / (p * math.ceil((layers + 2) / p)))
 
 
 def layout_memory_bytes(gpus: float, params: float, parts: Mapping[str, float], activation_bytes: float,
@@ -238,7 +255,6 @@ def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], act
     ('TP 8 x PP 16 x DP 128, ZeRO-1, full recomputation', True, True)
     """
     n = float(gpus)
-    n_whole = int(n) if n >= 1 and n.is_integer() else 0  # 0: no whole split (a count that is not whole)
     mem = float(memory_gb) * 1e9
     known = math.isfinite(mem)
     critical = float(F.critical_batch_tokens(train_flop))
@@ -249,96 +265,77 @@ def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], act
     auto_ep = expert_parallel is None and routed_share > 0
     ep_counts = routed_share > 0 or expert_scale != 1.0  # expert ranks split the replicas only for an MoE model
 
-    def whole(group: int) -> bool:  # the group divides the count: every GPU in a whole replica
-        return n_whole > 0 and n_whole % group == 0
-
-    def p_list(t: int, whole_only: bool) -> list[int]:
-        if pipeline_parallel is not None:
-            return [pipeline_parallel] if not whole_only or whole(t * pipeline_parallel) else []
-        if whole_only:  # any depth that makes the split whole (Smith et al. 2022: PP 35)
-            return [p for p in _divisors(n_whole // t) if p <= n_layers] if whole(t) else []
-        return _powers_of_two(min(n_layers, n / t)) or [1]
-
     state = params * sum(parts.values())
     unsharded = {z: params * sum(parts[k] for k in ZERO_UNSHARDED[z]) for z in z_list}
+    t_ref = t_top if tensor_parallel is None else int(min(n, tensor_parallel))
+    least_sequences = float(n // t_ref)  # one sequence per micro-batch of each whole replica of the largest group
 
     def scale(e: int) -> float:  # share of the unsharded state one rank holds at e expert ranks
         return (1.0 - routed_share) + routed_share / e if auto_ep else expert_scale
-
-    def e_list(t: int, p: int, whole_only: bool) -> list[int]:
-        if not auto_ep:
-            e = expert_parallel or 1
-            return [e] if not whole_only or whole(t * p * (e if ep_counts else 1)) else []
-        out = _powers_of_two(min(n / (t * p), experts if experts is not None else math.inf)) or [1]
-        return [e for e in out if whole(t * p * e)] if whole_only else out
 
     def working(t: int, p: int, e: int) -> tuple[int, int]:  # whole replicas and the GPUs they hold
         per = e if ep_counts else 1
         dp = int(n // (t * p * per)) * per
         return dp, dp * t * p
 
-    def fits(t: int, p: int, z: int, e: int) -> bool:  # layout_memory_bytes, inlined: the chooser tries a few dozen layouts
+    def micro_batches(p: int, dp: int) -> int:  # sequences a step per replica, micro-batches of one sequence
+        return max(p, round(critical / (dp * seq_len)), math.ceil(least_sequences / dp)) if dp > 0 else p
+
+    def fits(t: int, p: int, z: int, e: int) -> bool:  # layout_memory_bytes, inlined: the chooser tries many layouts
         if p * t * e > n:
             return False
         u = scale(e) * unsharded[z]
         return u / (t * p) + (state - u) / n + activation_bytes / t <= mem
 
-    def fewest_idle(t: int, z: int, first: tuple[int, int]) -> tuple[int, int]:
-        """At ``t`` and ``z``, the depth (any that fits, up to the layers) and the fewest expert ranks that fit
-        there that leave the fewest GPUs idle (the fewest stages among equals); ``first``: the powers of two's.
-        Memory falls as the pipeline deepens or the expert ranks grow, so each scan is one pass."""
-        if pipeline_parallel is not None:
-            return first
-        best: tuple[float, int, int] | None = None
-        if auto_ep:  # the fewest expert ranks that fit can only fall as the pipeline deepens
-            cap, e_fit = experts if experts is not None else math.inf, 0
-            for p in range(1, int(min(n_layers, n // t)) + 1):
-                top = 1 << (max(1, int(min(n / (t * p), cap))).bit_length() - 1)  # the most ranks allowed
-                e = min(e_fit, top) if e_fit else top
-                if not fits(t, p, z, e):
-                    continue
-                while e > 1 and fits(t, p, z, e // 2):
-                    e //= 2
-                e_fit, g = e, t * p * e
-                if best is None or n - n // g * g < best[0]:
-                    best = (n - n // g * g, p, e)
-        else:
-            e = first[1]
-            per = t * (e if ep_counts else 1)
-            lo, hi = first[0] // 2, first[0]  # the powers of two's fewest stages: half of it does not fit
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                lo, hi = (lo, mid) if fits(t, mid, z, e) else (mid, hi)
-            for p in range(hi, int(min(n_layers, n // (t * e))) + 1):  # every deeper pipeline fits too
-                g = per * p
-                if best is None or n - n // g * g < best[0]:
-                    best = (n - n // g * g, p, e)
-        return (best[1], best[2]) if best is not None else first
+    def ranks(t: int, p: int, z: int) -> int | None:
+        """The expert ranks at ``t`` and ``p``: the set ones, or the fewest (1, 2, 4, ...) that fit; None: none."""
+        if not auto_ep:
+            e = expert_parallel or 1
+            return e if fits(t, p, z, e) else None
+        most = _powers_of_two(min(n / (t * p), experts if experts is not None else math.inf)) or [1]
+        return next((e for e in most if fits(t, p, z, e)), None)
 
-    def search(whole_only: bool, batch_rule: bool) -> tuple[int, int, int, int] | None:
-        ts = [t for t in t_list if whole(t)] if whole_only else t_list
-        for z in z_list:
-            for i, t in enumerate(ts):
-                last_t = i == len(ts) - 1
-                if batch_rule and not last_t and n / t * seq_len > critical:  # a larger group cuts the batch forced
-                    continue
-                pe = next(((p, e) for p in p_list(t, whole_only) for e in e_list(t, p, whole_only)
-                           if fits(t, p, z, e)), None)
-                if pe is not None:
-                    return (t, *(pe if whole_only else fewest_idle(t, z, pe)), z)
-        return None
+    def useful_share(t: int, p: int, e: int) -> float:  # of the paid GPU time, the share the layout can use
+        dp, used = working(t, p, e)
+        return used / n * pipeline_pace(n_layers, p) if dp > 0 else 0.0
+
+    def best_depth(t: int, z: int) -> tuple[int, int] | None:
+        """At ``t`` and ``z``, the depth (set, or any that fits up to the layers) and its expert ranks that leave
+        the least of the paid time unused, the fewest stages among equals; None when none fits."""
+        if pipeline_parallel is not None:
+            e = ranks(t, pipeline_parallel, z)
+            return None if e is None else (pipeline_parallel, e)
+        deepest = max(1, int(min(n_layers, n // t)))
+        if not auto_ep and ranks(t, deepest, z) is None:  # memory only falls as the pipeline deepens: none fits
+            return None
+        best: tuple[float, int, int] | None = None
+        for p in range(1, deepest + 1):
+            e = ranks(t, p, z)
+            if e is not None:
+                share = useful_share(t, p, e)
+                if best is None or share > best[0] * (1.0 + 1e-9):
+                    best = (share, p, e)
+        return None if best is None else (best[1], best[2])
 
     pick = None
-    if known:  # whole replicas first; a larger forced batch before idle GPUs; then the powers of two
-        pick = search(True, True) or search(True, False) or search(False, True)
+    if known:
+        for z in z_list:
+            for i, t in enumerate(t_list):
+                last_t = i == len(t_list) - 1
+                if not last_t and n / t * seq_len > critical:  # a larger group cuts the batch the cluster forces
+                    continue
+                pe = best_depth(t, z)
+                if pe is not None:
+                    pick = (t, *pe, z)
+                    break
+            if pick is not None:
+                break
     if pick is None:  # nothing fits (or memory unknown): compute's bound, ZeRO-3 over the largest group
         pick = (t_list[-1], pipeline_parallel or 1, expert_parallel or 1, 3 if zero_stage is None else zero_stage)
     t, p, e, z = pick
     dp, used = working(t, p, e)
     s, a = layout_memory_bytes(n, params, parts, activation_bytes, t, p, z, scale(e))
-    t_ref = t_top if tensor_parallel is None else t
-    least_sequences = float(n // t_ref)  # one sequence per micro-batch of each whole replica of the largest group
-    per_replica = max(p, round(critical / (dp * seq_len)), math.ceil(least_sequences / dp)) if dp > 0 else p
+    per_replica = micro_batches(p, dp)
     batch_sequences = float(per_replica * dp)
     batch_tokens = batch_sequences * seq_len
     chosen = tuple(name for name, v in (("tensor_parallel", tensor_parallel), ("pipeline_parallel", pipeline_parallel),
