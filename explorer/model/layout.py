@@ -36,6 +36,7 @@ replica, never below that least one nor below the least batch of the cluster (``
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping
@@ -160,6 +161,12 @@ def pipeline_pace(n_layers: int, stages: int) -> float:
     """
     layers, p = max(1, int(n_layers)), max(1, int(stages))
     return max(layers / (p * math.ceil(layers / p)), (layers + 2) / (p * math.ceil((layers + 2) / p)))
+
+
+@functools.lru_cache(maxsize=256)
+def _paces(n_layers: int) -> tuple[float, ...]:
+    """:func:`pipeline_pace` of every depth 0 to ``n_layers`` (index 0 unused) [1]."""
+    return (0.0, *(pipeline_pace(n_layers, p) for p in range(1, max(1, n_layers) + 1)))
 
 
 def layout_memory_bytes(gpus: float, params: float, parts: Mapping[str, float], activation_bytes: float,
@@ -297,7 +304,7 @@ def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], act
 
     def useful_share(t: int, p: int, e: int) -> float:  # of the paid GPU time, the share the layout can use
         dp, used = working(t, p, e)
-        return used / n * pipeline_pace(n_layers, p) if dp > 0 else 0.0
+        return used / n * _paces(int(n_layers))[p] if dp > 0 else 0.0
 
     def best_depth(t: int, z: int) -> tuple[int, int] | None:
         """At ``t`` and ``z``, the depth (set, or any that fits up to the layers) and its expert ranks that leave
@@ -306,15 +313,27 @@ def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], act
             e = ranks(t, pipeline_parallel, z)
             return None if e is None else (pipeline_parallel, e)
         deepest = max(1, int(min(n_layers, n // t)))
-        if not auto_ep and ranks(t, deepest, z) is None:  # memory only falls as the pipeline deepens: none fits
-            return None
+        shallowest = 1
+        if not auto_ep:  # memory only falls as the pipeline deepens: the fewest stages that fit, by bisection
+            if ranks(t, deepest, z) is None:
+                return None
+            lo, hi = 0, deepest  # hi fits, lo does not (0 stages: nothing)
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if ranks(t, mid, z) is not None else (mid, hi)
+            shallowest = hi
         best: tuple[float, int, int] | None = None
-        for p in range(1, deepest + 1):
-            e = ranks(t, p, z)
+        paces = _paces(int(n_layers))
+        for p in range(shallowest, deepest + 1):
+            if best is not None and paces[p] <= best[0] * (1.0 + 1e-9):  # the share is at most the pace
+                continue
+            e = ranks(t, p, z) if auto_ep else expert_parallel or 1  # below: deeper than the fewest that fit
             if e is not None:
                 share = useful_share(t, p, e)
                 if best is None or share > best[0] * (1.0 + 1e-9):
                     best = (share, p, e)
+                    if share >= 1.0:  # every GPU in a whole replica and the layers split evenly: none does better
+                        break
         return None if best is None else (best[1], best[2])
 
     pick = None
