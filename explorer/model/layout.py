@@ -5,9 +5,9 @@
 SC21, takeaway 1: tensor parallelism up to the GPUs of one server, then pipeline parallelism across servers;
 data parallelism for the rest): a ZeRO stage (Rajbhandari et al. 2020: 1, the sharded optimizer Megatron-LM and
 DeepSeek-V3 use, before 2 and 3, which shard more and communicate more), the smallest tensor-parallel group
-that fits and keeps the batch the cluster forces at or below the critical batch, then the fewest pipeline
-stages that fit, among the depths that split the layers evenly (:func:`balanced_depths`); for an MoE model, at each pipeline depth the fewest expert-parallel ranks that fit (expert
-parallelism where it helps memory, before a deeper pipeline: DeepSeek-AI 2024, 64-way). Recomputation is chosen by :func:`explorer.model.compute` (none, selective, full: the first
+that fits and keeps the batch the cluster forces at or below the critical batch, then the pipeline depth
+below; for an MoE model, at each pipeline depth the fewest expert-parallel ranks that fit (expert parallelism
+where it helps memory, before a deeper pipeline: DeepSeek-AI 2024, 64-way). Recomputation is chosen by :func:`explorer.model.compute` (none, selective, full: the first
 that fits); a part the scenario sets is kept and the rest chosen around it. The memory rule is
 :func:`explorer.model.formulas.memory_bytes_per_gpu`: any layout that fits here fits in compute's bound too
 (ZeRO-3 over all GPUs with the largest tensor-parallel group holds the least), so a run compute finds feasible
@@ -86,9 +86,10 @@ class Layout:
     chosen : tuple of str
         The parts the model chose (the others the scenario set).
     idle_gpus : int
-        GPUs beyond the whole replicas [GPUs]: 0 unless no layout whose model-parallel group divides the
-        count fits (or the scenario sets one that does not divide it). They are paid; the run's time and cost
-        (:func:`explorer.model.compute`) still assume every GPU works.
+        GPUs beyond the whole replicas [GPUs]: 0 where the chosen group divides the count. The depth that
+        leaves the least of the paid time unused may leave some (module docstring), as may a set group that
+        does not divide the count. They are paid; the run's time and cost (:func:`explorer.model.compute`)
+        still assume every GPU works.
     """
 
     tensor_parallel: int
