@@ -118,3 +118,27 @@ def test_one_kernel_that_cannot_be_checked_does_not_spare_the_others(monkeypatch
         cl.run_async(warden.check())
     assert km.shut_down == ["arrival"]
     assert "Seat check of kernel broken failed" in caplog.text
+
+
+def test_a_kernel_that_keeps_failing_its_check_logs_one_traceback(monkeypatch, caplog):
+    """The Warden checks every 5 s: a kernel whose check fails on every pass logged a traceback each time (about
+    720 an hour). The first failure keeps its traceback, the repeats are one line each, and a kernel that goes and
+    comes back fails loudly again."""
+    monkeypatch.setattr(seats, "SEATS", {})
+    km = OneBrokenKernelManager(["broken"])
+    warden = seats.Warden(km, logging.getLogger("test-warden-repeat"), interval=1.0, page_idle_timeout=0,
+                          busy_cull_timeout=0, kernel_memory_mb=0, connections=lambda _k: 0, clock=FakeClock())
+    with caplog.at_level(logging.WARNING, logger="test-warden-repeat"):
+        for _ in range(3):
+            cl.run_async(warden.check())
+    failures = [r for r in caplog.records if "Seat check of kernel broken failed" in r.getMessage()]
+    assert len(failures) == 3
+    assert [bool(r.exc_info) for r in failures] == [True, False, False]
+    assert "RuntimeError: a kernel that cannot be read" in failures[1].getMessage()
+    km.list_kernel_ids = lambda: []  # the kernel goes: forgotten
+    cl.run_async(warden.check())
+    km.list_kernel_ids = lambda: ["broken"]  # a kernel of that id again: its first failure is logged whole
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="test-warden-repeat"):
+        cl.run_async(warden.check())
+    assert [bool(r.exc_info) for r in caplog.records if "broken" in r.getMessage()] == [True]

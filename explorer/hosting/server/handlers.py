@@ -256,6 +256,15 @@ class ExplorerPageHandler(TornadoVoilaHandler):
     cookie goes out with the response's headers.
     """
 
+    def initialize(self, **kwargs) -> None:
+        """Voila's setup, then this request's own state: the kernel its page seated (known once the render names
+        it), whether the viewer has left (:meth:`on_connection_close`) and the watch on a kernel dying while the
+        page renders."""
+        self._seat_kernel_id: str | None = None
+        self._viewer_left = False
+        self._start_watch: StartWatch | None = None  # set first: Voila's setup may already ask for the kernel manager
+        super().initialize(**kwargs)
+
     def _viewer_kernels(self) -> int:
         """Kernels held by viewers: running kernels less those ready in the preheated pool, plus pages admitted
         whose kernel is not running yet.
@@ -356,7 +365,7 @@ class ExplorerPageHandler(TornadoVoilaHandler):
                         kernel_id = found.group(1)
                         seats.SEATS[kernel_id] = seats.Seat(address, token)
                         self._seat_kernel_id = kernel_id
-                        if getattr(self, "_viewer_left", False):  # the viewer left before the page began
+                        if self._viewer_left:  # the viewer left before the page began
                             seats.SEATS[kernel_id].delivered = time.monotonic()
                         seats.PENDING[address] -= 1
                         self._set_seat_cookie(kernel_id, token)
@@ -391,7 +400,7 @@ class ExplorerPageHandler(TornadoVoilaHandler):
         sending heartbeats to a closed stream while a notebook runs).
         """
         self._viewer_left = True
-        seat = seats.SEATS.get(getattr(self, "_seat_kernel_id", None) or "")
+        seat = seats.SEATS.get(self._seat_kernel_id or "")
         if seat is not None and seat.delivered is None:
             seat.delivered = time.monotonic()
         super().on_connection_close()
@@ -399,7 +408,7 @@ class ExplorerPageHandler(TornadoVoilaHandler):
     @property
     def kernel_manager(self):
         """The server's kernel manager; during a page render, the :class:`StartWatch` standing in for it."""
-        return getattr(self, "_start_watch", None) or self.settings["kernel_manager"]
+        return self._start_watch or self.settings["kernel_manager"]
 
     async def _kernel_died_while_rendering(self, watch: StartWatch, kernel_id: str | None) -> None:
         """End the page with the error page, shut down what the restarter started in its place, free the seat."""

@@ -146,6 +146,7 @@ class Warden:
         self.clock = clock
         self.busy_clock = BusyClock(clock)
         self._no_connection_since: dict[str, float] = {}
+        self._failing: set[str] = set()  # kernels whose check failed: logged with a traceback once, then a line a pass
 
     def start(self) -> asyncio.Task:
         """Run :meth:`check` every ``interval`` seconds on the current event loop."""
@@ -191,13 +192,20 @@ class Warden:
                 self._no_connection_since.pop(kernel_id, None)
         seats.forget_gone(live)
         self.busy_clock.forget(live)
+        self._failing &= live
         for kernel_id in live:
             try:
                 await self._check_kernel(kernel_id, now)
             except UpstreamChanged:
                 raise
-            except Exception:  # noqa: BLE001 - one kernel's failure must not spare the others their checks
-                self.log.warning("Seat check of kernel %s failed", kernel_id, exc_info=True)
+            except Exception as exc:  # noqa: BLE001 - one kernel's failure must not spare the others their checks
+                # the first failure with its traceback; a failure that repeats every pass as one line
+                first = kernel_id not in self._failing
+                self._failing.add(kernel_id)
+                self.log.warning("Seat check of kernel %s failed%s", kernel_id,
+                                 "" if first else f" again: {type(exc).__name__}: {exc}", exc_info=first)
+            else:
+                self._failing.discard(kernel_id)
 
     async def _check_kernel(self, kernel_id: str, now: float) -> None:
         """Free ``kernel_id`` if it is over its memory, never connected, idle, stuck on a message, or busy alone."""
