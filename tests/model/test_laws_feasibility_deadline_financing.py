@@ -1,4 +1,5 @@
-"""The laws of issue 38, each a hypothesis property over the whole input space that failed on e8e7e9d.
+"""Laws of feasibility, deadlines and financing (issue 38), each a hypothesis property over the whole input space
+that failed on e8e7e9d.
 
 - A feasible run has a layout that fits its memory, and a part of the layout the scenario sets is kept.
 - A typed GPU count below the memory floor is infeasible (no money) and names the nearest feasible count.
