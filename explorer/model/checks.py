@@ -27,7 +27,8 @@ def people_largest(cost: Mapping[str, float]) -> bool:
     return bool(math.isfinite(people) and people > 0 and all(math.isfinite(x) and people >= x for x in others))
 
 
-def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float, layout: Layout | None = None) -> list[Message]:
+def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float, layout: Layout | None = None,
+                    next_without_idle: Layout | None = None) -> list[Message]:
     """Warnings about the result ``v`` (scalar outputs of :func:`~explorer.model.compute`) of scenario ``s``.
 
     ``layout`` (an :class:`explorer.model.layout.Layout`) is the run's parallel layout: when the least
@@ -39,7 +40,8 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float, layout: Lay
     cuts the steps, so more GPUs no longer shorten the run as the model assumes. When the layout leaves at least
     ``idle_gpus_warn_share`` of the GPUs idle beyond whole data-parallel replicas, it says so and by how much the
     run would lengthen on the GPUs that work, ``gpus / (gpus - idle_gpus)``: the time and cost assume every GPU
-    works.
+    works. ``next_without_idle`` is the layout of the nearest larger count on which none sits idle, where one was
+    found (:func:`explorer.model.estimating.next_count_without_idle`).
     """
     acc = catalog.accelerator(s.gpu)
     out: list[Message] = []
@@ -85,11 +87,15 @@ def result_warnings(s: Scenario, v: Mapping[str, float], mfu: float, layout: Lay
         if used > 0 and layout.idle_gpus >= default("idle_gpus_warn_share") * (used + layout.idle_gpus):
             # compute's time and cost count every GPU: say by how much, where it is more than a rounding
             n = used + layout.idle_gpus
-            multiple = group * (layout.expert_parallel if s.architecture == "moe" else 1)  # whole replicas at its multiples
             out.append(Message("layout_idle_gpus", idle=float(layout.idle_gpus), gpus=float(n),
                                replicas=float(layout.data_parallel), group=float(group), share=layout.idle_gpus / n,
-                               used=float(used), factor=n / used, multiple=float(multiple),
-                               next=float(-(-n // multiple) * multiple)))
+                               used=float(used), factor=n / used))
+            if next_without_idle is not None:
+                nxt = next_without_idle
+                out.append(Message("layout_idle_next", next=float(nxt.data_parallel * nxt.tensor_parallel
+                                                                  * nxt.pipeline_parallel),
+                                   tp=float(nxt.tensor_parallel), pp=float(nxt.pipeline_parallel),
+                                   dp=float(nxt.data_parallel)))
     if good <= 0.0:
         out.append(Message("goodput_zero"))
     elif good < default("min_useful_goodput"):

@@ -366,7 +366,8 @@ def estimate(scenario: Scenario) -> Estimate:
         usd_per_1m_tokens=v["usd_per_1m_tokens"], usd_per_pflop_day=v["usd_per_pflop_day"],
         tokens_per_gpu_hour=v["tokens_per_gpu_hour"], effective_utilization=v["effective_utilization"],
         deadline_impossible=bool(v["deadline_impossible"]),
-        warnings=tuple(r.warnings + result_warnings(scenario, v, r.mfu, layout)),
+        warnings=tuple(r.warnings + result_warnings(scenario, v, r.mfu, layout,
+                                                    next_count_without_idle(scenario, r, layout))),
         assumptions=tuple(a for a in r.used if not (a.id == "assumption_recompute" and scenario.recompute == "auto"
                                                     and layout is not None)) + _layout_assumptions(scenario, layout),
         energy_project_mwh=v["energy_project_mwh"], co2_project_tonnes=v["co2_project_tonnes"],
@@ -404,6 +405,55 @@ def _layout(scenario: Scenario, r: Resolved, v: Mapping[str, float], n: int) -> 
                          zero_stage=scenario.zero_stage, expert_parallel=scenario.expert_parallel,
                          expert_scale=expert_scale(scenario), routed_share=_routed_share(scenario),
                          experts=scenario.experts if scenario.architecture == "moe" else None)
+
+
+#: How many larger counts :func:`next_count_without_idle` tries, at most (one layout choice each, about 0.1 ms).
+NEXT_COUNT_SEARCH = 512
+
+
+def next_count_without_idle(scenario: Scenario, r: Resolved, layout: Layout | None) -> Layout | None:
+    """The layout of the nearest larger GPU count on which the layout chosen there leaves no GPU idle.
+
+    Searched only where ``layout`` leaves at least ``idle_gpus_warn_share`` of the GPUs idle (the warning that
+    names it): each count above the run's, up to :data:`NEXT_COUNT_SEARCH` of them and the largest cluster
+    (``max_gpus``), is estimated as a typed count would be (compute at that count, then
+    :func:`explorer.model.layout.choose_layout`), and the first whose layout fits with none idle is returned.
+    The next multiple of the current replica group is not the answer in general: the chooser may prefer
+    another depth there (Llama 65B on 2,048 A100s: TP 2 x PP 42 with 32 idle; at 2,100 GPUs, a multiple of
+    84, it takes PP 80 with 20 idle; at 2,080 PP 80 x DP 13 leaves none).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run.
+    r : Resolved
+        ``resolve(scenario)``.
+    layout : Layout or None
+        The run's layout at its count.
+
+    Returns
+    -------
+    Layout or None
+        None where the layout leaves fewer GPUs idle than the warning's share, or no such count is found.
+    """
+    if layout is None or layout.idle_gpus == 0:
+        return None
+    n = layout.data_parallel * layout.tensor_parallel * layout.pipeline_parallel + layout.idle_gpus
+    if layout.idle_gpus < default("idle_gpus_warn_share") * n:
+        return None
+    top = min(n + NEXT_COUNT_SEARCH, int(default("max_gpus")))
+    if top <= n:
+        return None
+    counts = np.arange(n + 1, top + 1, dtype=float)
+    out = compute(**dict(r.inputs, gpus=counts, deadline_days=np.nan))
+    for i, count in enumerate(counts):
+        if out["infeasible"][i]:
+            continue
+        v = {k: float(x) if np.ndim(x) == 0 else float(x[i]) for k, x in out.items()}
+        candidate = _layout(scenario, r, v, int(count))
+        if candidate is not None and candidate.fits and candidate.idle_gpus == 0:
+            return candidate
+    return None
 
 
 def _routed_share(scenario: Scenario) -> float:
