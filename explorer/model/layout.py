@@ -303,9 +303,11 @@ def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], act
         most = _powers_of_two(min(n / (t * p), experts if experts is not None else math.inf)) or [1]
         return next((e for e in most if fits(t, p, z, e)), None)
 
+    paces = _paces(int(n_layers))  # the pace of each depth, 0 to the layers (cached per layer count)
+
     def useful_share(t: int, p: int, e: int) -> float:  # of the paid GPU time, the share the layout can use
         dp, used = working(t, p, e)
-        return used / n * _paces(int(n_layers))[p] if dp > 0 else 0.0
+        return used / n * paces[p] if dp > 0 else 0.0
 
     def best_depth(t: int, z: int) -> tuple[int, int] | None:
         """At ``t`` and ``z``, the depth (set, or any that fits up to the layers) and its expert ranks that leave
@@ -324,7 +326,6 @@ def choose_layout(gpus: float, *, params: float, parts: Mapping[str, float], act
                 lo, hi = (lo, mid) if ranks(t, mid, z) is not None else (mid, hi)
             shallowest = hi
         best: tuple[float, int, int] | None = None
-        paces = _paces(int(n_layers))
         for p in range(shallowest, deepest + 1):
             if best is not None and paces[p] <= best[0] * (1.0 + 1e-9):  # the share is at most the pace
                 continue
