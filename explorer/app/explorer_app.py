@@ -9,7 +9,6 @@ cannot use shows a message beside its control and the last good result stays.
 
 from __future__ import annotations
 
-import datetime as _dt
 import html
 import math
 from typing import Any
@@ -31,6 +30,7 @@ from explorer.app import responsive
 from explorer.app.page_bridge import PageBridge
 from explorer.app.ipympl_private import attach_figure, widget_figure
 from explorer.app.guard import errors_to_viewer
+from explorer.app.history_marker import HistoryMarker
 from explorer.app.surface import ChartSurface
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, html as shared_html
 from explorer.errors import ScenarioError
@@ -38,7 +38,7 @@ from explorer.messages import Message
 from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
 from explorer.plots.history import HistoryPlot
-from explorer.presets import presets, published_run
+from explorer.presets import presets
 from explorer.scenario import Scenario
 from explorer.text import label
 
@@ -51,11 +51,6 @@ TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assu
 #: A preset's published project (its listed team and length): a new model size gives them back to the rules
 #: that follow the run, unless they were typed since (explorer/rules.py).
 _PROJECT_FIELDS = ("team_headcount", "project_months")
-
-
-def _today_year() -> float:
-    today = _dt.date.today()
-    return today.year + (today.timetuple().tm_yday - 0.5) / 365.25
 
 
 class ExplorerApp:
@@ -115,8 +110,7 @@ class ExplorerApp:
         self.scope = "project"
         self.error = ""
         self._refusal: tuple | None = None  # (field, message, ScenarioError or None, others) of the refusal shown
-        self.marker_year = _today_year()
-        self.marker_label = ""
+        self.marker = HistoryMarker()  # the History chart's marker: today's, or a preset's published run
         self._preset_project: dict = {}  # the team and project length the last preset set (see _read_scenario)
         query_link = link.request_query_string() if query_string is None else query_string
         opened = self._open_link(scenario or Scenario(), query_link)
@@ -154,7 +148,7 @@ class ExplorerApp:
         opened = share_link.read_link(start, query_string)
         self._link_extras = opened.extras  # the decision (budget, GPU cap, compare slots), applied once the views exist
         if opened.preset_id:
-            self._set_marker_for_preset(opened.preset_id)
+            self.marker.at_preset(opened.preset_id)
             self._remember_preset(opened.preset_id)
         self.language = opened.language or self.language
         self.scope = opened.scope or self.scope
@@ -187,12 +181,9 @@ class ExplorerApp:
         For an app built well before it is shown (:mod:`explorer.app.prebuilt`); a preset's marker (its
         release year) stays.
         """
-        today = _today_year()
-        if self.marker_label or self.marker_year == today:
-            return
-        self.marker_year = today
-        self._mark_history(self.estimate)
-        self._render("history")
+        if self.marker.catch_up_today():
+            self._mark_history(self.estimate)
+            self._render("history")
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
@@ -305,11 +296,7 @@ class ExplorerApp:
                              layout=w.Layout(width="100%", max_width=f"{estimate_html.APP_MAX_WIDTH_PX}px"))
         self.widget.add_class("explorer-app")
 
-    # ------------------------------------------------------------------ options and labels
-    def _options(self, name: str) -> list[tuple[str, Any]]:
-        """The options of the choice or toggle ``name`` now (its binding's provider, :class:`ControlPanel`)."""
-        return self.panel.options(name)
-
+    # ------------------------------------------------------------------ labels
     def _set_language(self, language: str) -> None:
         self.language = language
         lang = language
@@ -378,7 +365,7 @@ class ExplorerApp:
                 return
             if owner is self.controls["preset"]:
                 if owner.value:
-                    self._set_marker_for_preset(owner.value)
+                    self.marker.at_preset(owner.value)
                     self._remember_preset(owner.value)
                     keep = {"currency": self.scenario.currency, "usd_to_cny": self.scenario.usd_to_cny}
                     self.set_scenario(presets()[owner.value].scenario.replace(**keep), keep_preset=True)
@@ -404,7 +391,7 @@ class ExplorerApp:
             if owner is not self.controls["currency"] and owner is not self.controls["usd_to_cny"]:
                 with self._mute():
                     self.controls["preset"].value = ""
-                self.marker_year, self.marker_label = _today_year(), ""
+                self.marker.at_today()
             self.panel.sync_visibility()
             changed = next((name for name, row in self.rows.items() if owner is row.widget or owner is row.twin), None)
             if not self.refresh(changed=changed) and isinstance(owner, _REVERTIBLE):
@@ -557,12 +544,7 @@ class ExplorerApp:
 
     def _mark_history(self, e: Estimate) -> None:
         """Put the history chart in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
-        lang = self.language
-        run_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
-        run_label += f", {label('marker_scope', lang)} ({estimate_html.pricing_words(e, lang)})"
-        run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
-        self.history.mark(e.scenario.currency, e.usd_to_currency, run_usd, self.marker_year, run_label,
-                          self.analysis.run_interval_usd())
+        self.marker.mark(self.history, e, self.language, self.analysis.run_interval_usd())
 
     def share_query(self) -> str:
         """The query string (with ``?``) of a link to the scenario, language and scope shown
@@ -571,14 +553,6 @@ class ExplorerApp:
                                       tabs=(self.analysis, self.whatif, self.plan_view))
 
     # ------------------------------------------------------------------ public actions
-    def _set_marker_for_preset(self, preset_id: str) -> None:
-        p = presets()[preset_id]
-        if p.run:
-            self.marker_year = float(published_run(p.run)["year"]) + 0.5
-            self.marker_label = p.name["en"]
-        else:
-            self.marker_year, self.marker_label = _today_year(), ""
-
     def _remember_preset(self, preset_id: str) -> None:
         """Note the team and project length ``preset_id`` sets: they follow the run once the size changes."""
         s = presets()[preset_id].scenario
