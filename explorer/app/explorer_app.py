@@ -5,18 +5,23 @@ runs :meth:`ExplorerApp.refresh`: read the controls into a
 :class:`~explorer.scenario.Scenario`, estimate it, and update the artists,
 HTML views and links in place; the summary is updated last. A value the model
 cannot use shows a message beside its control and the last good result stays.
+
+The app composes the modules beside it and holds none of their work: the controls
+(:mod:`explorer.app.panel`), a share link (:mod:`explorer.app.share_link`), the
+Assumptions and Share tabs (:mod:`explorer.app.html_tabs`), the History chart's
+marker (:mod:`explorer.app.history_marker`), chart widths from the page
+(:mod:`explorer.app.responsive`), the other tabs (``explorer/app/tabs/``) and
+their HTML (``explorer/app/pages/``).
 """
 
 from __future__ import annotations
 
 import html
-import math
 from typing import Any
 
 import ipywidgets as w
 from matplotlib.figure import Figure
 
-from explorer import catalog
 from explorer.analysis import recipe_verdicts, savings_recipe
 from explorer.app import html_tabs, link, share_link
 from explorer.app.pages import estimate_html
@@ -94,6 +99,12 @@ class ExplorerApp:
         onto the one canvas, so read it again after a language switch.
     history : explorer.plots.history.HistoryPlot
         The History chart (its figure of each language, the marker).
+    marker : explorer.app.history_marker.HistoryMarker
+        Where the History chart's marker stands (today, or a preset's published run) and its name.
+    html_tabs : explorer.app.html_tabs.HtmlTabs
+        Writes the Assumptions and Share tabs when shown and out of date.
+    widths : explorer.app.responsive.WidthRequests
+        The chart widths the page reports (coalesced in a running kernel; ``widths.coalesce`` forces it).
     charts : dict of str to explorer.app.surface.ChartSurface
         The Breakdown, What changed and History charts with their render flags, by tab key.
 
@@ -132,6 +143,7 @@ class ExplorerApp:
         self.groups.observe(self._on_group, names="selected_index")
         self._apply_link_decision(query_link)
 
+    # ------------------------------------------------------------------ share links (explorer/app/share_link.py)
     def _apply_link_decision(self, query_string: str) -> None:
         """Hand the link's decision to the tabs (:func:`~explorer.app.share_link.apply_link_decision`), open the
         tab it was made on, and name every value it left out (not clamped silently), the first beside its control."""
@@ -175,6 +187,28 @@ class ExplorerApp:
         self.set_scenario(opened.estimate.scenario, keep_preset=True)
         self._apply_link_decision(query_string)
 
+    def share_query(self) -> str:
+        """The query string (with ``?``) of a link to the scenario, language and scope shown
+        (:func:`~explorer.app.share_link.share_query`)."""
+        return share_link.share_query(self.scenario, language=self.language, scope=self.scope, tab=self._decision_tab,
+                                      tabs=(self.analysis, self.whatif, self.plan_view))
+
+    # ------------------------------------------------------------------ the Share tab's chart files
+    def chart_caption(self) -> str:
+        """The scenario in words, written under a downloaded chart (the share link restores it whole)."""
+        return html_tabs.chart_caption(self.estimate, self.language, self.scope)
+
+    def chart_links(self) -> str:
+        """Download links for every chart: Breakdown (PNG, SVG), What changed, History, Compare (once a slot is
+        pinned) and Uncertainty (PNG), each captioned with the scenario."""
+        return html_tabs.chart_links(self.chart_files(), self.chart_caption(), self.language)
+
+    def chart_files(self) -> list[html_tabs.ChartFile]:
+        """Every chart file the Share tab offers (:func:`~explorer.app.html_tabs.chart_files`)."""
+        return html_tabs.chart_files(self.breakdown.figure, self.waterfall.figure, self.history, self.analysis,
+                                     self.language)
+
+    # ------------------------------------------------------------------ the History chart's marker
     def mark_today(self) -> None:
         """Move the History chart's "current" marker to today, if the day has changed since it was placed.
 
@@ -184,6 +218,10 @@ class ExplorerApp:
         if self.marker.catch_up_today():
             self._mark_history(self.estimate)
             self._render("history")
+
+    def _mark_history(self, e: Estimate) -> None:
+        """Put the history chart in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
+        self.marker.mark(self.history, e, self.language, self.analysis.run_interval_usd())
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
@@ -372,15 +410,7 @@ class ExplorerApp:
                 return
             if owner is self.controls["count_mode"]:
                 # start from the cluster shown: its GPU count, or its wall-clock days rounded up
-                with self._mute():  # both are log sliders' rows, which have their twins (log_slider_row)
-                    if owner.value == "deadline":
-                        days = self.rows["deadline_days"].twin
-                        assert days is not None
-                        days.value = float(math.ceil(self.estimate.wall_days * 10) / 10)
-                    else:
-                        gpus = self.rows["gpus"].twin
-                        assert gpus is not None
-                        gpus.value = int(self.estimate.gpus)
+                self.panel.start_cluster_from(owner.value, self.estimate.gpus, self.estimate.wall_days)
             if owner is self.controls["gpu"]:
                 self.panel.adapt_precision(owner.value)
                 self.panel.adapt_seller(owner.value)
@@ -432,14 +462,9 @@ class ExplorerApp:
         self.error = "; ".join([message, *map(str, others)])
         self._refusal = (field, message, exc, others)
         text = estimate_html.error_text(exc, self.language) if exc is not None else estimate_html.translate(message, self.language)
-        self.panel.show_refusal(field, text)
-        texts = [text]
-        for other in others:
-            texts.append(estimate_html.error_text(other, self.language))
-            row = self.panel.row_of(other.field)
-            if row is not None and row is not self.panel.row_of(field):
-                row.set_message(html.escape(texts[-1]))
-        self.banner.value = estimate_html.banner_html(texts, self.language)  # the first few; every one beside its box
+        beside = [(other.field, estimate_html.error_text(other, self.language)) for other in others]
+        self.panel.show_refusal(field, text, beside)
+        self.banner.value = estimate_html.banner_html([text, *(t for _f, t in beside)], self.language)  # the first few
 
     @property
     def scenario(self) -> Scenario:
@@ -501,11 +526,7 @@ class ExplorerApp:
         self.plan_view.update(e)
         self.plan_view.render(self._tab_key() == "plan")
         self.models_view.set_currency(e.scenario.currency, e.usd_to_currency)  # its amounts in the page's currency
-        kind = e.scenario.training_kind
-        self.rows["training_kind"].set_note(html.escape(label("kind_note_same_compute", lang).format(
-            mult=f"{e.scenario.experiments_multiplier_effective:g}",
-            pretrain=f"{catalog.default('experiments_multiplier'):g}")) if kind in ("continual_pretrain", "full_finetune")
-            else "")
+        self.rows["training_kind"].set_note(html.escape(self.panel.kind_note(e.scenario)))
         self.kpis.value = estimate_html.kpi_html(e, lang, self.scope, interval=self.analysis.interval(self.scope))
         self.warnings.value = estimate_html.warnings_html(e, lang)
         self.breakdown.update(e, draw=False, scope=self.scope, language=lang)
@@ -528,31 +549,7 @@ class ExplorerApp:
         self.summary.value = (f'<p class="explorer-summary-text">'
                               f'{html.escape(estimate_html.summary_text(e, lang, self.scope))}</p>')
 
-    def chart_caption(self) -> str:
-        """The scenario in words, written under a downloaded chart (the share link restores it whole)."""
-        return html_tabs.chart_caption(self.estimate, self.language, self.scope)
-
-    def chart_links(self) -> str:
-        """Download links for every chart: Breakdown (PNG, SVG), What changed, History, Compare (once a slot is
-        pinned) and Uncertainty (PNG), each captioned with the scenario."""
-        return html_tabs.chart_links(self.chart_files(), self.chart_caption(), self.language)
-
-    def chart_files(self) -> list[html_tabs.ChartFile]:
-        """Every chart file the Share tab offers (:func:`~explorer.app.html_tabs.chart_files`)."""
-        return html_tabs.chart_files(self.breakdown.figure, self.waterfall.figure, self.history, self.analysis,
-                                     self.language)
-
-    def _mark_history(self, e: Estimate) -> None:
-        """Put the history chart in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
-        self.marker.mark(self.history, e, self.language, self.analysis.run_interval_usd())
-
-    def share_query(self) -> str:
-        """The query string (with ``?``) of a link to the scenario, language and scope shown
-        (:func:`~explorer.app.share_link.share_query`)."""
-        return share_link.share_query(self.scenario, language=self.language, scope=self.scope, tab=self._decision_tab,
-                                      tabs=(self.analysis, self.whatif, self.plan_view))
-
-    # ------------------------------------------------------------------ public actions
+    # ------------------------------------------------------------------ presets, kept fields, baseline, recipe
     def _remember_preset(self, preset_id: str) -> None:
         """Note the team and project length ``preset_id`` sets: they follow the run once the size changes."""
         s = presets()[preset_id].scenario
@@ -560,10 +557,7 @@ class ExplorerApp:
 
     def kept_fields(self) -> dict[str, Any]:
         """The scenario's fields that have no control and differ from their default, by name."""
-        default, s = Scenario(), self.scenario
-        controlled = set(self.rows)
-        return {name: getattr(s, name) for name in Scenario.__dataclass_fields__
-                if name not in controlled and getattr(s, name) != getattr(default, name)}
+        return self.panel.kept_fields(self.scenario)
 
     def reset_kept(self) -> bool:
         """Give every field without a control its default (the "reset" of the kept line); see :meth:`set_scenario`."""
