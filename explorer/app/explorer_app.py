@@ -5,25 +5,26 @@ runs :meth:`ExplorerApp.refresh`: read the controls into a
 :class:`~explorer.scenario.Scenario`, estimate it, and update the artists,
 HTML views and links in place; the summary is updated last. A value the model
 cannot use shows a message beside its control and the last good result stays.
+
+The app composes the modules beside it and holds none of their work: the controls
+(:mod:`explorer.app.panel`), a share link (:mod:`explorer.app.share_link`), the
+Assumptions and Share tabs (:mod:`explorer.app.html_tabs`), the History chart's
+marker (:mod:`explorer.app.history_marker`), chart widths from the page
+(:mod:`explorer.app.responsive`), the other tabs (``explorer/app/tabs/``) and
+their HTML (``explorer/app/pages/``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import datetime as _dt
 import html
-import math
 from typing import Any
 
 import ipywidgets as w
 from matplotlib.figure import Figure
 
-from explorer import catalog
 from explorer.analysis import recipe_verdicts, savings_recipe
-from explorer.app import export
-from explorer.app import link
+from explorer.app import html_tabs, link, share_link
 from explorer.app.pages import estimate_html
-from explorer.app.pages.analysis_html import scenario_line
 from explorer.app.tabs.analysis_views import AnalysisViews
 from explorer.app.tabs.what_if import WhatIfView
 from explorer.app.tabs.plan import PlanView
@@ -34,6 +35,7 @@ from explorer.app import responsive
 from explorer.app.page_bridge import PageBridge
 from explorer.app.ipympl_private import attach_figure, widget_figure
 from explorer.app.guard import errors_to_viewer
+from explorer.app.history_marker import HistoryMarker
 from explorer.app.surface import ChartSurface
 from explorer.app.shared import AUTO_WIDTH, BUTTON_STYLE, HIDDEN, PLAIN, html as shared_html
 from explorer.errors import ScenarioError
@@ -41,54 +43,19 @@ from explorer.messages import Message
 from explorer.model import Estimate, estimate
 from explorer.plots.breakdown import BreakdownPlot, WaterfallPlot
 from explorer.plots.history import HistoryPlot
-from explorer.presets import presets, published_run
+from explorer.presets import presets
 from explorer.scenario import Scenario
 from explorer.text import label
 
 __all__ = ["ExplorerApp"]
 
 _REVERTIBLE = (w.Dropdown, w.ToggleButtons, w.Checkbox, w.FloatSlider)
-#: In a running kernel, chart widths from the page are laid out at most this often, the latest one only [s].
-WIDTH_COALESCE_SECONDS = 0.25
-#: The banner names at most this many refused values (the last line says how many more, each beside its box).
-BANNER_LINES_MAX = 6
 #: The tabs, in order (their titles are ``tab_<key>`` in labels.csv).
 TAB_KEYS = ("breakdown", "waterfall", "history", "compare", "uncertainty", "assumptions", "share", "whatif", "plan",
              "models")
 #: A preset's published project (its listed team and length): a new model size gives them back to the rules
 #: that follow the run, unless they were typed since (explorer/rules.py).
 _PROJECT_FIELDS = ("team_headcount", "project_months")
-
-
-def first_estimate(start: Scenario, fields: dict) -> Estimate:
-    """Estimate of ``start`` with the query's ``fields`` on top.
-
-    A field that makes the scenario invalid, or the deadline impossible, is
-    dropped, one at a time: the one the error names, else the last in the
-    Scenario's field order (``fields`` come in that order, so the result does
-    not depend on the order of the URL's keys); the rest stay.
-    """
-    fields = dict(fields)
-    while True:
-        try:
-            result = estimate(Scenario.from_dict({**start.to_dict(), **fields}))
-        except ScenarioError as exc:
-            culprit = exc.field if exc.field in fields else next(reversed(fields), None)
-        else:
-            if not result.deadline_impossible:
-                return result
-            culprit = "deadline_days" if "deadline_days" in fields else next(reversed(fields), None)
-        if culprit is None:
-            return estimate(start)
-        fields.pop(culprit)
-        if culprit in ("deadline_days", "gpus"):  # give back the start's way of sizing the cluster
-            fields.pop("gpus", None)
-            fields.pop("deadline_days", None)
-
-
-def _today_year() -> float:
-    today = _dt.date.today()
-    return today.year + (today.timetuple().tm_yday - 0.5) / 365.25
 
 
 class ExplorerApp:
@@ -132,6 +99,12 @@ class ExplorerApp:
         onto the one canvas, so read it again after a language switch.
     history : explorer.plots.history.HistoryPlot
         The History chart (its figure of each language, the marker).
+    marker : explorer.app.history_marker.HistoryMarker
+        Where the History chart's marker stands (today, or a preset's published run) and its name.
+    html_tabs : explorer.app.html_tabs.HtmlTabs
+        Writes the Assumptions and Share tabs when shown and out of date.
+    widths : explorer.app.responsive.WidthRequests
+        The chart widths the page reports (coalesced in a running kernel; ``widths.coalesce`` forces it).
     charts : dict of str to explorer.app.surface.ChartSurface
         The Breakdown, What changed and History charts with their render flags, by tab key.
 
@@ -148,18 +121,17 @@ class ExplorerApp:
         self.scope = "project"
         self.error = ""
         self._refusal: tuple | None = None  # (field, message, ScenarioError or None, others) of the refusal shown
-        self.marker_year = _today_year()
-        self.marker_label = ""
+        self.marker = HistoryMarker()  # the History chart's marker: today's, or a preset's published run
         self._preset_project: dict = {}  # the team and project length the last preset set (see _read_scenario)
         query_link = link.request_query_string() if query_string is None else query_string
-        self.estimate, preset_id = self._estimate_from_query(scenario or Scenario(), query_link)
+        opened = self._open_link(scenario or Scenario(), query_link)
+        self.estimate, preset_id = opened.estimate, opened.preset_id
         self.baseline = self.estimate
         start = self.scenario
 
         self._build_controls(start, preset_id)
         self._build_views()
         self._layout()
-        self._stale_pages: set = set()  # HTML tabs to write when next shown (see _write_pages)
         self._set_language(self.language)
         self.panel.sync_visibility()
         self.panel.placeholders(self.estimate.fallbacks)
@@ -171,36 +143,28 @@ class ExplorerApp:
         self.groups.observe(self._on_group, names="selected_index")
         self._apply_link_decision(query_link)
 
+    # ------------------------------------------------------------------ share links (explorer/app/share_link.py)
     def _apply_link_decision(self, query_string: str) -> None:
-        """Apply the link's budget, GPU cap and slots, and say which of its values were left out: numbers
-        out of range or past any number (``1e1000000``), in the link or a slot's; they are not clamped silently."""
-        extras = self._query_extras
-        refused = link.refused_fields_from_query(query_string) + self.analysis.apply_decision(extras)
-        refused += self.plan_view.apply_decision(extras)  # the Plan tab's inputs, set when it is built
-        self.whatif.apply_decision(extras)
+        """Hand the link's decision to the tabs (:func:`~explorer.app.share_link.apply_link_decision`), open the
+        tab it was made on, and name every value it left out (not clamped silently), the first beside its control."""
+        extras = self._link_extras
+        refused = share_link.apply_link_decision(query_string, extras, (self.analysis, self.plan_view, self.whatif))
         if extras.get("tab") in TAB_KEYS:  # the tab the link was made on (its What-if, Plan... built then)
             self.tabs.selected_index = TAB_KEYS.index(extras["tab"])
-        if refused:  # every value left out is named, the first beside its control
+        if refused:
             self._reject(refused[0].field, str(refused[0]), refused[0], tuple(refused[1:]))
 
-    def _estimate_from_query(self, start: Scenario, query_string: str) -> tuple[Estimate, str]:
-        """The first result for ``query_string`` on top of ``start``, and the preset it names ("" for none).
-
-        Sets the language and the history marker the query asks for.
-        """
-        fields, extras = link.scenario_fields_from_query(query_string)
-        self._query_extras = extras  # the decision (budget, GPU cap, compare slots), applied once the views exist
-        preset_id = extras.get("preset", "")
-        if preset_id in presets():
-            start = presets()[preset_id].scenario
-            self._set_marker_for_preset(preset_id)
-            self._remember_preset(preset_id)
-        else:
-            preset_id = ""
-        self.language = link.page_language(extras.get("lang")) or self.language
-        if extras.get("scope") in ("project", "run"):
-            self.scope = extras["scope"]
-        return first_estimate(start, fields), preset_id
+    def _open_link(self, start: Scenario, query_string: str) -> share_link.OpenedLink:
+        """Read ``query_string`` on top of ``start`` (:func:`~explorer.app.share_link.read_link`): take its
+        language, scope and preset (its history marker and project), and keep its decision for the tabs."""
+        opened = share_link.read_link(start, query_string)
+        self._link_extras = opened.extras  # the decision (budget, GPU cap, compare slots), applied once the views exist
+        if opened.preset_id:
+            self.marker.at_preset(opened.preset_id)
+            self._remember_preset(opened.preset_id)
+        self.language = opened.language or self.language
+        self.scope = opened.scope or self.scope
+        return opened
 
     def apply_query(self, query_string: str) -> None:
         """Show the scenario, preset and language of a share link's ``query_string``.
@@ -211,30 +175,53 @@ class ExplorerApp:
         if not query_string:
             return
         language = self.language
-        result, preset_id = self._estimate_from_query(self.scenario, query_string)
+        opened = self._open_link(self.scenario, query_string)
         if self.language != language:
             with self._mute():
                 self.controls["language"].value = self.language
             self._set_language(self.language)
         with self._mute():
-            self.controls["preset"].value = preset_id
+            self.controls["preset"].value = opened.preset_id
             self.controls["scope"].value = self.scope
-        self.baseline = result
-        self.set_scenario(result.scenario, keep_preset=True)
+        self.baseline = opened.estimate
+        self.set_scenario(opened.estimate.scenario, keep_preset=True)
         self._apply_link_decision(query_string)
 
+    def share_query(self) -> str:
+        """The query string (with ``?``) of a link to the scenario, language and scope shown
+        (:func:`~explorer.app.share_link.share_query`)."""
+        return share_link.share_query(self.scenario, language=self.language, scope=self.scope, tab=self._decision_tab,
+                                      tabs=(self.analysis, self.whatif, self.plan_view))
+
+    # ------------------------------------------------------------------ the Share tab's chart files
+    def chart_caption(self) -> str:
+        """The scenario in words, written under a downloaded chart (the share link restores it whole)."""
+        return html_tabs.chart_caption(self.estimate, self.language, self.scope)
+
+    def chart_links(self) -> str:
+        """Download links for every chart: Breakdown (PNG, SVG), What changed, History, Compare (once a slot is
+        pinned) and Uncertainty (PNG), each captioned with the scenario."""
+        return html_tabs.chart_links(self.chart_files(), self.chart_caption(), self.language)
+
+    def chart_files(self) -> list[html_tabs.ChartFile]:
+        """Every chart file the Share tab offers (:func:`~explorer.app.html_tabs.chart_files`)."""
+        return html_tabs.chart_files(self.breakdown.figure, self.waterfall.figure, self.history, self.analysis,
+                                     self.language)
+
+    # ------------------------------------------------------------------ the History chart's marker
     def mark_today(self) -> None:
         """Move the History chart's "current" marker to today, if the day has changed since it was placed.
 
         For an app built well before it is shown (:mod:`explorer.app.prebuilt`); a preset's marker (its
         release year) stays.
         """
-        today = _today_year()
-        if self.marker_label or self.marker_year == today:
-            return
-        self.marker_year = today
-        self._mark_history(self.estimate)
-        self._render("history")
+        if self.marker.catch_up_today():
+            self._mark_history(self.estimate)
+            self._render("history")
+
+    def _mark_history(self, e: Estimate) -> None:
+        """Put the history chart in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
+        self.marker.mark(self.history, e, self.language, self.analysis.run_interval_usd())
 
     # ------------------------------------------------------------------ building
     def _build_controls(self, s: Scenario, preset_id: str) -> None:
@@ -269,8 +256,10 @@ class ExplorerApp:
                        "history": ChartSurface(self.history, relayout=lambda _plot: self.history.relayout() is not None)}
         self.pin_button = w.Button(icon="thumb-tack", layout=AUTO_WIDTH, style=BUTTON_STYLE)
         self.pin_button.on_click(self._on_pin)
+        # the page's chart widths, laid out now or coalesced in a kernel, whose event loop the tabs also use
+        self.widths = responsive.WidthRequests(self._apply_width)
         self.whatif = WhatIfView(widget_figure, self.language, on_error=lambda m: self._reject("app", m),
-                                 event_loop=self._event_loop)
+                                 event_loop=self.widths.event_loop)
         # the Plan and Models tabs: empty boxes until first opened (built by their render)
         # the Plan chart widens with the page as Breakdown's does (issue 41): sized from when it is made
         self.plan_view = PlanView(lambda *size: self.sizer.add(widget_figure(*size)), self.language,
@@ -285,6 +274,11 @@ class ExplorerApp:
         self.downloads = shared_html()
         self.share = shared_html()
         self.glossary = shared_html()
+        #: writes the Assumptions and Share tabs when shown and out of date
+        self.html_tabs = html_tabs.HtmlTabs(self.assumptions, self.glossary, self.share, self.downloads,
+                                            share_query=self.share_query, files=self.chart_files,
+                                            caption=self.chart_caption, on_error=self._report_error,
+                                            event_loop=self.widths.event_loop)
         self.region_note = shared_html()
         # what the scenario holds without a control (a preset's layers, width, sequence...), with a reset
         self.kept = shared_html()
@@ -302,9 +296,7 @@ class ExplorerApp:
         # narrow screens: the page reports the chart box's width and the charts are laid out again for it
         self.sizer = responsive.ChartSizer((self.breakdown.figure, self.waterfall.figure),
                                            on_resize={self.waterfall.figure: self.waterfall.fit_width})
-        self._pending_width: int | None = None  # a chart box's width waiting to be laid out [CSS px]
-        self._width_scheduled = False
-        self.bridge.observe(self._on_width, names="chart_width")
+        self.bridge.observe(self.widths.on_width, names="chart_width")
         for surface in self.charts.values():
             surface.canvas.add_class("explorer-chart")
         # on a phone the History chart keeps its own size (858 px: its labels at 8 px) and scrolls sideways
@@ -342,11 +334,7 @@ class ExplorerApp:
                              layout=w.Layout(width="100%", max_width=f"{estimate_html.APP_MAX_WIDTH_PX}px"))
         self.widget.add_class("explorer-app")
 
-    # ------------------------------------------------------------------ options and labels
-    def _options(self, name: str) -> list[tuple[str, Any]]:
-        """The options of the choice or toggle ``name`` now (its binding's provider, :class:`ControlPanel`)."""
-        return self.panel.options(name)
-
+    # ------------------------------------------------------------------ labels
     def _set_language(self, language: str) -> None:
         self.language = language
         lang = language
@@ -358,7 +346,7 @@ class ExplorerApp:
         # then sends the page about 40 fewer widget messages; the first call labels them all
         self.panel.set_language(lang, self._open_groups() if hasattr(self, "_labelled_once") else None)
         self._labelled_once = True
-        self._stale_pages.add("assumptions")  # the glossary is on that tab: written when it is shown
+        self.html_tabs.stale.add("assumptions")  # the glossary is on that tab: written when it is shown
         self.title.value = (f'<h2 style="margin:4px 0 0 0">{label("app_title", lang)}</h2>'
                             f'<div class="explorer-note">{label("app_subtitle", lang)}</div>')
         # one message per container, not one per title (each re-renders the page's tab bar)
@@ -415,22 +403,14 @@ class ExplorerApp:
                 return
             if owner is self.controls["preset"]:
                 if owner.value:
-                    self._set_marker_for_preset(owner.value)
+                    self.marker.at_preset(owner.value)
                     self._remember_preset(owner.value)
                     keep = {"currency": self.scenario.currency, "usd_to_cny": self.scenario.usd_to_cny}
                     self.set_scenario(presets()[owner.value].scenario.replace(**keep), keep_preset=True)
                 return
             if owner is self.controls["count_mode"]:
                 # start from the cluster shown: its GPU count, or its wall-clock days rounded up
-                with self._mute():  # both are log sliders' rows, which have their twins (log_slider_row)
-                    if owner.value == "deadline":
-                        days = self.rows["deadline_days"].twin
-                        assert days is not None
-                        days.value = float(math.ceil(self.estimate.wall_days * 10) / 10)
-                    else:
-                        gpus = self.rows["gpus"].twin
-                        assert gpus is not None
-                        gpus.value = int(self.estimate.gpus)
+                self.panel.start_cluster_from(owner.value, self.estimate.gpus, self.estimate.wall_days)
             if owner is self.controls["gpu"]:
                 self.panel.adapt_precision(owner.value)
                 self.panel.adapt_seller(owner.value)
@@ -441,7 +421,7 @@ class ExplorerApp:
             if owner is not self.controls["currency"] and owner is not self.controls["usd_to_cny"]:
                 with self._mute():
                     self.controls["preset"].value = ""
-                self.marker_year, self.marker_label = _today_year(), ""
+                self.marker.at_today()
             self.panel.sync_visibility()
             changed = next((name for name, row in self.rows.items() if owner is row.widget or owner is row.twin), None)
             if not self.refresh(changed=changed) and isinstance(owner, _REVERTIBLE):
@@ -455,58 +435,8 @@ class ExplorerApp:
         with errors_to_viewer(self._report_error):
             self.controls["pricing"].value = "owned"
 
-    def _on_width(self, change: dict) -> None:
-        """Lay the charts out for the width of their box (see :mod:`explorer.app.responsive`).
-
-        Garbage is ignored. In a running kernel, widths are coalesced: the latest one is laid out
-        at most every :data:`WIDTH_COALESCE_SECONDS` (a flood of widths costs one layout, not one
-        each); the visible chart is laid out then, the others when their tab opens.
-        """
-        width = responsive.parse_width(change["new"])
-        if width is None:
-            return
-        try:
-            loop = asyncio.get_running_loop() if self._coalesces_widths() else None
-        except RuntimeError:
-            loop = None
-        if loop is None:  # headless use (tests, a script): lay out now
-            self._apply_width(width)
-            return
-        self._pending_width = width
-        if not self._width_scheduled:
-            self._width_scheduled = True
-            loop.call_later(WIDTH_COALESCE_SECONDS, self._apply_pending_width)
-
-    #: Coalesce chart widths: None = only in a running IPython kernel (Voila, JupyterLab), where the comm
-    #: handler runs on the kernel's event loop; True/False force it. Another library's loop in the same
-    #: thread (playwright's, in a test process) never runs the deferred layout, so it is not enough.
-    coalesce_widths: bool | None = None
-
-    def _coalesces_widths(self) -> bool:
-        if self.coalesce_widths is not None:
-            return self.coalesce_widths
-        try:
-            from ipykernel.kernelapp import IPKernelApp
-        except ImportError:
-            return False
-        return IPKernelApp.initialized()
-
-    def _event_loop(self):
-        """The running kernel's event loop where requests are coalesced (as widths are), else None."""
-        if not self._coalesces_widths():
-            return None
-        try:
-            return asyncio.get_running_loop()
-        except RuntimeError:
-            return None
-
-    def _apply_pending_width(self) -> None:
-        self._width_scheduled = False
-        if self._pending_width is not None:
-            width, self._pending_width = self._pending_width, None
-            self._apply_width(width)
-
-    def _apply_width(self, width) -> None:
+    def _apply_width(self, width: int) -> None:
+        """Lay the charts out for a box ``width`` wide [CSS px]: the visible one now, the others when their tab opens."""
         with errors_to_viewer(self._report_error):
             changed = self.sizer.apply(width)
             if changed:
@@ -532,19 +462,9 @@ class ExplorerApp:
         self.error = "; ".join([message, *map(str, others)])
         self._refusal = (field, message, exc, others)
         text = estimate_html.error_text(exc, self.language) if exc is not None else estimate_html.translate(message, self.language)
-        self.panel.show_refusal(field, text)
-        texts = [text]
-        for other in others:
-            texts.append(estimate_html.error_text(other, self.language))
-            row = self.panel.row_of(other.field)
-            if row is not None and row is not self.panel.row_of(field):
-                row.set_message(html.escape(texts[-1]))
-        if len(texts) > BANNER_LINES_MAX:  # a link can refuse ~50 values at once: the rest are named beside their boxes
-            texts = [*texts[:BANNER_LINES_MAX - 1],
-                     label("input_error_more", self.language).format(n=len(texts) - BANNER_LINES_MAX + 1)]
-        colon = "：" if self.language == "zh" else ": "
-        self.banner.value = (f'<div class="explorer-banner"><b>{label("input_error", self.language)}{colon}</b>'
-                             + "<br>".join(map(html.escape, texts)) + "</div>")
+        beside = [(other.field, estimate_html.error_text(other, self.language)) for other in others]
+        self.panel.show_refusal(field, text, beside)
+        self.banner.value = estimate_html.banner_html([text, *(t for _f, t in beside)], self.language)  # the first few
 
     @property
     def scenario(self) -> Scenario:
@@ -606,11 +526,7 @@ class ExplorerApp:
         self.plan_view.update(e)
         self.plan_view.render(self._tab_key() == "plan")
         self.models_view.set_currency(e.scenario.currency, e.usd_to_currency)  # its amounts in the page's currency
-        kind = e.scenario.training_kind
-        self.rows["training_kind"].set_note(html.escape(label("kind_note_same_compute", lang).format(
-            mult=f"{e.scenario.experiments_multiplier_effective:g}",
-            pretrain=f"{catalog.default('experiments_multiplier'):g}")) if kind in ("continual_pretrain", "full_finetune")
-            else "")
+        self.rows["training_kind"].set_note(html.escape(self.panel.kind_note(e.scenario)))
         self.kpis.value = estimate_html.kpi_html(e, lang, self.scope, interval=self.analysis.interval(self.scope))
         self.warnings.value = estimate_html.warnings_html(e, lang)
         self.breakdown.update(e, draw=False, scope=self.scope, language=lang)
@@ -618,8 +534,8 @@ class ExplorerApp:
         # the curve holds final training runs: compare the run, not the whole project
         self._mark_history(e)
         self._render("breakdown", "waterfall", "history")
-        self._stale_pages.update(("assumptions", "share"))  # written when their tab is shown (see _write_pages)
-        self._write_pages()
+        self.html_tabs.stale.update(("assumptions", "share"))  # written when their tab is shown (HtmlTabs.write)
+        self.html_tabs.write(self._tab_key(), e, lang)
         # in yuan the money boxes take yuan: the rate beside the switch
         self.rows["currency"].set_note(html.escape(self.panel.money_note(e.scenario)))
         kept = self.kept_fields()
@@ -633,133 +549,7 @@ class ExplorerApp:
         self.summary.value = (f'<p class="explorer-summary-text">'
                               f'{html.escape(estimate_html.summary_text(e, lang, self.scope))}</p>')
 
-    def _write_pages(self) -> None:
-        """Write the HTML of the Assumptions or Share tab if it is shown and out of date.
-
-        Those pages (the assumptions table, the glossary, the share link and the
-        downloads, whose data URIs hold the whole scenario and breakdown) are not
-        sent to the page on every change or language switch while nobody looks at them.
-        """
-        key = self._tab_key()
-        if key not in self._stale_pages:
-            return
-        self._stale_pages.discard(key)
-        e, lang = self.estimate, self.language
-        if key == "assumptions":
-            self.assumptions.value = estimate_html.assumptions_html(e, lang)
-            self.glossary.value = estimate_html.glossary_html(lang)
-        else:
-            head = (export.download_link(export.scenario_json(e), "application/json", "scenario.json",
-                                         label("download_scenario", lang)) + " &nbsp; " +
-                    export.download_link(export.breakdown_csv(e), "text/csv", "breakdown.csv",
-                                         label("download_breakdown", lang)))
-            share_link = self.share_query()
-            self.share.value = estimate_html.share_html(share_link, lang) + self._long_link_note(share_link)
-            self._share_generation += 1
-            loop = self._event_loop()
-            if loop is None:  # headless: every file at once
-                self.downloads.value = head + "<br>" + self.chart_links()
-                return
-            # in a kernel the tab shows at once, with a loading sign; the chart files follow one per turn of the
-            # event loop (each 0.1-0.6 CPU-s), so other messages are answered between them and a newer page
-            # (another change, another language) stops the older one
-            specs, caption = self._chart_files(), self.chart_caption()
-            self.downloads.value = head + "<br>" + self._loading_html()
-            loop.call_soon(self._next_chart_file, loop, self._share_generation, head, specs, caption, [])
-
-    _share_generation = 0
-
-    def _loading_html(self) -> str:
-        return (f'<span class="explorer-loading" role="status">⏳ {html.escape(label("share_preparing", self.language))}'
-                "</span>")
-
-    def _next_chart_file(self, loop, generation: int, head: str, specs: list, caption: str, links: list) -> None:
-        """Render the next chart file of the Share tab and show its link (see :meth:`_write_pages`)."""
-        if generation != self._share_generation:
-            return  # a newer page is being written
-        with errors_to_viewer(self._report_error) as guard:
-            fig, fmt, filename, link_caption = specs[len(links)]
-            links.append(export.figure_link(fig, fmt, filename, link_caption, caption, self.language))
-        if guard.failed:
-            return
-        more = len(links) < len(specs)
-        self.downloads.value = head + "<br>" + " &nbsp; ".join(links) + (" " + self._loading_html() if more else "")
-        if more:
-            loop.call_soon(self._next_chart_file, loop, generation, head, specs, caption, links)
-
-    def chart_caption(self) -> str:
-        """The scenario in words, written under a downloaded chart (the share link restores it whole)."""
-        e, lang = self.estimate, self.language
-        region = estimate_html.region_name(catalog.regions()[e.scenario.region].name, lang)
-        return (f"{label('app_title', lang)}: {scenario_line(e, lang)} · {label('region', lang)}: {region} · "
-                f"{label(f'kind_{e.scenario.training_kind}', lang)}. {estimate_html.summary_text(e, lang, self.scope)}")
-
-    def chart_links(self) -> str:
-        """Download links for every chart: Breakdown (PNG, SVG), What changed, History, Compare (once a slot is
-        pinned) and Uncertainty (PNG), each captioned with the scenario."""
-        lang, caption = self.language, self.chart_caption()
-        return " &nbsp; ".join(export.figure_link(fig, fmt, filename, link_caption, caption, lang)
-                               for fig, fmt, filename, link_caption in self._chart_files())
-
-    def _chart_files(self) -> list[tuple]:
-        """(figure, format, file name, link caption) of every chart file the Share tab offers."""
-        lang = self.language
-        # in this language even when the History tab was not opened in it: a kept figure, or a file-only one
-        history = self.history.figure_for(lang)
-        charts = [(self.breakdown.figure, "breakdown", ("png", "svg")), (self.waterfall.figure, "what-changed", ("png",))]
-        lever = self.analysis.figure_for_export("lever")  # the By-lever view of "what changed": a file of its own
-        if lever is not None:
-            charts.append((lever, "what-changed-by-lever", ("png", "svg")))
-        charts.append((history, "history", ("png",)))
-        for key in ("compare", "uncertainty"):
-            fig = self.analysis.figure_for_export(key)
-            if fig is not None:
-                charts.append((fig, key, ("png",)))
-        titles = {"what-changed": "tab_waterfall", "what-changed-by-lever": "download_lever_chart"}
-        return [(fig, fmt, f"{name}.{fmt}", label("download_chart", lang).format(
-                    chart=label(titles.get(name, f"tab_{name}"), lang), format=fmt.upper()))
-                for fig, name, formats in charts for fmt in formats]
-
-    def _mark_history(self, e: Estimate) -> None:
-        """Put the history chart in ``e``'s currency and its marker at ``e``'s final run (no draw)."""
-        lang = self.language
-        run_label = self.marker_label or f"{label('current', lang)} ({int(self.marker_year)})"
-        run_label += f", {label('marker_scope', lang)} ({estimate_html.pricing_words(e, lang)})"
-        run_usd = e.final_run_usd if math.isfinite(e.final_run_usd) and e.final_run_usd > 0 else None
-        self.history.mark(e.scenario.currency, e.usd_to_currency, run_usd, self.marker_year, run_label,
-                          self.analysis.run_interval_usd())
-
-    def _long_link_note(self, share_link: str) -> str:
-        """A note under a share link longer than the app reads (:data:`link.MAX_QUERY_CHARS`): what it would leave
-        out when opened (long slot names make it so), or ""."""
-        dropped = link.dropped_link_keys(share_link)
-        if not dropped:
-            return ""
-        text = Message("share_link_too_long", chars=len(share_link.lstrip("?")), limit=link.MAX_QUERY_CHARS,
-                       dropped=dropped).render(self.language)
-        return f'<div class="explorer-message">{html.escape(text)}</div>'
-
-    def share_query(self) -> str:
-        """The query string (with ``?``) of a link to the scenario, language and scope shown."""
-        extras = {"lang": self.language}
-        if self.scope != "project":
-            extras["scope"] = self.scope
-        extras.update(self.analysis.decision_items())  # budget, GPU cap, compare slots and their names, By-lever
-        extras.update(self.whatif.decision_items())  # the What-if picks and sort, once its tab was opened
-        extras.update(self.plan_view.decision_items())  # the Plan tab's inputs (budget, deadline, ...) as typed
-        if self._decision_tab != "breakdown":
-            extras["tab"] = self._decision_tab  # the last tab looked at before Share (where the link is copied)
-        return "?" + link.query_from_scenario(self.scenario, **extras)
-
-    # ------------------------------------------------------------------ public actions
-    def _set_marker_for_preset(self, preset_id: str) -> None:
-        p = presets()[preset_id]
-        if p.run:
-            self.marker_year = float(published_run(p.run)["year"]) + 0.5
-            self.marker_label = p.name["en"]
-        else:
-            self.marker_year, self.marker_label = _today_year(), ""
-
+    # ------------------------------------------------------------------ presets, kept fields, baseline, recipe
     def _remember_preset(self, preset_id: str) -> None:
         """Note the team and project length ``preset_id`` sets: they follow the run once the size changes."""
         s = presets()[preset_id].scenario
@@ -767,10 +557,7 @@ class ExplorerApp:
 
     def kept_fields(self) -> dict[str, Any]:
         """The scenario's fields that have no control and differ from their default, by name."""
-        default, s = Scenario(), self.scenario
-        controlled = set(self.rows)
-        return {name: getattr(s, name) for name in Scenario.__dataclass_fields__
-                if name not in controlled and getattr(s, name) != getattr(default, name)}
+        return self.panel.kept_fields(self.scenario)
 
     def reset_kept(self) -> bool:
         """Give every field without a control its default (the "reset" of the kept line); see :meth:`set_scenario`."""
@@ -876,9 +663,9 @@ class ExplorerApp:
         with errors_to_viewer(self._report_error):
             if self._tab_key() not in ("share", ""):
                 self._decision_tab = self._tab_key()
-            self._stale_pages.add("share")  # slots, names and budget change without a new estimate
+            self.html_tabs.stale.add("share")  # slots, names and budget change without a new estimate
             self._render()
-            self._write_pages()
+            self.html_tabs.write(self._tab_key(), self.estimate, self.language)
 
     def set_scenario(self, scenario: Scenario, *, keep_preset: bool = False) -> bool:
         """Move every control to ``scenario`` and show its result: the documented way to drive the app.

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import html
-from typing import Any, Iterator, Mapping
+import math
+from typing import Any, Iterator, Mapping, Sequence
 
 import ipywidgets as w
 
@@ -360,12 +361,20 @@ class ControlPanel:
             return self.rows.get("active_fraction")
         return None
 
-    def show_refusal(self, field: str, text: str) -> None:
-        """Clear every control's message, then show ``text`` (plain) beside the control of ``field``, if any."""
+    def show_refusal(self, field: str, text: str, others: Sequence[tuple[str, str]] = ()) -> None:
+        """Clear every control's message, then show ``text`` (plain) beside the control of ``field``, if any.
+
+        ``others``: more values refused at once (a link's), as (field, text) pairs: each beside its own control,
+        unless that is ``field``'s (which shows ``text``).
+        """
         self.clear_messages()
         row = self.row_of(field)
         if row is not None:
             row.set_message(html.escape(text))
+        for other_field, other_text in others:
+            other = self.row_of(other_field)
+            if other is not None and other is not row:
+                other.set_message(html.escape(other_text))
 
     def clear_messages(self) -> None:
         """No refusal beside any control."""
@@ -397,6 +406,36 @@ class ControlPanel:
         row.set_note(html.escape(label("seller_switched", self.language).format(
             old=prices.seller_name(old), gpu=catalog.accelerator(gpu).name,
             new=label(f"seller_{new}", self.language))) if new != old else "")
+
+    def start_cluster_from(self, mode: str, gpus: int, wall_days: float) -> None:
+        """Start the way of sizing the cluster just chosen from the cluster shown (no refresh: muted).
+
+        ``mode`` "deadline": the deadline box takes the cluster's wall-clock time, rounded up to 0.1 day
+        (``wall_days`` [days]); else the GPU count box takes its ``gpus`` [1].
+        """
+        with self.mute():  # both are log sliders' rows, which have their twins (log_slider_row)
+            if mode == "deadline":
+                days = self.rows["deadline_days"].twin
+                assert days is not None
+                days.value = float(math.ceil(wall_days * 10) / 10)
+            else:
+                count = self.rows["gpus"].twin
+                assert count is not None
+                count.value = int(gpus)
+
+    def kind_note(self, s: Scenario) -> str:
+        """The note beside the kind of training (plain text): continual pretraining and a full fine-tune run the
+        experiments of pretraining (their multiplier); else ""."""
+        if s.training_kind not in ("continual_pretrain", "full_finetune"):
+            return ""
+        return label("kind_note_same_compute", self.language).format(
+            mult=f"{s.experiments_multiplier_effective:g}", pretrain=f"{catalog.default('experiments_multiplier'):g}")
+
+    def kept_fields(self, s: Scenario) -> dict[str, Any]:
+        """The fields of ``s`` that have no control and differ from their default, by name (the kept line)."""
+        default = Scenario()
+        return {name: getattr(s, name) for name in Scenario.__dataclass_fields__
+                if name not in self.rows and getattr(s, name) != getattr(default, name)}
 
     def money_note(self, s: Scenario) -> str:
         """The note beside the currency switch (plain text): in yuan, the rate the money boxes take; else ""."""

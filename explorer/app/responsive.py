@@ -6,7 +6,8 @@ load and after the window or the tab changes (debounced). The kernel clamps it, 
 :data:`WIDTH_STEP_PX`, and, when it differs from the current one, resizes the
 figures to it: narrower on a phone, and on a wide screen wider, up to
 :data:`GROW_WIDTH_MAX` times their designed width (issue 41). The caller lays out again only the
-visible figure (one layout per message), the others when their tab opens.
+visible figure (one layout per message), the others when their tab opens. In a running kernel the widths are
+coalesced (:class:`WidthRequests`): the latest one is laid out at most every :data:`WIDTH_COALESCE_SECONDS`.
 
 Text stays at its size in points, so at 390 px the charts are narrower with
 text as large as on a desktop, instead of a desktop chart scaled down whole.
@@ -20,6 +21,7 @@ Nothing here trusts the page: garbage is ignored, widths are clamped to
 
 from __future__ import annotations
 
+import asyncio
 import math
 from typing import Callable, Iterable, Mapping
 
@@ -27,7 +29,7 @@ from matplotlib.figure import Figure
 
 from explorer.app.ipympl_private import MAX_CSS_PIXELS, MIN_CSS_PIXELS
 
-__all__ = ["ChartSizer", "WIDTH_STEP_PX", "parse_width"]
+__all__ = ["ChartSizer", "WIDTH_STEP_PX", "parse_width", "WidthRequests", "WIDTH_COALESCE_SECONDS"]
 
 WIDTH_STEP_PX = 20  # widths are rounded down to this step [CSS px]: dragging a window lays out at most every 20 px
 #: A wide box widens the charts up to this many times their designed width, and their height by at most
@@ -36,6 +38,8 @@ GROW_WIDTH_MAX = 1.6
 GROW_HEIGHT_MAX = 1.2
 MIN_WIDTH_PX = 240  # narrowest layout [CSS px]: the breakdown's labels and bars still fit (120 px collapses it);
 # a narrower box scales that layout down
+#: In a running kernel, chart widths from the page are laid out at most this often, the latest one only [s].
+WIDTH_COALESCE_SECONDS = 0.25
 
 
 def parse_width(value: object) -> int | None:
@@ -124,3 +128,66 @@ class ChartSizer:
         if fig in self.on_resize:
             self.on_resize[fig](w_px)
         return True
+
+
+class WidthRequests:
+    """The chart widths the page reports, laid out at once, or in a running kernel the latest one at most every
+    :data:`WIDTH_COALESCE_SECONDS` (a flood of widths costs one layout, not one each).
+
+    Parameters
+    ----------
+    lay_out : callable
+        ``lay_out(width_px)``: lay the charts out for a box ``width_px`` wide [CSS px] (a width from
+        :func:`parse_width`).
+
+    Attributes
+    ----------
+    coalesce : bool or None
+        Coalesce widths: None (the default) only in a running IPython kernel (Voila, JupyterLab), where the comm
+        handler runs on the kernel's event loop; True or False force it. Another library's loop in the same thread
+        (playwright's, in a test process) never runs the deferred layout, so a running loop is not enough.
+    """
+
+    def __init__(self, lay_out: Callable[[int], None]):
+        self.lay_out = lay_out
+        self.coalesce: bool | None = None
+        self._pending_px: int | None = None  # a width waiting to be laid out [CSS px]
+        self._scheduled = False
+
+    def on_width(self, change: dict) -> None:
+        """The observer of the page's ``chart_width``: garbage is ignored, a width laid out now or coalesced."""
+        width = parse_width(change["new"])
+        if width is None:
+            return
+        loop = self.event_loop()
+        if loop is None:  # headless use (tests, a script): lay out now
+            self.lay_out(width)
+            return
+        self._pending_px = width
+        if not self._scheduled:
+            self._scheduled = True
+            loop.call_later(WIDTH_COALESCE_SECONDS, self._lay_out_pending)
+
+    def event_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The running kernel's event loop, where the app coalesces or defers work (as widths are), else None."""
+        if not self._in_kernel():
+            return None
+        try:
+            return asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+
+    def _in_kernel(self) -> bool:
+        if self.coalesce is not None:
+            return self.coalesce
+        try:
+            from ipykernel.kernelapp import IPKernelApp
+        except ImportError:
+            return False
+        return IPKernelApp.initialized()
+
+    def _lay_out_pending(self) -> None:
+        self._scheduled = False
+        if self._pending_px is not None:
+            width, self._pending_px = self._pending_px, None
+            self.lay_out(width)

@@ -26,6 +26,7 @@ from typing import Callable, Protocol
 
 from matplotlib.figure import Figure
 
+from explorer.app.ipympl_private import GuardedCanvas, canvas_of
 from explorer.plots.breakdown import freeze_layout
 
 __all__ = ["ChartSurface", "FigureChart"]
@@ -117,9 +118,9 @@ class ChartSurface:
         return self.plot.figure
 
     @property
-    def canvas(self):
+    def canvas(self) -> GuardedCanvas:
         """The widget canvas (the same one for the chart's whole life)."""
-        return self.plot.figure.canvas
+        return canvas_of(self.plot.figure)
 
     def show(self, shown: bool) -> None:
         """Whether the chart is on screen: a hidden one defers the page's draw requests."""

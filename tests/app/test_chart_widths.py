@@ -6,12 +6,12 @@ import asyncio
 
 import pytest
 
-from explorer.app.explorer_app import WIDTH_COALESCE_SECONDS
+from explorer.app.responsive import WIDTH_COALESCE_SECONDS
 
 
 def test_chart_widths_in_a_running_kernel_are_coalesced_to_the_latest(make_app):
     app = make_app(query_string="")
-    app.coalesce_widths = True  # as in a kernel: the comm handler runs on the event loop below
+    app.widths.coalesce = True  # as in a kernel: the comm handler runs on the event loop below
     applied: list = []
     apply = app.sizer.apply
     app.sizer.apply = lambda width: applied.append(width) or apply(width)

@@ -18,7 +18,7 @@ def test_the_by_lever_png_names_slot_a_as_its_baseline(make_app):
     app = make_app()
     app.analysis.pin("A", app.estimate, name="7B plan")
     app.set_scenario(Scenario(params=13e9, gpus=256, precision="fp8"))
-    files = {name: fig for fig, _fmt, name, _cap in app._chart_files()}
+    files = {name: fig for fig, _fmt, name, _cap in app.chart_files()}
     fig = files["what-changed-by-lever.png"]
     assert figure_file(fig, "png", "caption")[:4] == b"\x89PNG"
     names = _bar_names(fig)
@@ -29,5 +29,5 @@ def test_in_chinese_too(make_app):
     app = make_app(query_string="lang=zh")
     app.pin_baseline()
     app.set_scenario(Scenario(params=13e9, gpus=256))
-    files = {name: fig for fig, _fmt, name, _cap in app._chart_files()}
+    files = {name: fig for fig, _fmt, name, _cap in app.chart_files()}
     assert _bar_names(files["what-changed-by-lever.png"])[0] == "基线：栏位 A"

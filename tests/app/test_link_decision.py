@@ -134,9 +134,9 @@ def test_the_by_lever_chart_has_its_own_files(make_app):
     app = make_app()
     app.pin_baseline()
     app.set_scenario(Scenario(params=13e9, gpus=256, precision="fp8"))
-    names = [name for _fig, _fmt, name, _cap in app._chart_files()]
+    names = [name for _fig, _fmt, name, _cap in app.chart_files()]
     assert {"what-changed.png", "what-changed-by-lever.png", "what-changed-by-lever.svg"} <= set(names)
-    files = {name: fig for fig, _fmt, name, _cap in app._chart_files()}
+    files = {name: fig for fig, _fmt, name, _cap in app.chart_files()}
     assert files["what-changed-by-lever.png"] is app.analysis.what_changed.lever_plot.figure
     assert files["what-changed.png"] is app.waterfall.figure
     _tab(app, "share")

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.app import link
+from explorer.app.share_link import long_link_note_html
 from strategies import examples
 
 #: A long Chinese slot name (each character 9 characters once percent-encoded) pushes the tab and the Plan GPU cap
@@ -75,8 +76,7 @@ def test_law_what_is_read_is_whole_pairs_within_the_limit_and_the_rest_is_named(
         assert refused[0].field == "link_length" and refused[0].value == len(url)
 
 
-def test_the_share_tab_says_when_its_link_is_over_the_limit(make_app):
-    app = make_app()
-    assert app._long_link_note("?gpus=64&tab=plan") == ""
-    note = app._long_link_note("?" + LONG)
+def test_the_share_tab_says_when_its_link_is_over_the_limit():
+    assert long_link_note_html("?gpus=64&tab=plan", "en") == ""
+    note = long_link_note_html("?" + LONG, "en")
     assert "4,123 characters" in note and "4,096" in note and "Plan: most GPUs" in note and "Link: tab shown" in note

@@ -43,14 +43,14 @@ def test_outside_a_kernel_take_app_builds_a_new_app_and_leaves_the_prebuilt_one(
 
 def test_mark_today_moves_an_old_current_marker_to_this_year_and_keeps_a_presets(make_app):
     app = make_app(query_string="")
-    app.marker_year = 2001.5  # as if built in a template started long ago
+    app.marker.year = 2001.5  # as if built in a template started long ago
     app.mark_today()
-    assert int(app.marker_year) == dt.date.today().year
+    assert int(app.marker.year) == dt.date.today().year
     preset = make_app(query_string="preset=deepseek_v3")
-    year, label = preset.marker_year, preset.marker_label
+    year, label = preset.marker.year, preset.marker.label
     assert label and int(year) != dt.date.today().year  # the preset's release, not today
     preset.mark_today()
-    assert (preset.marker_year, preset.marker_label) == (year, label)
+    assert (preset.marker.year, preset.marker.label) == (year, label)
 
 
 def test_a_failed_build_in_the_template_leaves_no_widget_registered(monkeypatch):

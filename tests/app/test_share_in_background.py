@@ -31,7 +31,7 @@ class Loop:
 def test_the_share_tab_shows_at_once_and_its_chart_files_follow_one_per_turn(make_app):
     app = make_app()
     loop = Loop()
-    app._event_loop = lambda: loop
+    app.html_tabs.event_loop = lambda: loop
     with mock.patch.object(export, "figure_file", wraps=export.figure_file) as files:
         app.tabs.selected_index = SHARE
         assert files.call_count == 0  # nothing rendered on the spot
@@ -41,7 +41,7 @@ def test_the_share_tab_shows_at_once_and_its_chart_files_follow_one_per_turn(mak
         while loop.turn():
             turns += 1
             assert files.call_count == turns  # one file per turn: other messages are answered in between
-    expected = len(app._chart_files())
+    expected = len(app.chart_files())
     assert turns == expected >= 4  # breakdown PNG and SVG, what changed, history
     assert app.downloads.value.count("explorer-download") == expected + 2 and "explorer-loading" not in \
         app.downloads.value
@@ -50,18 +50,18 @@ def test_the_share_tab_shows_at_once_and_its_chart_files_follow_one_per_turn(mak
 def test_a_newer_page_stops_the_files_of_the_older_one(make_app):
     app = make_app()
     loop = Loop()
-    app._event_loop = lambda: loop
+    app.html_tabs.event_loop = lambda: loop
     app.tabs.selected_index = SHARE
     loop.turn()  # one file of the English page
     app.controls["language"].value = "zh"  # a newer page: its own chain
     with mock.patch.object(export, "figure_file", wraps=export.figure_file) as files:
         while loop.turn():
             pass
-    assert files.call_count == len(app._chart_files())  # the older chain rendered nothing more
+    assert files.call_count == len(app.chart_files())  # the older chain rendered nothing more
     assert "下载" in app.downloads.value and "explorer-loading" not in app.downloads.value
 
 
 def test_headless_the_share_tab_has_every_file_at_once(make_app):
     app = make_app()
     app.tabs.selected_index = SHARE
-    assert app.downloads.value.count("explorer-download") == len(app._chart_files()) + 2
+    assert app.downloads.value.count("explorer-download") == len(app.chart_files()) + 2

@@ -20,7 +20,7 @@ from explorer.text import count_in, label, labels, money_in, quantity
 
 __all__ = ["region_note_html", "kpi_html", "summary_text", "warnings_html", "assumptions_html", "share_html", "glossary_html",
            "session_html", "translate", "error_text", "STYLE", "APP_MAX_WIDTH_PX", "HEARTBEAT_SECONDS",
-           "SESSION_TIMEOUT_SECONDS"]
+           "SESSION_TIMEOUT_SECONDS", "banner_html", "BANNER_LINES_MAX"]
 
 #: How often the page pings the kernel, and how long without an answer before the session counts as ended [s].
 HEARTBEAT_SECONDS = 4
@@ -215,6 +215,33 @@ def error_text(exc: ScenarioError, language: str = "en") -> str:
     模型规模 [参数量]：25万不可用；允许：[100万, 100万亿] 内的数
     """
     return exc.render(language)
+
+
+#: The banner names at most this many refused values (the last line says how many more, each beside its box).
+BANNER_LINES_MAX = 6
+
+
+def banner_html(texts: list[str], language: str = "en") -> str:
+    """The app's banner of values not applied: one line per refusal, at most :data:`BANNER_LINES_MAX`.
+
+    Parameters
+    ----------
+    texts : list of str
+        The refusals in words (:func:`error_text`, :func:`translate`), the first the one beside its control.
+    language : {"en", "zh"}
+
+    Returns
+    -------
+    str
+        Escaped HTML; a link can refuse about 50 values at once: past the limit the last line says how many more
+        there are (each is named beside its box).
+    """
+    if len(texts) > BANNER_LINES_MAX:
+        texts = [*texts[:BANNER_LINES_MAX - 1],
+                 label("input_error_more", language).format(n=len(texts) - BANNER_LINES_MAX + 1)]
+    colon = "：" if language == "zh" else ": "
+    return (f'<div class="explorer-banner"><b>{html.escape(label("input_error", language))}{colon}</b>'
+            + "<br>".join(map(html.escape, texts)) + "</div>")
 
 
 def unit_text(unit: str, language: str = "en") -> str:

@@ -3,8 +3,9 @@
 The public server (:mod:`explorer.hosting.server.static_page`) shows this to a viewer who opens a link, and starts a
 kernel only when they first touch the page. It is the app's own first screen, built by the same code the
 app's kernel runs: the link read by :mod:`explorer.app.link` (the same clamping and the same refusals, named
-in the same banner), the first estimate as :class:`~explorer.app.explorer_app.ExplorerApp` makes it (a field
-that makes the scenario invalid dropped, one at a time), the KPI cards, the warnings and the summary of
+in the same banner), the first estimate as :class:`~explorer.app.explorer_app.ExplorerApp` makes it
+(:func:`explorer.app.share_link.first_estimate`: a field that makes the scenario invalid dropped, one at a
+time), the KPI cards, the warnings and the summary of
 :mod:`explorer.app.pages.estimate_html` with the uncertainty range of the app's simulation (same draws, same seed), and the
 first chart, the cost breakdown of :class:`~explorer.plots.breakdown.BreakdownPlot`, drawn through a fresh
 Agg canvas to PNG (no pyplot, no widget).
@@ -23,7 +24,7 @@ from typing import Any
 from explorer.app import link
 from explorer.app.pages import estimate_html
 from explorer.app.tabs.analysis_views import APP_SEED
-from explorer.app.explorer_app import BANNER_LINES_MAX, first_estimate
+from explorer.app.share_link import first_estimate
 from explorer.app.tabs.uncertainty import APP_DRAWS
 from explorer.analysis.uncertainty import simulate
 from explorer.errors import ScenarioError
@@ -80,16 +81,8 @@ def normalized_query(query_string: str) -> str:
 
 
 def _banner(refused: list[ScenarioError], language: str) -> str:
-    """The app's banner for a link's refused values (ExplorerApp._reject's words and limit), or ""."""
-    if not refused:
-        return ""
-    texts = [estimate_html.error_text(exc, language) for exc in refused]
-    if len(texts) > BANNER_LINES_MAX:
-        texts = [*texts[:BANNER_LINES_MAX - 1],
-                 label("input_error_more", language).format(n=len(texts) - BANNER_LINES_MAX + 1)]
-    colon = "：" if language == "zh" else ": "
-    return (f'<div class="explorer-banner"><b>{html.escape(label("input_error", language))}{colon}</b>'
-            + "<br>".join(map(html.escape, texts)) + "</div>")
+    """The app's banner for a link's refused values (the words and limit of the app's, ``estimate_html.banner_html``), or ""."""
+    return estimate_html.banner_html([estimate_html.error_text(exc, language) for exc in refused], language) if refused else ""
 
 
 def _interval(e, scope: str) -> tuple[float, float] | None:
