@@ -24,6 +24,8 @@ answers them 404 (checked by ``tests/hosting/test_kernel_attacks.py``).
 
 from __future__ import annotations
 
+from typing import Awaitable, cast
+
 from jupyter_server.services.kernels.handlers import KernelHandler
 from tornado import web
 
@@ -54,12 +56,12 @@ class OwnerKernelHandler(KernelHandler):
     async def get(self, kernel_id):
         """The kernel's model, for its owner only."""
         self._require_owner(kernel_id)
-        await super().get(kernel_id)
+        await cast(Awaitable[None], super().get(kernel_id))  # a coroutine; tornado's decorator types it Optional
 
     @web.authenticated
     async def delete(self, kernel_id):
         """Shut the kernel down, for its owner only, and free its seat (as the unload beacon does)."""
         self._require_owner(kernel_id)
         seats.SEATS.pop(kernel_id, None)
-        await super().delete(kernel_id)
+        await cast(Awaitable[None], super().delete(kernel_id))
         seats.forget_gone(self.kernel_manager.list_kernel_ids())
