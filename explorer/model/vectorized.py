@@ -98,16 +98,38 @@ def _goodput_at(n, f):
     rate = f["failure_rate_per_gpu_hour"] * n
     above = f["recovery_above_gpus"]
     auto = np.isnan(above)
+    if not _any(auto):  # an explicit threshold everywhere: each technique only where it applies
+        return _by_threshold(n > above, rate, f, F.goodput)
     over = n > above
-    if not _any(auto) and np.all(over):  # in memory everywhere (above a threshold): storage's goodput unused
-        return F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
-                         f["checkpoint_interval_hours"])
     g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
-    if not _any(auto | over):
-        return g
     mem = F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
                     f["checkpoint_interval_hours"])
     return np.where(auto, np.maximum(g, mem), np.where(over, mem, g))
+
+
+#: Write and restart times [h] of the two recovery techniques: storage checkpoints, an in-memory replica.
+_STORAGE_KEYS = ("checkpoint_write_hours", "restart_hours")
+_MEMORY_KEYS = ("checkpoint_write_hours_in_memory", "restart_hours_in_memory")
+
+
+def _by_threshold(over, rate, f, fn):
+    """``fn(rate, write_hours, restart_hours, interval_hours)`` of the in-memory technique where ``over``, of
+    storage checkpoints elsewhere: each evaluated only on its own elements (the same values as
+    ``np.where(over, fn(memory), fn(storage))``)."""
+    interval = f["checkpoint_interval_hours"]
+    if not _any(over):
+        return fn(rate, *(f[k] for k in _STORAGE_KEYS), interval)
+    if np.all(over):
+        return fn(rate, *(f[k] for k in _MEMORY_KEYS), interval)
+    keys = (*_STORAGE_KEYS, *_MEMORY_KEYS, "checkpoint_interval_hours")
+    shape = np.broadcast_shapes(np.shape(over), np.shape(rate), *(np.shape(f[k]) for k in keys))
+    over = np.broadcast_to(over, shape)
+    out = np.empty(shape)
+    for mask, tech in ((~over, _STORAGE_KEYS), (over, _MEMORY_KEYS)):
+        args = (v if np.ndim(v) == 0 else np.broadcast_to(v, shape)[mask]
+                for v in (rate, *(f[k] for k in tech), interval))
+        out[mask] = fn(*args)
+    return out
 
 
 def _elasticity(rate, write_hours, restart_hours, interval_hours):
@@ -121,7 +143,7 @@ def _elasticity(rate, write_hours, restart_hours, interval_hours):
     interval = np.asarray(interval_hours, float)
     if d.ndim == 0 and d <= 0.0 and interval.ndim == 0 and np.isnan(interval):  # no write stall: r R, as below
         with np.errstate(invalid="ignore"):
-            return np.nan_to_num(r * restart_hours, nan=0.0, posinf=np.inf)
+            return _nan_to_zero(r * restart_hours)
     optimal = np.isnan(interval)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         tau = F.daly_checkpoint_interval_hours(1.0 / r, d)
@@ -134,7 +156,21 @@ def _elasticity(rate, write_hours, restart_hours, interval_hours):
         no_stall = (d <= 0.0) & optimal
         if not (no_stall.ndim == 0 and not no_stall):
             e = np.where(no_stall, r * restart_hours, e)
-    return np.nan_to_num(e, nan=0.0, posinf=np.inf)
+    return _nan_to_zero(e)
+
+
+def _nan_to_zero(e):
+    """``np.nan_to_num(e, nan=0.0, posinf=np.inf)`` (NaN 0, -inf the most negative float), in place on arrays."""
+    e = np.asarray(e, float)
+    if e.ndim == 0:
+        return np.nan_to_num(e, nan=0.0, posinf=np.inf)
+    if not e.flags.writeable or e.base is not None:  # a view or an input: a copy of our own
+        e = e.copy()
+    np.copyto(e, 0.0, where=np.isnan(e))
+    return np.maximum(e, _MOST_NEGATIVE, out=e)
+
+
+_MOST_NEGATIVE = -float(np.finfo(float).max)
 
 
 def _elasticity_at(n, f):
@@ -142,14 +178,12 @@ def _elasticity_at(n, f):
     technique whose goodput :func:`_goodput_at` takes."""
     rate = f["failure_rate_per_gpu_hour"] * n
     above = f["recovery_above_gpus"]
-    e = _elasticity(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
     auto = np.isnan(above)
-    if not _any(auto | (n > above)):
-        return e
+    if not _any(auto):
+        return _by_threshold(n > above, rate, f, _elasticity)
+    e = _elasticity(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
     e_mem = _elasticity(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
                         f["checkpoint_interval_hours"])
-    if not _any(auto):
-        return np.where(n > above, e_mem, e)
     g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
     mem = F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
                     f["checkpoint_interval_hours"])
