@@ -1,0 +1,47 @@
+"""A long sweep is computed in blocks of rows (issue 38, speed): the blocks change no value, shape or type.
+
+Every row of :func:`explorer.model.compute` is computed on its own, so one call over all rows and the same rows
+in blocks must agree exactly. The blocks are made small here (``_CHUNK_ROWS``) so that a few thousand rows,
+with typed counts, deadlines, planner rows (neither) and infeasible ones, span several blocks and a last short one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer.model import compute, vectorized
+
+
+def _inputs(n: int, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    params = 10 ** rng.uniform(8, 12.5, n)
+    kind = rng.integers(0, 3, n)  # 0 a typed count, 1 a deadline, 2 neither (the cheapest cluster)
+    return dict(
+        params=params, active_params=params, tokens=10 ** rng.uniform(10, 13.5, n),
+        peak_flop_per_s=rng.choice([312e12, 989.5e12], n), mfu=rng.uniform(0.15, 0.55, n),
+        gpus=np.where(kind == 0, np.round(10 ** rng.uniform(0, 5, n)), np.nan),
+        deadline_days=np.where(kind == 1, 10 ** rng.uniform(0, 3, n), np.nan),
+        max_gpus=1e5, failure_rate_per_gpu_hour=rng.uniform(0, 5e-5, n),
+        recovery_above_gpus=np.where(rng.random(n) < 0.5, np.nan, 16384.0),
+        memory_gb=rng.choice([32.0, 80.0], n), tdp_w=700.0, chip_power_w=700.0,
+        rate_usd_per_gpu_hour=rng.uniform(1, 10, n), owned=rng.random(n) < 0.25,
+        accelerator_usd_per_gpu_hour=0.8, hardware_usd_per_gpu_hour=0.4, electricity_usd_per_kwh=0.1,
+        team_usd_per_month=rng.uniform(0, 1e6, n), project_months=np.where(rng.random(n) < 0.3, 6.0, np.nan),
+        experiments_multiplier=rng.uniform(1, 4, n),
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_blocks_change_nothing(monkeypatch, seed):
+    inputs = _inputs(2_500, seed)
+    with np.errstate(all="ignore"):
+        whole = compute(**inputs)
+        monkeypatch.setattr(vectorized, "_CHUNK_ROWS", 1_000)
+        blocks = compute(**inputs)
+    assert set(blocks) == set(whole)
+    assert np.any(whole["infeasible"]) and np.any(np.isnan(inputs["gpus"]))
+    for key, value in whole.items():
+        got = blocks[key]
+        assert np.shape(got) == np.shape(value) and np.asarray(got).dtype == np.asarray(value).dtype, key
+        np.testing.assert_array_equal(got, value, err_msg=key)  # NaN equals NaN
