@@ -306,7 +306,7 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     idx = np.flatnonzero(~given & (n_flat <= hi_all) & (lo_all <= hi_all))
     if idx.size == 0:
         return n_min
-    sub = _take(f, idx, shape)
+    sub = _take(f, idx, shape, _SEARCH_KEYS)
     sub_owned = owned if np.ndim(owned) == 0 else np.broadcast_to(owned, shape).ravel()[idx]
     sub_flop, sub_ideal, sub_state = (np.broadcast_to(x, shape).ravel()[idx] for x in (flop, ideal, state_bytes))
     lo, hi, start = np.maximum(lo_all[idx], 1.0), hi_all[idx], n_flat[idx]
@@ -474,9 +474,19 @@ def _least_count(n_lo, n_hi, guess, f, owned, ideal, state_bytes):
     return lo
 
 
-def _take(f, idx, shape):
-    """``f`` at the flat indices ``idx`` of ``shape`` (scalars kept as they are)."""
-    return {k: v if np.ndim(v) == 0 else np.broadcast_to(v, shape).ravel()[idx] for k, v in f.items()}
+def _take(f, idx, shape, keys):
+    """``f``'s ``keys`` at the flat indices ``idx`` of ``shape`` (scalars kept as they are)."""
+    return {k: f[k] if np.ndim(f[k]) == 0 else np.broadcast_to(f[k], shape).ravel()[idx] for k in keys}
+
+
+#: Inputs of :func:`_at`.
+_AT_KEYS = (*_GOODPUT_KEYS, "other_losses_factor", "tdp_w", "server_power_factor", "avg_power_fraction", "pue",
+            "experiments_multiplier", "accelerator_usd_per_gpu_hour", "rate_usd_per_gpu_hour",
+            "electricity_usd_per_kwh", "hardware_usd_per_gpu_hour", "project_months", "project_months_max",
+            "checkpoints_kept", "storage_usd_per_gb_month", "data_usd", "team_usd_per_month")
+#: Inputs of :func:`_cheapest_gpus` (with those of :func:`_solve_gpus`, :func:`_interior_least`,
+#: :func:`_least_count` and :func:`_at`).
+_SEARCH_KEYS = (*_AT_KEYS, "gpus", "deadline_days", "max_wall_days")
 
 
 def _at(n, f, owned, flop, ideal, state_bytes):
@@ -571,7 +581,7 @@ def _compute(f, owned):
         # time; otherwise the fewest GPUs that fit and end within the longest run the model allows (solved only
         # where a run is infeasible)
         shape = np.shape(reason)
-        g = _take(f, wanted, shape)
+        g = _take(f, wanted, shape, (*_GOODPUT_KEYS, "gpus", "deadline_days", "max_wall_days"))
         hours, low, big = (np.broadcast_to(v, shape).ravel()[wanted] for v in
                            (ideal * f["other_losses_factor"], solve_floor, largest))
         within = _solve_gpus(hours, low, dict(g, gpus=np.nan, deadline_days=g["max_wall_days"]))
@@ -595,7 +605,7 @@ def _compute(f, owned):
     moved = np.flatnonzero(np.broadcast_to(changed, np.shape(n)).ravel()) if _any(changed) else ()
     if len(moved):  # the largest cluster where a deadline needs more: recomputed there only
         shape = np.shape(n)
-        g = _take(f, moved, shape)
+        g = _take(f, moved, shape, _AT_KEYS)
         part = _at(np.broadcast_to(n, shape).ravel()[moved], g,
                    owned if np.ndim(owned) == 0 else np.broadcast_to(owned, shape).ravel()[moved],
                    *(np.broadcast_to(x, shape).ravel()[moved] for x in (flop, ideal, state_bytes)))
