@@ -379,27 +379,51 @@ def _interior_least(n_lo, n_hi, f, owned, state_bytes):
 
     def slope(x, f, A, K):
         n = np.exp(x)
-        return _elasticity_at(n, f) - K / (A * n + K)
+        t = A * n
+        t += K
+        np.divide(K, t, out=t)
+        e = _elasticity_at(n, f)
+        return np.subtract(e, t, out=t)
+
+    def rows(v, mask):
+        return v[mask] if np.ndim(v) else v
 
     a, b = np.log(n_lo), np.log(n_hi)
-    fa, fb = slope(a, f, A, K), slope(b, f, A, K)
-    inside = (fa < 0) & (fb > 0) & (b > a)
+    fa = slope(a, f, A, K)
     x = np.where(fa >= 0, a, b)  # no sign change: the end where the cost is least
+    # the slope at the upper end only where the cost falls at the lower one (elsewhere the lower end is the least)
+    falls = (fa < 0) & (b > a)
+    if not _any(falls):
+        return np.exp(x)
+    g = {k: v if np.ndim(v) == 0 else v[falls] for k, v in f.items() if k in _GOODPUT_KEYS}
+    fb = slope(b[falls], g, rows(A, falls), rows(K, falls))
+    inside = np.zeros(np.shape(falls), bool)
+    inside[falls] = fb > 0
     if _any(inside):
         g = {k: v if np.ndim(v) == 0 else v[inside] for k, v in f.items() if k in _GOODPUT_KEYS}
-        A, K = A[inside] if np.ndim(A) else A, K[inside] if np.ndim(K) else K
-        a, b, fa, fb = a[inside], b[inside], fa[inside], fb[inside]
+        A, K = rows(A, inside), rows(K, inside)
+        a, b, fa, fb = a[inside], b[inside], fa[inside], fb[inside[falls]]
         side = np.zeros(a.shape)
         for _ in range(_ROOT_STEPS):
-            c = np.where(fb - fa != 0, (a * fb - b * fa) / (fb - fa), 0.5 * (a + b))
-            c = np.clip(c, a, b)
+            d = fb - fa
+            c = a * fb
+            c -= b * fa
+            c /= d
+            flat = d == 0
+            if flat.any():
+                np.copyto(c, 0.5 * (a + b), where=flat)
+            np.maximum(c, a, out=c)  # np.clip(c, a, b)
+            np.minimum(c, b, out=c)
             fc = slope(c, g, A, K)
             right = fc > 0  # the root is in [a, c]
-            b, fb = np.where(right, c, b), np.where(right, fc, fb)
-            a, fa = np.where(right, a, c), np.where(right, fa, fc)
+            left = ~right
+            np.copyto(b, c, where=right)
+            np.copyto(fb, fc, where=right)
+            np.copyto(a, c, where=left)
+            np.copyto(fa, fc, where=left)
             # Illinois: halve the value at the end kept twice in a row
-            fa = np.where(right & (side > 0), 0.5 * fa, fa)
-            fb = np.where(~right & (side < 0), 0.5 * fb, fb)
+            np.multiply(fa, 0.5, out=fa, where=right & (side > 0))
+            np.multiply(fb, 0.5, out=fb, where=left & (side < 0))
             side = np.where(right, 1.0, -1.0)
         x = x.copy()
         x[inside] = np.where(np.abs(fa) < np.abs(fb), a, b)
