@@ -466,7 +466,11 @@ def _least_count(n_lo, n_hi, guess, f, owned, ideal, state_bytes):
 
     def costs(n, act):
         sub = {k: f[k] if np.ndim(f[k]) == 0 else f[k][act] for k in _GOODPUT_KEYS}
-        return F.billed_gpu_hours(hours[act], _goodput_at(n, sub)) * (A[act] + K[act] / n)
+        good = _goodput_at(n, sub)
+        gh = np.where(good > 0, hours[act] / good, np.inf)  # F.billed_gpu_hours (times 1.0)
+        money = K[act] / n
+        money += A[act]
+        return np.multiply(gh, money, out=gh)
 
     # first the predicate at the guess and the counts on either side (four costs): most searches end there
     q = np.clip(p[act], lo[act], hi[act] - 1.0)
@@ -482,19 +486,27 @@ def _least_count(n_lo, n_hi, guess, f, owned, ideal, state_bytes):
                                                                         np.floor(0.5 * (lo[act] + hi[act]))))
     act = act[hi[act] > lo[act]]
     while act.size:
-        pa = np.clip(p[act], lo[act], hi[act] - 1.0)  # never the last count: the predicate looks one count on
+        lo_a, hi_a = lo[act], hi[act]
+        pa = np.maximum(p[act], lo_a)  # np.clip to [lo, hi - 1]: never the last count, the predicate looks one on
+        np.minimum(pa, hi_a - 1.0, out=pa)
         c = costs(np.stack([pa, pa + 1.0]), act)
         rising = ~(c[1] < c[0])  # one more GPU costs no less (NaN: no cheaper): the least count is at or below pa
-        hi[act] = np.where(rising, pa, hi[act])
-        lo[act] = np.where(rising, lo[act], pa + 1.0)
-        known_hi[act] |= rising
-        known_lo[act] |= ~rising
+        falling = ~rising
+        np.copyto(hi_a, pa, where=rising)
+        np.copyto(lo_a, pa + 1.0, where=falling)
+        hi[act], lo[act] = hi_a, lo_a
+        seen_hi, seen_lo = known_hi[act] | rising, known_lo[act] | falling
+        known_hi[act], known_lo[act] = seen_hi, seen_lo
         s = step[act]
         # away from the side not yet seen, 2, 4, 8, ... counts on; once both are seen, halfway
-        p[act] = np.where(rising & ~known_lo[act], pa - s,
-                          np.where(~rising & ~known_hi[act], pa + s, np.floor(0.5 * (lo[act] + hi[act]))))
+        nxt = lo_a + hi_a
+        nxt *= 0.5
+        np.floor(nxt, out=nxt)
+        np.copyto(nxt, pa + s, where=falling & ~seen_hi)
+        np.copyto(nxt, pa - s, where=rising & ~seen_lo)
+        p[act] = nxt
         step[act] = 2.0 * s
-        act = act[hi[act] > lo[act]]
+        act = act[hi_a > lo_a]
     return lo
 
 
