@@ -525,6 +525,21 @@ _AT_KEYS = (*_GOODPUT_KEYS, "other_losses_factor", "tdp_w", "server_power_factor
 _SEARCH_KEYS = (*_AT_KEYS, "gpus", "deadline_days", "max_wall_days")
 
 
+def _into(ufunc, a, b):
+    """``ufunc(a, b)``, written over ``a`` (a fresh array of the caller's) where it has the result's shape."""
+    if isinstance(a, np.ndarray) and a.ndim and a.shape == np.broadcast_shapes(a.shape, np.shape(b)):
+        return ufunc(a, b, out=a)
+    return ufunc(a, b)
+
+
+def _sum(first, *rest):
+    """``first + rest[0] + rest[1] + ...``, left to right, on the first sum's own array."""
+    total = first + rest[0]
+    for x in rest[1:]:
+        total = _into(np.add, total, x)
+    return total
+
+
 def _at(n, f, owned, flop, ideal, state_bytes):
     """Time, energy and money of the run on ``n`` accelerators (``f`` as in :func:`_compute`)."""
     good = _goodput_at(n, f)
@@ -533,24 +548,31 @@ def _at(n, f, owned, flop, ideal, state_bytes):
     energy_kwh = F.energy_kwh(gpu_hours, f["tdp_w"], f["server_power_factor"], f["avg_power_fraction"], f["pue"])
     mult = f["experiments_multiplier"]
     per_gpu_hour = np.where(owned, f["accelerator_usd_per_gpu_hour"], f["rate_usd_per_gpu_hour"])
+    # each sum and product below in the order written, on fresh arrays in place (the same roundings)
     compute_usd = ideal * per_gpu_hour
-    restart_loss_usd = (gpu_hours - ideal) * per_gpu_hour
-    failure_loss_usd = (ideal / good - ideal) * per_gpu_hour  # failures, restarts and checkpoints (goodput)
+    restart_loss_usd = _into(np.multiply, gpu_hours - ideal, per_gpu_hour)
+    # failures, restarts and checkpoints (goodput)
+    failure_loss_usd = _into(np.multiply, _into(np.subtract, ideal / good, ideal), per_gpu_hour)
     other_loss_usd = restart_loss_usd - failure_loss_usd  # evaluations, stack restarts, stragglers, ramp-up
     energy_usd = np.where(owned, energy_kwh * f["electricity_usd_per_kwh"], 0.0)
     hardware_usd = np.where(owned, gpu_hours * f["hardware_usd_per_gpu_hour"], 0.0)
-    final_run_usd = compute_usd + restart_loss_usd + energy_usd + hardware_usd
+    final_run_usd = _sum(compute_usd, restart_loss_usd, energy_usd, hardware_usd)
     experiments_usd = (mult - 1.0) * final_run_usd
     run_months = wall_days / F.DAYS_PER_MONTH
-    months = np.where(np.isnan(f["project_months"]), run_months, np.maximum(f["project_months"], run_months))
-    months = np.minimum(months, f["project_months_max"])
+    project_months, months_max = f["project_months"], f["project_months_max"]
+    if np.ndim(project_months) == 0 and np.isnan(project_months):  # the run's own months
+        months = run_months
+    else:
+        months = np.where(np.isnan(project_months), run_months, np.maximum(project_months, run_months))
+    if not (np.ndim(months_max) == 0 and months_max == np.inf):  # else no cap
+        months = np.minimum(months, months_max)
     storage_usd = f["checkpoints_kept"] * state_bytes / 1e9 * f["storage_usd_per_gb_month"] * months
-    hidden_usd = restart_loss_usd + experiments_usd + storage_usd
+    hidden_usd = _sum(restart_loss_usd, experiments_usd, storage_usd)
     data_usd = f["data_usd"] if np.ndim(f["data_usd"]) == 0 and np.ndim(flop) == 0 else \
         np.broadcast_to(f["data_usd"], np.broadcast(f["data_usd"], flop).shape)
-    others_usd = compute_usd + energy_usd + data_usd + hardware_usd + hidden_usd
+    total = _sum(compute_usd, energy_usd, data_usd, hardware_usd, hidden_usd)  # the others, then the people
     people_usd = f["team_usd_per_month"] * months
-    total = others_usd + people_usd
+    total = _into(np.add, total, people_usd)
     return dict(
         goodput=good, gpu_hours=gpu_hours, wall_days=wall_days, energy_kwh=energy_kwh,
         cost_compute_usd=compute_usd, cost_energy_usd=energy_usd, cost_data_usd=data_usd,
