@@ -690,8 +690,13 @@ def _compute(f, owned):
     )
     anything_infeasible = _any(infeasible)
     for k in MONEY_KEYS:  # a run that cannot happen costs nothing known (all feasible: the values as they are)
-        if anything_infeasible or np.shape(out[k]) != np.shape(infeasible):
-            out[k] = np.where(infeasible, np.nan, out[k])
+        v = out[k]
+        if anything_infeasible or np.shape(v) != np.shape(infeasible):
+            if (isinstance(v, np.ndarray) and v.ndim and v.shape == np.shape(infeasible) and v.base is None
+                    and v.flags.writeable and v.flags.owndata):  # an array of _at's own (never an input): in place
+                np.copyto(v, np.nan, where=infeasible)
+            else:
+                out[k] = np.where(infeasible, np.nan, v)
 
     return dict(
         train_flop=flop,

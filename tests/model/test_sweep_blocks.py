@@ -45,3 +45,16 @@ def test_blocks_change_nothing(monkeypatch, seed):
         got = blocks[key]
         assert np.shape(got) == np.shape(value) and np.asarray(got).dtype == np.asarray(value).dtype, key
         np.testing.assert_array_equal(got, value, err_msg=key)  # NaN equals NaN
+
+
+def test_inputs_left_as_they_were():
+    """compute() writes NaN over the money of infeasible runs in its own arrays, never in an input (data_usd is
+    passed through as cost_data_usd)."""
+    inputs = _inputs(2_500, 2)
+    inputs["data_usd"] = np.random.default_rng(3).uniform(0, 1e6, 2_500)
+    before = {k: np.array(v, copy=True) for k, v in inputs.items()}
+    with np.errstate(all="ignore"):
+        out = compute(**inputs)
+    assert np.any(out["infeasible"]) and np.isnan(out["cost_data_usd"][out["infeasible"]]).all()
+    for key, value in before.items():
+        np.testing.assert_array_equal(inputs[key], value, err_msg=key)
