@@ -64,10 +64,11 @@ def compute(**inputs) -> dict[str, np.ndarray]:
     f = {k: np.asarray(v, dtype=float) for k, v in f.items()}
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # impossible runs give inf, flagged
         rows = _rows(f, owned)
-        if rows <= _CHUNK_ROWS:
+        if rows <= _CHUNK_ROWS or not np.isnan(f["gpus"]).any():
             return _compute(f, owned)
-        # a long sweep in blocks of rows: each block's arrays stay in the processor's cache (every row is
-        # computed on its own, so the values are those of one call)
+        # a long sweep with counts to search for, in blocks of rows: the searches' arrays stay in the processor's
+        # cache (every row is computed on its own, so the values are those of one call; with every count given,
+        # one call is faster)
         parts = [_compute({k: v if v.ndim == 0 else v[i:i + _CHUNK_ROWS] for k, v in f.items()},
                           owned if owned.ndim == 0 else owned[i:i + _CHUNK_ROWS])
                  for i in range(0, rows, _CHUNK_ROWS)]
