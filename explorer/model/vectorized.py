@@ -337,7 +337,7 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     x2 = x
     if _any(split):  # the counts above the threshold, where it splits them (searched from its first count)
         k = np.flatnonzero(split)
-        ck = {key: v if np.ndim(v) == 0 else v[k] for key, v in sub.items()}
+        ck = {key: sub[key] if np.ndim(sub[key]) == 0 else sub[key][k] for key in _LEAST_KEYS}
         x2 = x.copy()
         x2[k] = _least_count(cut[k] + 1.0, p_hi[k], cut[k] + 1.0, ck,
                              sub_owned if np.ndim(sub_owned) == 0 else sub_owned[k],
@@ -529,6 +529,11 @@ _AT_KEYS = (*_GOODPUT_KEYS, "other_losses_factor", "tdp_w", "server_power_factor
             "experiments_multiplier", "accelerator_usd_per_gpu_hour", "rate_usd_per_gpu_hour",
             "electricity_usd_per_kwh", "hardware_usd_per_gpu_hour", "project_months", "project_months_max",
             "checkpoints_kept", "storage_usd_per_gb_month", "data_usd", "team_usd_per_month")
+#: Inputs of :func:`_least_count` (and :func:`_interior_least`).
+_LEAST_KEYS = (*_GOODPUT_KEYS, "other_losses_factor", "accelerator_usd_per_gpu_hour", "hardware_usd_per_gpu_hour",
+               "tdp_w", "server_power_factor", "avg_power_fraction", "pue", "electricity_usd_per_kwh",
+               "rate_usd_per_gpu_hour", "experiments_multiplier", "team_usd_per_month", "checkpoints_kept",
+               "storage_usd_per_gb_month")
 #: Inputs of :func:`_cheapest_gpus` (with those of :func:`_solve_gpus`, :func:`_interior_least`,
 #: :func:`_least_count` and :func:`_at`).
 _SEARCH_KEYS = (*_AT_KEYS, "gpus", "deadline_days", "max_wall_days")
