@@ -137,11 +137,12 @@ def _goodput_at(n, f):
     auto = np.isnan(above)
     if not _any(auto):  # an explicit threshold everywhere: each technique only where it applies
         return _by_threshold(n > above, rate, f, F.goodput)
-    over = n > above
     g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
     mem = F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
                     f["checkpoint_interval_hours"])
-    return np.where(auto, np.maximum(g, mem), np.where(over, mem, g))
+    if np.ndim(auto) == 0:  # the automatic rule everywhere (an estimate's default)
+        return np.maximum(g, mem)
+    return np.where(auto, np.maximum(g, mem), np.where(n > above, mem, g))
 
 
 #: Write and restart times [h] of the two recovery techniques: storage checkpoints, an in-memory replica.
