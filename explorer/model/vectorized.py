@@ -69,10 +69,9 @@ def compute(**inputs) -> dict[str, np.ndarray]:
         # a long sweep with counts to search for, in blocks of rows: the searches' arrays stay in the processor's
         # cache (every row is computed on its own, so the values are those of one call; with every count given,
         # one call is faster)
-        parts = [_compute({k: v if v.ndim == 0 else v[i:i + _CHUNK_ROWS] for k, v in f.items()},
-                          owned if owned.ndim == 0 else owned[i:i + _CHUNK_ROWS])
-                 for i in range(0, rows, _CHUNK_ROWS)]
-        return _join(parts, rows)
+        return _join((_compute({k: v if v.ndim == 0 else v[i:i + _CHUNK_ROWS] for k, v in f.items()},
+                               owned if owned.ndim == 0 else owned[i:i + _CHUNK_ROWS])
+                      for i in range(0, rows, _CHUNK_ROWS)), rows)
 
 
 #: Rows of a block of a long sweep (:func:`compute`): 2^16 rows are 512 kB per array (the fastest of 2^14 to
@@ -90,17 +89,30 @@ def _rows(f, owned) -> int:
 
 
 def _join(parts, rows):
-    """The outputs of :func:`_compute` on consecutive blocks of ``rows`` rows, joined (a value the same in every
-    block, from scalar inputs only, kept as one value)."""
-    sizes = [min(_CHUNK_ROWS, rows - i) for i in range(0, rows, _CHUNK_ROWS)]
-    out = {}
-    for k in parts[0]:
-        vs = [p[k] for p in parts]
-        if all(np.ndim(v) == 0 for v in vs):
-            out[k] = vs[0]
-        else:
-            out[k] = np.concatenate([np.broadcast_to(v, (size,)) for v, size in zip(vs, sizes)])
-    return out
+    """The outputs of :func:`_compute` on consecutive blocks of ``rows`` rows (an iterable: each block is copied
+    into the joined columns, then dropped), joined; a value the same in every block (from scalar inputs only) is
+    kept as one value."""
+    arrays: dict[str, np.ndarray] = {}
+    pending: dict[str, list] = {}  # the blocks where a key was one value, while it has no column: (start, stop, value)
+    keys: list[str] = []
+    for start, part in zip(range(0, rows, _CHUNK_ROWS), parts):
+        stop = min(start + _CHUNK_ROWS, rows)
+        keys = keys or list(part)
+        for k, v in part.items():
+            arr = arrays.get(k)
+            if arr is None and np.ndim(v) == 0:
+                pending.setdefault(k, []).append((start, stop, v))
+                continue
+            dtype = np.result_type(v) if arr is None else np.result_type(arr, v)
+            if arr is None or arr.dtype != dtype:  # the key's first column (or a wider type): every row so far
+                column = np.empty(rows, dtype)
+                if arr is not None:
+                    column[:start] = arr[:start]
+                for a, b, w in pending.pop(k, ()):
+                    column[a:b] = w
+                arr = arrays[k] = column
+            arr[start:stop] = v
+    return {k: arrays[k] if k in arrays else pending[k][0][2] for k in keys}
 
 
 compute.__signature__ = signature(dict[str, np.ndarray])

@@ -58,3 +58,25 @@ def test_inputs_left_as_they_were():
     assert np.any(out["infeasible"]) and np.isnan(out["cost_data_usd"][out["infeasible"]]).all()
     for key, value in before.items():
         np.testing.assert_array_equal(inputs[key], value, err_msg=key)
+
+
+def test_scalar_inputs_beside_a_column_of_counts(monkeypatch):
+    """Every input but the count one value, a first block feasible everywhere and infeasible runs in the others: the
+    figures from scalar inputs alone (the training compute) stay one value, the rest are the columns of one call."""
+    n = 2_500
+    gpus = np.round(10 ** np.random.default_rng(5).uniform(0, 5, n))
+    gpus[:1_000] = 1_000.0  # the first block feasible everywhere
+    gpus[1_500] = np.nan  # a count to search for: the sweep goes in blocks
+    inputs = dict(params=7e10, active_params=7e10, tokens=2e12, gpus=gpus, peak_flop_per_s=989e12, mfu=0.4,
+                  memory_gb=80.0, tdp_w=700.0, chip_power_w=700.0, rate_usd_per_gpu_hour=2.0, data_usd=5.0)
+    with np.errstate(all="ignore"):
+        whole = compute(**inputs)
+        monkeypatch.setattr(vectorized, "_CHUNK_ROWS", 1_000)
+        blocks = compute(**inputs)
+    assert np.ndim(whole["train_flop"]) == 0 and np.shape(whole["cost_data_usd"]) == (n,)
+    assert np.any(whole["infeasible"][1_000:])
+    assert not np.any(whole["infeasible"][:1_000])
+    for key, value in whole.items():
+        got = blocks[key]
+        assert np.shape(got) == np.shape(value) and np.asarray(got).dtype == np.asarray(value).dtype, key
+        np.testing.assert_array_equal(got, value, err_msg=key)
