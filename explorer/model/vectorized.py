@@ -74,8 +74,9 @@ def compute(**inputs) -> dict[str, np.ndarray]:
                       for i in range(0, rows, _CHUNK_ROWS)), rows)
 
 
-#: Rows of a block of a long sweep (:func:`compute`): 2^16 rows are 512 kB per array (the fastest of 2^14 to
-#: 2^18 and one block on 1e6 rows of benchmarks/run.py's sweep, by CPU time).
+#: Rows of a block of a long sweep (:func:`compute`): 2^16 rows are 512 kB per array. By CPU time on 1e6 rows of
+#: benchmarks/run.py's sweep (8 Dec 2026, a loaded 2-core machine), 2^16 and 2^17 were the fastest of 2^12 to 2^18
+#: and one block (1.26-1.33 and 1.23-1.50 CPU-s against 1.61 in one block; 2^12: 2.9).
 _CHUNK_ROWS = 1 << 16
 
 
@@ -220,6 +221,7 @@ def _nan_to_zero(e):
     return np.maximum(e, _MOST_NEGATIVE, out=e)
 
 
+#: The most negative float [1]: where ``np.nan_to_num`` puts -inf (:func:`_nan_to_zero`).
 _MOST_NEGATIVE = -float(np.finfo(float).max)
 
 
