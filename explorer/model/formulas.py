@@ -45,6 +45,8 @@ __all__ = [
 HOURS_PER_YEAR = 8766.0
 #: Days in a month, 365.25 / 12 [days].
 DAYS_PER_MONTH = 30.4375
+#: Smallest normal float [1]: a failure rate below it never interrupts (:func:`goodput`).
+_TINY = float(np.finfo(float).tiny)
 
 
 def model_shape(params: Num) -> tuple[np.ndarray, np.ndarray]:
@@ -233,9 +235,18 @@ def daly_checkpoint_interval_hours(mtbf_hours: Num, write_hours: Num) -> Num:
     """
     m = np.asarray(mtbf_hours, float)
     d = np.asarray(write_hours, float)
-    x = d / (2.0 * m)
-    tau = np.sqrt(2.0 * d * m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
-    return np.where(d < 2.0 * m, tau, m)
+    two_m = 2.0 * m
+    x = d / two_m
+    tau = np.sqrt(x)  # sqrt(2 d M) [1 + sqrt(x) / 3 + x / 9] - d, term by term in place (the same roundings)
+    tau /= 3.0
+    tau += 1.0
+    tau += x / 9.0
+    tau *= np.sqrt(2.0 * d * m)
+    tau -= d
+    short = d < two_m
+    if np.ndim(tau) and short.all():  # d < 2M everywhere (as usual): tau as it is
+        return tau
+    return np.where(short, tau, m)
 
 
 def goodput(cluster_failures_per_hour: Num, write_hours: Num, restart_hours: Num, interval_hours: Num = np.nan) -> Num:
@@ -296,18 +307,22 @@ def goodput(cluster_failures_per_hour: Num, write_hours: Num, restart_hours: Num
             if not (optimal.ndim == 0 and optimal):
                 tau = np.where(optimal, tau, interval)
             failing = np.exp(r * rate) * np.expm1((tau + d) * rate) / rate
-            free = np.where(np.isfinite(tau) & (tau > 0), tau / (tau + d), 1.0)
+            g = tau / failing
             # a subnormal rate (below the smallest normal float, 2.2e-308 per hour): never interrupted, as at 0
             # (1 / rate overflows, inf / inf was 0; (tau + d) rate rounds to the subnormal grid, 5e-324 gave 1)
-            g = np.where((rate >= np.finfo(float).tiny) & np.isfinite(tau), tau / failing, free)
-            if np.any(d <= 0.0):
+            failing_ok = (rate >= _TINY) & np.isfinite(tau)
+            if not failing_ok.all():  # else no run free of failures anywhere (the usual case)
+                free = np.where(np.isfinite(tau) & (tau > 0), tau / (tau + d), 1.0)
+                g = np.where(failing_ok, g, free)
+            if (d <= 0.0).any():
                 g = np.where((d <= 0.0) & optimal, np.exp(-r * rate), g)
     g = np.asarray(g, float)
     if g.ndim == 0:  # one value (an estimate): as below, without the array machinery (NaN 0, then within [0, 1])
         v = float(g)
         return np.float64(0.0 if v != v else min(max(v, 0.0), 1.0))
-    g = np.nan_to_num(g, copy=False, nan=0.0)  # a fresh array here: clean it in place
-    return np.clip(g, 0.0, 1.0, out=g)
+    # a fresh array here: cleaned in place, NaN 0, then within [0, 1] (fmax drops the NaN)
+    np.fmax(g, 0.0, out=g)
+    return np.minimum(g, 1.0, out=g)
 
 
 def billed_gpu_hours(ideal_hours: Num, goodput_fraction: Num, other_losses_factor: Num = 1.0) -> Num:

@@ -60,10 +60,60 @@ def compute(**inputs) -> dict[str, np.ndarray]:
         ``usd_per_pflop_day``, ``tokens_per_gpu_hour``, ``effective_utilization`` [1].
     """
     f = compute_inputs(inputs, complete=False)
-    owned = f.pop("owned")
+    owned = np.asarray(f.pop("owned"), dtype=bool)
     f = {k: np.asarray(v, dtype=float) for k, v in f.items()}
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # impossible runs give inf, flagged
-        return _compute(f, np.asarray(owned, dtype=bool))
+        rows = _rows(f, owned)
+        if rows <= _CHUNK_ROWS or not np.isnan(f["gpus"]).any():
+            return _compute(f, owned)
+        # a long sweep with counts to search for, in blocks of rows: the searches' arrays stay in the processor's
+        # cache (every row is computed on its own, so the values are those of one call; with every count given,
+        # one call is faster)
+        return _join((_compute({k: v if v.ndim == 0 else v[i:i + _CHUNK_ROWS] for k, v in f.items()},
+                               owned if owned.ndim == 0 else owned[i:i + _CHUNK_ROWS])
+                      for i in range(0, rows, _CHUNK_ROWS)), rows)
+
+
+#: Rows of a block of a long sweep (:func:`compute`): 2^16 rows are 512 kB per array. By CPU time on 1e6 rows of
+#: benchmarks/run.py's sweep (8 Dec 2026, a loaded 2-core machine), 2^16 and 2^17 were the fastest of 2^12 to 2^18
+#: and one block (1.26-1.33 and 1.23-1.50 CPU-s against 1.61 in one block; 2^12: 2.9).
+_CHUNK_ROWS = 1 << 16
+
+
+def _rows(f, owned) -> int:
+    """The length of the inputs where every array among them is one-dimensional of that length, else 0."""
+    lengths = {v.shape for v in (*f.values(), owned) if v.ndim}
+    if len(lengths) != 1:
+        return 0
+    (shape,) = lengths
+    return shape[0] if len(shape) == 1 else 0
+
+
+def _join(parts, rows):
+    """The outputs of :func:`_compute` on consecutive blocks of ``rows`` rows (an iterable: each block is copied
+    into the joined columns, then dropped), joined; a value the same in every block (from scalar inputs only) is
+    kept as one value."""
+    arrays: dict[str, np.ndarray] = {}
+    pending: dict[str, list] = {}  # the blocks where a key was one value, while it has no column: (start, stop, value)
+    keys: list[str] = []
+    for start, part in zip(range(0, rows, _CHUNK_ROWS), parts):
+        stop = min(start + _CHUNK_ROWS, rows)
+        keys = keys or list(part)
+        for k, v in part.items():
+            arr = arrays.get(k)
+            if arr is None and np.ndim(v) == 0:
+                pending.setdefault(k, []).append((start, stop, v))
+                continue
+            dtype = np.result_type(v) if arr is None else np.result_type(arr, v)
+            if arr is None or arr.dtype != dtype:  # the key's first column (or a wider type): every row so far
+                column = np.empty(rows, dtype)
+                if arr is not None:
+                    column[:start] = arr[:start]
+                for a, b, w in pending.pop(k, ()):
+                    column[a:b] = w
+                arr = arrays[k] = column
+            arr[start:stop] = v
+    return {k: arrays[k] if k in arrays else pending[k][0][2] for k in keys}
 
 
 compute.__signature__ = signature(dict[str, np.ndarray])
@@ -98,16 +148,39 @@ def _goodput_at(n, f):
     rate = f["failure_rate_per_gpu_hour"] * n
     above = f["recovery_above_gpus"]
     auto = np.isnan(above)
-    over = n > above
-    if not _any(auto) and np.all(over):  # in memory everywhere (above a threshold): storage's goodput unused
-        return F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
-                         f["checkpoint_interval_hours"])
+    if not _any(auto):  # an explicit threshold everywhere: each technique only where it applies
+        return _by_threshold(n > above, rate, f, F.goodput)
     g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
-    if not _any(auto | over):
-        return g
     mem = F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
                     f["checkpoint_interval_hours"])
-    return np.where(auto, np.maximum(g, mem), np.where(over, mem, g))
+    if np.ndim(auto) == 0:  # the automatic rule everywhere (an estimate's default)
+        return np.maximum(g, mem)
+    return np.where(auto, np.maximum(g, mem), np.where(n > above, mem, g))
+
+
+#: Write and restart times [h] of the two recovery techniques: storage checkpoints, an in-memory replica.
+_STORAGE_KEYS = ("checkpoint_write_hours", "restart_hours")
+_MEMORY_KEYS = ("checkpoint_write_hours_in_memory", "restart_hours_in_memory")
+
+
+def _by_threshold(over, rate, f, fn):
+    """``fn(rate, write_hours, restart_hours, interval_hours)`` of the in-memory technique where ``over``, of
+    storage checkpoints elsewhere: each evaluated only on its own elements (the same values as
+    ``np.where(over, fn(memory), fn(storage))``)."""
+    interval = f["checkpoint_interval_hours"]
+    if not _any(over):
+        return fn(rate, *(f[k] for k in _STORAGE_KEYS), interval)
+    if np.all(over):
+        return fn(rate, *(f[k] for k in _MEMORY_KEYS), interval)
+    keys = (*_STORAGE_KEYS, *_MEMORY_KEYS, "checkpoint_interval_hours")
+    shape = np.broadcast_shapes(np.shape(over), np.shape(rate), *(np.shape(f[k]) for k in keys))
+    over = np.broadcast_to(over, shape)
+    out = np.empty(shape)
+    for mask, tech in ((~over, _STORAGE_KEYS), (over, _MEMORY_KEYS)):
+        args = (v if np.ndim(v) == 0 else np.broadcast_to(v, shape)[mask]
+                for v in (rate, *(f[k] for k in tech), interval))
+        out[mask] = fn(*args)
+    return out
 
 
 def _elasticity(rate, write_hours, restart_hours, interval_hours):
@@ -121,7 +194,7 @@ def _elasticity(rate, write_hours, restart_hours, interval_hours):
     interval = np.asarray(interval_hours, float)
     if d.ndim == 0 and d <= 0.0 and interval.ndim == 0 and np.isnan(interval):  # no write stall: r R, as below
         with np.errstate(invalid="ignore"):
-            return np.nan_to_num(r * restart_hours, nan=0.0, posinf=np.inf)
+            return _nan_to_zero(r * restart_hours)
     optimal = np.isnan(interval)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         tau = F.daly_checkpoint_interval_hours(1.0 / r, d)
@@ -134,7 +207,22 @@ def _elasticity(rate, write_hours, restart_hours, interval_hours):
         no_stall = (d <= 0.0) & optimal
         if not (no_stall.ndim == 0 and not no_stall):
             e = np.where(no_stall, r * restart_hours, e)
-    return np.nan_to_num(e, nan=0.0, posinf=np.inf)
+    return _nan_to_zero(e)
+
+
+def _nan_to_zero(e):
+    """``np.nan_to_num(e, nan=0.0, posinf=np.inf)`` (NaN 0, -inf the most negative float), in place on arrays."""
+    e = np.asarray(e, float)
+    if e.ndim == 0:
+        return np.nan_to_num(e, nan=0.0, posinf=np.inf)
+    if not e.flags.writeable or e.base is not None:  # a view or an input: a copy of our own
+        e = e.copy()
+    np.copyto(e, 0.0, where=np.isnan(e))
+    return np.maximum(e, _MOST_NEGATIVE, out=e)
+
+
+#: The most negative float [1]: where ``np.nan_to_num`` puts -inf (:func:`_nan_to_zero`).
+_MOST_NEGATIVE = -float(np.finfo(float).max)
 
 
 def _elasticity_at(n, f):
@@ -142,14 +230,12 @@ def _elasticity_at(n, f):
     technique whose goodput :func:`_goodput_at` takes."""
     rate = f["failure_rate_per_gpu_hour"] * n
     above = f["recovery_above_gpus"]
-    e = _elasticity(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
     auto = np.isnan(above)
-    if not _any(auto | (n > above)):
-        return e
+    if not _any(auto):
+        return _by_threshold(n > above, rate, f, _elasticity)
+    e = _elasticity(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
     e_mem = _elasticity(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
                         f["checkpoint_interval_hours"])
-    if not _any(auto):
-        return np.where(n > above, e_mem, e)
     g = F.goodput(rate, f["checkpoint_write_hours"], f["restart_hours"], f["checkpoint_interval_hours"])
     mem = F.goodput(rate, f["checkpoint_write_hours_in_memory"], f["restart_hours_in_memory"],
                     f["checkpoint_interval_hours"])
@@ -182,7 +268,8 @@ def _solve_gpus(billed_ideal, floor, f, max_steps: int = 60):
 
     def need(idx, g):
         raw = np.ceil(hours[idx] / (24.0 * days[idx] * g))
-        return np.clip(np.maximum(raw, low[idx]), 1.0, GPU_COUNT_CEILING)
+        raw = np.maximum(raw, low[idx])
+        return _clip(raw, 1.0, GPU_COUNT_CEILING)
 
     n = np.where(given, gpus, need(slice(None), 1.0))
     active = np.flatnonzero(~given)
@@ -236,7 +323,7 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     idx = np.flatnonzero(~given & (n_flat <= hi_all) & (lo_all <= hi_all))
     if idx.size == 0:
         return n_min
-    sub = _take(f, idx, shape)
+    sub = _take(f, idx, shape, _SEARCH_KEYS)
     sub_owned = owned if np.ndim(owned) == 0 else np.broadcast_to(owned, shape).ravel()[idx]
     sub_flop, sub_ideal, sub_state = (np.broadcast_to(x, shape).ravel()[idx] for x in (flop, ideal, state_bytes))
     lo, hi, start = np.maximum(lo_all[idx], 1.0), hi_all[idx], n_flat[idx]
@@ -265,7 +352,7 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     x2 = x
     if _any(split):  # the counts above the threshold, where it splits them (searched from its first count)
         k = np.flatnonzero(split)
-        ck = {key: v if np.ndim(v) == 0 else v[k] for key, v in sub.items()}
+        ck = {key: sub[key] if np.ndim(sub[key]) == 0 else sub[key][k] for key in _LEAST_KEYS}
         x2 = x.copy()
         x2[k] = _least_count(cut[k] + 1.0, p_hi[k], cut[k] + 1.0, ck,
                              sub_owned if np.ndim(sub_owned) == 0 else sub_owned[k],
@@ -274,7 +361,7 @@ def _cheapest_gpus(n_min, floor, f, owned, flop, ideal, state_bytes):
     # an explicit recovery threshold (goodput jumps up there; compute's callers pass none)
     jump = np.where(np.isfinite(above), cut + 1.0, start)
     candidates = np.stack([start, x, x2, n_pm, jump])
-    candidates = np.clip(candidates, lo, hi)
+    candidates = _clip(candidates, lo, hi)
     out = _at(candidates, sub, sub_owned, sub_flop, sub_ideal, sub_state)  # all five in one call
     costs = _objective(out)
     costs = np.where((candidates >= start) & ~np.isnan(costs), costs, np.inf)
@@ -309,27 +396,51 @@ def _interior_least(n_lo, n_hi, f, owned, state_bytes):
 
     def slope(x, f, A, K):
         n = np.exp(x)
-        return _elasticity_at(n, f) - K / (A * n + K)
+        t = A * n
+        t += K
+        np.divide(K, t, out=t)
+        e = _elasticity_at(n, f)
+        return np.subtract(e, t, out=t)
+
+    def rows(v, mask):
+        return v[mask] if np.ndim(v) else v
 
     a, b = np.log(n_lo), np.log(n_hi)
-    fa, fb = slope(a, f, A, K), slope(b, f, A, K)
-    inside = (fa < 0) & (fb > 0) & (b > a)
+    fa = slope(a, f, A, K)
     x = np.where(fa >= 0, a, b)  # no sign change: the end where the cost is least
+    # the slope at the upper end only where the cost falls at the lower one (elsewhere the lower end is the least)
+    falls = (fa < 0) & (b > a)
+    if not _any(falls):
+        return np.exp(x)
+    g = {k: v if np.ndim(v) == 0 else v[falls] for k, v in f.items() if k in _GOODPUT_KEYS}
+    fb = slope(b[falls], g, rows(A, falls), rows(K, falls))
+    inside = np.zeros(np.shape(falls), bool)
+    inside[falls] = fb > 0
     if _any(inside):
         g = {k: v if np.ndim(v) == 0 else v[inside] for k, v in f.items() if k in _GOODPUT_KEYS}
-        A, K = A[inside] if np.ndim(A) else A, K[inside] if np.ndim(K) else K
-        a, b, fa, fb = a[inside], b[inside], fa[inside], fb[inside]
+        A, K = rows(A, inside), rows(K, inside)
+        a, b, fa, fb = a[inside], b[inside], fa[inside], fb[inside[falls]]
         side = np.zeros(a.shape)
         for _ in range(_ROOT_STEPS):
-            c = np.where(fb - fa != 0, (a * fb - b * fa) / (fb - fa), 0.5 * (a + b))
-            c = np.clip(c, a, b)
+            d = fb - fa
+            c = a * fb
+            c -= b * fa
+            c /= d
+            flat = d == 0
+            if flat.any():
+                np.copyto(c, 0.5 * (a + b), where=flat)
+            np.maximum(c, a, out=c)  # np.clip(c, a, b)
+            np.minimum(c, b, out=c)
             fc = slope(c, g, A, K)
             right = fc > 0  # the root is in [a, c]
-            b, fb = np.where(right, c, b), np.where(right, fc, fb)
-            a, fa = np.where(right, a, c), np.where(right, fa, fc)
+            left = ~right
+            np.copyto(b, c, where=right)
+            np.copyto(fb, fc, where=right)
+            np.copyto(a, c, where=left)
+            np.copyto(fa, fc, where=left)
             # Illinois: halve the value at the end kept twice in a row
-            fa = np.where(right & (side > 0), 0.5 * fa, fa)
-            fb = np.where(~right & (side < 0), 0.5 * fb, fb)
+            np.multiply(fa, 0.5, out=fa, where=right & (side > 0))
+            np.multiply(fb, 0.5, out=fb, where=left & (side < 0))
             side = np.where(right, 1.0, -1.0)
         x = x.copy()
         x[inside] = np.where(np.abs(fa) < np.abs(fb), a, b)
@@ -372,13 +483,17 @@ def _least_count(n_lo, n_hi, guess, f, owned, ideal, state_bytes):
 
     def costs(n, act):
         sub = {k: f[k] if np.ndim(f[k]) == 0 else f[k][act] for k in _GOODPUT_KEYS}
-        return F.billed_gpu_hours(hours[act], _goodput_at(n, sub)) * (A[act] + K[act] / n)
+        good = _goodput_at(n, sub)
+        gh = np.where(good > 0, hours[act] / good, np.inf)  # F.billed_gpu_hours (times 1.0)
+        money = K[act] / n
+        money += A[act]
+        return np.multiply(gh, money, out=gh)
 
     # first the predicate at the guess and the counts on either side (four costs): most searches end there
-    q = np.clip(p[act], lo[act], hi[act] - 1.0)
+    q = _clip(p[act], lo[act], hi[act] - 1.0)
     m = q + np.array([-1.0, 0.0, 1.0])[:, None]
     valid = (m >= lo[act]) & (m <= hi[act] - 1.0)
-    c = costs(np.clip(np.concatenate([m, m[-1:] + 1.0]), lo[act], hi[act]), act)
+    c = costs(_clip(np.concatenate([m, m[-1:] + 1.0]), lo[act], hi[act]), act)
     rising = ~(c[1:] < c[:-1])
     seen_true, seen_false = valid & rising, valid & ~rising
     hi[act] = np.min(np.where(seen_true, m, hi[act]), axis=0)
@@ -388,25 +503,70 @@ def _least_count(n_lo, n_hi, guess, f, owned, ideal, state_bytes):
                                                                         np.floor(0.5 * (lo[act] + hi[act]))))
     act = act[hi[act] > lo[act]]
     while act.size:
-        pa = np.clip(p[act], lo[act], hi[act] - 1.0)  # never the last count: the predicate looks one count on
+        lo_a, hi_a = lo[act], hi[act]
+        pa = np.maximum(p[act], lo_a)  # np.clip to [lo, hi - 1]: never the last count, the predicate looks one on
+        np.minimum(pa, hi_a - 1.0, out=pa)
         c = costs(np.stack([pa, pa + 1.0]), act)
         rising = ~(c[1] < c[0])  # one more GPU costs no less (NaN: no cheaper): the least count is at or below pa
-        hi[act] = np.where(rising, pa, hi[act])
-        lo[act] = np.where(rising, lo[act], pa + 1.0)
-        known_hi[act] |= rising
-        known_lo[act] |= ~rising
+        falling = ~rising
+        np.copyto(hi_a, pa, where=rising)
+        np.copyto(lo_a, pa + 1.0, where=falling)
+        hi[act], lo[act] = hi_a, lo_a
+        seen_hi, seen_lo = known_hi[act] | rising, known_lo[act] | falling
+        known_hi[act], known_lo[act] = seen_hi, seen_lo
         s = step[act]
         # away from the side not yet seen, 2, 4, 8, ... counts on; once both are seen, halfway
-        p[act] = np.where(rising & ~known_lo[act], pa - s,
-                          np.where(~rising & ~known_hi[act], pa + s, np.floor(0.5 * (lo[act] + hi[act]))))
+        nxt = lo_a + hi_a
+        nxt *= 0.5
+        np.floor(nxt, out=nxt)
+        np.copyto(nxt, pa + s, where=falling & ~seen_hi)
+        np.copyto(nxt, pa - s, where=rising & ~seen_lo)
+        p[act] = nxt
         step[act] = 2.0 * s
-        act = act[hi[act] > lo[act]]
+        act = act[hi_a > lo_a]
     return lo
 
 
-def _take(f, idx, shape):
-    """``f`` at the flat indices ``idx`` of ``shape`` (scalars kept as they are)."""
-    return {k: v if np.ndim(v) == 0 else np.broadcast_to(v, shape).ravel()[idx] for k, v in f.items()}
+def _clip(x, lo, hi):
+    """``np.clip(x, lo, hi)`` of a fresh array ``x`` of the result's shape, in place: ``np.minimum(np.maximum(x,
+    lo), hi)``, many times faster than ``np.clip`` with array bounds."""
+    np.maximum(x, lo, out=x)
+    return np.minimum(x, hi, out=x)
+
+
+def _take(f, idx, shape, keys):
+    """``f``'s ``keys`` at the flat indices ``idx`` of ``shape`` (scalars kept as they are)."""
+    return {k: f[k] if np.ndim(f[k]) == 0 else np.broadcast_to(f[k], shape).ravel()[idx] for k in keys}
+
+
+#: Inputs of :func:`_at`.
+_AT_KEYS = (*_GOODPUT_KEYS, "other_losses_factor", "tdp_w", "server_power_factor", "avg_power_fraction", "pue",
+            "experiments_multiplier", "accelerator_usd_per_gpu_hour", "rate_usd_per_gpu_hour",
+            "electricity_usd_per_kwh", "hardware_usd_per_gpu_hour", "project_months", "project_months_max",
+            "checkpoints_kept", "storage_usd_per_gb_month", "data_usd", "team_usd_per_month")
+#: Inputs of :func:`_least_count` (and :func:`_interior_least`).
+_LEAST_KEYS = (*_GOODPUT_KEYS, "other_losses_factor", "accelerator_usd_per_gpu_hour", "hardware_usd_per_gpu_hour",
+               "tdp_w", "server_power_factor", "avg_power_fraction", "pue", "electricity_usd_per_kwh",
+               "rate_usd_per_gpu_hour", "experiments_multiplier", "team_usd_per_month", "checkpoints_kept",
+               "storage_usd_per_gb_month")
+#: Inputs of :func:`_cheapest_gpus` (with those of :func:`_solve_gpus`, :func:`_interior_least`,
+#: :func:`_least_count` and :func:`_at`).
+_SEARCH_KEYS = (*_AT_KEYS, "gpus", "deadline_days", "max_wall_days")
+
+
+def _into(ufunc, a, b):
+    """``ufunc(a, b)``, written over ``a`` (a fresh array of the caller's) where it has the result's shape."""
+    if isinstance(a, np.ndarray) and a.ndim and a.shape == np.broadcast_shapes(a.shape, np.shape(b)):
+        return ufunc(a, b, out=a)
+    return ufunc(a, b)
+
+
+def _sum(first, *rest):
+    """``first + rest[0] + rest[1] + ...``, left to right, on the first sum's own array."""
+    total = first + rest[0]
+    for x in rest[1:]:
+        total = _into(np.add, total, x)
+    return total
 
 
 def _at(n, f, owned, flop, ideal, state_bytes):
@@ -417,24 +577,31 @@ def _at(n, f, owned, flop, ideal, state_bytes):
     energy_kwh = F.energy_kwh(gpu_hours, f["tdp_w"], f["server_power_factor"], f["avg_power_fraction"], f["pue"])
     mult = f["experiments_multiplier"]
     per_gpu_hour = np.where(owned, f["accelerator_usd_per_gpu_hour"], f["rate_usd_per_gpu_hour"])
+    # each sum and product below in the order written, on fresh arrays in place (the same roundings)
     compute_usd = ideal * per_gpu_hour
-    restart_loss_usd = (gpu_hours - ideal) * per_gpu_hour
-    failure_loss_usd = (ideal / good - ideal) * per_gpu_hour  # failures, restarts and checkpoints (goodput)
+    restart_loss_usd = _into(np.multiply, gpu_hours - ideal, per_gpu_hour)
+    # failures, restarts and checkpoints (goodput)
+    failure_loss_usd = _into(np.multiply, _into(np.subtract, ideal / good, ideal), per_gpu_hour)
     other_loss_usd = restart_loss_usd - failure_loss_usd  # evaluations, stack restarts, stragglers, ramp-up
     energy_usd = np.where(owned, energy_kwh * f["electricity_usd_per_kwh"], 0.0)
     hardware_usd = np.where(owned, gpu_hours * f["hardware_usd_per_gpu_hour"], 0.0)
-    final_run_usd = compute_usd + restart_loss_usd + energy_usd + hardware_usd
+    final_run_usd = _sum(compute_usd, restart_loss_usd, energy_usd, hardware_usd)
     experiments_usd = (mult - 1.0) * final_run_usd
     run_months = wall_days / F.DAYS_PER_MONTH
-    months = np.where(np.isnan(f["project_months"]), run_months, np.maximum(f["project_months"], run_months))
-    months = np.minimum(months, f["project_months_max"])
+    project_months, months_max = f["project_months"], f["project_months_max"]
+    if np.ndim(project_months) == 0 and np.isnan(project_months):  # the run's own months
+        months = run_months
+    else:
+        months = np.where(np.isnan(project_months), run_months, np.maximum(project_months, run_months))
+    if not (np.ndim(months_max) == 0 and months_max == np.inf):  # else no cap
+        months = np.minimum(months, months_max)
     storage_usd = f["checkpoints_kept"] * state_bytes / 1e9 * f["storage_usd_per_gb_month"] * months
-    hidden_usd = restart_loss_usd + experiments_usd + storage_usd
+    hidden_usd = _sum(restart_loss_usd, experiments_usd, storage_usd)
     data_usd = f["data_usd"] if np.ndim(f["data_usd"]) == 0 and np.ndim(flop) == 0 else \
         np.broadcast_to(f["data_usd"], np.broadcast(f["data_usd"], flop).shape)
-    others_usd = compute_usd + energy_usd + data_usd + hardware_usd + hidden_usd
+    total = _sum(compute_usd, energy_usd, data_usd, hardware_usd, hidden_usd)  # the others, then the people
     people_usd = f["team_usd_per_month"] * months
-    total = others_usd + people_usd
+    total = _into(np.add, total, people_usd)
     return dict(
         goodput=good, gpu_hours=gpu_hours, wall_days=wall_days, energy_kwh=energy_kwh,
         cost_compute_usd=compute_usd, cost_energy_usd=energy_usd, cost_data_usd=data_usd,
@@ -501,7 +668,7 @@ def _compute(f, owned):
         # time; otherwise the fewest GPUs that fit and end within the longest run the model allows (solved only
         # where a run is infeasible)
         shape = np.shape(reason)
-        g = _take(f, wanted, shape)
+        g = _take(f, wanted, shape, (*_GOODPUT_KEYS, "gpus", "deadline_days", "max_wall_days"))
         hours, low, big = (np.broadcast_to(v, shape).ravel()[wanted] for v in
                            (ideal * f["other_losses_factor"], solve_floor, largest))
         within = _solve_gpus(hours, low, dict(g, gpus=np.nan, deadline_days=g["max_wall_days"]))
@@ -525,7 +692,7 @@ def _compute(f, owned):
     moved = np.flatnonzero(np.broadcast_to(changed, np.shape(n)).ravel()) if _any(changed) else ()
     if len(moved):  # the largest cluster where a deadline needs more: recomputed there only
         shape = np.shape(n)
-        g = _take(f, moved, shape)
+        g = _take(f, moved, shape, _AT_KEYS)
         part = _at(np.broadcast_to(n, shape).ravel()[moved], g,
                    owned if np.ndim(owned) == 0 else np.broadcast_to(owned, shape).ravel()[moved],
                    *(np.broadcast_to(x, shape).ravel()[moved] for x in (flop, ideal, state_bytes)))
@@ -551,9 +718,16 @@ def _compute(f, owned):
         usd_per_pflop_day=out["final_run_usd"] / (flop / (1e15 * 86400.0)),
     )
     anything_infeasible = _any(infeasible)
+    # the infeasible rows by flat index: NaN written there in _at's own arrays (never an input), np.where elsewhere
+    bad = np.flatnonzero(infeasible) if anything_infeasible and np.ndim(infeasible) else None
     for k in MONEY_KEYS:  # a run that cannot happen costs nothing known (all feasible: the values as they are)
-        if anything_infeasible or np.shape(out[k]) != np.shape(infeasible):
-            out[k] = np.where(infeasible, np.nan, out[k])
+        v = out[k]
+        if anything_infeasible or np.shape(v) != np.shape(infeasible):
+            if (bad is not None and isinstance(v, np.ndarray) and v.shape == np.shape(infeasible)
+                    and v.base is None and v.flags.writeable and v.flags.owndata and v.flags.c_contiguous):
+                v.reshape(-1)[bad] = np.nan
+            else:
+                out[k] = np.where(infeasible, np.nan, v)
 
     return dict(
         train_flop=flop,
